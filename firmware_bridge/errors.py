@@ -1,0 +1,19 @@
+"""The one error root of the ``firmware_bridge`` package; every error is also a builtin."""
+
+from __future__ import annotations
+
+
+class BridgeError(Exception):
+    """Root of every error raised by :mod:`firmware_bridge`."""
+
+
+class LinkError(BridgeError, OSError):
+    """The serial link is closed, unplugged or cannot be opened."""
+
+
+class FrameError(BridgeError, ValueError):
+    """Bytes that do not decode to a valid frame (counted by the reader, never raised out of it)."""
+
+
+class DeviceError(BridgeError, RuntimeError):
+    """The device answered a command with an error code (``code``, ``recoverable``)."""

@@ -1,0 +1,1 @@
+"""cardtable's table side: cards, game engines, referee, controller and journal."""

@@ -1,0 +1,5 @@
+import sys
+
+from table.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""cardtable's eyes: camera sources, card detection, classification, calibration, tracking."""
