@@ -1,0 +1,123 @@
+"""``cardtable history`` lists the journalled matches and games; ``cardtable export GAME_ID`` writes
+a journalled game's record (``docs/records.md``), which ``cardtable replay`` accepts and which
+reproduces the score the table kept.
+
+Exit codes: 0 done; 1 no such game, or the game cannot be exported; 2 the journal cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from table.errors import TableError
+from table.journal import GameRow, Journal, JournalError, default_path
+
+
+def _journal_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--journal", default=None,
+                        help=f"journal file (default: $CARDTABLE_JOURNAL or {default_path()})")
+
+
+def configure_history(parser: argparse.ArgumentParser) -> None:
+    _journal_arg(parser)
+    parser.add_argument("--json", action="store_true", help="one JSON object per match and game")
+
+
+def configure_export(parser: argparse.ArgumentParser) -> None:
+    _journal_arg(parser)
+    parser.add_argument("game_id", type=int, metavar="GAME_ID", help="a game number from `cardtable history`")
+    parser.add_argument("--out", default=None, help="write the record here (default: stdout)")
+
+
+def _open(path_arg: str | None) -> Journal | None:
+    path = Path(path_arg) if path_arg else default_path()
+    if not path.exists():
+        print(f"cardtable: no journal at {path}", file=sys.stderr)
+        return None
+    try:
+        return Journal(path)
+    except JournalError as exc:
+        print(f"cardtable: {exc}", file=sys.stderr)
+        return None
+
+
+def _when(t: float | None) -> str:
+    return "-" if t is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+
+
+def _scores(game: GameRow) -> str:
+    if not game.result:
+        return ""
+    seats = game.result.get("seats", [])
+    return " ".join(f"{s.get('seat')}:{s.get('points')}" for s in seats if isinstance(s, dict))
+
+
+def game_summary(game: GameRow) -> dict[str, Any]:
+    return {"type": "game", "id": game.id, "match": game.match_id, "number": game.number, "game": game.game,
+            "rules": game.rules, "players": game.players, "dealer": game.dealer, "status": game.status,
+            "started": game.created, "finished": game.finished, "result": game.result, "key": game.key}
+
+
+def run_history(args: argparse.Namespace) -> int:
+    journal = _open(args.journal)
+    if journal is None:
+        return 2
+    with journal:
+        games = journal.games()
+        matches = {m.id: m for m in journal.matches()}
+        if args.json:
+            for m in matches.values():
+                print(json.dumps({"type": "match", "id": m.id, "game": m.game, "rules": m.rules,
+                                  "players": m.players, "started": m.created, "finished": m.finished,
+                                  "totals": m.totals}))
+            for g in games:
+                print(json.dumps(game_summary(g)))
+            return 0
+        if not games:
+            print("no games journalled yet")
+            return 0
+        print(f"{'game':>5} {'match':>5} {'deal':>4}  {'started':16}  {'status':9} {'game/rules':28} scores")
+        for g in games:
+            match = "-" if g.match_id is None else str(g.match_id)
+            print(f"{g.id:>5} {match:>5} {g.number:>4}  {_when(g.created):16}  {g.status:9} "
+                  f"{g.game + ' ' + g.rules + ' x' + str(g.players):28} {_scores(g)}")
+        for m in matches.values():
+            if m.totals:
+                totals = " ".join(f"{k}:{v}" for k, v in m.totals.get("totals", {}).items())
+                print(f"match {m.id}: {m.game} {m.rules}, totals {totals}"
+                      f"{' (finished)' if m.finished else ''}")
+    return 0
+
+
+def export_game(journal: Journal, game_id: int) -> dict[str, Any]:
+    """The record of journalled game ``game_id`` (raises KeyError when there is none)."""
+    from table.controller.registry import referee_module
+
+    game = journal.game(game_id)
+    return referee_module(game.game).export_record(game, journal.entries(game_id))
+
+
+def run_export(args: argparse.Namespace) -> int:
+    journal = _open(args.journal)
+    if journal is None:
+        return 2
+    with journal:
+        try:
+            record = export_game(journal, args.game_id)
+        except KeyError:
+            print(f"cardtable export: no game {args.game_id} in {journal.path}", file=sys.stderr)
+            return 1
+        except TableError as exc:
+            print(f"cardtable export: game {args.game_id}: {exc}", file=sys.stderr)
+            return 1
+    text = json.dumps(record, indent=1)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0

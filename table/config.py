@@ -1,0 +1,247 @@
+"""``table.toml``: the table's configuration, read with :mod:`tomllib` and checked at start.
+
+Every problem is a :class:`~table.errors.ConfigError` whose ``key`` is the dotted path of the
+offending key (``seats[2].button``, ``leds.error``), so a typo is reported before play starts,
+never half-way through a game. ``docs/table.toml.example`` documents every key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table.errors import ConfigError
+
+GAMES = ("chinese-ten", "frog", "garbage")
+PLAYERS: dict[str, tuple[int, int]] = {"chinese-ten": (2, 4), "frog": (3, 7), "garbage": (2, 8)}
+RULE_SETS: dict[str, tuple[str, ...]] = {
+    "chinese-ten": ("pagat", "g4a", "red-frog-black-frog"),
+    "frog": ("foster-1909", "modern", "solo-slough", "straight-solo", "coeur-d-alene"),
+    "garbage": ("seed",),
+}
+DEFAULT_RULES = {"chinese-ten": "pagat", "frog": "foster-1909", "garbage": "seed"}
+
+# Pins a Raspberry Pi exposes as BCM GPIO numbers on its header.
+GPIO_PINS = range(0, 28)
+
+LED_ROLES = ("idle", "turn", "error", "capture", "confirm", "winner")
+DEFAULT_LEDS: dict[str, str] = {
+    "idle": "#000000",
+    "turn": "#0040ff",
+    "error": "#ff0000",
+    "capture": "#00c000",
+    "confirm": "#ffb000",
+    "winner": "#ffffff",
+}
+_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatConfig:
+    name: str
+    button: int | None = None  # BCM pin of the seat's button
+    led: int | None = None  # index of the seat's LED on the dealer machine
+
+
+@dataclass(frozen=True, slots=True)
+class CameraConfig:
+    spec: str = "sim:"  # vision's camera spec: picamera2:0, usb:0, file:PATH, folder:DIR, sim:
+    mat: bool = True  # a printed mat with ArUco markers; False: fixed geometry from `layout`
+    layout: str | None = None  # a zone layout file (vision/layouts/*.json) instead of the game's own
+    fps: float = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class DealerConfig:
+    port: str | None = None  # None: players deal by hand
+    card_reader: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GpioConfig:
+    pin_factory: str = "default"  # "default" (the Pi's pins) or "mock" (gpiozero's MockFactory)
+    status_led: int | None = None
+    buzzer: int | None = None
+    hold_ms: int = 800  # a press held this long is a long press (dispute / undo)
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    game: str = "chinese-ten"
+    rules: str = "pagat"
+    players: int = 3
+    first_dealer: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seats: tuple[SeatConfig, ...] = ()
+    camera: CameraConfig = CameraConfig()
+    dealer: DealerConfig = DealerConfig()
+    gpio: GpioConfig = GpioConfig()
+    leds: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_LEDS))
+    journal: str | None = None
+    match_target: int | None = None  # G4A: 1000; None: one deal (or the rule set's default)
+    deals: int = 1  # deals in a match when no target applies
+
+    def seat_name(self, seat: int) -> str:
+        if seat < len(self.seats):
+            return self.seats[seat].name
+        return f"seat {seat}"
+
+    def led_rgb(self, role: str) -> tuple[int, int, int]:
+        text = self.leds[role]
+        return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """Read and check ``table.toml``; raises :class:`ConfigError` naming the key at fault."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), f"not valid TOML: {exc}") from None
+    return parse_config(data)
+
+
+def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: int | None = None) -> TableConfig:
+    """Check a parsed TOML mapping. ``game``/``players`` from the command line take precedence."""
+    _only(data, "", {"table", "seats", "camera", "dealer", "gpio", "leds", "rules"})
+    table = _section(data, "table")
+    _only(table, "table", {"game", "rules", "players", "first_dealer", "journal", "match_target", "deals"})
+    game = game or _get(table, "table.game", str, "chinese-ten")
+    if game not in GAMES:
+        raise ConfigError("table.game", f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
+    rules = _get(table, "table.rules", str, DEFAULT_RULES[game])
+    if rules not in RULE_SETS[game]:
+        raise ConfigError("table.rules", f"unknown rule set {rules!r} for {game}; expected one of "
+                                         f"{', '.join(RULE_SETS[game])}")
+    lo, hi = PLAYERS[game]
+    n = players if players is not None else _get(table, "table.players", int, 3)
+    if not lo <= n <= hi:
+        raise ConfigError("table.players", f"{game} is played by {lo} to {hi} players, not {n}")
+    first_dealer = _get(table, "table.first_dealer", int, 0)
+    if not 0 <= first_dealer < n:
+        raise ConfigError("table.first_dealer", f"a seat number 0 to {n - 1}, not {first_dealer}")
+    journal = _get(table, "table.journal", str, None)
+    match_target = _get(table, "table.match_target", int, None)
+    if match_target is not None and match_target <= 0:
+        raise ConfigError("table.match_target", "must be a positive number of points")
+    deals = _get(table, "table.deals", int, 1)
+    if deals < 1:
+        raise ConfigError("table.deals", "must be at least 1")
+
+    rules_section = _section(data, "rules")
+    _only(rules_section, "rules", {"options"})
+    options = dict(_section(rules_section, "rules.options"))
+
+    seats_data = data.get("seats", [])
+    if not isinstance(seats_data, list):
+        raise ConfigError("seats", "expected an array of tables ([[seats]])")
+    if seats_data and len(seats_data) != n:
+        raise ConfigError("seats", f"{len(seats_data)} seats configured for {n} players")
+    seats: list[SeatConfig] = []
+    for i, s in enumerate(seats_data):
+        where = f"seats[{i}]"
+        if not isinstance(s, dict):
+            raise ConfigError(where, "expected a table with name, button, led")
+        _only(s, where, {"name", "button", "led"})
+        name = _get(s, f"{where}.name", str, f"seat {i}")
+        if not name.strip():
+            raise ConfigError(f"{where}.name", "must not be empty")
+        button = _get(s, f"{where}.button", int, None)
+        if button is not None and button not in GPIO_PINS:
+            raise ConfigError(f"{where}.button", f"a BCM GPIO pin 0 to 27, not {button}")
+        led = _get(s, f"{where}.led", int, None)
+        if led is not None and led < 0:
+            raise ConfigError(f"{where}.led", "an LED index from 0")
+        seats.append(SeatConfig(name, button, led))
+
+    cam = _section(data, "camera")
+    _only(cam, "camera", {"spec", "mat", "layout", "fps"})
+    fps = _get(cam, "camera.fps", (int, float), 15.0)
+    if not 0 < fps <= 120:
+        raise ConfigError("camera.fps", f"frames per second between 0 and 120, not {fps}")
+    spec = _get(cam, "camera.spec", str, "sim:")
+    if not spec:
+        raise ConfigError("camera.spec", "must not be empty")
+    camera = CameraConfig(spec, _get(cam, "camera.mat", bool, True), _get(cam, "camera.layout", str, None),
+                          float(fps))
+
+    dev = _section(data, "dealer")
+    _only(dev, "dealer", {"port", "card_reader"})
+    port = _get(dev, "dealer.port", str, None)
+    dealer = DealerConfig(port or None, _get(dev, "dealer.card_reader", bool, False))
+
+    gp = _section(data, "gpio")
+    _only(gp, "gpio", {"pin_factory", "status_led", "buzzer", "hold_ms"})
+    factory = _get(gp, "gpio.pin_factory", str, "default")
+    if factory not in ("default", "mock"):
+        raise ConfigError("gpio.pin_factory", f"'default' or 'mock', not {factory!r}")
+    hold_ms = _get(gp, "gpio.hold_ms", int, 800)
+    if not 100 <= hold_ms <= 10_000:
+        raise ConfigError("gpio.hold_ms", f"between 100 and 10000 ms, not {hold_ms}")
+    gpio = GpioConfig(factory, _pin(gp, "gpio.status_led"), _pin(gp, "gpio.buzzer"), hold_ms)
+    used: dict[int, str] = {}
+    for key, pin in [(f"seats[{i}].button", s.button) for i, s in enumerate(seats)] + [
+            ("gpio.status_led", gpio.status_led), ("gpio.buzzer", gpio.buzzer)]:
+        if pin is None:
+            continue
+        if pin in used:
+            raise ConfigError(key, f"pin {pin} is already used by {used[pin]}")
+        used[pin] = key
+    led_indexes = [s.led for s in seats if s.led is not None]
+    if len(set(led_indexes)) != len(led_indexes):
+        raise ConfigError("seats", "two seats share one LED index")
+
+    led_data = _section(data, "leds")
+    _only(led_data, "leds", set(LED_ROLES))
+    leds = dict(DEFAULT_LEDS)
+    for role, value in led_data.items():
+        if not isinstance(value, str) or not _COLOUR.match(value):
+            raise ConfigError(f"leds.{role}", f"a colour written #rrggbb, not {value!r}")
+        leds[role] = value.lower()
+
+    return TableConfig(game=game, rules=rules, players=n, first_dealer=first_dealer, options=options,
+                       seats=tuple(seats), camera=camera, dealer=dealer, gpio=gpio, leds=leds,
+                       journal=journal, match_target=match_target, deals=deals)
+
+
+def _only(section: Mapping[str, Any], where: str, allowed: set[str]) -> None:
+    for key in section:
+        if key not in allowed:
+            full = f"{where}.{key}" if where else key
+            raise ConfigError(full, f"unknown key; expected one of {', '.join(sorted(allowed))}")
+
+
+def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = data.get(key.rsplit(".", 1)[-1], {})
+    if not isinstance(value, dict):
+        raise ConfigError(key, "expected a table")
+    return value
+
+
+def _get(section: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+    name = key.rsplit(".", 1)[-1]
+    if name not in section:
+        return default
+    value = section[name]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        ok = False
+    else:
+        ok = isinstance(value, kinds)
+    if not ok:
+        names = " or ".join(k.__name__ for k in kinds)
+        raise ConfigError(key, f"expected {names}, got {value!r}")
+    return value
+
+
+def _pin(section: Mapping[str, Any], key: str) -> int | None:
+    pin = _get(section, key, int, None)
+    if pin is not None and pin not in GPIO_PINS:
+        raise ConfigError(key, f"a BCM GPIO pin 0 to 27, not {pin}")
+    return pin  # type: ignore[no-any-return]
