@@ -1,0 +1,163 @@
+"""Camera-to-mat calibration from the mat's ArUco markers.
+
+A :class:`Calibration` maps image pixels to mat millimetres (a plane homography). A
+:class:`Calibrator` finds one from any frame with at least ``min_markers`` markers visible, refines
+it as more frames come (each marker's corners averaged over the frames that agree), notices when the
+camera was nudged (the markers no longer where the calibration puts them) and starts again from the
+new view. Without a mat, :meth:`Calibration.fixed` gives a configured fixed geometry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.errors import CalibrationError
+from vision.zones import Layout
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    image_to_mat: np.ndarray  # 3x3 homography, pixels -> mm
+    rms_px: float = 0.0  # reprojection error of the marker corners it was fitted to
+    markers: tuple[int, ...] = ()  # marker ids it rests on (empty: fixed geometry)
+    frame_index: int = -1
+    mat_to_image: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mat_to_image", np.linalg.inv(self.image_to_mat))
+
+    def to_mat(self, points_px: np.ndarray) -> np.ndarray:
+        """(N, 2) image pixels -> (N, 2) mat millimetres."""
+        pts = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.image_to_mat).reshape(-1, 2)
+
+    def to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.mat_to_image).reshape(-1, 2)
+
+    def px_per_mm(self, at_mm: tuple[float, float]) -> float:
+        """Local image scale at a mat point (for pixel tolerances)."""
+        x, y = at_mm
+        p = self.to_image(np.array([[x, y], [x + 10, y], [x, y + 10]]))
+        return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 20)
+
+    @classmethod
+    def fixed(cls, layout: Layout, mat_corners_px: Sequence[Sequence[float]]) -> Calibration:
+        """A fixed geometry for a table without markers: where the mat's four corners (top-left,
+        top-right, bottom-right, bottom-left in mat coordinates) appear in the image."""
+        src = np.asarray(mat_corners_px, np.float64)
+        if src.shape != (4, 2) or not np.all(np.isfinite(src)):
+            raise CalibrationError("fixed geometry needs the image positions of the 4 mat corners")
+        w, h = layout.width_mm, layout.height_mm
+        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+        hom = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+        if abs(np.linalg.det(hom)) < 1e-12:
+            raise CalibrationError("fixed geometry: the 4 corners are degenerate")
+        return cls(hom.astype(np.float64))
+
+
+@dataclass(frozen=True)
+class MarkerSighting:
+    id: int
+    corners: np.ndarray  # (4, 2) image px, clockwise from the marker's top-left
+
+
+class MarkerDetector:
+    """ArUco detection with sub-pixel corner refinement."""
+
+    def __init__(self, dictionary: str = "DICT_4X4_50") -> None:
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        params.cornerRefinementWinSize = 4
+        self._detector = cv2.aruco.ArucoDetector(
+            cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params)
+
+    def detect(self, frame_bgr: np.ndarray) -> list[MarkerSighting]:
+        gray = frame_bgr if frame_bgr.ndim == 2 else cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+        corners, ids, _ = self._detector.detectMarkers(gray)
+        if ids is None:
+            return []
+        return [MarkerSighting(int(i), c.reshape(4, 2).astype(np.float64)) for c, i in zip(corners, ids.ravel(),
+                                                                                          strict=True)]
+
+
+def fit(layout: Layout, sightings: Sequence[MarkerSighting], *, frame_index: int = -1) -> Calibration:
+    """The homography from the sighted markers that belong to ``layout``."""
+    known = [s for s in sightings if s.id in layout.marker_ids]
+    if len(known) < 2:
+        raise CalibrationError(f"need at least 2 of the mat's markers, saw {len(known)}")
+    img = np.concatenate([s.corners for s in known])
+    mat = np.concatenate([layout.marker_corners(s.id) for s in known]).astype(np.float64)
+    hom, _ = cv2.findHomography(img, mat, 0)
+    if hom is None or not np.all(np.isfinite(hom)) or abs(np.linalg.det(hom)) < 1e-12:
+        raise CalibrationError("markers give a degenerate homography")
+    back = cv2.perspectiveTransform(mat.reshape(-1, 1, 2), np.linalg.inv(hom)).reshape(-1, 2)
+    rms = float(np.sqrt(np.mean(np.sum((back - img) ** 2, axis=1))))
+    return Calibration(hom, rms, tuple(sorted(s.id for s in known)), frame_index)
+
+
+class Calibrator:
+    """Keeps the current calibration; call :meth:`update` with frames (every frame, or every few)."""
+
+    def __init__(self, layout: Layout, *, fallback: Calibration | None = None, min_markers: int = 2,
+                 nudge_px: float = 4.0, history: int = 30) -> None:
+        self.layout = layout
+        self.fallback = fallback
+        self.min_markers = min_markers
+        self.nudge_px = nudge_px
+        self.history = history
+        self._detector = MarkerDetector(layout.dictionary)
+        self._sums: dict[int, np.ndarray] = {}  # marker id -> summed corners (refinement)
+        self._counts: dict[int, int] = {}
+        self._current: Calibration | None = None
+        self._disagreements = 0
+        self.recalibrations = 0  # times a nudge was detected and the calibration restarted
+
+    @property
+    def current(self) -> Calibration | None:
+        return self._current or self.fallback
+
+    def update(self, frame_bgr: np.ndarray, *, frame_index: int = -1) -> Calibration | None:
+        """Detect markers in the frame and refine (or restart) the calibration. Frames without
+        enough markers (a hand over them, a blurred frame) leave it unchanged."""
+        sightings = [s for s in self._detector.detect(frame_bgr) if s.id in self.layout.marker_ids]
+        if len(sightings) < self.min_markers:
+            return self.current
+        if self._current is not None:
+            err = self._error_px(self._current, sightings)
+            if err > self.nudge_px:
+                self._disagreements += 1
+                if self._disagreements < 2:  # one odd frame (motion blur) is not a nudge
+                    return self._current
+                self._sums.clear()
+                self._counts.clear()
+                self.recalibrations += 1
+            self._disagreements = 0
+        for s in sightings:
+            n = self._counts.get(s.id, 0)
+            if n >= self.history:  # keep a sliding average: forget the oldest share
+                self._sums[s.id] *= (n - 1) / n
+                n -= 1
+            self._sums[s.id] = self._sums.get(s.id, 0) + s.corners
+            self._counts[s.id] = n + 1
+        averaged = [MarkerSighting(i, self._sums[i] / self._counts[i]) for i in self._sums]
+        try:
+            self._current = fit(self.layout, averaged, frame_index=frame_index)
+        except CalibrationError:
+            pass
+        return self.current
+
+    def _error_px(self, cal: Calibration, sightings: Sequence[MarkerSighting]) -> float:
+        errs = [np.linalg.norm(cal.to_image(self.layout.marker_corners(s.id)) - s.corners, axis=1).mean()
+                for s in sightings]
+        return float(np.median(errs))
+
+
+def calibrate_once(layout: Layout, frame_bgr: np.ndarray) -> Calibration:
+    """One-frame calibration; raises :class:`CalibrationError` without enough markers."""
+    sightings = MarkerDetector(layout.dictionary).detect(frame_bgr)
+    return fit(layout, sightings)

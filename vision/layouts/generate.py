@@ -1,0 +1,157 @@
+"""Regenerate the shipped zone layouts: ``python -m vision.layouts.generate``.
+
+The JSON files beside this script are the source of truth that the mat printer, the calibration,
+the simulator and the tracker read (format: docs/zones.md). This script only saves hand-arithmetic
+when the geometry is changed; edit the JSON directly for one-off tweaks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+MATS = {"A3": (420.0, 297.0), "A2": (594.0, 420.0), "cloth-800x600": (800.0, 600.0),
+        "cloth-1000x700": (1000.0, 700.0)}
+BAND = 44.0  # markers live in the outer band; zones inside it
+MARKER = 32.0
+CARD_W, CARD_H = 63.0, 88.0
+PITCH_X, PITCH_Y = 69.0, 92.0
+
+
+def markers(w: float, h: float) -> list[dict[str, float]]:
+    m, s = 6.0, MARKER
+    at = [(m, m), (w - m - s, m), (w - m - s, h - m - s), (m, h - m - s)]
+    n_long = max(1, round(w / 350))
+    for k in range(1, n_long + 1):
+        x = w * k / (n_long + 1) - s / 2
+        at += [(x, m), (x, h - m - s)]
+    at += [(m, h / 2 - s / 2), (w - m - s, h / 2 - s / 2)]
+    return [{"id": i, "x": round(x, 1), "y": round(y, 1)} for i, (x, y) in enumerate(at)]
+
+
+def zone(name: str, kind: str, label: str, rect: tuple[float, float, float, float], *, seat: int | None = None,
+         facing: int = 0, slots: list[tuple[float, float, float]] | None = None) -> dict[str, Any]:
+    d: dict[str, Any] = {"name": name, "kind": kind, "label": label, "rect": [round(v, 1) for v in rect]}
+    if seat is not None:
+        d["seat"] = seat
+    if facing:
+        d["facing"] = facing
+    if slots:
+        d["slots"] = [[round(x, 1), round(y, 1), a] for x, y, a in slots]
+    return d
+
+
+def seat_blocks(n: int, w: float, h: float, block_h: float) -> list[tuple[int, tuple[float, float, float, float], int]]:
+    """Seat rectangles along the bottom (right to left) then the top (left to right): play passes
+    to the left, i.e. clockwise seen from above."""
+    bottom, top = math.ceil(n / 2), n // 2
+    inner_w = w - 2 * BAND
+    out = []
+    bw = inner_w / bottom
+    for i in range(bottom):
+        x = w - BAND - (i + 1) * bw
+        out.append((i + 1, (x + 2, h - BAND - block_h, bw - 4, block_h), 0))
+    if top:
+        tw = inner_w / top
+        for i in range(top):
+            out.append((bottom + i + 1, (BAND + i * tw + 2, BAND, tw - 4, block_h), 180))
+    return out
+
+
+def capture_zone(seat: int, rect: tuple[float, float, float, float], facing: int) -> dict[str, Any]:
+    x, y, bw, bh = rect
+    cw, ch = CARD_H + 12, CARD_W + 9  # a card lying sideways, with room for a sloppy pile
+    cx = x + bw - cw if facing == 0 else x  # at the player's right hand
+    cy = y + (bh - ch) / 2
+    return zone(f"capture:{seat}", "capture", f"{seat} captures", (cx, cy, cw, ch), seat=seat, facing=facing,
+                slots=[(cx + cw / 2, cy + ch / 2, 90.0)])
+
+
+def chinese_ten(n: int) -> dict[str, Any]:
+    w, h = MATS["A2"]
+    zones = []
+    for seat, rect, facing in seat_blocks(n, w, h, 72.0):
+        zones.append(zone(f"seat:{seat}", "seat", f"Seat {seat}", rect, seat=seat, facing=facing))
+        zones.append(capture_zone(seat, rect, facing))
+    top, bottom = BAND + 76, h - BAND - 76
+    rows = [top + CARD_H / 2, bottom - CARD_H / 2]
+    lay_w = 6 * PITCH_X + 4
+    slots = [(BAND + 2 + CARD_W / 2 + k * PITCH_X, yy, 0.0) for yy in rows for k in range(6)]
+    zones.append(zone("layout", "layout", "Layout", (BAND, top, lay_w, bottom - top), slots=slots))
+    sx = BAND + lay_w + 4
+    zones.append(zone("stock", "stock", "Stock", (sx, top, w - BAND - sx, bottom - top),
+                      slots=[(sx + (w - BAND - sx) / 2, (top + bottom) / 2, 0.0)]))
+    return doc("chinese-ten", n, "A2", zones)
+
+
+def frog(n: int) -> dict[str, Any]:
+    w, h = MATS["A2"]
+    zones = []
+    for seat, rect, facing in seat_blocks(n, w, h, 72.0):
+        zones.append(zone(f"seat:{seat}", "seat", f"Seat {seat}", rect, seat=seat, facing=facing))
+        zones.append(capture_zone(seat, rect, facing).__or__({"label": f"{seat} tricks"}))
+    top, bottom = BAND + 76, h - BAND - 76
+    mid = (top + bottom) / 2
+    widow_w = 2 * PITCH_X
+    zones.append(zone("widow", "widow", "Widow", (BAND, top, widow_w, bottom - top),
+                      slots=[(BAND + CARD_W / 2 + 2, top + CARD_H / 2, 0.0),
+                             (BAND + CARD_W / 2 + 2 + PITCH_X, top + CARD_H / 2, 0.0),
+                             (BAND + CARD_W / 2 + 2, bottom - CARD_H / 2, 0.0)]))
+    cx = w / 2
+    zones.append(zone("trick", "trick", "Trick", (cx - 1.5 * PITCH_X - 6, top, 3 * PITCH_X + 12, bottom - top),
+                      slots=[(cx + k * PITCH_X, mid, 0.0) for k in (-1, 0, 1)]))
+    return doc("frog", n, "A2", zones)
+
+
+def garbage(n: int) -> dict[str, Any]:
+    mat = "cloth-800x600" if n <= 4 else "cloth-1000x700"
+    w, h = MATS[mat]
+    two_rows = n > 4
+    block_h = 2 * PITCH_Y + 4 if two_rows else PITCH_Y + 4
+    zones = []
+    for seat, rect, facing in seat_blocks(n, w, h, block_h):
+        x, y, bw, bh = rect
+        cols = [3, 2] if two_rows else [5]
+        slots = []
+        for r, c in enumerate(cols):
+            x0 = x + (bw - c * PITCH_X) / 2 + PITCH_X / 2
+            row_y = y + 2 + CARD_H / 2 + r * PITCH_Y
+            if facing == 180:
+                row_y = y + bh - 2 - CARD_H / 2 - r * PITCH_Y
+            slots += [(x0 + k * PITCH_X, row_y, float(facing)) for k in range(c)]
+        zones.append(zone(f"seat:{seat}", "seat", f"Seat {seat}", rect, seat=seat, facing=facing, slots=slots))
+    top, bottom = BAND + block_h + 4, h - BAND - block_h - 4
+    per_row = 10 if two_rows else 8
+    row_w = per_row * PITCH_X + 4
+    rows = [top + 4 + CARD_H / 2, top + 4 + CARD_H / 2 + PITCH_Y]
+    slots = [(BAND + 2 + CARD_W / 2 + k * PITCH_X, yy, 0.0) for yy in rows for k in range(per_row)]
+    zones.append(zone("turnup", "turnup", "Turn-up row", (BAND, top, row_w, bottom - top), slots=slots))
+    sx = BAND + row_w + 4
+    half = (w - BAND - sx) / 2
+    for i, (name, label) in enumerate((("stock", "Stock"), ("discard", "Discards"))):
+        x0 = sx + i * half
+        zones.append(zone(name, name, label, (x0, top, half, bottom - top),
+                          slots=[(x0 + half / 2, (top + bottom) / 2, 0.0)]))
+    return doc("garbage", n, mat, zones)
+
+
+def doc(game: str, n: int, mat: str, zones: list[dict[str, Any]]) -> dict[str, Any]:
+    w, h = MATS[mat]
+    return {"format": 1, "game": game, "players": n, "mat": {"name": mat, "width_mm": w, "height_mm": h},
+            "card_mm": [CARD_W, CARD_H],
+            "markers": {"dictionary": "DICT_4X4_50", "size_mm": MARKER, "at": markers(w, h)}, "zones": zones}
+
+
+def main() -> None:
+    docs = [chinese_ten(n) for n in (2, 3, 4)] + [frog(n) for n in range(3, 8)] + [garbage(n) for n in range(3, 9)]
+    for d in docs:
+        path = HERE / f"{d['game']}-{d['players']}.json"
+        path.write_text(json.dumps(d, indent=1) + "\n")
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
