@@ -1,0 +1,454 @@
+"""The dealer machine as a device object: ``Dealer.open(url)``, ``shuffle()``, ``deal(...)``, ``status()``.
+
+Results the players can act on (hopper empty, jam, door open, a reboot mid-deal) come back as
+:class:`DealResult` values with a code and a reason, not exceptions; ``result.check()`` raises
+:class:`DealError` for callers who prefer that. A lost or dead link raises :class:`LinkError`.
+Device events arrive on ``dealer.events`` (a queue) and at listeners added with ``add_listener``,
+called from one dispatcher thread so a slow listener never stalls the link.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware_bridge.backends import Backend, resolve
+from firmware_bridge.errors import DeviceError, FrameError, LinkError
+from firmware_bridge.framing import Frame
+from firmware_bridge.link import Link, LinkStats, RebootedWhileWaiting
+from firmware_bridge.messages import (
+    CARD_UNREADABLE,
+    CardDealt,
+    DealRequest,
+    ErrorCode,
+    Face,
+    Failed,
+    HelloInfo,
+    LedRequest,
+    MsgType,
+    Pattern,
+    StatusInfo,
+    Target,
+    card_from_code,
+    decode_codes,
+)
+from table.cards import Card
+
+REASONS = {
+    ErrorCode.OK: "done",
+    ErrorCode.HOPPER_EMPTY: "the hopper is empty: load cards",
+    ErrorCode.JAM: "a card is stuck at the exit: open the door and clear it",
+    ErrorCode.MISFEED: "no card left the hopper: check the feed wheel",
+    ErrorCode.NOT_HOMED: "the machine is not homed",
+    ErrorCode.DOOR_OPEN: "the door is open: close it",
+    ErrorCode.BUSY: "the machine is busy with another command",
+    ErrorCode.BAD_REQUEST: "the device refused the command as malformed",
+    ErrorCode.STALE_BOOT: "the device rebooted before it could act on the command",
+    ErrorCode.ABORTED: "stopped on request",
+    ErrorCode.HOST_SILENT: "the device stopped its motors: the host went quiet",
+    ErrorCode.DEVICE_REBOOTED: "the device rebooted in the middle of the command",
+    ErrorCode.HOMING_FAILED: "homing failed: service the carousel",
+    ErrorCode.MOTOR_FAULT: "motor fault: service the machine",
+    ErrorCode.INTERNAL: "internal device error",
+}
+
+
+class DealError(DeviceError):
+    """A command the device could not complete: ``code`` (ErrorCode), ``recoverable``, ``result``."""
+
+    def __init__(self, message: str, code: ErrorCode, result: DealResult | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.recoverable = code.recoverable
+        self.result = result
+
+
+class DealInterrupted(LinkError):
+    """The link was lost during a deal; ``dealt`` holds the cards reported before it went."""
+
+    def __init__(self, message: str, dealt: tuple[DealtCard, ...]) -> None:
+        super().__init__(message)
+        self.dealt = dealt
+
+
+# ---- values -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    protocol: int
+    firmware: tuple[int, int, int]
+    card_reader: bool
+    seats: int
+    leds: int
+    boot_id: int
+
+    @classmethod
+    def from_hello(cls, hello: HelloInfo) -> DeviceInfo:
+        return cls(hello.protocol, hello.firmware, hello.card_reader, hello.seats, hello.leds, hello.boot_id)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceStatus:
+    hopper: int
+    homed: bool
+    door_open: bool
+    busy: bool
+    last_error: ErrorCode
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealtCard:
+    number: int  # 1-based within its DEAL
+    target: Target
+    face: Face
+    card: Card | None  # None when the device does not read cards (or could not read this one)
+    unreadable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    target: Target
+    face: Face
+    requested: int
+    dealt: tuple[DealtCard, ...]
+    code: ErrorCode = ErrorCode.OK
+    reason: str = "done"
+
+    @property
+    def ok(self) -> bool:
+        return self.code is ErrorCode.OK
+
+    @property
+    def cards(self) -> list[Card | None]:
+        return [d.card for d in self.dealt]
+
+    def check(self) -> DealResult:
+        """Return self when every card was dealt, else raise :class:`DealError`."""
+        if not self.ok:
+            raise DealError(f"deal to {self.target} stopped after {len(self.dealt)} of {self.requested}: "
+                            f"{self.reason}", self.code, self)
+        return self
+
+
+# events -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CardDealtEvent:
+    request: int
+    dealt: DealtCard
+
+
+@dataclass(frozen=True, slots=True)
+class JamEvent:
+    code: ErrorCode
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class HopperEmptyEvent:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DoorEvent:
+    open: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonEvent:
+    seat: int
+    long: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BootEvent:
+    info: DeviceInfo
+
+
+@dataclass(frozen=True, slots=True)
+class LinkEvent:
+    """``state``: "lost", "connected", "rebooted" or "recovered"."""
+
+    state: str
+    reason: str
+
+
+DealerEvent = CardDealtEvent | JamEvent | HopperEmptyEvent | DoorEvent | ButtonEvent | BootEvent | LinkEvent
+
+
+# ---- the device object ------------------------------------------------------------------------
+
+
+@dataclass
+class _Listeners:
+    callbacks: list[Callable[[DealerEvent], None]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Dealer:
+    """A card dealer machine with seat LEDs. Open with :meth:`open`; close with ``close()`` or ``with``."""
+
+    def __init__(self, backend: Backend, *, timeout: float = 2.0, home: bool = True,
+                 heartbeat_s: float = 1.0) -> None:
+        self.backend = backend
+        self.timeout = timeout
+        self.events: queue.Queue[DealerEvent] = queue.Queue(maxsize=10000)
+        self._listeners = _Listeners()
+        self._dispatch: queue.SimpleQueue[DealerEvent | None] = queue.SimpleQueue()
+        self._dispatcher = threading.Thread(target=self._dispatch_loop, name="dealer-events", daemon=True)
+        self._dispatcher.start()
+        self._command_lock = threading.RLock()
+        self._needs_recovery = False
+        self._needs_hello = False
+        self.info: DeviceInfo | None = None
+        self.last_status: DeviceStatus | None = None
+        self.link = Link(backend.url, opener=backend.opener, on_event=self._on_frame, on_state=self._on_state,
+                         heartbeat_s=heartbeat_s)
+        try:
+            self.hello()
+            if home and not self.status().homed:
+                self.home()
+        except BaseException:
+            self.close()
+            raise
+
+    @classmethod
+    def open(cls, url: str | None = None, *, backend: str | Backend | None = None, timeout: float = 2.0,
+             home: bool = True, **sim_options: Any) -> Dealer:
+        """Open a dealer: ``Dealer.open("/dev/ttyACM0")``, ``Dealer.open(backend="sim", seats=3)``.
+
+        ``sim_options`` go to :class:`~firmware_bridge.simulator.Simulator` for the sim and mock backends.
+        """
+        chosen = resolve(url, backend, **sim_options)
+        try:
+            return cls(chosen, timeout=timeout, home=home)
+        except BaseException:
+            chosen.close()
+            raise
+
+    @property
+    def simulator(self) -> Any:
+        """The simulated machine behind a ``sim`` or ``mock`` backend (None for a real one)."""
+        return self.backend.simulator
+
+    @property
+    def stats(self) -> LinkStats:
+        return self.link.stats
+
+    @property
+    def connected(self) -> bool:
+        return self.link.connected
+
+    def close(self) -> None:
+        self.link.close()
+        self._dispatch.put(None)
+        self._dispatcher.join(timeout=2)
+        self.backend.close()
+
+    def __enter__(self) -> Dealer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- events ---------------------------------------------------------------------------------
+    def add_listener(self, callback: Callable[[DealerEvent], None]) -> None:
+        with self._listeners.lock:
+            self._listeners.callbacks.append(callback)
+
+    def remove_listener(self, callback: Callable[[DealerEvent], None]) -> None:
+        with self._listeners.lock, contextlib.suppress(ValueError):
+            self._listeners.callbacks.remove(callback)
+
+    def _emit(self, event: DealerEvent) -> None:
+        with contextlib.suppress(queue.Full):  # nobody drains the queue: listeners still hear it
+            self.events.put_nowait(event)
+        self._dispatch.put(event)
+
+    def _dispatch_loop(self) -> None:
+        while (event := self._dispatch.get()) is not None:
+            with self._listeners.lock:
+                callbacks = list(self._listeners.callbacks)
+            for callback in callbacks:
+                try:
+                    callback(event)
+                except Exception:  # a listener's bug must not stop the others
+                    import logging
+
+                    logging.getLogger(__name__).exception("dealer event listener failed")
+
+    def _on_frame(self, frame: Frame) -> None:
+        """Unsolicited frames from the reader thread: turn them into events."""
+        try:
+            t = frame.type
+            if t == MsgType.BOOT:
+                info = DeviceInfo.from_hello(HelloInfo.decode(frame.payload, frame.boot))
+                self._emit(BootEvent(info))
+            elif t == MsgType.JAM:
+                code = ErrorCode(frame.payload[0]) if frame.payload else ErrorCode.JAM
+                self._emit(JamEvent(code, frame.payload[1] if len(frame.payload) > 1 else 255))
+            elif t == MsgType.HOPPER_EMPTY:
+                self._emit(HopperEmptyEvent())
+            elif t == MsgType.DOOR and frame.payload:
+                self._emit(DoorEvent(bool(frame.payload[0])))
+            elif t == MsgType.BUTTON and len(frame.payload) >= 2:
+                self._emit(ButtonEvent(frame.payload[0], frame.payload[1] == 2))
+        except (FrameError, ValueError, IndexError):
+            pass  # a well-framed but meaningless event: ignore it, as a bad frame would be
+
+    def _on_state(self, state: str, reason: str) -> None:
+        if state == "rebooted":
+            self._needs_recovery = True
+        elif state == "connected":
+            self._needs_hello = True
+        self._emit(LinkEvent(state, reason))
+
+    # ---- commands -------------------------------------------------------------------------------
+    def _request(self, mtype: MsgType, payload: bytes = b"", **kw: Any) -> Frame:
+        reply = self.link.request(mtype, payload, timeout=self.timeout, **kw)
+        return reply.final
+
+    def _prepare(self) -> None:
+        """Before an action: after a reconnect or a reboot, re-read the device and re-home it."""
+        if self._needs_hello:
+            self._needs_hello = False
+            self.hello()
+        if self._needs_recovery:
+            self.recover()
+
+    def recover(self) -> DeviceStatus:
+        """After a reboot: HELLO, HOME, then STATUS to re-read the hopper count."""
+        with self._command_lock:
+            self._needs_recovery = False
+            try:
+                self.hello()
+                self.home()
+                status = self.status()
+            except BaseException:
+                self._needs_recovery = True
+                raise
+            self._emit(LinkEvent("recovered", f"re-homed; {status.hopper} cards in the hopper"))
+            return status
+
+    def hello(self) -> DeviceInfo:
+        frame = self._request(MsgType.HELLO)
+        if frame.type != MsgType.HELLO_INFO:
+            raise DeviceError(f"HELLO answered with {frame.type:#04x}")
+        self.info = DeviceInfo.from_hello(HelloInfo.decode(frame.payload, frame.boot))
+        return self.info
+
+    def status(self) -> DeviceStatus:
+        frame = self._request(MsgType.STATUS)
+        if frame.type != MsgType.STATUS_INFO:
+            raise DeviceError(f"STATUS answered with {frame.type:#04x}")
+        s = StatusInfo.decode(frame.payload)
+        self.last_status = DeviceStatus(s.hopper, s.homed, s.door_open, s.busy, s.last_error, s.position)
+        return self.last_status
+
+    def _action(self, mtype: MsgType, payload: bytes = b"") -> Frame:
+        with self._command_lock:
+            self._prepare()
+            try:
+                frame = self._request(mtype, payload)
+            except RebootedWhileWaiting as exc:
+                self._recover_quietly()
+                raise DealError(f"{mtype.name}: {exc}", ErrorCode.DEVICE_REBOOTED) from None
+            if frame.type == MsgType.FAILED:
+                failed = Failed.decode(frame.payload)
+                raise DealError(f"{mtype.name} failed: {REASONS.get(failed.code, failed.code.name)}", failed.code)
+            return frame
+
+    def home(self) -> None:
+        """Find the carousel's zero position (HOME); raises :class:`DealError` if it fails."""
+        with self._command_lock:
+            frame = self._request(MsgType.HOME)
+            if frame.type == MsgType.FAILED:
+                failed = Failed.decode(frame.payload)
+                raise DealError(f"HOME failed: {REASONS.get(failed.code, failed.code.name)}", failed.code)
+
+    def shuffle(self) -> int:
+        """Shuffle the hopper; returns the number of cards in it."""
+        frame = self._action(MsgType.SHUFFLE)
+        codes = decode_codes(frame.payload, "SHUFFLE") if frame.payload else ()
+        return codes[0] if codes else self.status().hopper
+
+    def stop(self) -> None:
+        """Stop every motor now; a running command fails with ABORTED."""
+        self._request(MsgType.STOP)
+
+    def set_led(self, seat: int, colour: tuple[int, int, int], pattern: Pattern | str = Pattern.SOLID) -> None:
+        """Raw LED control: ``seat`` 1..N or 0 for every seat, an RGB colour and a pattern."""
+        p = pattern if isinstance(pattern, Pattern) else Pattern[str(pattern).upper()]
+        if any(not 0 <= c <= 255 for c in colour):
+            raise ValueError(f"colour components must be 0..255: {colour}")
+        frame = self._request(MsgType.LED, LedRequest(seat, p, colour).encode())
+        if frame.type == MsgType.FAILED:
+            failed = Failed.decode(frame.payload)
+            raise DealError(f"LED command refused: {REASONS.get(failed.code, failed.code.name)}", failed.code)
+
+    def deal(self, target: str | Target, count: int = 1, face: str | Face = "down") -> DealResult:
+        """Deal ``count`` cards to ``target`` (``seat:2``, ``widow``, ``layout``, ``stock``...).
+
+        Returns what was dealt, in order, with each card's identity when the device reads cards.
+        Retries never deal twice: the device answers a repeated request id from memory.
+        """
+        t = Target.parse(target)
+        f = Face.parse(face)
+        if self.info is not None and t.kind == 0 and t.index > self.info.seats:
+            raise ValueError(f"{t}: the machine has {self.info.seats} seats")
+        payload = DealRequest(t, count, f).encode()
+        progress: dict[int, DealtCard] = {}
+
+        def on_progress(frame: Frame) -> None:
+            try:
+                cd = CardDealt.decode(frame.payload)
+            except FrameError:
+                return
+            if cd.number not in progress:
+                dealt = DealtCard(cd.number, cd.target, cd.face, card_from_code(cd.code), cd.code == CARD_UNREADABLE)
+                progress[cd.number] = dealt
+                self._emit(CardDealtEvent(frame.request, dealt))
+
+        with self._command_lock:
+            self._prepare()
+            try:
+                frame = self.link.request(MsgType.DEAL, payload, timeout=self.timeout, on_progress=on_progress).final
+            except RebootedWhileWaiting as exc:
+                dealt = tuple(progress[n] for n in sorted(progress))
+                after = self._recover_quietly()
+                return DealResult(t, f, count, dealt, ErrorCode.DEVICE_REBOOTED, f"{exc}; {after}")
+            except LinkError as exc:
+                raise DealInterrupted(f"deal to {t}: {exc}", tuple(progress[n] for n in sorted(progress))) from exc
+            if frame.type == MsgType.DONE:
+                codes = decode_codes(frame.payload, "DONE")
+                return DealResult(t, f, count, self._dealt(codes, t, f))
+            if frame.type == MsgType.FAILED:
+                failed = Failed.decode(frame.payload)
+                code = ErrorCode.DEVICE_REBOOTED if failed.code is ErrorCode.STALE_BOOT else failed.code
+                dealt = self._dealt(failed.cards, t, f)
+                if code is ErrorCode.DEVICE_REBOOTED:
+                    dealt = tuple(progress[n] for n in sorted(progress))
+                    return DealResult(t, f, count, dealt, code, f"{REASONS[code]}; {self._recover_quietly()}")
+                return DealResult(t, f, count, dealt, code, REASONS.get(code, code.name))
+            raise DeviceError(f"DEAL answered with {frame.type:#04x}")
+
+    @staticmethod
+    def _dealt(codes: tuple[int, ...], target: Target, face: Face) -> tuple[DealtCard, ...]:
+        return tuple(
+            DealtCard(n, target, face, card_from_code(code), code == CARD_UNREADABLE)
+            for n, code in enumerate(codes, start=1)
+        )
+
+    def _recover_quietly(self) -> str:
+        try:
+            status = self.recover()
+        except (LinkError, DeviceError) as exc:
+            return f"recovery pending ({exc})"
+        return f"re-homed; {status.hopper} cards in the hopper"

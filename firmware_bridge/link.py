@@ -1,0 +1,361 @@
+"""The host end of the serial link: framing, a reader thread that never dies, writes under a lock,
+request/retry with the same request id, boot-id tracking, heartbeats and reconnect after unplug.
+
+Opened by URL through pyserial: ``/dev/ttyACM0``, a pty path, ``socket://host:port``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from firmware_bridge.errors import LinkError
+from firmware_bridge.framing import Frame, Packetizer
+from firmware_bridge.messages import ACTIONS, FINAL_REPLIES, ErrorCode, MsgType
+
+log = logging.getLogger(__name__)
+
+
+class Port(Protocol):
+    """What the link needs of a pyserial ``Serial`` (and what the in-memory mock port provides)."""
+
+    @property
+    def in_waiting(self) -> int: ...
+
+    def read(self, size: int = 1) -> bytes: ...
+
+    def write(self, data: bytes) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+def open_serial(url: str) -> Port:
+    """Open ``url`` with pyserial, exclusively, with a short read timeout for the reader loop."""
+    import serial  # imported here so that `cardtable replay` never pays for it
+
+    try:
+        port: Port = serial.serial_for_url(url, baudrate=115200, timeout=0.05, exclusive=True)
+    except (serial.SerialException, OSError, ValueError) as exc:
+        raise LinkError(f"cannot open {url}: {exc}") from exc
+    return port
+
+
+@dataclass(slots=True)
+class LinkStats:
+    frames_in: int = 0
+    frames_out: int = 0
+    requests: int = 0
+    retries: int = 0
+    crc_errors: int = 0
+    bad_frames: int = 0
+    resyncs: int = 0
+    reconnects: int = 0
+    link_losses: int = 0
+    reboots: int = 0
+    late_frames: int = 0  # replies for requests no longer waited for, frames from an old boot
+    errors_by_reason: dict[str, int] = field(default_factory=dict)
+
+
+class RebootedWhileWaiting(LinkError):
+    """Internal signal: the device rebooted while an action was in flight (Dealer turns it into a result)."""
+
+    def __init__(self, old: int, new: int) -> None:
+        super().__init__(f"device rebooted (boot id {old:#06x} -> {new:#06x}) while the command was in flight")
+        self.old = old
+        self.new = new
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    final: Frame
+    progress: tuple[Frame, ...]
+    attempts: int
+    round_trip_s: float
+
+
+class _Pending:
+    __slots__ = ("request", "type", "boot", "frames")
+
+    def __init__(self, request: int, mtype: int, boot: int) -> None:
+        self.request = request
+        self.type = mtype
+        self.boot = boot
+        self.frames: queue.SimpleQueue[Frame | BaseException] = queue.SimpleQueue()
+
+
+class Link:
+    """A framed, self-healing link to one device."""
+
+    MIN_RTO_S = 0.004
+    MAX_RTO_S = 0.25
+    MAX_POLL_S = 0.05
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        opener: Callable[[str], Port] = open_serial,
+        on_event: Callable[[Frame], None] | None = None,
+        on_state: Callable[[str, str], None] | None = None,
+        heartbeat_s: float = 1.0,
+        reconnect_s: float = 0.2,
+    ) -> None:
+        self.url = url
+        self._opener = opener
+        self.on_event = on_event or (lambda frame: None)
+        self.on_state = on_state or (lambda state, reason: None)
+        self.heartbeat_s = heartbeat_s
+        self.reconnect_s = reconnect_s
+        self.stats = LinkStats()
+        self.boot_id: int | None = None
+        self._retired_boots: set[int] = set()
+        self._packetizer = Packetizer()
+        self._port: Port | None = None
+        self._down_reason = "not opened"
+        self._write_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._pending: dict[int, _Pending] = {}
+        self._ids = itertools.cycle(range(1, 0x10000))
+        for _ in range(random.randrange(0x10000)):  # start anywhere: ids remembered from an earlier host
+            next(self._ids)
+        self._srtt: float | None = None
+        self._last_tx = 0.0
+        self.last_rx = 0.0
+        self._stopping = threading.Event()
+        self._port = self._open()  # the first open fails loudly; later ones are retried
+        self._thread = threading.Thread(target=self._reader, name=f"link-reader {url}", daemon=True)
+        self._thread.start()
+
+    # ---- state -----------------------------------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self._port is not None
+
+    @property
+    def rto(self) -> float:
+        """Retry timeout: three smoothed round trips, bounded."""
+        if self._srtt is None:
+            return 0.05
+        return min(max(3 * self._srtt, self.MIN_RTO_S), self.MAX_RTO_S)
+
+    def _open(self) -> Port:
+        port = self._opener(self.url)
+        with contextlib.suppress(Exception):
+            port.write(b"\x00")  # end whatever half frame the device was receiving
+        return port
+
+    def close(self) -> None:
+        self._stopping.set()
+        port, self._port = self._port, None
+        if port is not None:
+            with contextlib.suppress(Exception):
+                cancel = getattr(port, "cancel_read", None)
+                if cancel is not None:
+                    cancel()
+        self._thread.join(timeout=2)
+        if port is not None:
+            with contextlib.suppress(Exception):
+                port.close()
+        self._fail_all(LinkError("link closed"))
+
+    # ---- reader thread -----------------------------------------------------------------------------
+    def _reader(self) -> None:
+        while not self._stopping.is_set():
+            port = self._port
+            if port is None:
+                self._reconnect()
+                continue
+            try:
+                data = port.read(port.in_waiting or 1)
+            except Exception as exc:  # SerialException, OSError, anything: the link is lost, not the thread
+                self._lost(port, exc)
+                continue
+            if data:
+                self._data_received(data)
+            self._heartbeat()
+
+    def _data_received(self, data: bytes) -> None:
+        try:
+            frames = self._packetizer.data_received(data)
+        except Exception:  # the packetizer does not raise; this is belt and braces for the thread
+            log.exception("packetizer failed")
+            return
+        self._sync_stats()
+        for frame in frames:
+            try:
+                self._dispatch(frame)
+            except Exception:
+                log.exception("dispatch of %r failed", frame)
+
+    def _sync_stats(self) -> None:
+        p = self._packetizer.stats
+        s = self.stats
+        s.frames_in, s.bad_frames, s.crc_errors, s.resyncs = p.frames, p.bad_frames, p.crc_errors, p.resyncs
+        s.errors_by_reason = dict(p.errors_by_reason)
+
+    def _dispatch(self, frame: Frame) -> None:
+        if frame.type < 0x80:
+            self.stats.late_frames += 1  # our own frames echoed back: not from a device
+            return
+        self.last_rx = time.monotonic()
+        if frame.boot in self._retired_boots:
+            self.stats.late_frames += 1
+            return
+        if self.boot_id is None:
+            self.boot_id = frame.boot
+        elif frame.boot != self.boot_id:
+            self._rebooted(self.boot_id, frame.boot)
+        if frame.request:
+            with self._state_lock:
+                pending = self._pending.get(frame.request)
+            if pending is not None and frame.type != MsgType.DEVICE_HEARTBEAT:
+                pending.frames.put(frame)
+                return
+            if frame.type not in (MsgType.CARD_DEALT,):
+                self.stats.late_frames += 1
+                return
+        self.on_event(frame)
+
+    def _rebooted(self, old: int, new: int) -> None:
+        self.stats.reboots += 1
+        self._retired_boots.add(old)
+        self.boot_id = new
+        with self._state_lock:
+            pendings = list(self._pending.values())
+        for pending in pendings:
+            if pending.type in ACTIONS and pending.boot == old:
+                pending.frames.put(RebootedWhileWaiting(old, new))
+        self.on_state("rebooted", f"boot id {old:#06x} -> {new:#06x}")
+
+    def _lost(self, port: Port, exc: BaseException) -> None:
+        if self._stopping.is_set():
+            return
+        self.stats.link_losses += 1
+        self._port = None
+        with contextlib.suppress(Exception):
+            port.close()
+        self._down_reason = f"link lost ({exc.__class__.__name__}: {exc})"
+        self._fail_all(LinkError(self._down_reason))
+        self.on_state("lost", self._down_reason)
+
+    def _reconnect(self) -> None:
+        if self._stopping.wait(self.reconnect_s):
+            return
+        try:
+            port = self._open()
+        except Exception:  # still unplugged
+            return
+        self._packetizer = Packetizer()  # stats carry on in self.stats only through the new counters
+        self._port = port
+        self.stats.reconnects += 1
+        self.on_state("connected", f"reconnected to {self.url}")
+
+    def _heartbeat(self) -> None:
+        now = time.monotonic()
+        if now - self._last_tx >= self.heartbeat_s:
+            with contextlib.suppress(LinkError):
+                self._write(Frame(MsgType.HEARTBEAT, 0, self.boot_id or 0).encode())
+
+    def _fail_all(self, exc: BaseException) -> None:
+        with self._state_lock:
+            pendings = list(self._pending.values())
+        for pending in pendings:
+            pending.frames.put(exc)
+
+    # ---- writing and requests ---------------------------------------------------------------------
+    def _write(self, data: bytes) -> None:
+        port = self._port
+        if port is None:
+            raise LinkError(self._down_reason)
+        with self._write_lock:
+            try:
+                port.write(data)
+            except Exception as exc:
+                raise LinkError(f"write failed ({exc.__class__.__name__}: {exc})") from exc
+        self._last_tx = time.monotonic()
+        self.stats.frames_out += 1
+
+    def send_event(self, mtype: MsgType, payload: bytes = b"") -> None:
+        self._write(Frame(mtype, 0, self.boot_id or 0, payload).encode())
+
+    def request(
+        self,
+        mtype: MsgType,
+        payload: bytes = b"",
+        *,
+        timeout: float = 2.0,
+        on_progress: Callable[[Frame], None] | None = None,
+    ) -> Reply:
+        """Send a command and wait for its one final reply, resending the same request id until it comes.
+
+        Raises :class:`LinkError` when the link is down or lost, or no final reply came within
+        ``timeout`` s of silence, and :class:`RebootedWhileWaiting` when the device rebooted under an action.
+        """
+        request = next(self._ids)
+        boot = self.boot_id or 0
+        pending = _Pending(request, mtype, boot)
+        data = Frame(mtype, request, boot, payload).encode()
+        progress: list[Frame] = []
+        with self._state_lock:
+            self._pending[request] = pending
+        self.stats.requests += 1
+        start = time.monotonic()
+        attempts = 0
+        running = False
+        poll = self.rto
+        deadline = start + timeout
+        try:
+            while True:
+                self._write(data)
+                attempts += 1
+                if attempts > 1:
+                    self.stats.retries += 1
+                wait_until = min(deadline, time.monotonic() + (poll if running else self.rto))
+                while True:
+                    remaining = wait_until - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    try:
+                        item = pending.frames.get(timeout=remaining)
+                    except queue.Empty:
+                        break
+                    if isinstance(item, BaseException):
+                        raise item
+                    if item.type in FINAL_REPLIES:
+                        rtt = time.monotonic() - start
+                        if attempts == 1 and not running:  # Karn: time only unambiguous replies
+                            self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
+                        return Reply(item, tuple(progress), attempts, rtt)
+                    if item.type == MsgType.CARD_DEALT:
+                        progress.append(item)
+                        if on_progress is not None:
+                            on_progress(item)
+                    running = True  # ACK or progress: the device has it; poll for the result
+                    poll = self.rto
+                    deadline = max(deadline, time.monotonic() + timeout)  # silence, not duration, times out
+                    wait_until = min(deadline, time.monotonic() + poll)
+                if time.monotonic() >= deadline:
+                    raise LinkError(f"no answer to {mtype.name} (request {request}) after {attempts} tries")
+                if running:
+                    poll = min(poll * 2, self.MAX_POLL_S)
+        finally:
+            with self._state_lock:
+                del self._pending[request]
+
+
+def error_name(code: int) -> str:
+    try:
+        return ErrorCode(code).name
+    except ValueError:
+        return f"0x{code:02x}"
+
+
+__all__ = ["Link", "LinkStats", "Reply", "RebootedWhileWaiting", "open_serial"]

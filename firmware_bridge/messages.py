@@ -1,0 +1,326 @@
+"""The message catalogue: types, error codes, targets and the payload of every message.
+
+Commands go from host to device with a non-zero request id; the device answers each with exactly
+one final reply (HELLO_INFO, STATUS_INFO, DONE or FAILED). Long actions (HOME, SHUFFLE, DEAL) are
+first answered ACK ("accepted, running"), may send CARD_DEALT progress, then the final reply.
+Events and heartbeats carry request id 0. See docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from firmware_bridge.errors import FrameError
+from table.cards import ALL_CARDS, Card
+
+
+class MsgType(enum.IntEnum):
+    # host -> device: commands
+    HELLO = 0x01
+    STATUS = 0x02
+    HOME = 0x03
+    SHUFFLE = 0x04
+    DEAL = 0x05
+    LED = 0x06
+    STOP = 0x07
+    HEARTBEAT = 0x08
+    # device -> host: replies to a request id
+    HELLO_INFO = 0x81
+    STATUS_INFO = 0x82
+    ACK = 0x83
+    CARD_DEALT = 0x84
+    DONE = 0x85
+    FAILED = 0x86
+    DEVICE_HEARTBEAT = 0x88
+    # device -> host: events (request id 0)
+    BOOT = 0xA0
+    JAM = 0xA1
+    HOPPER_EMPTY = 0xA2
+    DOOR = 0xA3
+    BUTTON = 0xA4
+
+
+FINAL_REPLIES = frozenset({MsgType.HELLO_INFO, MsgType.STATUS_INFO, MsgType.DONE, MsgType.FAILED})
+# Commands that move something or change state: refused when addressed to another boot.
+ACTIONS = frozenset({MsgType.HOME, MsgType.SHUFFLE, MsgType.DEAL, MsgType.LED, MsgType.STOP})
+LONG_ACTIONS = frozenset({MsgType.HOME, MsgType.SHUFFLE, MsgType.DEAL})
+
+
+class ErrorCode(enum.IntEnum):
+    """Codes below 0x80 are recoverable by the players; 0x80 and above are fatal."""
+
+    OK = 0x00
+    HOPPER_EMPTY = 0x01
+    JAM = 0x02  # card stuck at the exit: clear it and go on
+    MISFEED = 0x03  # no card reached the exit sensor after the retry
+    NOT_HOMED = 0x04
+    DOOR_OPEN = 0x05
+    BUSY = 0x06
+    BAD_REQUEST = 0x07
+    STALE_BOOT = 0x08  # command addressed to an earlier boot of the device: not executed
+    ABORTED = 0x09  # stopped by a STOP command
+    HOST_SILENT = 0x0A  # the host went quiet: motors stopped
+    DEVICE_REBOOTED = 0x0B  # host-side: the device rebooted while the command was in flight
+    HOMING_FAILED = 0x80
+    MOTOR_FAULT = 0x81
+    INTERNAL = 0x82
+
+    @property
+    def recoverable(self) -> bool:
+        return self.value < 0x80
+
+    @property
+    def fatal(self) -> bool:
+        return self.value >= 0x80
+
+
+def error_code(value: int) -> ErrorCode:
+    try:
+        return ErrorCode(value)
+    except ValueError:
+        return ErrorCode.INTERNAL
+
+
+class TargetKind(enum.IntEnum):
+    SEAT = 0
+    WIDOW = 1
+    LAYOUT = 2
+    STOCK = 3
+    SLOUGH = 4
+    TURNUP = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a card goes: ``seat:N`` (1-based), ``widow``, ``layout``, ``stock``, ``slough[:N]``, ``turnup``."""
+
+    kind: TargetKind
+    index: int = 0
+
+    @classmethod
+    def parse(cls, text: str | Target) -> Target:
+        if isinstance(text, Target):
+            return text
+        name, _, number = str(text).strip().lower().partition(":")
+        try:
+            kind = TargetKind[name.upper()]
+        except KeyError:
+            names = ", ".join(k.name.lower() for k in TargetKind)
+            raise ValueError(f"unknown target {text!r} (expected one of {names}; seats as seat:N)") from None
+        if kind is TargetKind.SEAT and not number:
+            raise ValueError(f"seat target needs a number: seat:N, not {text!r}")
+        try:
+            index = int(number) if number else 0
+        except ValueError:
+            raise ValueError(f"target number in {text!r} is not an integer") from None
+        if not 0 <= index <= 255 or (kind is TargetKind.SEAT and index < 1):
+            raise ValueError(f"target number in {text!r} out of range")
+        return cls(kind, index)
+
+    def __str__(self) -> str:
+        if self.kind is TargetKind.SEAT or self.index:
+            return f"{self.kind.name.lower()}:{self.index}"
+        return self.kind.name.lower()
+
+
+class Face(enum.IntEnum):
+    DOWN = 0
+    UP = 1
+
+    @classmethod
+    def parse(cls, value: str | Face) -> Face:
+        if isinstance(value, Face):
+            return value
+        try:
+            return cls[str(value).upper()]
+        except KeyError:
+            raise ValueError(f"face must be 'up' or 'down', not {value!r}") from None
+
+
+class Pattern(enum.IntEnum):
+    OFF = 0
+    SOLID = 1
+    BLINK = 2
+    PULSE = 3
+    CHASE = 4
+
+
+CARD_UNKNOWN = 0xFF  # the device does not read cards
+CARD_UNREADABLE = 0xFE  # the device reads cards but could not read this one
+MAX_DEAL_COUNT = 52
+ALL_SEATS = 0  # LED seat 0 addresses every seat
+
+
+def card_from_code(code: int) -> Card | None:
+    return ALL_CARDS[code] if code < len(ALL_CARDS) else None
+
+
+def card_code(card: Card | None) -> int:
+    return CARD_UNKNOWN if card is None else card.index
+
+
+# ---- payloads -----------------------------------------------------------------------------
+
+
+def _need(payload: bytes, size: int, what: str, *, exact: bool = True) -> None:
+    if len(payload) < size or (exact and len(payload) != size):
+        raise FrameError(f"{what} payload of {len(payload)} bytes, expected {size}")
+
+
+@dataclass(frozen=True, slots=True)
+class DealRequest:
+    target: Target
+    count: int = 1
+    face: Face = Face.DOWN
+
+    def encode(self) -> bytes:
+        if not 1 <= self.count <= MAX_DEAL_COUNT:
+            raise ValueError(f"deal count must be 1..{MAX_DEAL_COUNT}, not {self.count}")
+        return bytes([self.target.kind, self.target.index, self.count, self.face])
+
+    @classmethod
+    def decode(cls, payload: bytes) -> DealRequest:
+        _need(payload, 4, "DEAL")
+        try:
+            return cls(Target(TargetKind(payload[0]), payload[1]), payload[2], Face(payload[3]))
+        except ValueError as exc:
+            raise FrameError(f"bad DEAL payload: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class LedRequest:
+    seat: int  # 1-based; ALL_SEATS (0) for every seat
+    pattern: Pattern
+    colour: tuple[int, int, int] = (0, 0, 0)
+
+    def encode(self) -> bytes:
+        return bytes([self.seat, self.pattern, *self.colour])
+
+    @classmethod
+    def decode(cls, payload: bytes) -> LedRequest:
+        _need(payload, 5, "LED")
+        try:
+            return cls(payload[0], Pattern(payload[1]), (payload[2], payload[3], payload[4]))
+        except ValueError as exc:
+            raise FrameError(f"bad LED payload: {exc}") from None
+
+
+CAP_CARD_READER = 0x01
+
+
+@dataclass(frozen=True, slots=True)
+class HelloInfo:
+    protocol: int
+    firmware: tuple[int, int, int]
+    card_reader: bool
+    seats: int
+    leds: int
+    boot_id: int = 0  # from the frame header
+
+    def encode(self) -> bytes:
+        caps = CAP_CARD_READER if self.card_reader else 0
+        return bytes([self.protocol, *self.firmware, caps, self.seats, self.leds])
+
+    @classmethod
+    def decode(cls, payload: bytes, boot_id: int = 0) -> HelloInfo:
+        _need(payload, 7, "HELLO_INFO", exact=False)  # later versions may append fields
+        return cls(
+            payload[0], (payload[1], payload[2], payload[3]), bool(payload[4] & CAP_CARD_READER),
+            payload[5], payload[6], boot_id,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StatusInfo:
+    hopper: int  # cards in the hopper
+    homed: bool
+    door_open: bool
+    busy: bool
+    last_error: ErrorCode
+    position: int  # carousel position the machine points at (255: unknown)
+
+    def encode(self) -> bytes:
+        return bytes([min(self.hopper, 255), self.homed, self.door_open, self.busy, self.last_error, self.position])
+
+    @classmethod
+    def decode(cls, payload: bytes) -> StatusInfo:
+        _need(payload, 6, "STATUS_INFO", exact=False)
+        return cls(payload[0], bool(payload[1]), bool(payload[2]), bool(payload[3]), error_code(payload[4]), payload[5])
+
+
+@dataclass(frozen=True, slots=True)
+class CardDealt:
+    """Progress of a DEAL: card ``number`` of ``total`` has left the machine."""
+
+    number: int
+    total: int
+    target: Target
+    face: Face
+    code: int  # card index 0..51, CARD_UNKNOWN or CARD_UNREADABLE
+
+    def encode(self) -> bytes:
+        return bytes([self.number, self.total, self.target.kind, self.target.index, self.face, self.code])
+
+    @classmethod
+    def decode(cls, payload: bytes) -> CardDealt:
+        _need(payload, 6, "CARD_DEALT")
+        try:
+            return cls(payload[0], payload[1], Target(TargetKind(payload[2]), payload[3]), Face(payload[4]), payload[5])
+        except ValueError as exc:
+            raise FrameError(f"bad CARD_DEALT payload: {exc}") from None
+
+    @property
+    def card(self) -> Card | None:
+        return card_from_code(self.code)
+
+
+def encode_codes(codes: list[int] | tuple[int, ...]) -> bytes:
+    return bytes([len(codes), *codes])
+
+
+def decode_codes(payload: bytes, what: str) -> tuple[int, ...]:
+    if not payload or len(payload) != 1 + payload[0]:
+        raise FrameError(f"{what}: card list of {len(payload)} bytes is malformed")
+    return tuple(payload[1:])
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    code: ErrorCode
+    cards: tuple[int, ...] = ()  # codes of cards dealt before the failure (DEAL only)
+
+    def encode(self) -> bytes:
+        return bytes([self.code]) + encode_codes(self.cards)
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Failed:
+        if not payload:
+            raise FrameError("FAILED payload is empty")
+        return cls(error_code(payload[0]), decode_codes(payload[1:], "FAILED") if len(payload) > 1 else ())
+
+
+def describe(frame_type: int, payload: bytes) -> str:
+    """A one-line human reading of a payload (CLI, logs, golden vectors)."""
+    try:
+        t = MsgType(frame_type)
+    except ValueError:
+        return f"unknown type 0x{frame_type:02x} {payload.hex()}"
+    try:
+        if t is MsgType.DEAL:
+            return f"DEAL {DealRequest.decode(payload)}"
+        if t is MsgType.LED:
+            return f"LED {LedRequest.decode(payload)}"
+        if t in (MsgType.HELLO_INFO, MsgType.BOOT):
+            return f"{t.name} {HelloInfo.decode(payload)}"
+        if t is MsgType.STATUS_INFO:
+            return f"STATUS_INFO {StatusInfo.decode(payload)}"
+        if t is MsgType.CARD_DEALT:
+            return f"CARD_DEALT {CardDealt.decode(payload)}"
+        if t is MsgType.FAILED:
+            return f"FAILED {Failed.decode(payload)}"
+        if t is MsgType.DONE and payload:
+            return f"DONE cards={decode_codes(payload, 'DONE')}"
+    except FrameError as exc:
+        return f"{t.name} malformed ({exc})"
+    return f"{t.name} {payload.hex()}".rstrip()
