@@ -44,7 +44,7 @@ def _rules(record: dict[str, Any]) -> RuleSet:
             raise RecordError("options", f"expected an object, got {json.dumps(options)}")
         return rules.with_options(**options) if options else rules
     except ConfigError as exc:
-        raise RecordError("options" if exc.key != "rules" else "rules", exc.reason) from None
+        raise RecordError("rules" if exc.key == "rules" else f"options.{exc.key}", exc.reason) from None
 
 
 def _deal_from(rules: RuleSet, match: FrogMatch, spec: dict[str, Any], where: str) -> FrogDeal:
@@ -150,7 +150,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
                 raise RecordError(where, f"this deal is unfinished ({deal.phase.value}) but more deals follow")
         deal_results.append(_deal_result(deal))
     result: dict[str, Any] = {
-        "game": "frog", "rules": rules.name, "over": over,
+        "game": "frog", "rules": rules.name, "players": players, "over": over,
         "seats": [{"seat": s, "points": points[s], "chips": match.net(s)} for s in range(players)],
         "deals": deal_results,
     }

@@ -101,6 +101,7 @@ class Revoke:
     rule: str
     proof: Card  # the later card of ``suit`` that proves it
     proof_trick: int
+    move: int  # index in ``FrogDeal.history`` of the failing play (orders revokes within a trick)
 
     def describe(self) -> str:
         duty = "follow suit" if self.rule == "follow" else "trump"
@@ -109,7 +110,8 @@ class Revoke:
 
     def as_json(self) -> dict[str, object]:
         return {"trick": self.trick, "seat": self.seat, "card": str(self.card), "rule": self.rule,
-                "suit": self.suit.char, "proof": str(self.proof), "proof_trick": self.proof_trick}
+                "suit": self.suit.char, "proof": str(self.proof), "proof_trick": self.proof_trick,
+                "move": self.move}
 
 
 class FrogDeal:
@@ -149,7 +151,7 @@ class FrogDeal:
         self.trick_points: dict[int, int] = {s: 0 for s in self.active}
         self._trick: list[tuple[int, Card]] = []
         self._turn = self.active[0]
-        self._claims: dict[tuple[int, Suit], tuple[int, Card, str]] = {}
+        self._claims: dict[tuple[int, Suit], tuple[int, Card, str, int]] = {}
         self._settlement: Settlement | None = None
 
     # -- setting up ---------------------------------------------------------------------------
@@ -429,14 +431,18 @@ class FrogDeal:
         number = len(self.tricks) + 1
         claim = self._claims.pop((seat, card.suit), None)
         if claim is not None:
-            trick, played, rule = claim
-            self.revokes.append(Revoke(trick, seat, played, card.suit, rule, card, number))
+            trick, played, rule, move = claim
+            self.revokes.append(Revoke(trick, seat, played, card.suit, rule, card, number, move))
+            # one failure, one revoke: drop the other claim the same card made (follow and trump)
+            for key in [k for k, v in self._claims.items() if k[0] == seat and v[0] == trick]:
+                del self._claims[key]
         if self._trick:
             led = self._trick[0][1].suit
             if card.suit is not led:
-                self._claims.setdefault((seat, led), (number, card, "follow"))
+                move = len(self.history)  # this play's index, appended next
+                self._claims.setdefault((seat, led), (number, card, "follow", move))
                 if self.trump is not None and card.suit is not self.trump:
-                    self._claims.setdefault((seat, self.trump), (number, card, "trump"))
+                    self._claims.setdefault((seat, self.trump), (number, card, "trump", move))
 
     def _whereabouts(self, card: Card, where: int) -> str:
         if where == _NOT_IN_PACK:
@@ -478,7 +484,7 @@ class FrogDeal:
             return None
         if self._settlement is None:
             assert self.contract is not None and self.bidder is not None
-            first = min(self.revokes, key=lambda r: r.trick) if self.revokes else None
+            first = min(self.revokes, key=lambda r: r.move) if self.revokes else None
             revoker = first.seat if first else None
             self._settlement = settle(
                 self.rules, contract=self.contract, bidder=self.bidder, points=self.points()[self.bidder],
