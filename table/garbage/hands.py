@@ -145,20 +145,30 @@ def rank5(cards: Sequence[Card]) -> int:
     return _OFF_SUIT[key]
 
 
+# Each card adds 1 to its suit's 4-bit counter; a five-card sum maps to the suit held four times.
+_SUIT_UNIT: tuple[int, ...] = tuple(1 << (4 * _SUIT_OF[c.index]) for c in ALL_CARDS)
+_FOUR_OF_SUIT: dict[int, int] = {}
+for _combo in combinations_with_replacement(range(4), 5):
+    _sum = sum(1 << (4 * suit) for suit in _combo)
+    _FOUR_OF_SUIT[_sum] = next((suit for suit in range(4) if _combo.count(suit) == 4), -1)
+
+
 def rank5_four_flush(cards: Sequence[Card]) -> int:
     """Value of five cards with the four-flush variation (four of one suit: above a pair)."""
     value = rank5(cards)
-    if value >= int(Category.TWO_PAIR) << _CATEGORY_SHIFT:
+    if value >= _TWO_PAIR_FLOOR:
         return value
-    suits = Counter(_SUIT_OF[c.index] for c in cards)
-    suit, count = suits.most_common(1)[0]
-    if count != 4:
+    u = _SUIT_UNIT
+    suit = _FOUR_OF_SUIT[u[cards[0].index] + u[cards[1].index] + u[cards[2].index]
+                         + u[cards[3].index] + u[cards[4].index]]
+    if suit < 0:
         return value
     four = sorted((_RANK_OF[c.index] for c in cards if _SUIT_OF[c.index] == suit), reverse=True)
     odd = [_RANK_OF[c.index] for c in cards if _SUIT_OF[c.index] != suit]
     return _pack(Category.FOUR_FLUSH, four + odd)
 
 
+_TWO_PAIR_FLOOR = int(Category.TWO_PAIR) << _CATEGORY_SHIFT
 _FIVE_OF_SEVEN = tuple(combinations(range(7), 5))
 _FIVE_OF_SIX = tuple(combinations(range(6), 5))
 

@@ -141,3 +141,17 @@ def test_multi_pack_hands_rank_by_hand_rules() -> None:
             assert cat is Category.THREE_OF_A_KIND
         elif counts[0] == 2:
             assert cat in (Category.PAIR, Category.TWO_PAIR)
+
+
+def test_four_flush_exactly_when_four_of_one_suit_and_less_than_two_pairs() -> None:
+    """Seed variation: the four-flush is four cards of one suit; it only lifts hands below two pairs."""
+    rng = random.Random(5)
+    pack = multi_pack(2)
+    for _ in range(3000):
+        cards = rng.sample(pack, 5)
+        plain = rank5(cards)
+        most = max(sum(c.suit is d.suit for d in cards) for c in cards)
+        lifted = category(rank5_four_flush(cards)) is Category.FOUR_FLUSH
+        assert lifted == (most == 4 and category(plain) < Category.TWO_PAIR)
+        if not lifted:
+            assert rank5_four_flush(cards) == plain
