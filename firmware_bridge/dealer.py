@@ -317,8 +317,14 @@ class Dealer:
 
     def _prepare(self) -> None:
         """Before an action: after a reconnect or a reboot, re-read the device and re-home it."""
+        copies = self.link.reply_copies_due
+        if copies is not None:
+            self.link.reply_copies_due = None
+            with contextlib.suppress(LinkError):
+                self._request(MsgType.CONFIG, bytes([copies]))
         if self._needs_hello:
             self._needs_hello = False
+            self.link.reply_copies_due = self.link.copies if self.link.copies > 1 else None
             self.hello()
         if self._needs_recovery:
             self.recover()
@@ -329,6 +335,8 @@ class Dealer:
             self._needs_recovery = False
             try:
                 self.hello()
+                if self.link.copies > 1:
+                    self._request(MsgType.CONFIG, bytes([self.link.copies]))
                 self.home()
                 status = self.status()
             except BaseException:

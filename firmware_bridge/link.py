@@ -129,6 +129,10 @@ class Link:
         self._srtt: float | None = None
         self._last_tx = 0.0
         self.last_rx = 0.0
+        self.copies = 1  # each command frame is written this many times back to back
+        self.auto_copies = True
+        self.reply_copies_due: int | None = None  # the device should be told (CONFIG) to match
+        self._attempts_window: list[int] = []
         self._stopping = threading.Event()
         self._port = self._open()  # the first open fails loudly; later ones are retried
         self._thread = threading.Thread(target=self._reader, name=f"link-reader {url}", daemon=True)
@@ -314,7 +318,7 @@ class Link:
         deadline = start + timeout
         try:
             while True:
-                self._write(data)
+                self._write(data * self.copies)
                 attempts += 1
                 if attempts > 1:
                     self.stats.retries += 1
@@ -329,11 +333,10 @@ class Link:
                         break
                     if isinstance(item, BaseException):
                         raise item
+                    if attempts == 1 and not running:  # Karn: time only the first answer to a first try
+                        self._sample_rtt(time.monotonic() - start)
                     if item.type in FINAL_REPLIES:
-                        rtt = time.monotonic() - start
-                        if attempts == 1 and not running:  # Karn: time only unambiguous replies
-                            self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
-                        return Reply(item, tuple(progress), attempts, rtt)
+                        return Reply(item, tuple(progress), attempts, time.monotonic() - start)
                     if item.type == MsgType.CARD_DEALT:
                         progress.append(item)
                         if on_progress is not None:
@@ -345,10 +348,37 @@ class Link:
                 if time.monotonic() >= deadline:
                     raise LinkError(f"no answer to {mtype.name} (request {request}) after {attempts} tries")
                 if running:
-                    poll = min(poll * 2, self.MAX_POLL_S)
+                    poll = min(poll * 2, self.MAX_POLL_S) if self.copies == 1 else self.rto
         finally:
             with self._state_lock:
                 del self._pending[request]
+            self._adapt(attempts)
+
+    MAX_COPIES = 6
+
+    def _sample_rtt(self, rtt: float) -> None:
+        self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
+
+    def _adapt(self, attempts: int) -> None:
+        """Redundancy follows the loss rate: copies go up while requests need retries, down when they stop."""
+        if not self.auto_copies:
+            return
+        window = self._attempts_window
+        window.append(attempts)
+        if len(window) < 8:
+            return
+        mean = sum(window) / len(window)
+        copies = self.copies
+        if mean >= 1.5 and copies < self.MAX_COPIES:
+            copies += 1
+        elif mean <= 1.05 and copies > 1 and len(window) >= 32:
+            copies -= 1
+        elif len(window) < 32:
+            return
+        window.clear()
+        if copies != self.copies:
+            self.copies = copies
+            self.reply_copies_due = copies
 
 
 def error_name(code: int) -> str:

@@ -25,6 +25,7 @@ class MsgType(enum.IntEnum):
     LED = 0x06
     STOP = 0x07
     HEARTBEAT = 0x08
+    CONFIG = 0x09  # payload: reply copies 1..8 (redundancy on a bad link)
     # device -> host: replies to a request id
     HELLO_INFO = 0x81
     STATUS_INFO = 0x82
@@ -149,6 +150,7 @@ class Pattern(enum.IntEnum):
 CARD_UNKNOWN = 0xFF  # the device does not read cards
 CARD_UNREADABLE = 0xFE  # the device reads cards but could not read this one
 MAX_DEAL_COUNT = 52
+MAX_COPIES = 8
 ALL_SEATS = 0  # LED seat 0 addresses every seat
 
 

@@ -49,19 +49,23 @@ class Core:
         self.last_host = now
         self.next_heartbeat = now + heartbeat_ms
         self.acted = 0  # commands executed (not answered from memory): for tests
+        self.copies = 1  # each reply is sent this many times back to back (CONFIG sets it on bad links)
         self._emit(proto.BOOT, 0, self._hello_payload())
 
     # ---- link ---------------------------------------------------------------------------
     def receive(self, data, now):
-        for mtype, req, boot, payload in self.deframer.feed(data):
+        seen = []  # copies of one frame in the same burst are one frame
+        for frame in self.deframer.feed(data):
             self.last_host = now
-            if mtype == proto.HEARTBEAT or req == 0:
+            mtype, req, boot, payload = frame
+            if mtype == proto.HEARTBEAT or req == 0 or frame in seen:
                 continue
+            seen.append(frame)
             self.handle(mtype, req, boot, payload, now)
 
     def _emit(self, mtype, req, payload=b""):
         frame = proto.encode_frame(mtype, req, self.boot_id, payload)
-        self.send(frame)
+        self.send(frame * self.copies if req else frame)
         return frame
 
     def _final(self, req, mtype, payload=b""):
@@ -92,7 +96,7 @@ class Core:
     def handle(self, mtype, req, boot, payload, now):
         old = self.memory.get(req)
         if old is not None:
-            self.send(old)  # a retry: answer from memory, never act twice
+            self.send(old * self.copies)  # a retry: answer from memory, never act twice
             return
         if req == self.job_req and self.job is not None:
             self._emit(proto.ACK, req)  # a retry of the running job: still running
@@ -110,6 +114,12 @@ class Core:
                 self._fail(req, proto.E_BAD_REQUEST)
             else:
                 self.hw.set_led(payload[0], payload[1], payload[2], payload[3], payload[4])
+                self._final(req, proto.DONE)
+        elif mtype == proto.CONFIG:
+            if len(payload) != 1 or not 1 <= payload[0] <= proto.MAX_COPIES:
+                self._fail(req, proto.E_BAD_REQUEST)
+            else:
+                self.copies = payload[0]
                 self._final(req, proto.DONE)
         elif mtype == proto.STOP:
             if self.job is not None:
