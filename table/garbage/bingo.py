@@ -5,10 +5,13 @@ coins placed on everyone's cards.
 Ties (``bingo_tie``): ``share`` (the seed's rule, odd coins per ``odd_coins``), ``most-coins``
 (most coins on one's own cards wins, still tied: share), ``kitty`` (no one wins; the coins go to a
 kitty won by the next bingo, of the next hand or, with ``kitty_replay="now"``, played at once with
-the dealer calling on). Every called card goes to the discards at once.
+the dealer calling on). The next bingo winner also takes whatever else waits in the kitty. Every
+called card goes to the discards at once.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from table.cards import Card
 from table.garbage.core import BINGO, KITTY, AwaitCard, BingoResult, PhaseGen, Round, seat_account
@@ -19,9 +22,12 @@ def play_bingo(r: Round) -> PhaseGen:
     res = BingoResult()
     r.results.bingo = res
     res.seats = [s for s in r.order() if r.hands[s]]
+    res.coins_placed = dict.fromkeys(res.seats, 0)
     if not res.seats:
         return
-    res.coins_placed = dict.fromkeys(res.seats, 0)
+    if _nobody_can_finish(r, res):
+        res.abandoned = True
+        return
     while True:
         res.games += 1
         res.marks = {s: [0] * len(r.hands[s]) for s in res.seats}
@@ -48,10 +54,19 @@ def play_bingo(r: Round) -> PhaseGen:
             if rules.kitty_replay == "now":
                 continue
             return
-        kitty = r.ledger.balance(KITTY)  # tied bingos and odd coins wait here for a winner
+        kitty = r.ledger.balance(KITTY)   # tied bingos and odd coins wait here for a winner
         if kitty:
             r.ledger.transfer(KITTY, BINGO, kitty, "bingo kitty won", phase=r.phase, deal=r.deal)
         res.winners = winners
         res.pot = r.ledger.balance(BINGO)
         res.shares = r.share(BINGO, winners, "bingo")
         return
+
+
+def _nobody_can_finish(r: Round, res: BingoResult) -> bool:
+    """True when every player holds a card whose rank can never be called because every copy of
+    it is in hands (possible with one pack). The bingo is then not played: no coin moves."""
+    held = Counter(c.rank for hand in r.hands for c in hand)
+    copies = sum(r.census().values()) // 13
+    dead = {rank for rank, n in held.items() if n >= copies}
+    return bool(dead) and all(any(c.rank in dead for c in r.hands[s]) for s in res.seats)

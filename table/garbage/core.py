@@ -126,6 +126,7 @@ class BingoResult:
     shares: dict[int, int] = field(default_factory=dict)
     to_kitty: int = 0                 # coins sent to the kitty by tied bingos
     games: int = 0                    # bingo games played (more than one with kitty_replay="now")
+    abandoned: bool = False           # not played: some rank every player needs is all in hands
 
 
 @dataclass(frozen=True, slots=True)

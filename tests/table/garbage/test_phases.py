@@ -387,3 +387,23 @@ def test_debt_is_allowed_and_shown_in_the_ledger_rules_md() -> None:
     assert coins(game) == [-2, -2, -2]
     capped = GarbageGame(3, rules=GarbageRules(start_coins=3, debt=False))
     assert coins(capped) == [0, 0, 0] and capped.ledger.balance(POT) == 9
+
+
+def test_bingo_nobody_can_finish_is_not_played() -> None:
+    """One pack, every seven held and each player holding one: a seven can never be called, so
+    no one can cover every card; the bingo is skipped and no coin moves (the seed is silent)."""
+    game = GarbageGame(3, rules=GarbageRules(packs=1))
+    feed(game, deal_order({1: "7C 2C 3C 4C 5C", 2: "7D 2D 3D 4D 5D", 0: "7H 7S 3H 4H 5H"}))
+    bingo = game.results[0].bingo
+    assert bingo is not None and bingo.abandoned and bingo.calls == []
+    assert game.phase == "put-and-take" and game.ledger.balance("bingo") == 0
+
+
+def test_a_dealer_who_sits_out_poker_and_bingo_option() -> None:
+    """rules.md default: the dealer plays poker and bingo; the option lets the dealer only deal."""
+    game = GarbageGame(3, rules=GarbageRules(dealer_plays=False))
+    assert game.ledger.balance(POT) == 10
+    feed(game, deal_order({1: "7C 2C 3C 4C 5C", 2: "7D 2D 3D 4D 5D"}))
+    assert game.phase == "bingo" and game.hand(0) == []
+    bingo = game.results[0].bingo
+    assert bingo is not None and bingo.seats == [1, 2]
