@@ -222,17 +222,19 @@ class Round:
         self.ledger.transfer(payer, payee, amount, reason, phase=self.phase, deal=self.deal)
         return amount
 
-    def share(self, source: str, winners: Sequence[int], reason: str, amount: int | None = None) -> dict[int, int]:
-        """Split ``source`` (all of it, or ``amount``) among ``winners``; the indivisible
-        remainder goes to the winner nearest the dealer's left, or to the kitty (``odd_coins``)."""
-        total = self.ledger.balance(source) if amount is None else amount
+    def share(self, source: str, winners: Sequence[int], reason: str, *, odd_to_kitty: bool | None = None
+              ) -> dict[int, int]:
+        """Split all of ``source`` among ``winners``. The indivisible remainder goes to the winner
+        nearest the dealer's left, or to the kitty (``odd_coins``, or ``odd_to_kitty`` if given)."""
+        total = self.ledger.balance(source)
         if not winners or total <= 0:
             return {}
+        to_kitty = self.rules.odd_coins == "kitty" if odd_to_kitty is None else odd_to_kitty
         ordered = [s for s in self.order() if s in winners]
         each, odd = divmod(total, len(ordered))
         shares = {s: each for s in ordered}
         if odd:
-            if self.rules.odd_coins == "kitty":
+            if to_kitty:
                 self.ledger.transfer(source, KITTY, odd, f"{reason}: odd coins", phase=self.phase, deal=self.deal)
             else:
                 shares[ordered[0]] += odd

@@ -79,15 +79,17 @@ class GarbageRules:
 
         for key in ("start_coins", "ante", "buy_price", "stud_bet", "stud_raises", "no_hit_penalty"):
             value = getattr(self, key)
-            need(isinstance(value, int) and not isinstance(value, bool) and value >= 0, key,
+            need(_whole(value) and value >= 0, key,
                  f"must be a whole number of coins, 0 or more, not {value!r}")
-        need(self.packs is None or (isinstance(self.packs, int) and 1 <= self.packs <= 8), "packs",
+        need(self.packs is None or (_whole(self.packs) and 1 <= self.packs <= 8), "packs",
              f"must be 1 to 8 packs (or unset for 2 or 3 by player count), not {self.packs!r}")
-        need(self.deals_per_seat in range(1, 101), "deals_per_seat", "must be 1 to 100")
-        need(self.hand_size in (5, 6, 7), "hand_size", f"must be 5, 6 or 7 cards, not {self.hand_size!r}")
-        need(self.put_and_take_cards in range(1, 14), "put_and_take_cards",
+        need(_whole(self.deals_per_seat) and 1 <= self.deals_per_seat <= 100, "deals_per_seat",
+             f"must be 1 to 100, not {self.deals_per_seat!r}")
+        need(_whole(self.hand_size) and self.hand_size in (5, 6, 7), "hand_size",
+             f"must be 5, 6 or 7 cards, not {self.hand_size!r}")
+        need(_whole(self.put_and_take_cards) and 1 <= self.put_and_take_cards <= 13, "put_and_take_cards",
              f"must be 1 to 13 cards, not {self.put_and_take_cards!r}")
-        need(self.count_up_cards in range(1, 14), "count_up_cards",
+        need(_whole(self.count_up_cards) and 1 <= self.count_up_cards <= 13, "count_up_cards",
              f"must be 1 to 13 cards (ace to king), not {self.count_up_cards!r}")
         need(self.bingo_tie in ("share", "most-coins", "kitty"), "bingo_tie",
              f"must be share, most-coins or kitty, not {self.bingo_tie!r}")
@@ -100,11 +102,15 @@ class GarbageRules:
             need(isinstance(getattr(self, key), bool), key, "must be true or false")
         need(not (self.stud and self.hand_size != 5), "stud", "five-card stud deals five cards (hand_size 5)")
         if players is not None:
-            need(isinstance(players, int) and 3 <= players <= 12, "players",
+            need(_whole(players) and 3 <= players <= 12, "players",
                  f"Garbage needs 3 to 12 players, not {players!r}")
             in_hands = players * self.hand_size
             need(self.packs_for(players) * 52 >= in_hands + 20, "packs",
                  f"{self.packs_for(players)} pack(s) cannot serve {players} hands of {self.hand_size}")
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _set(**changes: Any) -> GarbageRules:

@@ -130,6 +130,11 @@ class GarbageGame:
     def dealer(self) -> int:
         return (self.first_dealer + max(self.deal, 0)) % self.players
 
+    @property
+    def current(self) -> HandResults:
+        """The results of the hand being played (the last hand once the match is over)."""
+        return self.results[-1]
+
     def balance(self, seat: int) -> int:
         return self.ledger.balance(seat_account(seat))
 
@@ -280,11 +285,9 @@ class GarbageGame:
         self._request = None
         self.round.phase = "end"
         if self.ledger.balance(KITTY):
-            saved = self.rules.odd_coins
-            # the remainder cannot go back to the kitty it is being emptied from
-            self.round.rules = self.rules.replace(odd_coins="dealer-left") if saved == "kitty" else self.rules
-            self.round.share(KITTY, list(range(self.players)), "kitty shared at the end of the match")
-            self.round.rules = self.rules
+            # the remainder cannot go back into the kitty being emptied
+            self.round.share(KITTY, list(range(self.players)), "kitty shared at the end of the match",
+                             odd_to_kitty=False)
 
 
 class DeckFeeder:

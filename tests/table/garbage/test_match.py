@@ -149,3 +149,10 @@ def test_card_objects_only() -> None:
     game = GarbageGame(3)
     assert not game.can_supply("AS")  # type: ignore[arg-type]
     assert game.can_supply(Card.parse("AS"))
+
+
+@pytest.mark.parametrize("option, value", [("deals_per_seat", 1.0), ("put_and_take_cards", True),
+                                           ("hand_size", "5"), ("ante", -1), ("packs", 0)])
+def test_option_values_of_the_wrong_kind_are_refused(option: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=option):
+        GarbageRules().replace(**{option: value})
