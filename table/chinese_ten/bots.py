@@ -17,8 +17,10 @@ from typing import Protocol
 
 from table.cards import Card
 from table.chinese_ten.moves import Move
-from table.chinese_ten.state import ChineseTenState, Outcome, Phase
+from table.chinese_ten.state import ChineseTenState, Outcome, Phase, partner_rank
 from table.errors import IllegalMoveError
+
+_LAY: list[tuple[Card, ...]] = [()]
 
 
 class Bot(Protocol):
@@ -74,16 +76,23 @@ class GreedyBot:
         else:
             candidates = (_flip_card(state),)
             kind = "flip"
-        value = state.card_points
+        points = state.point_table
         best: list[tuple[Card, tuple[Card, ...]]] = []
-        best_key: tuple[int, int] | None = None
+        best_key = -1_000_000
+        on_layout = {c.rank for c in state.layout}
         for card in candidates:
-            for take in state.takes(card):
+            value = points[card.index]
+            # state.takes only when the card could capture: otherwise joining the layout is the only take
+            takes = state.takes(card) if partner_rank(card.rank) in on_layout else _LAY
+            for take in takes:
+                # Points captured now; when nothing captures, lay the card that gives away least.
                 if take:
-                    key = (value(card) + sum(value(c) for c in take), 0)
+                    key = value * 1000
+                    for target in take:
+                        key += points[target.index] * 1000
                 else:
-                    key = (0, -value(card))
-                if best_key is None or key > best_key:
+                    key = -value
+                if key > best_key:
                     best_key, best = key, [(card, take)]
                 elif key == best_key:
                     best.append((card, take))

@@ -38,7 +38,7 @@ from table.cards import ALL_CARDS, Card, Rank, format_cards
 from table.chinese_ten.moves import LegalMoves, Move
 from table.chinese_ten.rules import TRIPLE_RANKS, RuleSet
 from table.chinese_ten.scoring import card_points, margin_json, settle
-from table.errors import CardConflictError, ConfigError, IllegalMoveError
+from table.errors import CardConflictError, CardParseError, ConfigError, IllegalMoveError
 
 PACK_SIZE = 52
 LAYOUT_SIZE = 4
@@ -53,13 +53,15 @@ class Phase(enum.Enum):
     REDEAL = "redeal"  # the first layout held three or four of a kind under the redeal rule
 
 
+# The rank a card captures: numerals pair up to ten, 10 and pictures take their own rank.
+_PARTNER_OF_RANK: dict[Rank, Rank] = {r: (Rank(10 - r) if r <= 9 else r) for r in Rank}
+# Hot-path table indexed by Card.index.
+_PARTNER: tuple[Rank, ...] = tuple(_PARTNER_OF_RANK[c.rank] for c in ALL_CARDS)
+
+
 def partner_rank(rank: Rank) -> Rank:
     """The rank a card of ``rank`` captures: numerals pair up to ten, 10 and pictures match."""
-    return Rank(10 - rank) if rank <= 9 else rank
-
-
-# Hot-path tables indexed by Card.index.
-_PARTNER: tuple[Rank, ...] = tuple(partner_rank(c.rank) for c in ALL_CARDS)
+    return _PARTNER_OF_RANK[rank]
 _RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king", Rank.TEN: "ten"}
 
 
@@ -295,6 +297,11 @@ class ChineseTenState:
         return self._points[_as_card(card).index]
 
     @property
+    def point_table(self) -> tuple[int, ...]:
+        """Points of every card in this deal, indexed by ``Card.index``."""
+        return self._points
+
+    @property
     def history(self) -> tuple[Move, ...]:
         return tuple(self._history)
 
@@ -320,8 +327,10 @@ class ChineseTenState:
 
     def takes(self, card: Card | str) -> list[tuple[Card, ...]]:
         """Every legal ``take`` for ``card`` in the current phase; ``()`` means joining the layout."""
-        card = _as_card(card)
-        options = self.capture_options(card)
+        if card.__class__ is not Card:
+            card = Card.parse(card)  # type: ignore[arg-type]
+        partner = _PARTNER[card.index]
+        options = [c for c in self._layout if c.rank is partner]
         if not options:
             return [()]
         if self._special and len(options) >= 3 and card.rank in TRIPLE_RANKS:
@@ -343,12 +352,21 @@ class ChineseTenState:
             raise IllegalMoveError(f"seat {seat} {verb} {card} with {' and '.join(map(str, options))} on the "
                                    "layout: say which one it takes (one card captures exactly one card)")
         wanted: tuple[Card, ...]
+        if take.__class__ is tuple and not special:
+            # Fast path (bots, history replays): a tuple of at most one Card.
+            if not take:
+                if options and compulsory:
+                    raise IllegalMoveError(f"seat {seat} {verb} {card} while {options[0]} lay on the layout: "
+                                           "capture is compulsory")
+                return ()
+            if len(take) == 1 and take[0] in options:
+                return take  # type: ignore[return-value]
         if isinstance(take, Card | str):
             wanted = (_as_card(take),)
         else:
             try:
                 wanted = tuple(_as_card(t) for t in take)
-            except (TypeError, AttributeError):
+            except (TypeError, AttributeError, CardParseError):
                 raise IllegalMoveError(f"seat {seat} {verb} {card}: take must be a card or a list of cards, "
                                        f"not {take!r}") from None
         if not wanted:
@@ -413,7 +431,9 @@ class ChineseTenState:
     def verify_play(self, seat: int, card: Card | str, take: TakeArg = None) -> tuple[Card, ...]:
         """Raise :class:`IllegalMoveError` (or :class:`CardConflictError`) unless ``seat`` may play
         ``card`` taking ``take``; return the cards it would capture."""
-        card = _as_card(card)
+        return self._verify_play(seat, _as_card(card), take)
+
+    def _verify_play(self, seat: int, card: Card, take: TakeArg) -> tuple[Card, ...]:
         if self._phase is not Phase.PLAY:
             raise self._refuse_phase(seat, "played", card, Phase.PLAY)
         if seat != self._to_act:
@@ -430,14 +450,15 @@ class ChineseTenState:
     def can_play(self, seat: int, card: Card | str, take: TakeArg = None) -> bool:
         try:
             self.verify_play(seat, card, take)
-        except (IllegalMoveError, CardConflictError):
+        except (IllegalMoveError, CardConflictError, CardParseError):
             return False
         return True
 
     def play(self, seat: int, card: Card | str, take: TakeArg = None) -> Move:
         """Play ``card`` from ``seat``'s hand; returns the :class:`Move` appended to the history."""
-        card = _as_card(card)
-        taken = self.verify_play(seat, card, take)
+        if card.__class__ is not Card:
+            card = Card.parse(card)  # type: ignore[arg-type]
+        taken = self._verify_play(seat, card, take)
         hand_pos = -1
         if self._hands is not None:
             hand = self._hands[seat]
@@ -462,10 +483,10 @@ class ChineseTenState:
         and what it would capture. With an unknown stock ``card`` is required and must not have been
         seen (:class:`CardConflictError`); with a known stock it must be the top card."""
         who = self._to_act if seat is None else seat
-        shown = "a card" if card is None else _as_card(card)
-        if self._phase is not Phase.FLIP:
-            raise self._refuse_phase(who, "flipped", shown, Phase.FLIP)
-        if who != self._to_act:
+        if self._phase is not Phase.FLIP or who != self._to_act:
+            shown = "a card" if card is None else _as_card(card)
+            if self._phase is not Phase.FLIP:
+                raise self._refuse_phase(who, "flipped", shown, Phase.FLIP)
             raise IllegalMoveError(f"seat {who} flipped {shown} out of turn: it is seat {self._to_act}'s turn to flip")
         stock = self._stock
         if stock is not None:
@@ -473,7 +494,7 @@ class ChineseTenState:
             if card is None:
                 flipped = top
             else:
-                flipped = _as_card(card)
+                flipped = card if card.__class__ is Card else _as_card(card)
                 if flipped is not top:
                     raise CardConflictError(flipped, f"seat {who} flipped {flipped}, but the top stock card is {top}")
         else:
@@ -488,7 +509,7 @@ class ChineseTenState:
     def can_flip(self, card: Card | str | None = None, take: TakeArg = None, *, seat: int | None = None) -> bool:
         try:
             self.verify_flip(card, take, seat=seat)
-        except (IllegalMoveError, CardConflictError):
+        except (IllegalMoveError, CardConflictError, CardParseError):
             return False
         return True
 
