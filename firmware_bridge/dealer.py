@@ -119,6 +119,9 @@ class DealResult:
     dealt: tuple[DealtCard, ...]
     code: ErrorCode = ErrorCode.OK
     reason: str = "done"
+    # After a reboot: cards in the hopper once re-homed. A card can leave the machine in the instant
+    # the board dies, before it is reported; compare with the count before the deal to find it.
+    hopper_after: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -430,8 +433,8 @@ class Dealer:
                 frame = self.link.request(MsgType.DEAL, payload, timeout=self.timeout, on_progress=on_progress).final
             except RebootedWhileWaiting as exc:
                 dealt = tuple(progress[n] for n in sorted(progress))
-                after = self._recover_quietly()
-                return DealResult(t, f, count, dealt, ErrorCode.DEVICE_REBOOTED, f"{exc}; {after}")
+                after, hopper = self._recover_quietly()
+                return DealResult(t, f, count, dealt, ErrorCode.DEVICE_REBOOTED, f"{exc}; {after}", hopper)
             except LinkError as exc:
                 raise DealInterrupted(f"deal to {t}: {exc}", tuple(progress[n] for n in sorted(progress))) from exc
             if frame.type == MsgType.DONE:
@@ -443,7 +446,8 @@ class Dealer:
                 dealt = self._dealt(failed.cards, t, f)
                 if code is ErrorCode.DEVICE_REBOOTED:
                     dealt = tuple(progress[n] for n in sorted(progress))
-                    return DealResult(t, f, count, dealt, code, f"{REASONS[code]}; {self._recover_quietly()}")
+                    after, hopper = self._recover_quietly()
+                    return DealResult(t, f, count, dealt, code, f"{REASONS[code]}; {after}", hopper)
                 return DealResult(t, f, count, dealt, code, REASONS.get(code, code.name))
             raise DeviceError(f"DEAL answered with {frame.type:#04x}")
 
@@ -454,9 +458,9 @@ class Dealer:
             for n, code in enumerate(codes, start=1)
         )
 
-    def _recover_quietly(self) -> str:
+    def _recover_quietly(self) -> tuple[str, int | None]:
         try:
             status = self.recover()
         except (LinkError, DeviceError) as exc:
-            return f"recovery pending ({exc})"
-        return f"re-homed; {status.hopper} cards in the hopper"
+            return f"recovery pending ({exc})", None
+        return f"re-homed; {status.hopper} cards in the hopper", status.hopper

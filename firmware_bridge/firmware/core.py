@@ -50,6 +50,7 @@ class Core:
         self.next_heartbeat = now + heartbeat_ms
         self.acted = 0  # commands executed (not answered from memory): for tests
         self.copies = 1  # each reply is sent this many times back to back (CONFIG sets it on bad links)
+        self.send(b"\x00")  # end whatever half frame the host was hearing when we died
         self._emit(proto.BOOT, 0, self._hello_payload())
 
     # ---- link ---------------------------------------------------------------------------
