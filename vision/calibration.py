@@ -121,6 +121,11 @@ class Calibrator:
     def current(self) -> Calibration | None:
         return self._current or self.fallback
 
+    @property
+    def doubting(self) -> bool:
+        """The last check disagreed with the calibration: check the next frame too."""
+        return self._disagreements > 0
+
     def update(self, frame_bgr: np.ndarray, *, frame_index: int = -1) -> Calibration | None:
         """Detect markers in the frame and refine (or restart) the calibration. Frames without
         enough markers (a hand over them, a blurred frame) leave it unchanged."""

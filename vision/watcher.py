@@ -1,0 +1,193 @@
+"""The per-frame path from camera frame to table events: calibration, hand (occlusion) detection,
+a cheap change gate, recognition, tracking.
+
+Recognition is the expensive step, so it runs only when the tracker has something undecided or the
+frame changed since the last recognised one (a low-resolution difference over the mat); frames with
+a hand over the mat are not recognised at all (the tracker ignores them anyway).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration, Calibrator
+from vision.events import TableEvent
+from vision.tracker import Observation, Tracker, TrackerConfig
+from vision.zones import Layout
+
+
+class Recognises(Protocol):
+    def recognize(self, frame_bgr: np.ndarray) -> Sequence[Observation]: ...
+
+
+class HandDetector:
+    """Skin-coloured blobs over the mat (YCrCb range, on a quarter-size frame), plus large sudden
+    changes (a sleeve, a glove): either means the view of the table is not clear."""
+
+    def __init__(self, *, scale: float = 0.25, min_blob_frac: float = 0.012, motion_frac: float = 0.04,
+                 motion_level: int = 30) -> None:
+        self.scale = scale
+        self.min_blob_frac = min_blob_frac
+        self.motion_frac = motion_frac
+        self.motion_level = motion_level
+        self._mask: np.ndarray | None = None
+        self._mask_key: bytes | None = None
+        self._prev: np.ndarray | None = None
+        self._was_occluded = False
+        self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+
+    def _mat_mask(self, shape: tuple[int, int], layout: Layout, cal: Calibration) -> np.ndarray:
+        key = cal.image_to_mat.tobytes() + bytes(str(shape), "ascii")
+        if self._mask is None or self._mask_key != key:
+            w, h = layout.width_mm, layout.height_mm
+            corners = cal.to_image(np.array([[0, 0], [w, 0], [w, h], [0, h]])) * self.scale
+            mask = np.zeros(shape, np.uint8)
+            cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 255)
+            self._mask, self._mask_key = mask, key
+        return self._mask
+
+    def occluded(self, frame: np.ndarray, layout: Layout, cal: Calibration,
+                 cards: Sequence[np.ndarray] = ()) -> bool:
+        """``cards``: outlines (image px) of cards known to lie there; their pinks and court
+        figures are not skin."""
+        small = cv2.resize(frame, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
+        mask = self._mat_mask(small.shape[:2], layout, cal)
+        area = max(1, int(cv2.countNonZero(mask)))
+        ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+        skin = cv2.inRange(ycc, (40, 138, 77), (250, 178, 127))
+        skin = cv2.bitwise_and(skin, mask)
+        if len(cards):
+            quads = [np.round(np.asarray(c, np.float32).reshape(4, 2) * self.scale).astype(np.int32) for c in cards]
+            cv2.fillPoly(skin, quads, 0)
+        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        moving = 0
+        if self._prev is not None and self._prev.shape == gray.shape:
+            diff = cv2.absdiff(gray, self._prev)
+            moving = int(cv2.countNonZero(cv2.bitwise_and(
+                cv2.threshold(diff, self.motion_level, 255, cv2.THRESH_BINARY)[1], mask)))
+        self._prev = gray
+        # A sudden large change starts an occlusion (a sleeve, a glove); the change a hand makes
+        # by leaving does not extend one.
+        if moving > self.motion_frac * area and not self._was_occluded:
+            self._was_occluded = True
+            return True
+        if cv2.countNonZero(skin) < self.min_blob_frac * area:
+            self._was_occluded = False
+            return False
+        n, _, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+        biggest = int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
+        self._was_occluded = biggest >= self.min_blob_frac * area
+        return self._was_occluded
+
+
+class ChangeGate:
+    """Did the frame change since the last recognised one? Compared at 1/8 size, blurred, so
+    sensor noise does not count but a card arriving, leaving or turning does."""
+
+    def __init__(self, *, level: int = 14) -> None:
+        self.level = level
+        self._ref: np.ndarray | None = None
+
+    def small(self, frame: np.ndarray) -> np.ndarray:
+        g = cv2.cvtColor(cv2.resize(frame, None, fx=0.125, fy=0.125, interpolation=cv2.INTER_AREA),
+                         cv2.COLOR_BGR2GRAY)
+        return cv2.GaussianBlur(g, (3, 3), 0)
+
+    def changed(self, small: np.ndarray) -> bool:
+        if self._ref is None or self._ref.shape != small.shape:
+            return True
+        return bool(cv2.absdiff(small, self._ref).max() > self.level)
+
+    def remember(self, small: np.ndarray) -> None:
+        self._ref = small
+
+
+@dataclass
+class WatchStats:
+    frames: int = 0
+    recognised: int = 0
+    skipped_static: int = 0
+    occluded: int = 0
+    uncalibrated: int = 0
+    seconds: dict[str, float] = field(default_factory=lambda: {"calibrate": 0.0, "hands": 0.0,
+                                                               "recognise": 0.0, "track": 0.0})
+
+
+class TableWatcher:
+    """Frames in, table events out. ``recognizer`` is a ``vision.recognizer.Recognizer`` (or
+    anything with its ``recognize(frame)``). Give a fixed ``calibration`` for a table without a mat,
+    otherwise the mat's markers are found and re-checked every ``calibrate_every`` frames."""
+
+    def __init__(self, layout: Layout, recognizer: Recognises, *, calibration: Calibration | None = None,
+                 tracker_config: TrackerConfig | None = None, calibrate_every: int = 30, gate: bool = True,
+                 refresh_every: int = 30) -> None:
+        self.layout = layout
+        self.recognizer = recognizer
+        self.calibrator = Calibrator(layout, fallback=calibration)
+        self.tracker = Tracker(layout, config=tracker_config)
+        self.hands = HandDetector()
+        self.change = ChangeGate()
+        self.calibrate_every = calibrate_every
+        self.gate = gate
+        self.refresh_every = refresh_every
+        self.stats = WatchStats()
+        self._since_recognised = 0
+        self.last_observations: Sequence[Observation] = ()
+        self.last_occluded = False
+        self._view_cleared = False
+        self._last_calibration = -(10**9)
+
+    @property
+    def calibration(self) -> Calibration | None:
+        return self.calibrator.current
+
+    def process(self, image: np.ndarray, *, frame_index: int, timestamp: float = 0.0) -> list[TableEvent]:
+        st = self.stats
+        st.frames += 1
+        t0 = time.perf_counter()
+        cal = self.calibrator.current
+        if (cal is None or self.calibrator.doubting or self._view_cleared
+                or frame_index - self._last_calibration >= self.calibrate_every):
+            # after a hand or a jolt the camera may have been nudged: check at once
+            self.calibrator.update(image, frame_index=frame_index)
+            self._last_calibration = frame_index
+            cal = self.calibrator.current
+        t1 = time.perf_counter()
+        st.seconds["calibrate"] += t1 - t0
+        if cal is None:
+            st.uncalibrated += 1
+            return []
+        known = [t.corners for t in self.tracker.tracks.values()]
+        occluded = self.hands.occluded(image, self.layout, cal, known)
+        self._view_cleared = self.last_occluded and not occluded
+        self.last_occluded = occluded
+        t2 = time.perf_counter()
+        st.seconds["hands"] += t2 - t1
+        observations: Sequence[Observation] | None = None
+        if occluded:
+            st.occluded += 1
+        else:
+            small = self.change.small(image)
+            self._since_recognised += 1
+            if (not self.gate or not self.tracker.settled or self.change.changed(small)
+                    or self._since_recognised >= self.refresh_every):
+                observations = self.recognizer.recognize(image)
+                self.last_observations = observations
+                self.change.remember(small)
+                self._since_recognised = 0
+                st.recognised += 1
+            else:
+                st.skipped_static += 1
+        t3 = time.perf_counter()
+        st.seconds["recognise"] += t3 - t2
+        events = self.tracker.update(observations, calibration=cal, frame_index=frame_index,
+                                     timestamp=timestamp, occluded=occluded)
+        st.seconds["track"] += time.perf_counter() - t3
+        return events
