@@ -19,7 +19,8 @@ and while it is ``Phase.FLIP`` the same seat flips the top stock card:
   empty list lays the card without capturing (allowed only when capture is not compulsory).
 * ``takes(card)`` lists every legal take of ``card`` now; ``capture_options(card)`` the layout cards
   it could capture. ``legal_moves`` is a lazy view of :class:`Move` values.
-* ``undo()`` pops the last move; ``history`` replays the game; ``outcome`` is set once the deal is over.
+* ``undo()`` pops the last move; ``history`` replays the game; ``outcome`` is set once the deal is over;
+  ``prompt`` says in words what the table waits for; ``copy()`` gives an independent state.
 
 Hands may be ``None`` (hidden: a played card is accepted when it has not been seen anywhere yet)
 and the stock may be ``None`` (each flipped card comes from outside). A failed call never changes
@@ -308,6 +309,31 @@ class ChineseTenState:
     @property
     def moves_made(self) -> int:
         return len(self._history)
+
+    @property
+    def prompt(self) -> str:
+        """What the table waits for, in words: ``seat 1: play a card from hand``."""
+        if self._phase is Phase.PLAY:
+            return f"seat {self._to_act}: play a card from hand"
+        if self._phase is Phase.FLIP:
+            return f"seat {self._to_act}: flip the top stock card"
+        if self._phase is Phase.REDEAL:
+            return self.redeal_reason
+        return "the deal is over"
+
+    def copy(self) -> ChineseTenState:
+        """An independent copy (to try moves without touching this state; ``undo`` is cheaper)."""
+        new = object.__new__(ChineseTenState)
+        new.__dict__.update(self.__dict__)
+        new._layout = list(self._layout)
+        new._hands = None if self._hands is None else [list(h) for h in self._hands]
+        new._hand_counts = list(self._hand_counts)
+        new._captured = [list(c) for c in self._captured]
+        new._scores = list(self._scores)
+        new._located = bytearray(self._located)
+        new._history = list(self._history)
+        new._undo = list(self._undo)
+        return new
 
     def is_seen(self, card: Card | str) -> bool:
         """Whether the card's place is known (face up, captured, or in a known hand or stock)."""

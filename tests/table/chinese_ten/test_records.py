@@ -221,3 +221,39 @@ def test_cli_subprocess_no_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "illegal move 0: seat 1 played 7H to take 4D" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_redeal_records_single_deal_and_in_a_match() -> None:
+    record = small_record()
+    record["options"] = {"initial_triple": "redeal"}
+    deal = record["deal"]
+    kings = ["KC", "KH", "KS"]
+    for cards in deal["hands"] + [deal["stock"]]:
+        for i, c in enumerate(cards):
+            if c in kings:
+                cards[i] = deal["layout"][kings.index(c)]
+    deal["layout"][:3] = kings
+    record["moves"] = []
+    result = replay(record)
+    assert result["over"] is False and "same dealer gathers the cards and deals again" in result["redeal"]
+    record["moves"] = [{"seat": 1, "play": "7H"}]
+    with pytest.raises(IllegalMoveError, match="under the redeal rule"):
+        replay(record)
+    # in a match the same dealer deals again
+    game = random_record(players=2, seed=1, rules=None)
+    match = {"game": "chinese-ten", "options": {"initial_triple": "redeal"}, "players": 2, "dealer": 0,
+             "deals": [{"deal": deal, "moves": []}, {"dealer": 0, "deal": game["deal"], "moves": game["moves"]}]}
+    out = replay(match)
+    assert out["over"] is True and [d["dealer"] for d in out["deals"]] == [0, 0]
+    assert "redeal" in out["deals"][0]
+
+
+def test_referee_record_a_card_seen_twice_is_an_illegal_move() -> None:
+    record = small_record()
+    record["deal"]["hands"] = None
+    record["deal"]["stock"] = None
+    record["moves"] += [{"seat": 0, "play": "7H"}]
+    with pytest.raises(IllegalMoveError) as info:
+        replay(record)
+    assert info.value.index == 2
+    assert info.value.reason == "seat 0 played 7H, but 7H is already among seat 1's captures"

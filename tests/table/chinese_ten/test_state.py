@@ -196,3 +196,24 @@ def test_special_capture_undo_restores_the_triple(ct) -> None:
     state.undo()
     assert snapshot(state) == before
     assert state.phase is Phase.PLAY
+
+
+def test_prompt_says_what_the_table_waits_for(ct) -> None:
+    state = ct.referee("3C 4D QH 6S", players=3, dealer=2)
+    assert state.prompt == "seat 0: play a card from hand"
+    state.play(0, "KD")
+    assert state.prompt == "seat 0: flip the top stock card"
+    assert "deals again" in ct.referee("KC KD KH 2S", initial_triple="redeal").prompt
+
+
+def test_copy_is_independent(ct) -> None:
+    state = ct.known("3C 4D QH 6S", {1: "7H KD"})
+    before = snapshot(state)
+    trial = state.copy()
+    trial.play(1, "7H")
+    trial.flip()
+    assert snapshot(state) == before
+    assert trial.captured(1)[:2] == (C("7H"), C("3C"))
+    trial.undo()
+    trial.undo()
+    assert snapshot(trial) == before
