@@ -71,6 +71,12 @@ def rank_name(rank: Rank, plural: bool = False) -> str:
     return _RANK_NAMES.get(rank, str(int(rank))) + ("s" if plural else "")
 
 
+def _a(rank: Rank) -> str:
+    """``a 7``, ``an 8``, ``an ace``."""
+    name = rank_name(rank)
+    return ("an " if name[0] in "a8" else "a ") + name
+
+
 TakeArg = Card | str | Sequence[Card | str] | None
 
 
@@ -175,14 +181,14 @@ class ChineseTenState:
         self._last_capturer: int | None = None
         self.opening_capture: tuple[Card, ...] = ()
         self._origin: dict[int, str] = {}
-        self.initial_layout = tuple(self._place_known("layout", "layout", layout, LAYOUT_SIZE))
+        self.initial_layout = tuple(self._place_known("layout", "the layout", layout, LAYOUT_SIZE))
         self._layout = list(self.initial_layout)
         if hands is not None:
             if len(hands) != players:
                 raise ConfigError("hands", f"{players} players need {players} hands, not {len(hands)}")
             self._hands = [self._place_known("hands", f"seat {i}'s hand", h, self.hand_size) for i, h in enumerate(hands)]
         if stock is not None:
-            self._stock = tuple(self._place_known("stock", "stock", stock, STOCK_SIZE))
+            self._stock = tuple(self._place_known("stock", "the stock", stock, STOCK_SIZE))
         self.initial_hands = None if self._hands is None else tuple(tuple(h) for h in self._hands)
         self.initial_stock = self._stock
         self._to_act = dealer if rules.dealer_plays_first else (dealer + 1) % players
@@ -206,11 +212,11 @@ class ChineseTenState:
     def _place_known(self, key: str, where: str, cards: Iterable[Card | str], size: int) -> list[Card]:
         out = [_as_card(c) for c in cards]
         if len(out) != size:
-            raise ConfigError(key, f"the {where} must hold {size} cards, not {len(out)}")
+            raise ConfigError(key, f"{where} must hold {size} cards, not {len(out)}")
         for card in out:
             if self._located[card.index]:
-                raise CardConflictError(card, f"{card} is dealt twice: in the {self._origin[card.index]} "
-                                              f"and in the {where}")
+                raise CardConflictError(card, f"{card} is dealt twice: in {self._origin[card.index]} "
+                                              f"and in {where}")
             self._located[card.index] = 1
             self._origin[card.index] = where
         return out
@@ -359,9 +365,11 @@ class ChineseTenState:
         options = [c for c in self._layout if c.rank is partner]
         if not options:
             return [()]
+        out: list[tuple[Card, ...]]
         if self._special and len(options) >= 3 and card.rank in TRIPLE_RANKS:
-            return [tuple(options)]
-        out: list[tuple[Card, ...]] = [(c,) for c in options]
+            out = [tuple(options)]
+        else:
+            out = [(c,) for c in options]
         if not self._compulsory and self._phase is Phase.PLAY:
             out.append(())
         return out
@@ -416,9 +424,9 @@ class ChineseTenState:
         if target not in self._layout:
             raise IllegalMoveError(f"seat {seat} {verb} {card} to take {target}, but {target} is not on the layout")
         if card.rank <= 9:
-            why = f"a {rank_name(card.rank)} takes a {rank_name(partner)} (numerals add up to ten)"
+            why = f"{_a(card.rank)} takes {_a(partner)} (numerals add up to ten)"
         else:
-            why = f"a {rank_name(card.rank)} takes only a {rank_name(card.rank)}"
+            why = f"{_a(card.rank)} takes only {_a(card.rank)}"
         raise IllegalMoveError(f"seat {seat} {verb} {card} to take {target}: {why}")
 
     def _place(self, seat: int, card: Card, taken: tuple[Card, ...]) -> tuple[tuple[int, Card], ...]:

@@ -290,3 +290,18 @@ def test_game_over_when_hands_and_stock_are_empty_and_layout_is_empty_too() -> N
     assert outcome is not None and outcome.leftover == ()
     with pytest.raises(IllegalMoveError, match="the deal is over"):
         state.play(0, "AS")
+
+
+def test_option_capture_not_compulsory_applies_to_a_special_capture_too(ct) -> None:
+    state = ct.referee("KC KD KH 2S", capture_compulsory=False)
+    assert state.takes("KS") == [tuple(ct.cards("KC KD KH")), ()]
+    state.play(1, "KS", [])
+    assert len(state.layout) == 5
+
+
+def test_refusal_names_the_pairing_rule_with_articles(ct) -> None:
+    state = ct.referee("3C 4D QH 6S")
+    with pytest.raises(IllegalMoveError, match=r"an ace takes a 9 \(numerals add up to ten\)"):
+        state.play(1, "AH", "3C")
+    with pytest.raises(IllegalMoveError, match=r"a 2 takes an 8"):
+        state.play(1, "2H", "4D")

@@ -95,13 +95,13 @@ def test_hidden_hands_accept_any_unseen_card_and_reject_seen_ones(ct) -> None:
 def test_a_card_dealt_twice_is_a_conflict() -> None:
     rs = rules_by_name("pagat")
     deck = standard_pack()
-    with pytest.raises(CardConflictError, match="is dealt twice: in the layout and in the seat 0's hand"):
+    with pytest.raises(CardConflictError, match="is dealt twice: in the layout and in seat 0's hand"):
         ChineseTenState(rs, players=2, layout=deck[0:4], hands=[deck[0:12], deck[12:24]])
 
 
 def test_wrong_sizes_are_config_errors() -> None:
     rs = rules_by_name("pagat")
-    with pytest.raises(ValueError, match="layout must hold 4 cards, not 3"):
+    with pytest.raises(ValueError, match="the layout must hold 4 cards, not 3"):
         ChineseTenState(rs, players=2, layout=standard_pack()[:3])
     with pytest.raises(ValueError, match="seat 1's hand must hold 12 cards, not 11"):
         ChineseTenState(rs, players=2, layout=standard_pack()[:4],
