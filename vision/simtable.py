@@ -694,3 +694,57 @@ class SimOracle:
 
 if TYPE_CHECKING:
     from vision.recognizer import Recognition
+
+
+class RandomPlay:
+    """Keeps a simulated table busy with plausible random plays (the ``sim:`` camera's demo
+    script): cards laid in the play area, pairs taken to capture piles, the stock flipped, now and
+    then a card turned over; when the pack runs out the table is cleared and dealt again."""
+
+    def __init__(self, sim: SimTable, *, seed: int = 0) -> None:
+        self.sim = sim
+        self.rng = random.Random(seed)
+        kinds = {z.kind: z.name for z in sim.layout.zones}
+        self.play_zone = kinds.get("layout") or kinds.get("trick") or kinds.get("turnup") or sim.layout.zones[0].name
+        self.stock = kinds.get("stock")
+        self.piles = [z.name for z in sim.layout.zones if z.kind == "capture"]
+        self.seats = sorted({z.seat for z in sim.layout.zones if z.seat is not None}) or [1]
+        self.capacity = max(1, len(sim.layout.zone(self.play_zone).slots))
+        self.hand: list[str] = []
+        self._deal()
+
+    def _deal(self) -> None:
+        for c in list(self.sim.cards.values()):
+            self.sim.remove(c.id, animate=False)
+        deck = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+        self.rng.shuffle(deck)
+        if self.stock:
+            self.sim.set_stock(deck[:20], self.stock)
+            deck = deck[20:]
+        self.hand = deck
+
+    def step(self) -> None:
+        """Queue one action."""
+        sim, rng = self.sim, self.rng
+        seat = rng.choice(self.seats)
+        lay = [c for c in sim.card_in(self.play_zone)]
+        r = rng.random()
+        if r < 0.45 and self.hand and len(lay) < min(self.capacity, 8):
+            sim.place(self.hand.pop(), self.play_zone, seat=seat)
+        elif r < 0.75 and len(lay) >= 2:
+            pair = rng.sample(lay, 2)
+            pile = f"capture:{seat}" if f"capture:{seat}" in self.piles else None
+            sim.take([c.id for c in pair], pile, seat=seat)
+        elif r < 0.9 and self.stock and sim.card_in(self.stock) and len(lay) < self.capacity:
+            sim.flip_stock(self.play_zone, stock=self.stock, seat=seat)
+        elif lay and r < 0.95:
+            sim.turn_over(rng.choice(lay).id, seat=seat)
+        elif not self.hand and not (self.stock and sim.card_in(self.stock)):
+            self._deal()
+            sim.place(self.hand.pop(), self.play_zone, seat=seat)
+        elif self.hand and len(lay) < self.capacity:
+            sim.place(self.hand.pop(), self.play_zone, seat=seat)
+        elif lay:
+            sim.take([lay[0].id], None, seat=seat)
+        else:
+            self._deal()
