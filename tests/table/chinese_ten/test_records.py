@@ -257,3 +257,50 @@ def test_referee_record_a_card_seen_twice_is_an_illegal_move() -> None:
         replay(record)
     assert info.value.index == 2
     assert info.value.reason == "seat 0 played 7H, but 7H is already among seat 1's captures"
+
+
+def _mutate(value: Any, rng: Any) -> Any:
+    """One random change somewhere inside a JSON value."""
+    junk = [None, True, 0, -1, 99, "", "ZZ", "7H", "AS", [], {}, ["3C"], {"seat": 0}, 1.5]
+    if isinstance(value, dict) and value and rng.random() < 0.8:
+        key = rng.choice(sorted(value))
+        if rng.random() < 0.15:
+            del value[key]
+        else:
+            value[key] = _mutate(value[key], rng)
+        return value
+    if isinstance(value, list) and value and rng.random() < 0.8:
+        i = rng.randrange(len(value))
+        roll = rng.random()
+        if roll < 0.15:
+            del value[i]
+        elif roll < 0.3:
+            value.insert(i, copy.deepcopy(value[rng.randrange(len(value))]))
+        else:
+            value[i] = _mutate(value[i], rng)
+        return value
+    return rng.choice(junk)
+
+
+def test_fuzzed_records_give_only_record_or_illegal_move_errors() -> None:
+    """Never anything but a RecordError (exit 2) or an IllegalMoveError (exit 1): no traceback."""
+    import random
+    rng = random.Random(2024)
+    bases = [random_record(players=3, seed=1, rules=None), random_match_record(players=2, seed=1, rules=None,
+                                                                               deals=2)]
+    outcomes = {"ok": 0, "record": 0, "illegal": 0}
+    for i in range(600):
+        record = copy.deepcopy(bases[i % 2])
+        for _ in range(rng.randint(1, 3)):
+            record = _mutate(record, rng)
+        try:
+            if not isinstance(record, dict):
+                continue
+            replay(record)
+            outcomes["ok"] += 1
+        except RecordError:
+            outcomes["record"] += 1
+        except IllegalMoveError as exc:
+            assert exc.index is not None
+            outcomes["illegal"] += 1
+    assert outcomes["record"] > 100 and outcomes["illegal"] > 0
