@@ -21,7 +21,7 @@ from table.frog.rules import rule_set
 from table.frog.state import Phase
 
 
-def run(games: int, bot: str, rules_name: str, players: int) -> tuple[float, int]:
+def run(games: int, bot: str, rules_name: str, players: int) -> tuple[float, int, float]:
     rules = rule_set(rules_name).with_options(bust_ends_match=False)
     match = FrogMatch(rules, players)
     make = HeuristicBot if bot == "heuristic" else RandomBot
@@ -39,7 +39,7 @@ def run(games: int, bot: str, rules_name: str, players: int) -> tuple[float, int
         played += deal.phase is Phase.OVER
     elapsed = time.perf_counter() - start
     assert match.ledger.total == players * rules.starting_chips
-    return games / elapsed, played
+    return games / elapsed, played, elapsed
 
 
 def main() -> None:
@@ -48,10 +48,15 @@ def main() -> None:
     parser.add_argument("--bot", choices=("heuristic", "random"), default="heuristic")
     parser.add_argument("--rules", default="foster-1909")
     parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="runs; the median and best are printed")
     args = parser.parse_args()
-    rate, played = run(args.games, args.bot, args.rules, args.players)
-    print(f"{args.games} games ({played} played out, {args.games - played} passed) "
-          f"{args.bot} bots, {args.rules}, {args.players} players: {rate:,.0f} games/s")
+    runs = sorted((run(args.games, args.bot, args.rules, args.players) for _ in range(args.repeat)),
+                  key=lambda r: r[0])
+    rate, played, elapsed = runs[len(runs) // 2]
+    best = runs[-1]
+    print(f"{args.games} deals ({played} played out, {args.games - played} passed), {args.bot} bots, "
+          f"{args.rules}, {args.players} players, median of {args.repeat}: {rate:,.0f} deals/s, "
+          f"{played / elapsed:,.0f} played-out deals/s (best {best[0]:,.0f} and {best[1] / best[2]:,.0f})")
 
 
 if __name__ == "__main__":

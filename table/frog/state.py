@@ -33,6 +33,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from table.cards import ALL_CARDS, Card, Suit, format_cards
 from table.errors import CardConflictError, ConfigError, IllegalMoveError
@@ -58,9 +59,11 @@ class Phase(enum.Enum):
     PASSED = "passed"  # everybody passed: no game, the deal passes left
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
-    """One applied decision, as recorded: kind ``bid``, ``trump``, ``widow``, ``discard`` or ``play``."""
+class Move(NamedTuple):
+    """One applied decision, as recorded: kind ``bid``, ``trump``, ``widow``, ``discard`` or ``play``.
+
+    (A named tuple rather than a frozen dataclass: one is made per card played, and this is cheaper.)
+    """
 
     seat: int
     kind: str
@@ -77,8 +80,7 @@ class Move:
         return {"seat": self.seat, self.kind: None if v is None else str(v)}
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     number: int  # 1..11
     leader: int
     plays: tuple[tuple[int, Card], ...]  # (seat, card) in playing order
@@ -212,6 +214,18 @@ class FrogDeal:
     @property
     def last_trick(self) -> Trick | None:
         return self.tricks[-1] if self.tricks else None
+
+    @property
+    def winning(self) -> tuple[int, Card] | None:
+        """The seat and card winning the trick in progress so far (``None`` before its first card)."""
+        if not self._trick or self.trump is None:
+            return None
+        best_seat, best = self._trick[0]
+        for seat, card in self._trick[1:]:
+            if (card.suit is best.suit and POWER[card.index] > POWER[best.index]) or (
+                    card.suit is self.trump and best.suit is not self.trump):
+                best_seat, best = seat, card
+        return best_seat, best
 
     def hand(self, seat: int) -> tuple[Card, ...] | None:
         """The seat's cards now, when hands are known (``None`` otherwise or for a sitting-out seat)."""
