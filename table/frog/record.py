@@ -16,6 +16,8 @@ bidder's raise is ``"bid": "grand"``), ``{"seat": 1, "trump": "S"}``, ``{"seat":
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 from typing import Any
 
@@ -173,6 +175,49 @@ def _deal_result(deal: FrogDeal) -> dict[str, Any]:
         out["chips"] = [settlement.net(s) for s in range(deal.players)]
     if deal.revokes:
         out["revokes"] = [r.as_json() for r in deal.revokes]
+    return out
+
+
+def deal_json(deal: FrogDeal) -> dict[str, Any]:
+    """One deal as a record entry: ``hands`` and ``widow`` when known, and its moves."""
+    out: dict[str, Any] = {}
+    if deal.known:
+        hands, widow = deal.initial_cards
+        assert hands is not None
+        out["hands"] = {str(s): [str(c) for c in hands[s]] for s in deal.active}
+        if deal.widow is not None:
+            out["widow"] = [str(c) for c in (widow or deal.widow)]
+    elif deal.initial_cards[1] is not None:
+        out["widow"] = [str(c) for c in deal.initial_cards[1] or ()]
+    out["moves"] = [m.as_json() for m in deal.history]
+    return out
+
+
+def match_record(match: FrogMatch, *, current: FrogDeal | None = None) -> dict[str, Any]:
+    """The record of a session so far (finished deals, then ``current`` if one is in progress);
+    ``replay`` of it gives the same points and chips."""
+    deals = [*match.deals, *([current] if current is not None else [])]
+    first = deals[0].dealer if deals else match.dealer
+    record: dict[str, Any] = {"game": "frog", "rules": match.rules.name}
+    options = _options_json(match.rules)
+    if options:
+        record["options"] = options
+    record.update(players=match.players, dealer=first, deals=[deal_json(d) for d in deals])
+    return record
+
+
+def _options_json(rules: RuleSet) -> dict[str, Any]:
+    """The fields where ``rules`` differs from its named set, as record options."""
+    base = rule_set(rules.name)
+    out: dict[str, Any] = {}
+    for field in dataclasses.fields(rules):
+        value = getattr(rules, field.name)
+        if value != getattr(base, field.name):
+            if isinstance(value, enum.Enum):
+                value = value.value
+            elif isinstance(value, tuple):
+                value = [v.word if isinstance(v, Contract) else v for v in value]
+            out[field.name] = value
     return out
 
 

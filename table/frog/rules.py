@@ -122,7 +122,7 @@ class RuleSet:
             elif isinstance(current, int) and not isinstance(current, bool) and (
                     not isinstance(value, int) or isinstance(value, bool)):
                 raise ConfigError(key, f"expected a whole number, got {value!r}")
-            elif isinstance(current, tuple) and isinstance(value, list):
+            elif isinstance(value, list):
                 value = tuple(Contract[v.upper()] if key == "contracts" and isinstance(v, str) else v
                               for v in value)
             changes[key] = value

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from table.cards import ALL_CARDS, Card, Suit, format_cards
-from table.errors import CardConflictError, ConfigError, IllegalMoveError
+from table.errors import CardConflictError, CardParseError, ConfigError, IllegalMoveError
 from table.frog.auction import Auction
 from table.frog.deal import HAND_SIZE, WIDOW_SIZE, active_seats, check_players, sitting_out
 from table.frog.play import IN_PACK, POINTS, POWER, TOTAL_POINTS, breach, legal_plays
@@ -133,13 +133,16 @@ class FrogDeal:
         self.active: tuple[int, int, int] = active_seats(rules, players, dealer)
         self.sitting_out: tuple[int, ...] = sitting_out(rules, players, dealer)
         self.known = hands is not None
+        self._initial = (None if hands is None else {s: tuple(cs) for s, cs in hands.items()},
+                         None if widow is None else tuple(widow))
         self._where: list[int] = [(_UNKNOWN if IN_PACK[i] else _NOT_IN_PACK) for i in range(52)]
         self._hands: dict[int, list[Card]] = {s: [] for s in self.active}
         self._widow: tuple[Card, ...] | None = None
-        if hands is not None:
-            self._deal_known(hands, widow)
-        elif widow is not None:
-            self._widow = self._place(widow, _WIDOW, "widow", WIDOW_SIZE)
+        start_hands, start_widow = self._initial
+        if start_hands is not None:
+            self._deal_known(start_hands, start_widow)
+        elif start_widow is not None:
+            self._widow = self._place(start_widow, _WIDOW, "widow", WIDOW_SIZE)
         self.auction = Auction(rules, self.active)
         self.phase = Phase.AUCTION
         self.contract: Contract | None = None
@@ -197,6 +200,11 @@ class FrogDeal:
     @property
     def over(self) -> bool:
         return self.phase in (Phase.OVER, Phase.PASSED)
+
+    @property
+    def initial_cards(self) -> tuple[dict[int, tuple[Card, ...]] | None, tuple[Card, ...] | None]:
+        """The hands and widow this deal was created with (``None`` where not given)."""
+        return self._initial
 
     @property
     def widow(self) -> tuple[Card, ...] | None:
@@ -326,18 +334,19 @@ class FrogDeal:
 
     # -- widow and discards (Frog) --------------------------------------------------------------------
 
-    def verify_widow(self, cards: Sequence[Card]) -> None:
+    def verify_widow(self, cards: Sequence[Card | str]) -> None:
         """Hidden hands: the camera reports the widow a Frog bidder exposes (rules.expose_widow)."""
         if self.phase is not Phase.DISCARD or self.widow_shown or not self.rules.expose_widow:
             raise IllegalMoveError("the widow can only be shown once, by a Frog bidder before discarding, "
                                    f"and only where it is exposed ({self.rules.name} "
                                    f"{'exposes' if self.rules.expose_widow else 'hides'} it)")
-        self._check_cards(cards, WIDOW_SIZE, "widow", allowed=(_UNKNOWN, _WIDOW))
+        self._check_cards(_cards(cards), WIDOW_SIZE, "widow", allowed=(_UNKNOWN, _WIDOW))
 
-    def can_show_widow(self, cards: Sequence[Card]) -> bool:
+    def can_show_widow(self, cards: Sequence[Card | str]) -> bool:
         return _ok(self.verify_widow, cards)
 
-    def show_widow(self, cards: Sequence[Card]) -> None:
+    def show_widow(self, cards: Sequence[Card | str]) -> None:
+        cards = _cards(cards)
         self.verify_widow(cards)
         assert self.bidder is not None
         if not self.known:
@@ -347,7 +356,7 @@ class FrogDeal:
         self.widow_shown = True
         self.history.append(Move(self.bidder, "widow", tuple(cards)))
 
-    def verify_discard(self, seat: int, cards: Sequence[Card] | None) -> None:
+    def verify_discard(self, seat: int, cards: Sequence[Card | str] | None) -> None:
         """A Frog bidder puts 3 cards face down; ``None`` when they are not seen (hidden hands only)."""
         if self.phase is not Phase.DISCARD:
             raise IllegalMoveError(f"seat {seat} cannot discard now: only a "
@@ -359,12 +368,13 @@ class FrogDeal:
                 raise IllegalMoveError(f"seat {seat} must name the 3 discards: the hands are known")
             return
         allowed = (seat,) if self.known else (_UNKNOWN, seat)
-        self._check_cards(cards, WIDOW_SIZE, "discard", allowed=allowed, seat=seat)
+        self._check_cards(_cards(cards), WIDOW_SIZE, "discard", allowed=allowed, seat=seat)
 
-    def can_discard(self, seat: int, cards: Sequence[Card] | None) -> bool:
+    def can_discard(self, seat: int, cards: Sequence[Card | str] | None) -> bool:
         return _ok(self.verify_discard, seat, cards)
 
-    def discard(self, seat: int, cards: Sequence[Card] | None) -> None:
+    def discard(self, seat: int, cards: Sequence[Card | str] | None) -> None:
+        cards = None if cards is None else _cards(cards)
         self.verify_discard(seat, cards)
         if cards is not None:
             for card in cards:
@@ -386,7 +396,8 @@ class FrogDeal:
 
     # -- play -------------------------------------------------------------------------------------------
 
-    def verify_play(self, seat: int, card: Card) -> None:
+    def verify_play(self, seat: int, card: Card | str) -> None:
+        card = _card(card)
         if self.phase is not Phase.PLAY:
             raise IllegalMoveError(f"seat {seat} cannot play {card}: no trick is being played ({self.phase.value})")
         if seat != self._turn:
@@ -400,11 +411,12 @@ class FrogDeal:
             if why is not None:
                 raise IllegalMoveError(f"seat {seat} cannot play {card}: {why}")
 
-    def can_play(self, seat: int, card: Card) -> bool:
+    def can_play(self, seat: int, card: Card | str) -> bool:
         return _ok(self.verify_play, seat, card)
 
-    def play(self, seat: int, card: Card) -> Trick | None:
-        """Play ``card``; returns the trick it completes, if any (``last_trick``, winner inside)."""
+    def play(self, seat: int, card: Card | str) -> Trick | None:
+        """Play ``card`` (a Card or text such as ``"TH"``); returns the trick it completes, if any."""
+        card = _card(card)
         self.verify_play(seat, card)
         self._where[card.index] = _PLAYED
         if self.known:
@@ -505,10 +517,82 @@ class FrogDeal:
                 active=self.active, table=range(self.players), revoker=revoker)
         return self._settlement
 
+    # -- moves as values: apply, undo, copy, prompt -------------------------------------------------
+
+    def apply(self, move: Move) -> None:
+        """Apply a recorded :class:`Move` (as found in ``history``)."""
+        seat, kind, value = move
+        if kind == "bid":
+            self.bid(seat, value if isinstance(value, Contract) else None)
+        elif kind == "trump" and isinstance(value, Suit):
+            self.name_trump(seat, value)
+        elif kind == "widow" and isinstance(value, tuple):
+            self.show_widow(value)
+        elif kind == "discard" and (value is None or isinstance(value, tuple)):
+            self.discard(seat, value)
+        elif kind == "play" and isinstance(value, Card):
+            self.play(seat, value)
+        else:
+            raise IllegalMoveError(f"seat {seat}: not a Frog move: {kind} {value!r}")
+
+    def copy(self) -> FrogDeal:
+        """An independent copy, rebuilt from the same cards and history."""
+        hands, widow = self._initial
+        new = FrogDeal(self.rules, players=self.players, dealer=self.dealer, hands=hands, widow=widow)
+        for move in self.history:
+            new.apply(move)
+        return new
+
+    def undo(self) -> Move:
+        """Take back the last decision (a misread card, a slip of the tongue); returns it."""
+        if not self.history:
+            raise IllegalMoveError("nothing to undo: no move has been made in this deal")
+        last = self.history[-1]
+        hands, widow = self._initial
+        fresh = FrogDeal(self.rules, players=self.players, dealer=self.dealer, hands=hands, widow=widow)
+        for move in self.history[:-1]:
+            fresh.apply(move)
+        self.__dict__.update(fresh.__dict__)
+        return last
+
+    def prompt(self) -> str:
+        """What the table waits for, in words: ``seat 2: follow suit (spades) or trump``."""
+        seat = self.to_act
+        if self.phase is Phase.AUCTION:
+            calls = [self.rules.name_of(c) if c is not None else "pass" for c in self.auction.legal_calls()]
+            if self.auction.raising:
+                return f"seat {seat}: raise to {self.rules.name_of(Contract.GRAND)} or pass"
+            return f"seat {seat}: bid {', '.join(calls[1:])} or pass" if len(calls) > 1 else f"seat {seat}: pass"
+        if self.phase is Phase.TRUMP:
+            return f"seat {seat}: name trumps (clubs, spades or diamonds)"
+        if self.phase is Phase.DISCARD:
+            return f"seat {seat}: take up the widow and discard 3 cards face down"
+        if self.phase is Phase.PLAY:
+            if not self._trick:
+                return f"seat {seat}: lead to trick {len(self.tricks) + 1}"
+            led = self._trick[0][1].suit.name.lower()
+            trump = self.trump.name.lower() if self.trump else ""
+            return f"seat {seat}: follow {led}; if void, trump ({trump}); else any card"
+        if self.phase is Phase.PASSED:
+            return "everybody passed: no game, the deal passes left"
+        settlement = self.settlement
+        if settlement is None:
+            return "the deal is over"
+        return (f"the deal is over: seat {settlement.bidder} {settlement.result.value} "
+                f"{self.rules.name_of(settlement.contract)} with {settlement.scored}")
+
+
+def _card(card: Card | str) -> Card:
+    return card if isinstance(card, Card) else Card.parse(card)
+
+
+def _cards(cards: Sequence[Card | str]) -> list[Card]:
+    return [_card(c) for c in cards]
+
 
 def _ok(verify: object, *args: object) -> bool:
     try:
         verify(*args)  # type: ignore[operator]
-    except (IllegalMoveError, CardConflictError):
+    except (IllegalMoveError, CardConflictError, CardParseError):
         return False
     return True

@@ -58,7 +58,9 @@ def test_must_follow_suit_even_when_holding_trumps(deal_from: MakeDeal) -> None:
 def test_no_duty_to_head_and_trump_wins(deal_from: MakeDeal) -> None:
     deal = grand_by_seat_1(deal_from)
     deal.play(1, Card.parse("AS"))
+    assert deal.winning == (1, Card.parse("AS"))
     deal.play(2, Card.parse("9H"))
+    assert deal.winning == (2, Card.parse("9H"))
     trick = deal.play(0, Card.parse("6S"))  # a low spade, though JS could not win anyway
     assert trick is not None and trick.winner == 2 and trick.points == 11 and trick.number == 1
     assert deal.to_act == 2 and deal.trick_points[2] == 11
