@@ -94,7 +94,7 @@ class _Pending:
 class Link:
     """A framed, self-healing link to one device."""
 
-    MIN_RTO_S = 0.004
+    MIN_RTO_S = 0.003
     MAX_RTO_S = 0.25
     MAX_POLL_S = 0.05
 
@@ -313,15 +313,18 @@ class Link:
         self.stats.requests += 1
         start = time.monotonic()
         attempts = 0
+        lost = 0  # sends that heard nothing back before the next one: what redundancy is for
         running = False
         poll = self.rto
         deadline = start + timeout
         try:
             while True:
-                self._write(data * self.copies)
+                # one more copy per unanswered send: a garbled line gets redundancy at once, a clean one none
+                self._write(data * min(self.copies + lost, self.MAX_COPIES))
                 attempts += 1
                 if attempts > 1:
                     self.stats.retries += 1
+                answered = False
                 wait_until = min(deadline, time.monotonic() + (poll if running else self.rto))
                 while True:
                     remaining = wait_until - time.monotonic()
@@ -333,6 +336,7 @@ class Link:
                         break
                     if isinstance(item, BaseException):
                         raise item
+                    answered = True
                     if attempts == 1 and not running:  # Karn: time only the first answer to a first try
                         self._sample_rtt(time.monotonic() - start)
                     if item.type in FINAL_REPLIES:
@@ -345,14 +349,16 @@ class Link:
                     poll = self.rto
                     deadline = max(deadline, time.monotonic() + timeout)  # silence, not duration, times out
                     wait_until = min(deadline, time.monotonic() + poll)
+                if not answered:
+                    lost += 1
                 if time.monotonic() >= deadline:
                     raise LinkError(f"no answer to {mtype.name} (request {request}) after {attempts} tries")
                 if running:
-                    poll = min(poll * 2, self.MAX_POLL_S) if self.copies == 1 else self.rto
+                    poll = min(poll * 1.5, self.MAX_POLL_S) if not lost else self.rto
         finally:
             with self._state_lock:
                 del self._pending[request]
-            self._adapt(attempts)
+            self._adapt(1 + lost)
 
     MAX_COPIES = 6
 

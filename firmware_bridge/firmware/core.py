@@ -39,6 +39,7 @@ class Core:
         self.deframer = proto.Deframer()
         self.memory = {}
         self.memory_order = []
+        self.repeats = {}  # request id -> retries seen (insertion ordered, bounded)
         self.job = None
         self.job_req = 0
         self.job_type = 0
@@ -96,11 +97,17 @@ class Core:
     # ---- commands -----------------------------------------------------------------------
     def handle(self, mtype, req, boot, payload, now):
         old = self.memory.get(req)
-        if old is not None:
-            self.send(old * self.copies)  # a retry: answer from memory, never act twice
-            return
-        if req == self.job_req and self.job is not None:
-            self._emit(proto.ACK, req)  # a retry of the running job: still running
+        if old is not None or (req == self.job_req and self.job is not None):
+            # A retry: the host missed our answer. Answer from memory (never act twice), one more
+            # copy for every repeat, so a bad line gets more redundancy exactly where it is needed.
+            n = self.repeats.get(req, 0) + 1
+            self.repeats[req] = n
+            if len(self.repeats) > MEMORY:
+                self.repeats.pop(next(iter(self.repeats)))
+            if old is None:  # still running: a poll as often as a retry, so no extra copies
+                self._emit(proto.ACK, req)
+            else:
+                self.send(old * min(self.copies + n, proto.MAX_COPIES))
             return
         if boot and boot != self.boot_id and mtype in proto.ACTIONS:
             self._fail(req, proto.E_STALE_BOOT)

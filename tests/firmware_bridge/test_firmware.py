@@ -188,8 +188,9 @@ def test_pico_repeat_is_answered_from_memory_without_dealing_again(pico) -> None
     run(core, out, Frame(MsgType.HOME, 3, 0x1234))
     first = run(core, out, Frame(MsgType.DEAL, 9, 0x1234, bytes([0, 1, 1, 0])))
     again = run(core, out, Frame(MsgType.DEAL, 9, 0x1234, bytes([0, 1, 1, 0])))
-    assert again == [first[-1]]
+    assert again == [first[-1]] * 2  # the same final reply, one extra copy per repeat
     assert hw.hopper_count() == 51
+    assert core.acted == 2  # HOME and the first DEAL; the repeat did nothing
 
 
 def test_pico_jam_is_a_recoverable_failure(pico) -> None:
