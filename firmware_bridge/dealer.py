@@ -177,7 +177,7 @@ class BootEvent:
 
 @dataclass(frozen=True, slots=True)
 class LinkEvent:
-    """``state``: "lost", "connected", "rebooted" or "recovered"."""
+    """``state``: "lost", "connected", "rebooted", "recovered", "silent" or "alive"."""
 
     state: str
     reason: str

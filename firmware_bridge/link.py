@@ -107,6 +107,7 @@ class Link:
         on_state: Callable[[str, str], None] | None = None,
         heartbeat_s: float = 1.0,
         reconnect_s: float = 0.2,
+        silence_s: float = 3.0,
     ) -> None:
         self.url = url
         self._opener = opener
@@ -114,6 +115,8 @@ class Link:
         self.on_state = on_state or (lambda state, reason: None)
         self.heartbeat_s = heartbeat_s
         self.reconnect_s = reconnect_s
+        self.silence_s = silence_s  # no frame from the device this long: report it silent
+        self.silent = False
         self.stats = LinkStats()
         self.boot_id: int | None = None
         self._retired_boots: set[int] = set()
@@ -210,6 +213,9 @@ class Link:
             self.stats.late_frames += 1  # our own frames echoed back: not from a device
             return
         self.last_rx = time.monotonic()
+        if self.silent:
+            self.silent = False
+            self.on_state("alive", "the device is heard again")
         if frame.boot in self._retired_boots:
             self.stats.late_frames += 1
             return
@@ -264,6 +270,9 @@ class Link:
 
     def _heartbeat(self) -> None:
         now = time.monotonic()
+        if self.last_rx and not self.silent and now - self.last_rx > self.silence_s:
+            self.silent = True
+            self.on_state("silent", f"no frame from the device for {self.silence_s:g} s")
         if now - self._last_tx >= self.heartbeat_s:
             with contextlib.suppress(LinkError):
                 self._write(Frame(MsgType.HEARTBEAT, 0, self.boot_id or 0).encode())

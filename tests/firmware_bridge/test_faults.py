@@ -211,3 +211,22 @@ def test_garbage_from_a_real_pty_then_a_working_device() -> None:
 def test_opening_a_missing_port_says_which() -> None:
     with pytest.raises(LinkError, match="/dev/nonexistent"):
         open_serial("/dev/nonexistent-dealer")
+
+
+@pytest.mark.timeout(30)
+def test_a_silent_device_is_reported_then_heard_again() -> None:
+    hb = Frame(MsgType.DEVICE_HEARTBEAT, 0, 0x42, b"\x00").encode()
+    port = GarbagePort([hb])
+    states: list[str] = []
+    link = Link("quiet://", opener=lambda url: port, on_state=lambda s, r: states.append(s), silence_s=0.2)
+    try:
+        deadline = time.monotonic() + 5
+        while "silent" not in states and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert link.silent and "silent" in states
+        port.chunks.append(hb)
+        while "alive" not in states and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert states[-1] == "alive" and not link.silent
+    finally:
+        link.close()

@@ -232,3 +232,15 @@ def test_pico_stops_motors_when_the_host_goes_quiet(pico) -> None:
     finals = [f for f in p.data_received(b"".join(out)) if f.type == MsgType.FAILED]
     assert finals and finals[-1].payload[0] == ErrorCode.HOST_SILENT
     assert PHYS.outputs[4] == 1  # stepper driver disabled
+
+
+def test_firmware_sources_stay_micropython_friendly() -> None:
+    """No CPython-only imports in the files copied to the board; each compiles."""
+    from pathlib import Path
+
+    folder = Path(proto.__file__).parent
+    for name in ("proto.py", "core.py", "config.py", "hardware.py", "main.py"):
+        text = (folder / name).read_text()
+        compile(text, name, "exec")
+        for banned in ("from __future__", "import typing", "dataclass", "from collections", "import enum"):
+            assert banned not in text, f"{name} uses {banned}"
