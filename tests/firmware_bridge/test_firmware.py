@@ -242,5 +242,5 @@ def test_firmware_sources_stay_micropython_friendly() -> None:
     for name in ("proto.py", "core.py", "config.py", "hardware.py", "main.py"):
         text = (folder / name).read_text()
         compile(text, name, "exec")
-        for banned in ("from __future__", "import typing", "dataclass", "from collections", "import enum"):
+        for banned in ("from __future__", "import typing", "from dataclasses", "from collections", "import enum"):
             assert banned not in text, f"{name} uses {banned}"
