@@ -26,10 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from firmware_bridge.firmware import core as firmware_core
 from firmware_bridge.firmware import proto
-from firmware_bridge.firmware.core import Core
 from firmware_bridge.messages import CARD_UNKNOWN, Face, Target, TargetKind
 from table.cards import ALL_CARDS, Card, standard_pack
+
+# The firmware is untyped MicroPython code: seen from here its core is Any.
+Core: Any = firmware_core.Core
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +208,7 @@ class Simulator:
         self.dealt: dict[str, int] = {}
         self.truth: list[dict[str, Any]] = []
         self.boots = 0
-        self.core: Core | None = None
+        self.core: Any = None
         self.mechanics = SimMechanics(self)
         self._lock = threading.RLock()
         self._t0 = time.monotonic()
@@ -258,7 +261,7 @@ class Simulator:
             self._log_file = None
 
     # ---- the device loop ----------------------------------------------------------------------
-    def _boot(self, send: Callable[[bytes], None], now: float) -> Core:
+    def _boot(self, send: Callable[[bytes], None], now: float) -> Any:
         self.boots += 1
         self.mechanics.is_homed = False
         self.mechanics.position = None

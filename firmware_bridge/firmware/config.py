@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 # Pin map and mechanics of the reference machine (see docs/wiring.md). Edit to match your build.
 SEATS = 4
 STEP_PIN = 2  # A4988/DRV8825 STEP

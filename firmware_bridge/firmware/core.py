@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 # Protocol and state logic of the dealer firmware: request-id memory, one final reply per command,
 # long actions run as generators between polls of the link, heartbeats, host watchdog.
 # Written for MicroPython; the simulator and the tests run it under CPython with simulated or

@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 # Hardware of the reference machine for the Raspberry Pi Pico (MicroPython): stepper carousel with
 # Hall homing, feed wheel with reverse pulse, IR exit sensor with timeouts, flipper, door switch,
 # WS2812 seat LEDs. Every action is a generator yielding ms to wait, so the main loop keeps serving

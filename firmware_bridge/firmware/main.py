@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 # Entry point on the Pico: serve the dealer protocol on the USB serial port.
 # Copy proto.py, core.py, config.py, hardware.py and this file to the board (mpremote cp *.py :).
 

@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 # Wire format of the dealer protocol, written for MicroPython (no typing, no dataclasses, no
 # binascii.crc_hqx) and run under CPython by the simulator and the tests. The host has its own
 # implementation (firmware_bridge/framing.py); both are checked on the same golden vectors.
