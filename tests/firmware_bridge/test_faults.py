@@ -230,3 +230,22 @@ def test_a_silent_device_is_reported_then_heard_again() -> None:
         assert states[-1] == "alive" and not link.silent
     finally:
         link.close()
+
+
+@pytest.mark.timeout(30)
+def test_jam_stops_the_deal_with_what_was_dealt_and_the_retry_goes_on() -> None:
+    from firmware_bridge.dealer import JamEvent
+
+    deck = standard_pack()
+    sim = Simulator(seats=2, speed=200, card_reader=True, deck=deck, jam_every=3, seed=1)
+    with Dealer(sim_backend(sim)) as dealer:
+        first = dealer.deal("seat:1", 5)
+        assert first.code is ErrorCode.JAM and first.code.recoverable and len(first.dealt) == 2
+        assert "stuck" in first.reason
+        rest = dealer.deal("seat:1", 2).check()  # jam_every=3 counts feeds: feeds 4 and 5 go through
+        deadline = time.monotonic() + 5
+        events = []
+        while not any(isinstance(e, JamEvent) for e in events) and time.monotonic() < deadline:
+            events.append(dealer.events.get(timeout=5))
+    assert [str(c) for c in first.cards + rest.cards] == [str(c) for c in deck[:4]]  # the jammed card stays
+    assert [t["action"] for t in sim.truth if t["action"] in ("deal", "jam")] == ["deal", "deal", "jam", "deal", "deal"]
