@@ -135,6 +135,17 @@ class SeatButtons:
             held = now - st.pressed_at
             st.pressed_at = None
             press = ButtonPress(seat, held >= self.pins.long_press_s, held)
+        self._deliver(press)
+
+    def inject(self, seat: int, *, long: bool = False) -> ButtonPress:
+        """A press from elsewhere (the terminal, a demo bot), delivered exactly like a real one."""
+        if seat not in self._state:
+            raise ValueError(f"no button for seat {seat}")
+        press = ButtonPress(seat, long, self.pins.long_press_s if long else 0.0)
+        self._deliver(press)
+        return press
+
+    def _deliver(self, press: ButtonPress) -> None:
         self.events.put(press)
         callback = self.when_long_pressed if press.long else self.when_pressed
         if callback is not None:

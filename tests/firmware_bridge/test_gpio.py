@@ -106,3 +106,12 @@ def test_bad_pin_map_names_the_key(data: dict, key: str) -> None:
 def test_pin_map_from_configuration() -> None:
     pins = GpioPins.from_mapping({"buttons": {"1": 5, "2": "GPIO6"}, "status_led": 17, "long_press_s": 0.8})
     assert pins.buttons == {1: 5, 2: "GPIO6"} and pins.status_led == 17 and pins.long_press_s == 0.8
+
+
+def test_injected_press_is_delivered_like_a_real_one(factory: MockFactory) -> None:
+    got: list[ButtonPress] = []
+    with SeatButtons(PINS, pin_factory=factory, when_long_pressed=got.append) as buttons:
+        buttons.inject(3, long=True)
+        assert got == [ButtonPress(3, True, 1.0)] and buttons.events.get_nowait().meaning == "dispute"
+        with pytest.raises(ValueError):
+            buttons.inject(9)
