@@ -7,6 +7,7 @@ A deal plan is a tuple of :class:`DealStep` ``(target, count)``: ``target`` is `
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -63,6 +64,7 @@ def sitting_out(rules: RuleSet, players: int, dealer: int) -> tuple[int, ...]:
     return tuple(s % players for s in range(dealer + 1, dealer + 1 + players) if s % players not in playing)
 
 
+@functools.lru_cache(maxsize=256)
 def deal_plan(rules: RuleSet, players: int, dealer: int) -> tuple[DealStep, ...]:
     """The packet order for this deal: 3-(3)-4-4, 4-(3)-3-4 or singly with cards 1, 4, 8 to the slough.
 

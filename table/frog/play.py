@@ -54,11 +54,15 @@ def legal_plays(hand: Sequence[Card], led: Suit | None, trump: Suit) -> list[Car
     """
     if led is None:
         return list(hand)
-    follow = [c for c in hand if c.suit is led]
-    if follow:
-        return follow
-    trumps = [c for c in hand if c.suit is trump]
-    return trumps or list(hand)
+    follow = []
+    trumps = []
+    for c in hand:
+        suit = c.suit
+        if suit is led:
+            follow.append(c)
+        elif suit is trump:
+            trumps.append(c)
+    return follow or trumps or list(hand)
 
 
 def breach(hand: Iterable[Card], card: Card, led: Suit | None, trump: Suit) -> str | None:

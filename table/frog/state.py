@@ -50,6 +50,9 @@ CHICO_TRUMPS = (Suit.CLUBS, Suit.SPADES, Suit.DIAMONDS)
 _UNKNOWN, _PLAYED, _WIDOW, _DISCARD, _NOT_IN_PACK = -1, -2, -3, -4, -5
 
 
+_WHERE_AT_START = tuple(_UNKNOWN if IN_PACK[i] else _NOT_IN_PACK for i in range(52))
+
+
 class Phase(enum.Enum):
     AUCTION = "auction"
     TRUMP = "trump"  # a Chico bidder names the trump suit
@@ -135,7 +138,7 @@ class FrogDeal:
         self.known = hands is not None
         self._initial = (None if hands is None else {s: tuple(cs) for s, cs in hands.items()},
                          None if widow is None else tuple(widow))
-        self._where: list[int] = [(_UNKNOWN if IN_PACK[i] else _NOT_IN_PACK) for i in range(52)]
+        self._where: list[int] = list(_WHERE_AT_START)
         self._hands: dict[int, list[Card]] = {s: [] for s in self.active}
         self._widow: tuple[Card, ...] | None = None
         start_hands, start_widow = self._initial
