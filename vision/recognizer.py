@@ -1,11 +1,11 @@
 """Find every card in a camera frame and name it: detection + rectification + classification.
 
-Public API (stable; bodies are filled in as the stages land):
-
-    rec = Recognizer()                      # loads models/cardnet.onnx + cardnet.json
+    rec = Recognizer()                      # loads models/cardnet.onnx + models/cardnet.json
     for r in rec.recognize(frame_bgr):      # every card on the table
         print(r.card, r.confidence, r.corners)
     rec.classify_quads(frame_bgr, quads)    # when a tracker already knows where the cards are
+
+All crops of a frame go through onnxruntime in one batch.
 """
 
 from __future__ import annotations
@@ -16,13 +16,23 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.classify import OnnxClassifier, decide, postprocess, preprocess
+from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
+from vision.errors import ImageError
 from vision.faces import all_cards
+from vision.model_meta import ModelMeta, load_meta
+from vision.rectify import corner_crops, order_corners
 
 LABELS: tuple[str, ...] = (*all_cards(), "back")
 """Classifier outputs: the 52 faces "AC".."KC", "AD".., "AH".., "AS".."KS" (suit-major, as
 ``table.cards.Card.index``), then "back" for a face-down card."""
 
 UNKNOWN = "unknown"
+NOT_A_CARD = "none"
+MODEL_LABELS: tuple[str, ...] = (*LABELS, NOT_A_CARD)
+"""The network's outputs: LABELS plus "none", a detected outline that is not a card (a phone, a chip,
+a pattern on the cloth). "none" never reaches callers: such outlines are dropped by ``recognize``."""
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cardnet.onnx"
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,20 +40,72 @@ class Recognition:
     """One card seen in a frame."""
 
     card: str  # "QH" | "back" | "unknown"
-    confidence: float
-    corners: np.ndarray  # (4, 2) float32 image pixels, card outline clockwise from the top-left corner
+    confidence: float  # probability of the top label (also when the card is "unknown")
+    corners: np.ndarray  # (4, 2) float32 image pixels, card outline clockwise
     probabilities: np.ndarray  # (53,) softmax over LABELS
 
 
+def metadata_path(model_path: Path) -> Path:
+    """``models/cardnet.onnx`` -> ``models/cardnet.json``."""
+    return model_path.with_suffix(".json")
+
+
 class Recognizer:
-    """Detect, rectify and classify cards with the project's ONNX model."""
+    """Detect, rectify and classify cards with the project's ONNX model.
+
+    ``min_confidence`` / ``min_margin`` default to the thresholds stored in the model's metadata; a card
+    whose top-1 probability or margin over the second label is below them is ``"unknown"``.
+    """
 
     def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
-                 min_confidence: float | None = None, min_margin: float | None = None) -> None:
-        raise NotImplementedError("the recogniser lands with issue 5's model")
+                 min_confidence: float | None = None, min_margin: float | None = None,
+                 detector: DetectorConfig = DEFAULT_CONFIG) -> None:
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS)
+        self.classifier = OnnxClassifier(path, self.meta, threads=threads)
+        self.min_confidence = self.meta.min_confidence if min_confidence is None else min_confidence
+        self.min_margin = self.meta.min_margin if min_margin is None else min_margin
+        self.detector = detector
 
     def recognize(self, frame_bgr: np.ndarray) -> list[Recognition]:
-        raise NotImplementedError
+        """Every card in the frame, named (or ``back`` / ``unknown``)."""
+        frame = _check_frame(frame_bgr)
+        return self._classify(frame, detect_cards(frame, self.detector), drop_non_cards=True)
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
-        raise NotImplementedError
+        """Name the cards at the given outlines ((4, 2) image points each, any corner order): one
+        Recognition per quad, in order ("unknown" where the outline does not look like a card)."""
+        return self._classify(_check_frame(frame_bgr), quads, drop_non_cards=False)
+
+    def _classify(self, frame: np.ndarray, quads: Sequence[np.ndarray], *, drop_non_cards: bool) -> list[Recognition]:
+        if not len(quads):
+            return []
+        ordered = [order_corners(q) for q in quads]
+        raw = self.model_probabilities(frame, ordered)
+        none = raw[:, len(LABELS)]
+        probs = raw[:, :len(LABELS)] / np.maximum(raw[:, :len(LABELS)].sum(axis=1, keepdims=True), 1e-12)
+        named = decide(probs, LABELS, self.min_confidence, self.min_margin, UNKNOWN)
+        out = []
+        for (label, conf), quad, p, p_none in zip(named, ordered, probs, none, strict=True):
+            if p_none >= self.meta.not_a_card:
+                if drop_non_cards:
+                    continue
+                label = UNKNOWN
+            out.append(Recognition(label, conf, quad, p))
+        return out
+
+    def model_probabilities(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, 54) probabilities over MODEL_LABELS for the quads, one onnxruntime run for all of them."""
+        if not len(quads):
+            return np.zeros((0, len(MODEL_LABELS)), np.float32)
+        crops = np.stack([corner_crops(frame_bgr, q) for q in quads])
+        return postprocess(self.classifier.infer(preprocess(crops, self.meta)))
+
+
+def _check_frame(frame: np.ndarray) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+        shape = getattr(frame, "shape", None)
+        raise ImageError(f"expected a BGR uint8 image (H, W, 3), got {type(frame).__name__} {shape}")
+    if frame.shape[0] < 32 or frame.shape[1] < 32:
+        raise ImageError(f"image too small: {frame.shape[1]}x{frame.shape[0]}")
+    return frame

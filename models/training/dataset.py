@@ -1,0 +1,101 @@
+"""Training crops made by the project's own detector and warp step on synthetic table scenes.
+
+For each scene the detector runs exactly as at run time; each card it finds (matched to the scene's
+ground truth) gives its two index-corner crops through ``vision.rectify.corner_crops``. Cards the
+detector misses are still cropped from their true outline with jittered corners, so the classifier
+also learns from imperfect outlines.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from models.training.synth import HARD, LABELS, Deck, SceneSpec, make_scene
+from vision.detect import detect_cards
+from vision.rectify import corner_crops, order_corners
+
+
+def match(truth: np.ndarray, found: list[np.ndarray]) -> np.ndarray | None:
+    """The detected quad that outlines the same card as ``truth`` (corners within 12% of its width)."""
+    t = order_corners(truth)
+    width = float(np.linalg.norm(t[0] - t[1]))
+    for q in found:
+        if np.linalg.norm(q.mean(0) - t.mean(0)) > 0.3 * width:
+            continue
+        # corner order may start at either short side
+        err = min(np.abs(q - t).max(), np.abs(q - np.roll(t, 2, axis=0)).max())
+        if err < 0.12 * width:
+            return q
+    return None
+
+
+def jitter(rng: np.random.Generator, quad: np.ndarray, amount: float = 0.025) -> np.ndarray:
+    width = float(np.linalg.norm(quad[0] - quad[1]))
+    out: np.ndarray = (quad + rng.normal(0, amount * width, quad.shape)).astype(np.float32)
+    return out
+
+
+NONE = len(LABELS)  # training-only class: a detected outline that is not a card (phone, chip, pattern)
+
+
+def _overlaps_card(quad: np.ndarray, truth: list[np.ndarray]) -> bool:
+    return any(cv2.intersectConvexConvex(quad.astype(np.float32), t.astype(np.float32))[0] > 0 for t in truth)
+
+
+def random_quad(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """A card-shaped outline anywhere in the frame (a negative example when it covers no card)."""
+    cw = float(rng.uniform(50, 220))
+    box = cv2.boxPoints(((float(rng.uniform(0, w)), float(rng.uniform(0, h))),
+                         (cw, cw * float(rng.uniform(1.2, 1.8))), float(rng.uniform(0, 180))))
+    return box.astype(np.float32)
+
+
+def random_spec(rng: np.random.Generator) -> SceneSpec:
+    if rng.random() < 0.1:
+        return SceneSpec(n_cards=0, clutter=int(rng.integers(2, 7)))
+    if rng.random() < 0.3:
+        return SceneSpec(**{**HARD.__dict__, "n_cards": int(rng.integers(8, 16))})
+    return SceneSpec(n_cards=int(rng.integers(5, 14)), card_width=(80.0, 230.0),
+                     clutter=int(rng.integers(0, 4)), face_down=0.1)
+
+
+def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: float = 0.3,
+          log_every: int = 200) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """Crops (M, 2, 48, 32, 3) uint8 and labels (M,) int64 (0..52 LABELS, 53 not a card)."""
+    rng = np.random.default_rng(seed)
+    names = sorted(decks)
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    stats = {"cards": 0, "detected": 0, "negatives": 0}
+    for i in range(n_scenes):
+        deck = decks[names[int(rng.integers(len(names)))]]
+        scene = make_scene(rng, deck, random_spec(rng))
+        found = detect_cards(scene.image)
+        for label, quad in scene.cards:
+            stats["cards"] += 1
+            q = match(quad, found)
+            if q is not None:
+                stats["detected"] += 1
+                crops.append(corner_crops(scene.image, q))
+            else:
+                crops.append(corner_crops(scene.image, jitter(rng, quad)))
+            labels.append(LABELS.index(label))
+            if rng.random() < extra_jitter:
+                crops.append(corner_crops(scene.image, jitter(rng, quad)))
+                labels.append(LABELS.index(label))
+        # Negatives: detections of things that are not cards, and card-shaped outlines on the table.
+        truth = [q for _, q in scene.cards]
+        negatives = [q for q in found if not _overlaps_card(q, truth)]
+        for _ in range(2 if not truth else 1):
+            q = random_quad(rng, scene.image.shape[1], scene.image.shape[0])
+            if not _overlaps_card(q, truth):
+                negatives.append(q)
+        for q in negatives:
+            crops.append(corner_crops(scene.image, q))
+            labels.append(NONE)
+            stats["negatives"] += 1
+        if log_every and (i + 1) % log_every == 0:
+            print(f"  scenes {i + 1}/{n_scenes}: {len(labels)} cards, "
+                  f"detected {stats['detected']}/{stats['cards']}", flush=True)
+    return np.stack(crops), np.array(labels, np.int64), stats

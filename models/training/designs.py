@@ -1,0 +1,46 @@
+"""Which designs train the model, which are held out, and which are never used (with the reason)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from models.training.render_designs import CACHE, render_all
+from models.training.synth import Deck, faces_deck, folder_deck
+
+# Whole families are held out: a design and its recoloured or re-rasterised twins never train.
+HELD_OUT = (
+    "gnome:bellot",
+    "gnome:tigullio",
+    "kde:tigullio-international",  # same family as gnome:tigullio
+    "gnome:neoclassical",
+    "gnome:plastic",
+    "gnome:simplistic",
+)
+
+NOT_USED = {
+    "gnome:neoclassical_4_color": "twin of held-out neoclassical (and four-colour suits)",
+    "gnome:swiss-xvii": "Swiss suits (shields, roses, bells, acorns), not French",
+    "kde:gm-paris": "renders blurred/pixelated by id export",
+    "kde:oxygen": "renders pixelated by id export",
+    "kde:oxygen-white": "renders pixelated by id export",
+    "kde:dondorf": "renders pixelated by id export; gnome:dondorf is the same art",
+}
+
+FACE_STYLES = tuple(range(24))  # vision.faces styles used in training (the project's own drawings)
+
+
+def rendered_designs(cache: Path = CACHE) -> dict[str, Path]:
+    """Every installed, renderable design (rendered into the cache if needed)."""
+    return {k: v for k, v in render_all(cache=cache).items() if k not in NOT_USED}
+
+
+def training_decks(cache: Path = CACHE) -> dict[str, Deck]:
+    decks: dict[str, Deck] = {name: folder_deck(folder) for name, folder in rendered_designs(cache).items()
+                              if name not in HELD_OUT}
+    for style in FACE_STYLES:
+        decks[f"faces:{style}"] = faces_deck(style)
+    return decks
+
+
+def held_out_decks(cache: Path = CACHE) -> dict[str, Deck]:
+    return {name: folder_deck(folder) for name, folder in rendered_designs(cache).items() if name in HELD_OUT}

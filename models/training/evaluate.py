@@ -1,0 +1,131 @@
+"""Measure the shipped model on held-out designs (never trained on) and record it in the metadata.
+
+    .venv/bin/python -m models.training.evaluate [--scenes 40] [--write]
+
+For each held-out design: realistic 1280x720 table scenes and hard ones (small cards close together,
+glare, strong tilt), run through the same ``Recognizer`` users run. A card counts as *found* when a
+detected outline matches its true outline, and as *named* when it is found and its label is right
+("unknown" is not right). ``classifier_only`` classifies the true outlines, isolating the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from models.training import designs
+from models.training.dataset import match
+from models.training.synth import HARD, Deck, SceneSpec, make_scene
+from vision.recognizer import DEFAULT_MODEL, Recognizer, metadata_path
+
+NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
+
+
+@dataclass
+class Tally:
+    cards: int = 0
+    found: int = 0
+    named: int = 0
+    unknown: int = 0
+    wrong: int = 0
+    false_cards: int = 0
+    frames: int = 0
+    classifier_named: int = 0
+
+    def add(self, other: Tally) -> None:
+        for k in self.__dict__:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+    def rates(self) -> dict[str, float | int]:
+        n = max(1, self.cards)
+        return {"cards": self.cards, "found": round(self.found / n, 4), "named": round(self.named / n, 4),
+                "unknown": round(self.unknown / n, 4), "wrong": round(self.wrong / n, 4),
+                "classifier_only": round(self.classifier_named / n, 4),
+                "false_cards_per_50_frames": round(50 * self.false_cards / max(1, self.frames), 2)}
+
+
+def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]]) -> Tally:
+    t = Tally(frames=1, cards=len(truth))
+    seen = rec.recognize(image)
+    quads = [r.corners for r in seen]
+    used: set[int] = set()
+    for label, quad in truth:
+        q = match(quad, quads)
+        if q is None:
+            continue
+        i = next(k for k, r in enumerate(seen) if r.corners is q)
+        used.add(i)
+        t.found += 1
+        if seen[i].card == label:
+            t.named += 1
+        elif seen[i].card == "unknown":
+            t.unknown += 1
+        else:
+            t.wrong += 1
+    t.false_cards = len(seen) - len(used)
+    if truth:
+        only = rec.classify_quads(image, [q for _, q in truth])
+        t.classifier_named = sum(r.card == label for r, (label, _) in zip(only, truth, strict=True))
+    return t
+
+
+def evaluate_decks(rec: Recognizer, decks: dict[str, Deck], spec: SceneSpec, scenes: int,
+                   seed: int) -> tuple[Tally, dict[str, Tally]]:
+    total, per = Tally(), {}
+    for k, (name, deck) in enumerate(sorted(decks.items())):
+        rng = np.random.default_rng([seed, k])
+        tally = Tally()
+        for _ in range(scenes):
+            scene = make_scene(rng, deck, spec)
+            tally.add(score_scene(rec, scene.image, scene.cards))
+        per[name] = tally
+        total.add(tally)
+    return total, per
+
+
+def clutter_only(rec: Recognizer, frames: int, seed: int) -> Tally:
+    rng = np.random.default_rng(seed)
+    t = Tally()
+    for _ in range(frames):
+        scene = make_scene(rng, None, replace(NORMAL, n_cards=0, clutter=int(rng.integers(2, 7))))
+        t.add(score_scene(rec, scene.image, []))
+    return t
+
+
+def main(argv: list[str] | None = None) -> dict[str, object]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    ap.add_argument("--scenes", type=int, default=40, help="scenes per held-out design and kind")
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--write", action="store_true", help="store the result in the model's metadata")
+    args = ap.parse_args(argv)
+    rec = Recognizer(args.model)
+    held = designs.held_out_decks()
+    normal, per_normal = evaluate_decks(rec, held, NORMAL, args.scenes, args.seed)
+    hard, per_hard = evaluate_decks(rec, held, HARD, args.scenes, args.seed + 1)
+    clutter = clutter_only(rec, args.scenes * 2, args.seed + 2)
+    result: dict[str, object] = {
+        "command": f"python -m models.training.evaluate --scenes {args.scenes} --seed {args.seed}",
+        "held_out_designs": sorted(held),
+        "realistic": normal.rates(),
+        "hard": hard.rates(),
+        "clutter_only": clutter.rates(),
+        "per_design": {name: {"realistic": per_normal[name].rates(), "hard": per_hard[name].rates()}
+                       for name in sorted(held)},
+    }
+    print(json.dumps(result, indent=2))
+    if args.write:
+        meta_path = metadata_path(args.model)
+        meta = json.loads(meta_path.read_text())
+        meta["accuracy"] = result
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+        print(f"wrote accuracy into {meta_path}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,359 @@
+"""Synthetic table scenes: cards of one design on a table, seen by a tilted camera, with clutter and bad light.
+
+Used by training (crops come from the project's own detector run on these scenes), by the tests and by
+the benchmark. Everything is drawn here with numpy/OpenCV; card art comes from ``render_designs``
+(Debian designs rendered at run time) or from ``vision.faces`` (the project's own drawings).
+
+    scene = make_scene(rng, deck, SceneSpec(n_cards=12))
+    scene.image            # BGR uint8, 1280x720 by default
+    scene.cards            # [(label, quad (4,2) float32 clockwise)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.faces import render_back, render_face
+
+LABELS = tuple(r + s for s in "CDHS" for r in "A23456789TJQK") + ("back",)
+
+Deck = Callable[[str], np.ndarray]
+"""A design: label -> BGRA card image (alpha 0 outside the rounded outline)."""
+
+
+def _rounded_alpha(h: int, w: int, radius: float) -> np.ndarray:
+    alpha = np.zeros((h, w), np.uint8)
+    r = max(1, round(radius))
+    cv2.rectangle(alpha, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
+        cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    return alpha
+
+
+def faces_deck(style: int, width: int = 200) -> Deck:
+    """A deck drawn by :mod:`vision.faces` in ``style``."""
+    height = round(width * 1.4)
+    alpha = _rounded_alpha(height, width, width * 0.05)
+    cache: dict[str, np.ndarray] = {}
+
+    def deck(label: str) -> np.ndarray:
+        if label not in cache:
+            bgr = render_back(width=width, height=height, style=style) if label == "back" else \
+                render_face(label, width=width, height=height, style=style)
+            cache[label] = np.dstack([bgr, alpha])
+        return cache[label]
+
+    return deck
+
+
+def folder_deck(folder: Path) -> Deck:
+    """A deck rendered by ``render_designs`` into ``folder`` (one BGRA PNG per label)."""
+    cache: dict[str, np.ndarray] = {}
+
+    def deck(label: str) -> np.ndarray:
+        if label not in cache:
+            img = cv2.imread(str(folder / f"{label}.png"), cv2.IMREAD_UNCHANGED)
+            if img is None:
+                raise FileNotFoundError(folder / f"{label}.png")
+            cache[label] = img
+        return cache[label]
+
+    return deck
+
+
+# --- tables ---------------------------------------------------------------------------------------
+
+def _gauss(rng: np.random.Generator, shape: tuple[int, ...], sigma: float) -> np.ndarray:
+    """Fast Gaussian noise (OpenCV's generator, seeded from ``rng`` so scenes stay reproducible)."""
+    cv2.setRNGSeed(int(rng.integers(1 << 30)))
+    out = np.empty(shape, np.float32)
+    cv2.randn(out, 0.0, float(sigma))
+    return out
+
+
+def _smooth_noise(rng: np.random.Generator, h: int, w: int, cells: int) -> np.ndarray:
+    small = rng.random((max(2, h // cells), max(2, w // cells))).astype(np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def make_background(rng: np.random.Generator, w: int, h: int, kind: str | None = None) -> np.ndarray:
+    """A table surface: felt, wood, cloth, plain light or dark."""
+    kind = kind or str(rng.choice(["felt", "felt", "wood", "cloth", "light", "dark"]))
+    if kind == "felt":
+        base = np.array(rng.choice([(40, 110, 30), (120, 60, 20), (30, 30, 140), (60, 90, 40), (90, 40, 30),
+                                    (50, 50, 50)]), np.float32)
+        base *= rng.uniform(0.7, 1.3)
+        tex = 1 + 0.15 * (_smooth_noise(rng, h, w, 40) - 0.5) + _gauss(rng, (h, w), 0.08)
+        img = base[None, None, :] * tex[:, :, None]
+    elif kind == "wood":
+        base = np.array([40, 90, 150], np.float32) * rng.uniform(0.5, 1.3)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        ang = rng.uniform(0, math.pi)
+        t = x * math.cos(ang) + y * math.sin(ang)
+        warp = 25 * _smooth_noise(rng, h, w, 150)
+        grain = 0.5 + 0.5 * np.sin((t + warp) / rng.uniform(3, 12))
+        tex = 0.8 + 0.25 * grain + _gauss(rng, (h, w), 0.06)
+        img = base[None, None, :] * tex[:, :, None]
+    elif kind == "cloth":
+        c1 = rng.integers(30, 230, 3).astype(np.float32)
+        c2 = rng.integers(30, 230, 3).astype(np.float32)
+        period = int(rng.integers(8, 60))
+        y, x = np.mgrid[0:h, 0:w]
+        pattern = (((x // period) + (y // period)) % 2).astype(np.float32) if rng.random() < 0.5 else \
+            ((x // period) % 2).astype(np.float32)
+        pattern = cv2.GaussianBlur(pattern, (0, 0), 1.0)
+        img = c1 * pattern[:, :, None] + c2 * (1 - pattern[:, :, None])
+        img *= (1 + _gauss(rng, (h, w), 0.05))[:, :, None]
+    elif kind == "light":
+        base = rng.integers(170, 245, 3).astype(np.float32)
+        img = base[None, None, :] * (1 + 0.06 * (_smooth_noise(rng, h, w, 60) - 0.5))[:, :, None]
+    else:
+        base = rng.integers(10, 70, 3).astype(np.float32)
+        img = base[None, None, :] * (1 + 0.2 * (_smooth_noise(rng, h, w, 60) - 0.5))[:, :, None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# --- clutter: things on a table that are not cards ---------------------------------------------------
+
+def _draw_coin(img: np.ndarray, rng: np.random.Generator) -> None:
+    h, w = img.shape[:2]
+    r = int(rng.integers(15, 45))
+    c = (int(rng.integers(r, w - r)), int(rng.integers(r, h - r)))
+    colour = rng.choice([(60, 160, 200), (180, 180, 180), (50, 110, 170)])
+    cv2.circle(img, c, r, [int(v) for v in colour], -1, cv2.LINE_AA)
+    cv2.circle(img, c, int(r * 0.8), [int(v * 0.8) for v in colour], 2, cv2.LINE_AA)
+
+
+def _draw_chip(img: np.ndarray, rng: np.random.Generator) -> None:
+    h, w = img.shape[:2]
+    r = int(rng.integers(20, 50))
+    c = (int(rng.integers(r, w - r)), int(rng.integers(r, h - r)))
+    colour = [int(v) for v in rng.integers(0, 255, 3)]
+    cv2.circle(img, c, r, colour, -1, cv2.LINE_AA)
+    for k in range(6):
+        a = k * math.pi / 3
+        p = (int(c[0] + r * 0.8 * math.cos(a)), int(c[1] + r * 0.8 * math.sin(a)))
+        cv2.circle(img, p, max(2, r // 6), (255, 255, 255), -1, cv2.LINE_AA)
+    cv2.circle(img, c, int(r * 0.55), (240, 240, 240), 2, cv2.LINE_AA)
+
+
+def _draw_hand(img: np.ndarray, rng: np.random.Generator) -> None:
+    h, w = img.shape[:2]
+    skin = [int(v) for v in rng.choice([(120, 160, 220), (90, 130, 190), (60, 90, 140), (40, 60, 90)])]
+    side = int(rng.integers(4))
+    cx, cy = int(rng.integers(100, w - 100)), int(rng.integers(100, h - 100))
+    cx, cy = [(cx, h), (cx, 0), (0, cy), (w, cy)][side]
+    tip = (int(rng.integers(w // 4, 3 * w // 4)), int(rng.integers(h // 4, 3 * h // 4)))
+    cv2.line(img, (cx, cy), tip, skin, int(rng.integers(90, 150)), cv2.LINE_AA)
+    ang = math.atan2(tip[1] - cy, tip[0] - cx)
+    for k in range(-2, 3):
+        a = ang + k * 0.25
+        end = (int(tip[0] + 110 * math.cos(a)), int(tip[1] + 110 * math.sin(a)))
+        cv2.line(img, tip, end, skin, 24, cv2.LINE_AA)
+
+
+def _draw_phone(img: np.ndarray, rng: np.random.Generator) -> None:
+    h, w = img.shape[:2]
+    pw = float(rng.uniform(70, 150))
+    ph = pw * float(rng.uniform(2.0, 2.2))
+    rect = ((float(rng.uniform(150, w - 150)), float(rng.uniform(150, h - 150))), (pw, ph), float(rng.uniform(0, 180)))
+    box = cv2.boxPoints(rect).astype(np.int32)
+    cv2.fillConvexPoly(img, box, (20, 20, 20), cv2.LINE_AA)
+    inner = cv2.boxPoints((rect[0], (pw * 0.9, ph * 0.93), rect[2])).astype(np.int32)
+    cv2.fillConvexPoly(img, inner, [int(v) for v in rng.integers(60, 255, 3)], cv2.LINE_AA)
+
+
+def _draw_edge(img: np.ndarray, rng: np.random.Generator) -> None:
+    """The table's edge: the floor or the room beyond it."""
+    h, w = img.shape[:2]
+    depth = int(rng.integers(20, 160))
+    other = make_background(rng, w, h, str(rng.choice(["wood", "dark", "light"])))
+    mask = np.zeros((h, w), np.uint8)
+    y0, y1 = depth + int(rng.integers(-30, 30)), depth + int(rng.integers(-30, 30))
+    cv2.fillPoly(mask, [np.array([[0, 0], [w, 0], [w, y1], [0, y0]], np.int32)], 255)
+    if rng.random() < 0.5:
+        mask = mask[::-1].copy()
+    img[mask > 0] = other[mask > 0]
+
+
+CLUTTER: dict[str, Callable[[np.ndarray, np.random.Generator], None]] = {
+    "coin": _draw_coin, "chip": _draw_chip, "hand": _draw_hand, "phone": _draw_phone, "edge": _draw_edge}
+
+
+# --- scenes -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SceneSpec:
+    width: int = 1280
+    height: int = 720
+    n_cards: int = 12
+    card_width: tuple[float, float] = (90.0, 200.0)  # short side in pixels (before tilt)
+    gap: float = 6.0  # minimum distance between cards, pixels
+    max_tilt_deg: float = 25.0
+    clutter: int = 2
+    glare: float = 0.4  # chance of a glare spot
+    shadow: float = 0.3
+    blur: float = 0.4
+    face_down: float = 0.08  # chance that a card is a back
+    background: str | None = None
+    hard: bool = False
+
+
+@dataclass
+class Scene:
+    image: np.ndarray
+    cards: list[tuple[str, np.ndarray]] = field(default_factory=list)
+
+
+def _tilt_homography(rng: np.random.Generator, w: int, h: int, max_deg: float) -> np.ndarray:
+    """A camera looking at the table up to ``max_deg`` off vertical (keystone perspective)."""
+    deg = float(rng.uniform(0, max_deg))
+    k = math.tan(math.radians(deg)) * 0.5  # relative shrink of the far side
+    axis = rng.integers(4)
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    dst = src.copy()
+    if axis == 0:  # far side at the top
+        dst[0, 0] += w * k / 2
+        dst[1, 0] -= w * k / 2
+    elif axis == 1:
+        dst[3, 0] += w * k / 2
+        dst[2, 0] -= w * k / 2
+    elif axis == 2:
+        dst[0, 1] += h * k / 2
+        dst[3, 1] -= h * k / 2
+    else:
+        dst[1, 1] += h * k / 2
+        dst[2, 1] -= h * k / 2
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def _place(rng: np.random.Generator, spec: SceneSpec, tilt: np.ndarray) -> list[np.ndarray]:
+    """Non-overlapping card rectangles on the table plane, mapped to the image through ``tilt``."""
+    placed: list[np.ndarray] = []
+    margin = 8
+    size = float(rng.uniform(*spec.card_width))  # one deck: all cards one size
+    for _ in range(spec.n_cards * 40):
+        if len(placed) == spec.n_cards:
+            break
+        cw = size * float(rng.uniform(0.97, 1.03))
+        ch = cw * float(rng.uniform(1.38, 1.45))
+        angle = float(rng.uniform(0, 360)) if rng.random() < 0.6 else float(rng.choice([0, 90, 180, 270]) + rng.normal(0, 4))
+        centre = (float(rng.uniform(margin + ch / 2, spec.width - margin - ch / 2)),
+                  float(rng.uniform(margin + ch / 2, spec.height - margin - ch / 2)))
+        box = cv2.boxPoints((centre, (cw, ch), angle)).astype(np.float32)[[1, 2, 3, 0]]  # TL TR BR BL
+        quad = cv2.perspectiveTransform(box[None], tilt)[0]
+        if quad.min() < 2 or quad[:, 0].max() > spec.width - 3 or quad[:, 1].max() > spec.height - 3:
+            continue
+        grown = cv2.boxPoints((centre, (cw + 2 * spec.gap, ch + 2 * spec.gap), angle)).astype(np.float32)
+        grown = cv2.perspectiveTransform(grown[None], tilt)[0]
+        if any(cv2.intersectConvexConvex(grown, q)[0] > 0 for q in placed):
+            continue
+        placed.append(quad)
+    return placed
+
+
+def _composite(img: np.ndarray, card: np.ndarray, quad: np.ndarray) -> None:
+    """Warp the BGRA ``card`` onto ``img`` at ``quad`` (corner order: card's TL, TR, BR, BL)."""
+    ch, cw = card.shape[:2]
+    src = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
+    x0, y0 = np.floor(quad.min(0)).astype(int)
+    x1, y1 = np.ceil(quad.max(0)).astype(int) + 1
+    x0, y0 = max(0, x0), max(0, y0)
+    x1, y1 = min(img.shape[1], x1), min(img.shape[0], y1)
+    m = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
+    warped = cv2.warpPerspective(card, m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA if cw > 250 else cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    a = warped[:, :, 3:4].astype(np.float32) / 255
+    roi = img[y0:y1, x0:x1]
+    roi[:] = (warped[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
+
+
+def _light(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.ndarray:
+    h, w = img.shape[:2]
+    f = img.astype(np.float32)
+    # uneven light: a linear gradient plus a smooth blotch
+    y = np.arange(h, dtype=np.float32)[:, None]
+    x = np.arange(w, dtype=np.float32)[None, :]
+    ang = rng.uniform(0, 2 * math.pi)
+    strength = rng.uniform(0.1, 0.6 if spec.hard else 0.4)
+    grad = 1 + strength * ((x / w - 0.5) * math.cos(ang) + (y / h - 0.5) * math.sin(ang))
+    grad *= 1 + 0.25 * (_smooth_noise(rng, h, w, 200) - 0.5)
+    f *= grad[:, :, None] * rng.uniform(0.6, 1.25)
+    if rng.random() < spec.shadow:  # a soft shadow (an arm, a lamp)
+        mask = np.zeros((h // 4, w // 4), np.float32)  # soft masks are drawn at quarter size
+        pts = np.stack([rng.uniform(0, w / 4, 5), rng.uniform(0, h / 4, 5)], 1).astype(np.int32)
+        cv2.fillConvexPoly(mask, cv2.convexHull(pts), 1.0)
+        mask = cv2.resize(cv2.GaussianBlur(mask, (0, 0), rng.uniform(2.5, 10)), (w, h))
+        f *= (1 - rng.uniform(0.25, 0.55) * mask)[:, :, None]
+    if rng.random() < spec.glare:  # specular glare: a bright soft spot
+        mask = np.zeros((h // 4, w // 4), np.float32)
+        c = (int(rng.uniform(0, w / 4)), int(rng.uniform(0, h / 4)))
+        axes = (int(rng.uniform(8, 38)), int(rng.uniform(5, 23)))
+        cv2.ellipse(mask, c, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
+        mask = cv2.resize(cv2.GaussianBlur(mask, (0, 0), rng.uniform(2, 7.5)), (w, h))
+        f += (rng.uniform(80, 200) * mask)[:, :, None]
+    cast = rng.uniform(0.85, 1.15, 3).astype(np.float32)  # white balance off
+    f *= cast
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.ndarray:
+    if rng.random() < spec.blur:
+        if rng.random() < 0.5:
+            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.8 if spec.hard else 1.3))
+        else:  # motion blur
+            k = int(rng.integers(3, 9 if spec.hard else 6))
+            kernel = np.zeros((k, k), np.float32)
+            kernel[k // 2, :] = 1 / k
+            rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
+            kernel = cv2.warpAffine(kernel, rot, (k, k))
+            img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    noise = _gauss(rng, img.shape, float(rng.uniform(1, 8 if spec.hard else 5)))
+    img = cv2.add(img.astype(np.float32), noise, dtype=cv2.CV_8U)
+    quality = int(rng.integers(35 if spec.hard else 55, 95))
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
+
+
+def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(),
+               labels: list[str] | None = None) -> Scene:
+    """A table with ``spec.n_cards`` cards of ``deck`` (None: no cards, clutter only)."""
+    img = make_background(rng, spec.width, spec.height, spec.background)
+    clutter = list(CLUTTER)
+    # table edge first (it is the background), the rest drawn after the cards where it does not cover them
+    if spec.clutter and rng.random() < 0.3:
+        _draw_edge(img, rng)
+    tilt = _tilt_homography(rng, spec.width, spec.height, spec.max_tilt_deg)
+    scene = Scene(img)
+    if deck is not None and spec.n_cards:
+        quads = _place(rng, spec, tilt)
+        for i, quad in enumerate(quads):
+            if labels is not None:
+                label = labels[i % len(labels)]
+            else:
+                label = "back" if rng.random() < spec.face_down else str(rng.choice(LABELS[:52]))
+            _composite(img, deck(label), quad)
+            scene.cards.append((label, quad))
+    occupied = np.zeros(img.shape[:2], np.uint8)
+    for _, q in scene.cards:
+        cv2.fillConvexPoly(occupied, cv2.convexHull(q.astype(np.int32)), 255)
+    occupied = cv2.dilate(occupied, np.ones((15, 15), np.uint8))
+    if spec.clutter:
+        layer = img.copy()
+        for _ in range(spec.clutter):
+            CLUTTER[str(rng.choice([c for c in clutter if c != "edge"]))](layer, rng)
+        cv2.copyTo(layer, cv2.bitwise_not(occupied), img)
+    scene.image = _camera(rng, _light(rng, img, spec), spec)
+    return scene
+
+
+HARD = SceneSpec(card_width=(75.0, 110.0), gap=3.0, max_tilt_deg=30.0, glare=0.9, shadow=0.6, blur=0.7,
+                 clutter=3, hard=True)
+"""Small cards close together, strong tilt, glare, shadow and blur."""

@@ -1,0 +1,176 @@
+"""Train the card classifier (cardnet) on index-corner crops and export it to ONNX.
+
+One command reruns everything (renders designs, builds crops, trains, exports, evaluates on held-out
+designs and writes models/cardnet.onnx + models/cardnet.json):
+
+    .venv/bin/pip install -e '.[train]'   # torch (CPU) and onnx
+    .venv/bin/python -m models.training.train
+
+Torch is only needed here; the runtime uses onnxruntime.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.training import dataset, designs
+from models.training.render_designs import CACHE
+from models.training.synth import LABELS
+from vision.classify import preprocess
+from vision.model_meta import ModelMeta
+from vision.rectify import CORNER_H, CORNER_W
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = ROOT / "models" / "cardnet.onnx"
+META = ROOT / "models" / "cardnet.json"
+
+NORMALISATION = {"method": "white-point", "percentile": 98.0, "offset": 0.5}
+THRESHOLDS = {"min_confidence": 0.55, "min_margin": 0.25, "not_a_card": 0.5}
+
+
+def base_meta(training: list[str], held_out: list[str]) -> dict[str, object]:
+    return {
+        "name": "cardnet",
+        "labels": [*LABELS, "none"],
+        "input_size": {"height": CORNER_H, "width": CORNER_W, "channels": 3},
+        "input_layout": "NCHW, BGR, two crops per card (top-left index; bottom-right index turned 180 deg)",
+        "normalisation": NORMALISATION,
+        "thresholds": THRESHOLDS,
+        "training_designs": training,
+        "held_out_designs": held_out,
+        "accuracy": {},
+    }
+
+
+def meta_object(data: dict[str, object]) -> ModelMeta:
+    from vision.model_meta import parse_meta
+
+    return parse_meta(data, Path("<training>"))
+
+
+def build_net():  # type: ignore[no-untyped-def]
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *block(3, 16), nn.MaxPool2d(2),          # 48x32 -> 24x16
+        *block(16, 24), nn.MaxPool2d(2),         # -> 12x8
+        *block(24, 48), nn.MaxPool2d(2),         # -> 6x4
+        *block(48, 64),
+        nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * 6 * 4, len(LABELS) + 1),
+    )
+
+
+def augment(x, gen):  # type: ignore[no-untyped-def]
+    """Per-crop contrast/brightness/colour gain and a small shift/scale, on normalised tensors."""
+    import torch
+    import torch.nn.functional as F
+
+    n = x.shape[0]
+    gain = 1 + 0.25 * (torch.rand(n, 1, 1, 1, generator=gen) - 0.5)
+    chan = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=gen) - 0.5)
+    bias = 0.15 * (torch.rand(n, 1, 1, 1, generator=gen) - 0.5)
+    x = (x + 0.5) * gain * chan - 0.5 + bias
+    theta = torch.zeros(n, 2, 3)
+    s = 1 + 0.12 * (torch.rand(n, generator=gen) - 0.5)
+    theta[:, 0, 0] = s
+    theta[:, 1, 1] = s * (1 + 0.08 * (torch.rand(n, generator=gen) - 0.5))
+    theta[:, :, 2] = 0.12 * (torch.rand(n, 2, generator=gen) - 0.5)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, padding_mode="border", align_corners=False)
+
+
+def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int):  # type: ignore[no-untyped-def]
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    gen = torch.Generator().manual_seed(seed)
+    net = build_net()
+    xt = torch.from_numpy(x)
+    yt = torch.from_numpy(y)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    batch = 256
+    steps = epochs * ((len(xt) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(epochs):
+        net.train()
+        perm = torch.randperm(len(xt), generator=gen)
+        total, correct, t0 = 0.0, 0, time.time()
+        for k in range(0, len(xt), batch):
+            idx = perm[k:k + batch]
+            xb = augment(xt[idx], gen)
+            out = net(xb)
+            loss = loss_fn(out, yt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(idx)
+            correct += int((out.argmax(1) == yt[idx]).sum())
+        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(xt):.3f}, train acc {correct / len(xt):.4f}, "
+              f"{time.time() - t0:.0f}s", flush=True)
+    net.eval()
+    return net
+
+
+def export(net, path: Path) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
+    dummy = torch.zeros(2, 3, CORNER_H, CORNER_W)
+    torch.onnx.export(net, (dummy,), str(path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Train cardnet and export it to models/")
+    ap.add_argument("--scenes", type=int, default=2400, help="training scenes to synthesise")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--reuse-crops", action="store_true", help="reuse .cache/crops.npz if present")
+    ap.add_argument("--eval-scenes", type=int, default=40, help="held-out scenes per design for the model card")
+    args = ap.parse_args()
+    t_start = time.time()
+
+    decks = designs.training_decks()
+    held = designs.held_out_decks()
+    print(f"{len(decks)} training designs, {len(held)} held out: {', '.join(held)}", flush=True)
+    crops_file = CACHE.parent / "crops.npz"
+    if args.reuse_crops and crops_file.exists():
+        data = np.load(crops_file)
+        crops, labels = data["crops"], data["labels"]
+    else:
+        crops, labels, stats = dataset.build(decks, args.scenes, args.seed)
+        print(f"crops: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
+              f"{stats['negatives']} negatives", flush=True)
+        np.savez(crops_file, crops=crops, labels=labels)
+    meta = base_meta(sorted(decks), sorted(held))
+    m = meta_object(meta)
+    x = preprocess(crops, m)  # (2M, 3, H, W)
+    y = np.repeat(labels, 2)
+    print(f"training on {len(y)} corner crops ({time.time() - t_start:.0f}s so far)", flush=True)
+    net = train(x, y, args.epochs, args.seed, args.threads)
+    MODEL.parent.mkdir(parents=True, exist_ok=True)
+    export(net, MODEL)
+    meta["training"] = {"scenes": args.scenes, "cards": int(len(labels)), "epochs": args.epochs,
+                        "seed": args.seed, "seconds": round(time.time() - t_start)}
+    META.write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"wrote {MODEL} ({MODEL.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
+
+    from models.training import evaluate
+
+    evaluate.main(["--scenes", str(args.eval_scenes), "--write"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Classification of rectified index corners with onnxruntime: preprocess -> infer -> postprocess.
+
+Each card gives two crops (top-left index, and bottom-right index turned 180 degrees); the network
+scores each crop and :func:`postprocess` combines the two by averaging log-probabilities, so one
+corner under glare or a thumb is outvoted by a clear one only when the clear one is confident.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.errors import ModelError
+from vision.model_meta import ModelMeta
+
+
+def preprocess(crops: np.ndarray, meta: ModelMeta) -> np.ndarray:
+    """(N, 2, H, W, 3) uint8 BGR crops -> (2N, 3, H, W) float32 network input.
+
+    White-point normalisation: each channel of each crop is divided by its high percentile (the card's
+    paper), which cancels exposure and colour casts while keeping red ink red.
+    """
+    if crops.ndim != 5 or crops.shape[1] != 2 or crops.shape[2:] != (meta.input_height, meta.input_width, 3):
+        raise ValueError(f"expected crops of shape (N, 2, {meta.input_height}, {meta.input_width}, 3), "
+                         f"got {crops.shape}")
+    n = crops.shape[0]
+    x = crops.reshape(n * 2, -1, 3).astype(np.float32)
+    white = np.percentile(x, meta.percentile, axis=1, keepdims=True)
+    x = np.minimum(x / np.maximum(white, 24.0), 1.25) - meta.offset
+    x = x.reshape(n * 2, meta.input_height, meta.input_width, 3).transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(x, np.float32)
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=-1, keepdims=True)
+    out: np.ndarray = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return out
+
+
+def postprocess(logits: np.ndarray) -> np.ndarray:
+    """(2N, L) corner logits -> (N, L) card probabilities (geometric mean of the two corners)."""
+    if logits.ndim != 2 or logits.shape[0] % 2:
+        raise ValueError(f"expected (2N, L) logits, got {logits.shape}")
+    lp = log_softmax(logits.astype(np.float64)).reshape(-1, 2, logits.shape[1]).mean(axis=1)
+    p = np.exp(lp - lp.max(axis=1, keepdims=True))
+    probs: np.ndarray = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+    return probs
+
+
+def decide(probs: np.ndarray, labels: tuple[str, ...], min_confidence: float, min_margin: float,
+           unknown: str = "unknown") -> list[tuple[str, float]]:
+    """Top label and its probability per card; ``unknown`` when top-1 or its margin over top-2 is low."""
+    out: list[tuple[str, float]] = []
+    for p in probs:
+        order = np.argsort(p)[::-1]
+        top, second = float(p[order[0]]), float(p[order[1]])
+        label = labels[order[0]] if top >= min_confidence and top - second >= min_margin else unknown
+        out.append((label, top))
+    return out
+
+
+class OnnxClassifier:
+    """An onnxruntime session with explicit thread counts (leave a core for capture on a Pi)."""
+
+    def __init__(self, model_path: str | Path, meta: ModelMeta, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(model_path), sess_options=opts,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own classes for missing/corrupt files
+            raise ModelError(f"{model_path}: cannot load ONNX model ({exc})") from exc
+        inputs = self.session.get_inputs()
+        outputs = self.session.get_outputs()
+        if len(inputs) != 1 or len(outputs) != 1:
+            raise ModelError(f"{model_path}: expected one input and one output")
+        shape: list[Any] = list(inputs[0].shape)
+        if len(shape) != 4 or shape[1:] != [3, meta.input_height, meta.input_width]:
+            raise ModelError(f"{model_path}: input shape {shape} does not match metadata "
+                             f"[N, 3, {meta.input_height}, {meta.input_width}]")
+        out_shape: list[Any] = list(outputs[0].shape)
+        if out_shape[-1] != len(meta.labels):
+            raise ModelError(f"{model_path}: {out_shape[-1]} outputs but {len(meta.labels)} labels")
+        self.input_name = inputs[0].name
+        self.meta = meta
+
+    def infer(self, batch: np.ndarray) -> np.ndarray:
+        """(2N, 3, H, W) float32 -> (2N, L) logits, in one run."""
+        if len(batch) == 0:
+            return np.zeros((0, len(self.meta.labels)), np.float32)
+        out = self.session.run(None, {self.input_name: batch})[0]
+        return np.asarray(out, np.float32)

@@ -1,0 +1,202 @@
+"""Card detection: every card-shaped quadrilateral in a frame, independent of light and table colour.
+
+Works on a half-resolution grey frame (cards 80-300 px wide at 1280x720 are 40-150 px there):
+
+1. Edges: Canny on the grey frame and on a saturation-like channel (a white card on a pale cloth
+   differs in colour more than in brightness), closed with a small dilation.
+2. Regions: every contour of the edge map, outer and inner. An inner contour (a hole in the edge
+   map) is the inside of one card even when neighbouring cards' edges touch, which separates cards
+   lying a few pixels apart.
+3. Shape tests: convex hull -> four sides fitted by lines -> a quad with a card's aspect ratio (allowing
+   tilt), filling its hull (solidity), of card size. Coins, chips and hands are not quads; phones are
+   too long; table edges are too big.
+4. Duplicates (the outer and inner contour of one card) merge; a quad that holds two or more others is
+   a group of cards, not a card.
+
+Corners are returned in full-resolution pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.rectify import order_corners
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    scale: float = 0.5  # detection resolution relative to the frame
+    min_width: float = 60.0  # card short side in full-res pixels (after tilt)
+    max_width: float = 420.0
+    min_aspect: float = 1.12  # long / short side; a card is ~1.4, tilt of 30 degrees changes it ~15%
+    max_aspect: float = 1.85
+    min_solidity: float = 0.88  # contour area / quad area
+    max_side_ratio: float = 1.35  # opposite sides of a tilted card stay within this ratio
+    canny_low: int = 30
+    canny_high: int = 90
+    max_corner_cos: float = 0.4  # corners within about 66..114 degrees
+
+
+DEFAULT_CONFIG = DetectorConfig()
+
+
+def _edges(small_bgr: np.ndarray, cfg: DetectorConfig) -> np.ndarray:
+    grey = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY)
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)
+    edges = cv2.Canny(grey, cfg.canny_low, cfg.canny_high)
+    # Chroma: max - min of the channels, high on coloured felt, low on white card paper.
+    chroma = (small_bgr.max(axis=2) - small_bgr.min(axis=2)).astype(np.uint8)
+    chroma = cv2.GaussianBlur(chroma, (3, 3), 0)
+    edges |= cv2.Canny(chroma, cfg.canny_low, cfg.canny_high)
+    return edges
+
+
+def _fit_quad(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners of a convex near-quadrilateral contour, or None."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.035, 0.05):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return _refine_sides(hull.reshape(-1, 2).astype(np.float32), approx.reshape(4, 2).astype(np.float32))
+        if len(approx) < 4:
+            return None
+    return None
+
+
+def _refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Fit a line to the hull points of each side and intersect neighbours (sub-pixel corners that
+    ignore the rounded card corners)."""
+    lines = []
+    n = len(points)
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        ab = b - a
+        length = float(np.linalg.norm(ab))
+        if length < 1e-3:
+            return quad
+        # points near segment a-b, away from its ends (the rounded corners)
+        t = ((points - a) @ ab) / (length**2)
+        dist = np.abs((points - a) @ np.array([-ab[1], ab[0]]) / length)
+        sel = points[(t > 0.15) & (t < 0.85) & (dist < max(2.0, 0.04 * length))]
+        if len(sel) < 2 or n < 8:
+            sel = np.stack([a, b])
+        vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = np.empty((4, 2), np.float32)
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad
+        s = np.linalg.solve(m, p2 - p1)
+        out[k] = p1 + s[0] * d1
+    if np.abs(out - quad).max() > 0.25 * np.linalg.norm(quad[0] - quad[2]):
+        return quad
+    return out
+
+
+def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale: float) -> bool:
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    if sides.min() < 1:
+        return False
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    short, long_ = min(a, b), max(a, b)
+    if not cfg.min_width * scale <= short <= cfg.max_width * scale:
+        return False
+    if not cfg.min_aspect <= long_ / short <= cfg.max_aspect:
+        return False
+    if max(sides[0], sides[2]) / min(sides[0], sides[2]) > cfg.max_side_ratio:
+        return False
+    if max(sides[1], sides[3]) / min(sides[1], sides[3]) > cfg.max_side_ratio:
+        return False
+    for k in range(4):  # corners near square (perspective of a tilted camera bends them a little)
+        u, v = quad[k - 1] - quad[k], quad[(k + 1) % 4] - quad[k]
+        cos = float(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v))
+        if abs(cos) > cfg.max_corner_cos:
+            return False
+    quad_area = cv2.contourArea(quad)
+    if quad_area <= 0 or not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return False
+    return contour_area / quad_area >= cfg.min_solidity
+
+
+def _grow(quad: np.ndarray, pixels: float) -> np.ndarray:
+    """Move every side of a convex quad outwards by ``pixels``."""
+    centre = quad.mean(axis=0)
+    out = np.empty_like(quad)
+    for k in range(4):
+        v = quad[k] - centre
+        out[k] = quad[k] + v / max(1e-6, float(np.linalg.norm(v))) * pixels * 1.41
+    return out
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection area over the smaller quad's area."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(inter) / max(1e-6, min(cv2.contourArea(a), cv2.contourArea(b)))
+
+
+def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG) -> list[np.ndarray]:
+    """Card outlines in ``frame_bgr``: a list of (4, 2) float32 quads, clockwise, full-res pixels."""
+    if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
+        raise ValueError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
+    s = config.scale
+    small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
+    edges = _edges(small, config)
+    min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
+    candidates: list[tuple[float, np.ndarray]] = []
+    # (a) holes of the edge map: card interiors, separate even when neighbouring cards' edges touch.
+    # Thin edges keep close cards apart; thickened ones close small gaps in an outline. Use both.
+    thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
+    outer: list[np.ndarray] = []
+    for edge_map in (edges, thick):
+        contours, hierarchy = cv2.findContours(edge_map, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        for i, c in enumerate(contours):
+            if hierarchy[0][i][3] != -1:
+                _consider(c, 1.0, min_area, config, candidates)
+            elif edge_map is thick and cv2.contourArea(c) >= min_area:
+                outer.append(c)
+    # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
+    filled = np.zeros(edges.shape, np.uint8)
+    cv2.drawContours(filled, outer, -1, 255, -1)
+    k = max(3, round(config.min_width * s * 0.15) | 1)
+    filled = cv2.morphologyEx(filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    blobs, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in blobs:
+        _consider(c, 0.0, min_area, config, candidates)
+    kept = _merge(candidates)
+    return [order_corners((q + 0.5) / s - 0.5) for q in kept]
+
+
+def _consider(contour: np.ndarray, grow: float, min_area: float, config: DetectorConfig,
+              out: list[tuple[float, np.ndarray]]) -> None:
+    area = cv2.contourArea(contour)
+    if area < min_area:
+        return
+    quad = _fit_quad(contour)
+    if quad is None:
+        return
+    if grow:
+        quad = _grow(quad, grow)
+    if _card_like(quad, area, config, config.scale):
+        out.append((cv2.contourArea(quad), quad))
+
+
+def _merge(candidates: list[tuple[float, np.ndarray]]) -> list[np.ndarray]:
+    """One quad per card: outer and inner contours of one card agree; groups of cards are dropped."""
+    candidates.sort(key=lambda t: t[0])  # small first: inner contours and single cards
+    kept: list[tuple[float, np.ndarray]] = []
+    for area, quad in candidates:
+        inside = [i for i, (a, q) in enumerate(kept) if _overlap(q, quad) > 0.6]
+        if not inside:
+            kept.append((area, quad))
+            continue
+        if len(inside) >= 2 or area > 1.6 * kept[inside[0]][0]:
+            continue  # a group of cards, or a card plus its surroundings
+        # Same card seen as inner and outer contour: the outer one (larger) is the card's edge.
+        kept[inside[0]] = (area, quad)
+    return [q for _, q in kept]

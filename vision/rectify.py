@@ -1,0 +1,73 @@
+"""Rectification: a detected card quadrilateral to a fixed-size, portrait, upright view.
+
+Portrait is resolved from the quad (the short side is the top edge); upside-down is not resolved here
+because it does not need to be: a card's two index corners (top-left, and bottom-right turned 180
+degrees) look the same either way up, so the classifier reads both and combines them.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CARD_ASPECT = 1.4  # height / width of a standard playing card (88 x 63 mm)
+CARD_W, CARD_H = 128, 180  # full rectified card, pixels
+CORNER_W, CORNER_H = 32, 48  # one index-corner crop, pixels: covers x < 0.25 W, y < 0.267 H
+
+
+def order_corners(quad: np.ndarray) -> np.ndarray:
+    """The four points clockwise (image y down), starting at the first corner of a short side.
+
+    The result's edge 0->1 is a short side, so warping it to the top of a portrait card never mirrors
+    the card and never lays it sideways.
+    """
+    pts = np.asarray(quad, np.float32).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
+    side = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
+    if side[0] + side[2] > side[1] + side[3]:  # edge 0->1 is long: start one corner later
+        pts = np.roll(pts, -1, axis=0)
+    # Of the two short sides, start with the one nearer the image top-left (stable across frames).
+    if pts[2].sum() < pts[0].sum():
+        pts = np.roll(pts, -2, axis=0)
+    return pts
+
+
+def card_homography(quad: np.ndarray, width: float = CARD_W, height: float = CARD_H) -> np.ndarray:
+    """Homography from a portrait card of ``width`` x ``height`` to the (ordered) quad in the image."""
+    src = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    return cv2.getPerspectiveTransform(src, order_corners(quad))
+
+
+def warp_card(frame: np.ndarray, quad: np.ndarray, width: int = CARD_W, height: int = CARD_H) -> np.ndarray:
+    """The whole card, rectified to ``height`` x ``width`` (for display and debugging)."""
+    h = card_homography(quad, width, height)
+    return cv2.warpPerspective(frame, h, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+# Crop placement: corner crop pixel (u, v) -> card pixel. The second crop is the bottom-right corner
+# turned 180 degrees, so both show an upright index.
+_CROP_SCALE_X = CARD_W / 4 / CORNER_W
+_CROP_SCALE_Y = CARD_H * 0.267 / CORNER_H
+
+
+def _crop_to_card(which: int) -> np.ndarray:
+    sx, sy = _CROP_SCALE_X, _CROP_SCALE_Y
+    if which == 0:
+        return np.array([[sx, 0, 0], [0, sy, 0], [0, 0, 1]], np.float64)
+    return np.array([[-sx, 0, CARD_W], [0, -sy, CARD_H], [0, 0, 1]], np.float64)
+
+
+def corner_crops(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The two index corners of the card at ``quad``: (2, CORNER_H, CORNER_W, channels), upright.
+
+    Each crop is warped straight from the full-resolution frame (no intermediate card image), which is
+    both sharper and cheaper than warping the whole card first.
+    """
+    h = card_homography(quad).astype(np.float64)
+    crops = [cv2.warpPerspective(frame, h @ _crop_to_card(k), (CORNER_W, CORNER_H),
+                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+             for k in (0, 1)]
+    return np.stack(crops)
