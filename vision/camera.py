@@ -200,6 +200,7 @@ class VideoCaptureSource(CameraSource):
         self.width, self.height, self.loop = width, height, loop
         self._cap: cv2.VideoCapture | None = None
         self._grabbed = 0
+        self._time_offset = self._last_ts = 0.0
         self.locked = False  # exposure and white balance locked after warm-up
 
     def _open(self) -> None:
@@ -227,14 +228,17 @@ class VideoCaptureSource(CameraSource):
         if not ok:
             if self.loop and not self.live:
                 self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
+                self._time_offset = self._last_ts + 1.0 / self.fps  # time keeps running across loops
                 ok, image = self._cap.read()
             if not ok:
                 return None
         self._grabbed += 1
         if self.live and self._grabbed == WARMUP_FRAMES:
             self._lock_exposure()
-        ts = None if self.live else self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
-        return image, ts
+        if self.live:
+            return image, None
+        self._last_ts = self._time_offset + self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+        return image, self._last_ts
 
     def _lock_exposure(self) -> None:
         """Freeze what auto-exposure and auto white balance settled on (V4L2: 0.25 = manual)."""

@@ -20,7 +20,7 @@ import math
 import random
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -119,7 +119,8 @@ class Action:
     expected: list[ExpectedEvent] = field(default_factory=list)
     first_frame: int = -1
     settled_frame: int = -1  # first frame with the final table and no hand in view
-    hand_frames: int = 0
+    hand_frames: int = 0  # frames with the hand in view (counted as they are rendered)
+    changes_left: int = 0
     total_frames: int = 0
 
 
@@ -128,7 +129,7 @@ class SimFrame:
     image: np.ndarray
     index: int
     timestamp: float  # simulated seconds: index / fps
-    hand: bool  # a hand is in view
+    hand: bool  # a hand is in view (some of it inside the frame)
     finished: tuple[Action, ...] = ()  # actions whose table became final and clear at this frame
 
 
@@ -359,7 +360,7 @@ class SimTable:
             except KeyError:
                 pass
         x += self.rng.uniform(-60, 60)
-        return (x, -260.0) if facing == 180 else (x, h + 260.0)
+        return (x, -130.0) if facing == 180 else (x, h + 130.0)  # just out of view
 
     def _enqueue(self, action: Action, steps: list[tuple[tuple[float, float], Callable[[], None]]],
                  seat: int | None) -> None:
@@ -383,7 +384,7 @@ class SimTable:
             plans.append(_Plan(None, None, last=(k == self.settle_frames - 1)))
         for p in plans:
             p.action = action
-        action.hand_frames = sum(p.hand is not None for p in plans)
+        action.changes_left = len(steps)
         action.total_frames = len(plans)
         self._queue.extend(plans)
 
@@ -408,17 +409,29 @@ class SimTable:
                     self._before = self._snapshot()
                 if plan.change is not None:
                     plan.change()
+                    action.changes_left -= 1
                 if plan.hand is not None and plan.entry is not None:
                     hand = (plan.hand, plan.entry)
-                elif action.settled_frame < 0:
-                    action.settled_frame = self._frame_index
-                    action.expected = expected_events(self._before, self._snapshot())
                 if plan.last:
                     finished = (action,)
-            image = self.render(hand=hand)
-            frame = SimFrame(image, self._frame_index, self._frame_index / self.fps, hand is not None, finished)
+            image, in_view = self._render(hand)
+            if plan is not None and plan.action is not None:
+                action = plan.action
+                action.hand_frames += in_view
+                if not in_view and action.changes_left == 0 and action.settled_frame < 0:
+                    # the table is final and no hand is in view: from here an observer can know
+                    action.settled_frame = self._frame_index
+                    action.expected = expected_events(self._before, self._snapshot())
+            frame = SimFrame(image, self._frame_index, self._frame_index / self.fps, in_view, finished)
             self._frame_index += 1
             return frame
+
+    def play(self, extra_frames: int = 0) -> Iterator[SimFrame]:
+        """Like :meth:`run`, one frame at a time (the table changes as you iterate)."""
+        while self.busy:
+            yield self.next_frame()
+        for _ in range(extra_frames):
+            yield self.next_frame()
 
     def run(self, extra_frames: int = 0) -> list[SimFrame]:
         """Play every queued action, then ``extra_frames`` still frames."""
@@ -521,21 +534,26 @@ class SimTable:
     def render(self, *, hand: tuple[tuple[float, float], tuple[float, float]] | None = None) -> np.ndarray:
         """The current table as a 1280x720 (camera size) BGR frame, with a hand at ``(palm, entry)``
         in mat mm when given."""
+        return self._render(hand)[0]
+
+    def _render(self, hand: tuple[tuple[float, float], tuple[float, float]] | None) -> tuple[np.ndarray, bool]:
         with self._lock:
             if self._static is None:
                 self._static = self._render_static()
             frame = self._static.copy()
+            in_view = False
             if hand is not None:
-                self._draw_hand(frame, *hand)
+                in_view = self._draw_hand(frame, *hand)
             if self.blur > 0:
                 frame = cv2.GaussianBlur(frame, (0, 0), self.blur)
             if self._noise:
                 plus, minus = self._noise[self._frame_index % len(self._noise)]
                 cv2.add(frame, plus, dst=frame)
                 cv2.subtract(frame, minus, dst=frame)
-            return frame
+            return frame, in_view
 
-    def _draw_hand(self, frame: np.ndarray, palm: tuple[float, float], entry: tuple[float, float]) -> None:
+    def _draw_hand(self, frame: np.ndarray, palm: tuple[float, float], entry: tuple[float, float]) -> bool:
+        """Draw the arm and hand; True when any of it is in view."""
         px, py = palm
         dx, dy = px - entry[0], py - entry[1]
         d = math.hypot(dx, dy) or 1.0
@@ -568,9 +586,17 @@ class SimTable:
             shapes.append(capsule(base, tip, 8.5))
         thumb_base = (px + nx * 38, py + ny * 38)
         shapes.append(capsule(thumb_base, (thumb_base[0] + (ux + nx) * 32, thumb_base[1] + (uy + ny) * 32), 10))
+        h, w = frame.shape[:2]
+        frame_rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        in_view = False
         for s in shapes:
-            cv2.fillPoly(frame, [poly(s)], skin, cv2.LINE_AA, shift=4)
+            pts = poly(s)
+            if not in_view:  # every shape is convex: does it overlap the frame?
+                area, _ = cv2.intersectConvexConvex(pts.astype(np.float32) / 16, frame_rect)
+                in_view = area > 1.0
+            cv2.fillPoly(frame, [pts], skin, cv2.LINE_AA, shift=4)
         cv2.polylines(frame, [poly(shapes[1])], True, dark, 2, cv2.LINE_AA, shift=4)
+        return in_view
 
 
 def _apply_light(img: np.ndarray, light: np.ndarray) -> np.ndarray:

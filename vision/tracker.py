@@ -46,8 +46,8 @@ class TrackerConfig:
     min_margin: float = 0.2  # ... and this lead over the runner-up
     window: int = 5  # votes kept per card (clear frames only)
     votes_needed: int = 3  # agreeing votes to report a new card
-    change_votes: int = 3  # agreeing votes (all since the view last cleared) to relabel a card
-    removal_frames: int = 3  # consecutive clear frames without the card before it counts as removed
+    change_votes: int = 3  # votes for a new label (since the view last cleared) to relabel a card
+    removal_frames: int = 4  # consecutive clear frames without the card before it counts as removed
     match_mm: float = 32.0  # a sighting this close to a track's centre is that card
     max_wait_frames: int = 10  # a newcomer without agreement by then is reported as "unknown"
     one_pack: bool = True  # flag a card that is already on the table
@@ -224,18 +224,22 @@ class Tracker:
                 removed.append(t)
                 continue
             if t.misses == 0 and t.fresh >= c.change_votes:
-                recent = list(t.votes)[-t.fresh:]
-                label, n, agreeing = self._winner(recent)
-                if label is not None and label != t.label and n >= c.change_votes:
+                # hysteresis: a reported card changes label only when, among its votes since the
+                # view cleared, change_votes name one new label and at most one still names the old
+                label, n, agreeing = self._winner(list(t.votes)[-t.fresh:])
+                old = sum(v.label == t.label for v in list(t.votes)[-t.fresh:])
+                if label is not None and label != t.label and n >= c.change_votes and old <= 1:
                     changed.append((t, label, agreeing))
-        # A removal waits (a little) for undecided newcomers: the card may be arriving elsewhere.
-        if removed and undecided:
+        # Everything one action changed is reported together: while a newcomer is undecided or a
+        # card has just gone missing, hold the decisions (at most max_wait_frames), so a carried
+        # card pairs into one move and removals come before arrivals.
+        pending = undecided + sum(1 for t in self.tracks.values() if t.confirmed and 0 < t.misses < c.removal_frames)
+        if pending and (removed or appeared or changed):
             if self._deferred_since is None:
                 self._deferred_since = frame
             if frame - self._deferred_since < c.max_wait_frames:
-                removed = []
-        if not undecided:
-            self._deferred_since = None
+                return []
+        self._deferred_since = None
         return self._emit(removed, appeared, changed, frame, ts)
 
     def _emit(self, removed: list[Track], appeared: list[tuple[Track, str, list[Vote]]],

@@ -27,45 +27,51 @@ class Recognises(Protocol):
 
 
 class HandDetector:
-    """Skin-coloured blobs over the mat (YCrCb range, on a quarter-size frame), plus large sudden
-    changes (a sleeve, a glove): either means the view of the table is not clear."""
+    """Is a hand (or arm, or sleeve) over the mat? Two cues, on a quarter-size frame:
 
-    def __init__(self, *, scale: float = 0.25, min_blob_frac: float = 0.012, motion_frac: float = 0.04,
-                 motion_level: int = 30) -> None:
+    * skin-coloured pixels (a YCrCb range) inside the mat: a blob that reaches the mat's edge (an
+      arm comes from outside) or one bigger than any card (a whole hand) is a hand. A red-and-white
+      card back blurs to pink at this scale, so smaller blobs inside the mat and the outlines of
+      known cards do not count;
+    * a large sudden change over the mat (a sleeve or glove moving in) starts an occlusion.
+    """
+
+    def __init__(self, *, scale: float = 0.25, edge_blob_frac: float = 0.004, big_blob_frac: float = 0.045,
+                 motion_frac: float = 0.04, motion_level: int = 30) -> None:
         self.scale = scale
-        self.min_blob_frac = min_blob_frac
+        self.edge_blob_frac = edge_blob_frac
+        self.big_blob_frac = big_blob_frac
         self.motion_frac = motion_frac
         self.motion_level = motion_level
         self._mask: np.ndarray | None = None
+        self._band: np.ndarray | None = None
         self._mask_key: bytes | None = None
         self._prev: np.ndarray | None = None
         self._was_occluded = False
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 
-    def _mat_mask(self, shape: tuple[int, int], layout: Layout, cal: Calibration) -> np.ndarray:
+    def _mat_mask(self, shape: tuple[int, int], layout: Layout, cal: Calibration) -> tuple[np.ndarray, np.ndarray]:
         key = cal.image_to_mat.tobytes() + bytes(str(shape), "ascii")
-        if self._mask is None or self._mask_key != key:
+        if self._mask is None or self._band is None or self._mask_key != key:
             w, h = layout.width_mm, layout.height_mm
             corners = cal.to_image(np.array([[0, 0], [w, 0], [w, h], [0, h]])) * self.scale
             mask = np.zeros(shape, np.uint8)
             cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 255)
-            self._mask, self._mask_key = mask, key
-        return self._mask
+            frame_edge = np.zeros(shape, np.uint8)
+            cv2.rectangle(frame_edge, (0, 0), (shape[1] - 1, shape[0] - 1), 255, 2)
+            # the mat's rim (or the frame's edge where the mat runs out of view)
+            band = cv2.subtract(mask, cv2.erode(mask, np.ones((5, 5), np.uint8)))
+            band = cv2.bitwise_or(band, cv2.bitwise_and(frame_edge, mask))
+            self._mask, self._band, self._mask_key = mask, band, key
+        return self._mask, self._band
 
     def occluded(self, frame: np.ndarray, layout: Layout, cal: Calibration,
                  cards: Sequence[np.ndarray] = ()) -> bool:
         """``cards``: outlines (image px) of cards known to lie there; their pinks and court
         figures are not skin."""
         small = cv2.resize(frame, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
-        mask = self._mat_mask(small.shape[:2], layout, cal)
+        mask, band = self._mat_mask(small.shape[:2], layout, cal)
         area = max(1, int(cv2.countNonZero(mask)))
-        ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
-        skin = cv2.inRange(ycc, (40, 138, 77), (250, 178, 127))
-        skin = cv2.bitwise_and(skin, mask)
-        if len(cards):
-            quads = [np.round(np.asarray(c, np.float32).reshape(4, 2) * self.scale).astype(np.int32) for c in cards]
-            cv2.fillPoly(skin, quads, 0)
-        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         moving = 0
         if self._prev is not None and self._prev.shape == gray.shape:
@@ -78,12 +84,22 @@ class HandDetector:
         if moving > self.motion_frac * area and not self._was_occluded:
             self._was_occluded = True
             return True
-        if cv2.countNonZero(skin) < self.min_blob_frac * area:
-            self._was_occluded = False
-            return False
-        n, _, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
-        biggest = int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
-        self._was_occluded = biggest >= self.min_blob_frac * area
+        ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+        skin = cv2.bitwise_and(cv2.inRange(ycc, (40, 138, 77), (250, 178, 127)), mask)
+        if len(cards):
+            quads = [np.round(np.asarray(c, np.float32).reshape(4, 2) * self.scale).astype(np.int32) for c in cards]
+            cv2.fillPoly(skin, quads, 0)
+        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
+        self._was_occluded = False
+        if cv2.countNonZero(skin) >= self.edge_blob_frac * area:
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+            areas = stats[1:, cv2.CC_STAT_AREA]
+            if n > 1 and areas.max() >= self.big_blob_frac * area:
+                self._was_occluded = True
+            elif n > 1:
+                at_edge = np.unique(labels[band > 0])
+                self._was_occluded = any(
+                    lab > 0 and areas[lab - 1] >= self.edge_blob_frac * area for lab in at_edge)
         return self._was_occluded
 
 
