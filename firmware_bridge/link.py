@@ -120,6 +120,7 @@ class Link:
         self.stats = LinkStats()
         self.boot_id: int | None = None
         self._retired_boots: set[int] = set()
+        self._boot_candidate: int | None = None
         self._packetizer = Packetizer()
         self._port: Port | None = None
         self._down_reason = "not opened"
@@ -216,13 +217,24 @@ class Link:
         if self.silent:
             self.silent = False
             self.on_state("alive", "the device is heard again")
-        if frame.boot in self._retired_boots:
+        said_so = frame.type in (MsgType.BOOT, MsgType.HELLO_INFO)  # the device states its boot id
+        if frame.boot in self._retired_boots and not said_so:
             self.stats.late_frames += 1
             return
         if self.boot_id is None:
             self.boot_id = frame.boot
         elif frame.boot != self.boot_id:
+            # A new boot id is believed when the device states it, or on a second frame that agrees;
+            # one frame alone could be the rare garbled frame that passed the CRC.
+            if not said_so and frame.boot != self._boot_candidate:
+                self._boot_candidate = frame.boot
+                self.stats.late_frames += 1
+                return
+            self._boot_candidate = None
+            self._retired_boots.discard(frame.boot)
             self._rebooted(self.boot_id, frame.boot)
+        else:
+            self._boot_candidate = None
         if frame.request:
             with self._state_lock:
                 pending = self._pending.get(frame.request)

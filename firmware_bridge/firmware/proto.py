@@ -1,14 +1,15 @@
 # mypy: ignore-errors
 # Wire format of the dealer protocol, written for MicroPython (no typing, no dataclasses, no
-# binascii.crc_hqx) and run under CPython by the simulator and the tests. The host has its own
+# zlib) and run under CPython by the simulator and the tests. The host has its own
 # implementation (firmware_bridge/framing.py); both are checked on the same golden vectors.
 #
-# frame = COBS(version u8 | type u8 | request u16 | boot u16 | payload | crc16 u16) + 0x00
+# frame = COBS(version u8 | type u8 | request u16 | boot u16 | payload | crc32 u32) + 0x00
 
 VERSION = 1
 HEADER = 6
 MAX_PAYLOAD = 64
-MAX_FRAME = HEADER + MAX_PAYLOAD + 2
+CRC = 4
+MAX_FRAME = HEADER + MAX_PAYLOAD + CRC
 MAX_BLOCK = MAX_FRAME + 1
 
 # message types (same numbers as firmware_bridge.messages.MsgType)
@@ -61,23 +62,23 @@ CARD_UNREADABLE = 0xFE
 def _crc_table():
     table = []
     for i in range(256):
-        crc = i << 8
+        crc = i
         for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
-        table.append(crc & 0xFFFF)
+            crc = (crc >> 1) ^ 0xEDB88320 if crc & 1 else crc >> 1
+        table.append(crc)
     return table
 
 
 _CRC_TABLE = _crc_table()
 
 
-def crc16(data):
-    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF), table driven."""
-    crc = 0xFFFF
+def crc32(data):
+    """CRC-32 as zlib computes it (reflected, poly 0xEDB88320, init and final xor 0xFFFFFFFF)."""
+    crc = 0xFFFFFFFF
     table = _CRC_TABLE
     for b in data:
-        crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ b) & 0xFF]
-    return crc
+        crc = (crc >> 8) ^ table[(crc ^ b) & 0xFF]
+    return crc ^ 0xFFFFFFFF
 
 
 def cobs_encode(data):
@@ -118,18 +119,19 @@ def cobs_decode(block):
 
 def encode_frame(mtype, request, boot, payload=b""):
     body = bytes((VERSION, mtype, request >> 8, request & 0xFF, boot >> 8, boot & 0xFF)) + bytes(payload)
-    crc = crc16(body)
-    return cobs_encode(body + bytes((crc >> 8, crc & 0xFF))) + b"\x00"
+    crc = crc32(body)
+    return cobs_encode(body + bytes((crc >> 24, (crc >> 16) & 0xFF, (crc >> 8) & 0xFF, crc & 0xFF))) + b"\x00"
 
 
 def decode_block(block):
     """(type, request, boot, payload) or None when the block is not a valid frame."""
     raw = cobs_decode(block)
-    if raw is None or len(raw) < HEADER + 2 or len(raw) > MAX_FRAME:
+    if raw is None or len(raw) < HEADER + CRC or len(raw) > MAX_FRAME:
         return None
-    if crc16(raw[:-2]) != (raw[-2] << 8) | raw[-1] or raw[0] != VERSION:
+    crc = (raw[-4] << 24) | (raw[-3] << 16) | (raw[-2] << 8) | raw[-1]
+    if crc32(raw[:-CRC]) != crc or raw[0] != VERSION:
         return None
-    return raw[1], (raw[2] << 8) | raw[3], (raw[4] << 8) | raw[5], raw[HEADER:-2]
+    return raw[1], (raw[2] << 8) | raw[3], (raw[4] << 8) | raw[5], raw[HEADER:-CRC]
 
 
 class Deframer:

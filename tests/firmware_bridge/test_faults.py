@@ -249,3 +249,26 @@ def test_jam_stops_the_deal_with_what_was_dealt_and_the_retry_goes_on() -> None:
             events.append(dealer.events.get(timeout=5))
     assert [str(c) for c in first.cards + rest.cards] == [str(c) for c in deck[:4]]  # the jammed card stays
     assert [t["action"] for t in sim.truth if t["action"] in ("deal", "jam")] == ["deal", "deal", "jam", "deal", "deal"]
+
+
+@pytest.mark.timeout(30)
+def test_one_stray_frame_with_another_boot_id_is_not_a_reboot() -> None:
+    def hb(boot: int) -> bytes:
+        return Frame(MsgType.DEVICE_HEARTBEAT, 0, boot, b"\x00").encode()
+
+    port = GarbagePort([hb(0x10), hb(0x99), hb(0x10)])
+    states: list[str] = []
+    link = Link("stray://", opener=lambda url: port, on_state=lambda s, r: states.append(s), heartbeat_s=60)
+    try:
+        assert port.done.wait(5)
+        assert link.boot_id == 0x10 and "rebooted" not in states  # a lone frame is not believed
+        port.done.clear()
+        port.chunks += [hb(0x20), hb(0x20)]  # two frames agree: the device rebooted
+        assert port.done.wait(5)
+        assert link.boot_id == 0x20 and states.count("rebooted") == 1
+        port.done.clear()
+        port.chunks += [Frame(MsgType.BOOT, 0, 0x30, bytes([1, 1, 0, 0, 0, 4, 4])).encode()]
+        assert port.done.wait(5)
+        assert link.boot_id == 0x30 and states.count("rebooted") == 2  # BOOT says so at once
+    finally:
+        link.close()

@@ -8,12 +8,14 @@ from hypothesis import strategies as st
 
 from firmware_bridge.cobs import cobs_decode, cobs_encode
 from firmware_bridge.errors import FrameError
-from firmware_bridge.framing import MAX_PAYLOAD, Frame, Packetizer, crc16, decode_block
+from firmware_bridge.framing import MAX_PAYLOAD, Frame, Packetizer, crc32, decode_block
 from firmware_bridge.messages import MsgType, describe
 
 
-def test_crc16_is_ccitt_false_check_value() -> None:
-    assert crc16(b"123456789") == 0x29B1
+def test_crc32_check_value_on_host_and_firmware() -> None:
+    from firmware_bridge.firmware import proto
+
+    assert crc32(b"123456789") == proto.crc32(b"123456789") == 0xCBF43926
 
 
 def test_golden_frames_decode_to_their_meaning(golden) -> None:
