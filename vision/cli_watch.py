@@ -50,15 +50,19 @@ def run(args: argparse.Namespace) -> int:
             if len(vals) != 8:
                 raise VisionError("--fixed needs 8 numbers: the 4 mat corners x,y in the image")
             fixed = Calibration.fixed(layout, np.array(vals).reshape(4, 2))
-        if args.oracle:
-            if not isinstance(source, SimSource):
-                raise VisionError("--oracle needs a sim: camera")
-            from vision.simtable import SimOracle
-            recognizer: Any = SimOracle(source.sim)
-        else:
-            from vision.recognizer import Recognizer
-            recognizer = Recognizer(args.model)
+        if args.oracle and not isinstance(source, SimSource):
+            raise VisionError("--oracle needs a sim: camera")
         source.open()
+        try:
+            if isinstance(source, SimSource) and args.oracle:
+                from vision.simtable import SimOracle
+                recognizer: Any = SimOracle(source.sim)
+            else:
+                from vision.recognizer import Recognizer
+                recognizer = Recognizer(args.model)
+        except BaseException:
+            source.close()
+            raise
     except (VisionError, OSError, ValueError) as exc:
         print(f"cardtable watch: {exc}", file=sys.stderr)
         return 2
