@@ -156,7 +156,7 @@ class SimTable:
         self.camera = camera or SimCamera()
         self.fps = fps
         self.rng = random.Random(seed)
-        self._np_rng = np.random.default_rng(seed)
+        self._np_rng = np.random.default_rng(seed % 2**32)
         self.face_style, self.back_style = face_style, back_style
         self.jitter_mm, self.jitter_deg = jitter_mm, jitter_deg
         self.approach_frames, self.hold_frames = approach_frames, hold_frames
