@@ -92,6 +92,7 @@ def deals(n: int, speed: float, faults: list[str]) -> dict[str, object]:
         "cards_match_truth": reported == [t["card"] for t in dealt],
         "none_twice": len(set(requests)) == len(requests),
         "retries": stats.retries,
+        "polls": stats.polls,
         "crc_errors": stats.crc_errors,
         "bad_frames": stats.bad_frames,
         "final_copies": dealer.link.copies,
@@ -116,7 +117,7 @@ def main() -> int:
         for r in (clean, bad):
             print(f"speed x{speed:g} faults {r['faults']}: {r['deals_per_s']:.1f} deals/s; exact targets in order "
                   f"{r['targets_exact_in_order']}, cards match truth {r['cards_match_truth']}, none twice "
-                  f"{r['none_twice']}; retries {r['retries']}, CRC errors {r['crc_errors']}, bad frames "
+                  f"{r['none_twice']}; retries {r['retries']}, polls {r['polls']}, CRC errors {r['crc_errors']}, bad frames "
                   f"{r['bad_frames']}, copies {r['final_copies']}")
         print(f"speed x{speed:g}: garbled/clean throughput {ratio:.2f}")
         ok = ok and all(bool(r[k]) for r in (clean, bad) for k in

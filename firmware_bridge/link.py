@@ -53,7 +53,8 @@ class LinkStats:
     frames_in: int = 0
     frames_out: int = 0
     requests: int = 0
-    retries: int = 0
+    retries: int = 0  # resends after a send heard nothing back
+    polls: int = 0  # resends asking a running command for its result
     crc_errors: int = 0
     bad_frames: int = 0
     resyncs: int = 0
@@ -335,6 +336,7 @@ class Link:
         start = time.monotonic()
         attempts = 0
         lost = 0  # sends that heard nothing back before the next one: what redundancy is for
+        last_answered = True
         running = False
         poll = self.rto
         deadline = start + timeout
@@ -342,9 +344,12 @@ class Link:
             while True:
                 # one more copy per unanswered send: a garbled line gets redundancy at once, a clean one none
                 self._write(data * min(self.copies + lost, self.MAX_COPIES))
+                if attempts:
+                    if last_answered:
+                        self.stats.polls += 1
+                    else:
+                        self.stats.retries += 1
                 attempts += 1
-                if attempts > 1:
-                    self.stats.retries += 1
                 answered = False
                 wait_until = min(deadline, time.monotonic() + (poll if running else self.rto))
                 while True:
@@ -370,6 +375,7 @@ class Link:
                     poll = self.rto
                     deadline = max(deadline, time.monotonic() + timeout)  # silence, not duration, times out
                     wait_until = min(deadline, time.monotonic() + poll)
+                last_answered = answered
                 if not answered:
                     lost += 1
                 if time.monotonic() >= deadline:
@@ -381,7 +387,7 @@ class Link:
                 del self._pending[request]
             self._adapt(1 + lost)
 
-    MAX_COPIES = 6
+    MAX_COPIES = 8
 
     def _sample_rtt(self, rtt: float) -> None:
         self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
