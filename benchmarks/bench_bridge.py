@@ -99,6 +99,37 @@ def deals(n: int, speed: float, faults: list[str]) -> dict[str, object]:
     }
 
 
+def reboots(cards: int = 120) -> dict[str, float]:
+    """A board that reboots after every 7 cards, mid-deal: how fast the host notices, and nothing twice."""
+    from firmware_bridge.backends import sim_backend
+    from firmware_bridge.dealer import LinkEvent
+    from firmware_bridge.messages import ErrorCode
+    from firmware_bridge.simulator import Simulator
+    from table.cards import multi_pack
+
+    sim = Simulator(seats=4, speed=10, card_reader=True, deck=multi_pack(3), reboot_every=7, seed=3)
+    seen: list[float] = []
+    failed = 0
+    with Dealer(sim_backend(sim)) as dealer:
+        dealer.add_listener(lambda e: seen.append(time.monotonic())
+                            if isinstance(e, LinkEvent) and e.state == "rebooted" else None)
+        dealt = 0
+        while dealt < cards:
+            result = dealer.deal(f"seat:{dealt % 4 + 1}", 3)
+            dealt += 3 if result.ok else len(result.dealt) + 1
+            failed += result.code is ErrorCode.DEVICE_REBOOTED
+    booted = [sim._t0 + r["t"] for r in sim.truth if r["action"] == "reboot"]
+    latencies = [s - b for b, s in zip(booted, seen, strict=False)]
+    requests = [r["request"] for r in sim.deals()]
+    return {
+        "reboots": len(booted),
+        "failed_with_reason": failed,
+        "max_detect_ms": max(latencies) * 1000,
+        "median_detect_ms": statistics.median(latencies) * 1000,
+        "max_cards_per_request": max(requests.count(r) for r in set(requests)),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=1000)
@@ -108,8 +139,13 @@ def main() -> int:
     rt = round_trips(args.commands)
     print(f"fault-free pty: {rt['commands_per_s']:.0f} commands/s, round trip median {rt['median_ms']:.2f} ms, "
           f"p95 {rt['p95_ms']:.2f} ms, max {rt['max_ms']:.1f} ms ({rt['commands']} STATUS/LED commands)")
+    rb = reboots()
+    print(f"reboot every 7 cards (speed x10): {rb['reboots']} reboots, {rb['failed_with_reason']} deals failed "
+          f"with the reason, detected in median {rb['median_detect_ms']:.1f} ms, max {rb['max_detect_ms']:.1f} ms; "
+          f"at most {rb['max_cards_per_request']} cards per 3-card request")
     garbled = ["--corrupt", "0.05", "--drop", "0.05", "--duplicate", "0.01"]
-    ok = rt["commands_per_s"] >= 500 and rt["median_ms"] < 2
+    ok = rt["commands_per_s"] >= 500 and rt["median_ms"] < 2 and rb["max_detect_ms"] < 1000
+    ok = ok and rb["max_cards_per_request"] <= 3 and rb["failed_with_reason"] == rb["reboots"]
     for speed in args.speed:
         clean = deals(args.deals, speed, [])
         bad = deals(args.deals, speed, garbled)
