@@ -272,3 +272,15 @@ def test_one_stray_frame_with_another_boot_id_is_not_a_reboot() -> None:
         assert link.boot_id == 0x30 and states.count("rebooted") == 2  # BOOT says so at once
     finally:
         link.close()
+
+
+@pytest.mark.timeout(30)
+def test_a_slow_wire_delays_but_loses_nothing() -> None:
+    sim = Simulator(seats=2, speed=200, faults=Faults(delay_ms=30, duplicate=0.2), seed=4)
+    with Dealer(sim_backend(sim)) as dealer:
+        start = time.monotonic()
+        info = dealer.hello()
+        assert time.monotonic() - start >= 0.03 and info.seats == 2
+        for i in range(6):
+            assert dealer.deal(f"seat:{i % 2 + 1}").ok
+    assert [d["target"] for d in sim.deals()] == ["seat:1", "seat:2"] * 3
