@@ -3,7 +3,7 @@ game's referee here, so Frog and Garbage plug in by adding one line (and one mod
 
 A referee module provides:
 
-* ``make_referee(*, rules: str, players: int, dealer: int, options: dict, card_reader: bool) -> Referee``
+* ``make_referee(*, rules, players, dealer, options, card_reader, dealer_machine) -> Referee``
   (see :class:`table.controller.referee.Referee`);
 * ``export_record(game: GameRow, entries: Iterable[Entry]) -> dict``: the game record
   (``docs/records.md``) of a journalled game, which ``cardtable replay`` accepts.
@@ -21,12 +21,14 @@ from table.journal import Entry, GameRow
 
 REFEREES: dict[str, str] = {
     "chinese-ten": "table.controller.referee_chinese_ten",
+    "frog": "table.controller.referee_frog",
+    "garbage": "table.controller.referee_garbage",
 }
 
 
 class RefereeModule(Protocol):
     def make_referee(self, *, rules: str, players: int, dealer: int, options: dict[str, Any],
-                     card_reader: bool) -> Any: ...
+                     card_reader: bool, dealer_machine: bool) -> Any: ...
 
     def export_record(self, game: GameRow, entries: Iterable[Entry]) -> dict[str, Any]: ...
 
