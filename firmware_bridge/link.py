@@ -262,10 +262,10 @@ class Link:
         if self._stopping.is_set():
             return
         self.stats.link_losses += 1
-        self._port = None
+        self._down_reason = f"link lost ({exc.__class__.__name__}: {exc}); reconnecting to {self.url}"
+        self._port = None  # after the reason: a writer that sees no port must read why
         with contextlib.suppress(Exception):
             port.close()
-        self._down_reason = f"link lost ({exc.__class__.__name__}: {exc})"
         self._fail_all(LinkError(self._down_reason))
         self.on_state("lost", self._down_reason)
 
