@@ -73,7 +73,7 @@ def deal(sim: SimTable, rng: random.Random) -> list[str]:
     return deck[16:]
 
 
-def bench_events(kind: str, target: int) -> dict[str, Any]:
+def bench_events(kind: str, target: int, verbose: bool = False) -> dict[str, Any]:
     expected = matched_actions = actions = 0
     spurious = missing = 0
     latencies: list[int] = []
@@ -116,6 +116,9 @@ def bench_events(kind: str, target: int) -> dict[str, Any]:
                     missing += sum((want - have).values())
                     matched_actions += want == have
                     latencies += [e.frame - a.settled_frame for e in got]
+                    if verbose and (want != have or any(e.frame - a.settled_frame > 4 for e in got)):
+                        print(f"  game {seed} {a.name} frames {a.first_frame}-{a.settled_frame}: want {dict(want)}",
+                              f"got {[(e.describe(), e.frame - a.settled_frame) for e in got]}", flush=True)
     ms = [1000.0 * n / FPS for n in latencies]
     return {
         "recognizer": kind, "games": seed, "actions": actions, "events_expected": expected,
@@ -188,6 +191,7 @@ def main() -> int:
     parser.add_argument("--recognizer", choices=("real", "oracle"), default="real" if MODEL.exists() else "oracle")
     parser.add_argument("--events", type=int, default=500, help="at least this many expected events")
     parser.add_argument("--only", choices=("events", "calibration", "speed"))
+    parser.add_argument("--verbose", action="store_true", help="print each action that went wrong or slow")
     args = parser.parse_args()
     try:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
@@ -200,7 +204,7 @@ def main() -> int:
         print("speed", bench_speed(args.recognizer, True), flush=True)
         print("speed", bench_speed(args.recognizer, False, 300), flush=True)
     if args.only in (None, "events"):
-        print("events", bench_events(args.recognizer, args.events), flush=True)
+        print("events", bench_events(args.recognizer, args.events, args.verbose), flush=True)
     return 0
 
 

@@ -50,6 +50,7 @@ class TrackerConfig:
     removal_frames: int = 4  # consecutive clear frames without the card before it counts as removed
     match_mm: float = 32.0  # a sighting this close to a track's centre is that card
     max_wait_frames: int = 10  # a newcomer without agreement by then is reported as "unknown"
+    fast_confidence: float = 0.9  # two unopposed votes this confident are enough
     one_pack: bool = True  # flag a card that is already on the table
 
 
@@ -201,45 +202,74 @@ class Tracker:
         label, agreeing = max(counts.items(), key=lambda kv: (len(kv[1]), sum(v.confidence for v in kv[1])))
         return label, len(agreeing), agreeing
 
+    def _agreed(self, votes: Sequence[Vote], needed: int) -> tuple[str | None, list[Vote]]:
+        """The label ``needed`` votes agree on, or that two strong votes name with no dissent."""
+        label, n, agreeing = self._winner(votes)
+        if label is None:
+            return None, []
+        named = sum(v.label is not None for v in votes)
+        strong = n >= 2 and n == named and min(v.confidence for v in agreeing) >= self.config.fast_confidence
+        return (label, agreeing) if n >= needed or strong else (None, [])
+
     def _decide(self, frame: int, ts: float) -> list[TableEvent]:
         c = self.config
         removed: list[Track] = []
         appeared: list[tuple[Track, str, list[Vote]]] = []
         changed: list[tuple[Track, str, list[Vote]]] = []
         undecided = 0
+        missing = {t.label: t for t in self.tracks.values() if t.confirmed and 0 < t.misses < c.removal_frames
+                   and t.label not in (BACK, UNKNOWN)}
         for t in list(self.tracks.values()):
             if not t.confirmed:
                 if t.misses >= c.removal_frames:  # a flicker or a false sighting: forget it quietly
                     del self.tracks[t.id]
                     continue
-                label, n, agreeing = self._winner(t.votes)
-                if label is not None and n >= c.votes_needed:
+                label, agreeing = self._agreed(t.votes, c.votes_needed)
+                if label is not None and label in missing:
+                    # the same face just vanished elsewhere: a carried card, once the old place
+                    # has stayed empty for two clear frames
+                    old = missing.pop(label)
+                    if old.misses >= 2:
+                        removed.append(old)
+                        appeared.append((t, label, agreeing))
+                    else:
+                        undecided += 1
+                elif label is not None:
                     appeared.append((t, label, agreeing))
                 elif t.seen >= c.max_wait_frames:
                     appeared.append((t, UNKNOWN, [v for v in t.votes]))
                 else:
                     undecided += 1
                 continue
-            if t.misses >= c.removal_frames:
+            if t.misses >= c.removal_frames and t not in removed:
                 removed.append(t)
                 continue
-            if t.misses == 0 and t.fresh >= c.change_votes:
+            if t.misses == 0 and t.fresh >= 2:
                 # hysteresis: a reported card changes label only when, among its votes since the
-                # view cleared, change_votes name one new label and at most one still names the old
-                label, n, agreeing = self._winner(list(t.votes)[-t.fresh:])
-                old = sum(v.label == t.label for v in list(t.votes)[-t.fresh:])
-                if label is not None and label != t.label and n >= c.change_votes and old <= 1:
+                # view cleared, change_votes (or two strong, unopposed) name one new label and at
+                # most one still names the old
+                recent = list(t.votes)[-t.fresh:]
+                label, agreeing = self._agreed(recent, c.change_votes)
+                old_votes = sum(v.label == t.label for v in recent)
+                if label is not None and label != t.label and old_votes <= 1:
                     changed.append((t, label, agreeing))
-        # Everything one action changed is reported together: while a newcomer is undecided or a
-        # card has just gone missing, hold the decisions (at most max_wait_frames), so a carried
-        # card pairs into one move and removals come before arrivals.
-        pending = undecided + sum(1 for t in self.tracks.values() if t.confirmed and 0 < t.misses < c.removal_frames)
-        if pending and (removed or appeared or changed):
+        # A removal waits (at most max_wait_frames) while a newcomer is undecided: the card may be
+        # arriving elsewhere, and a carried card is one move.
+        if removed and undecided:
             if self._deferred_since is None:
                 self._deferred_since = frame
             if frame - self._deferred_since < c.max_wait_frames:
-                return []
-        self._deferred_since = None
+                paired = {id(t) for t, _, _ in appeared}
+                removed = [t for t in removed if any(id(a[0]) in paired and a[1] == t.label for a in appeared)]
+        if not undecided:
+            self._deferred_since = None
+        # Arrivals wait for cards that have not been seen since the view cleared (being taken
+        # away, most likely), so an action's removals are reported before its arrivals.
+        leaving = [t for t in self.tracks.values()
+                   if t.confirmed and t.fresh == 0 and 0 < t.misses < c.removal_frames and t not in removed]
+        if leaving:
+            moving = {id(t) for t in removed}
+            appeared = [a for a in appeared if any(id(r) in moving and r.label == a[1] for r in removed)]
         return self._emit(removed, appeared, changed, frame, ts)
 
     def _emit(self, removed: list[Track], appeared: list[tuple[Track, str, list[Vote]]],

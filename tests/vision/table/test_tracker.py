@@ -17,7 +17,8 @@ SLOT = [(s.x, s.y) for s in LAYOUT.zone("layout").slots]
 PILE = LAYOUT.zone("capture:1").slots[0]
 
 
-def seen(card: str, at: tuple[float, float], conf: float = 0.95) -> Recognition:
+def seen(card: str, at: tuple[float, float], conf: float = 0.85) -> Recognition:
+    """A sighting; 0.85 is a good read but not strong enough for the two-vote fast path."""
     x, y = at
     corners = np.array([[x - 31.5, y - 44], [x + 31.5, y - 44], [x + 31.5, y + 44], [x - 31.5, y + 44]], np.float32) * 2
     probs = np.full(len(LABELS), (1 - conf) / (len(LABELS) - 1), np.float32)
@@ -55,9 +56,20 @@ def test_card_appears_after_k_of_n_agreeing_votes() -> None:
     assert r.steps(2, seen("QH", SLOT[0])) == []
     ev = r.step(seen("QH", SLOT[0]))
     assert kinds(ev) == [("appeared", "QH", "layout")]
-    assert ev[0].frames == (0, 1, 2) and ev[0].confidence > 0.9
+    assert ev[0].frames == (0, 1, 2) and ev[0].confidence > 0.8
     assert ev[0].probabilities is not None and int(np.argmax(ev[0].probabilities)) == LABELS.index("QH")
     assert r.steps(20, seen("QH", SLOT[0])) == []  # reported exactly once
+
+
+def test_two_strong_unopposed_votes_are_enough() -> None:
+    r = Run()
+    assert r.step(seen("QH", SLOT[0], conf=0.97)) == []
+    assert kinds(r.step(seen("QH", SLOT[0], conf=0.97))) == [("appeared", "QH", "layout")]
+    r2 = Run()  # one dissenting read: back to K of N
+    r2.step(seen("QH", SLOT[0], conf=0.97))
+    r2.step(seen("QD", SLOT[0], conf=0.8))
+    assert r2.step(seen("QH", SLOT[0], conf=0.97)) == []
+    assert kinds(r2.step(seen("QH", SLOT[0], conf=0.97))) == [("appeared", "QH", "layout")]
 
 
 def test_weak_reads_do_not_vote() -> None:
