@@ -69,10 +69,13 @@ class MarkerSighting:
 class MarkerDetector:
     """ArUco detection with sub-pixel corner refinement."""
 
-    def __init__(self, dictionary: str = "DICT_4X4_50") -> None:
+    def __init__(self, dictionary: str = "DICT_4X4_50", *, min_perimeter_rate: float = 0.06) -> None:
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         params.cornerRefinementWinSize = 4
+        # relative to the image's larger side; skipping tiny contours (table texture, noise) is
+        # most of the speed, and a mat marker is never that small
+        params.minMarkerPerimeterRate = min_perimeter_rate
         self._detector = cv2.aruco.ArucoDetector(
             cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params)
 
@@ -111,6 +114,7 @@ class Calibrator:
         self.nudge_px = nudge_px
         self.history = history
         self._detector = MarkerDetector(layout.dictionary)
+        self._crop_detector = MarkerDetector(layout.dictionary, min_perimeter_rate=0.2)
         self._sums: dict[int, np.ndarray] = {}  # marker id -> summed corners (refinement)
         self._counts: dict[int, int] = {}
         self._current: Calibration | None = None
@@ -129,7 +133,11 @@ class Calibrator:
     def update(self, frame_bgr: np.ndarray, *, frame_index: int = -1) -> Calibration | None:
         """Detect markers in the frame and refine (or restart) the calibration. Frames without
         enough markers (a hand over them, a blurred frame) leave it unchanged."""
-        sightings = [s for s in self._detector.detect(frame_bgr) if s.id in self.layout.marker_ids]
+        sightings: list[MarkerSighting] = []
+        if self._current is not None:  # look where the markers should be first: a few small crops
+            sightings = self._detect_near(frame_bgr, self._current)
+        if len(sightings) < max(self.min_markers, len(self.layout.markers) // 2):
+            sightings = [s for s in self._detector.detect(frame_bgr) if s.id in self.layout.marker_ids]
         if len(sightings) < self.min_markers:
             return self.current
         if self._current is not None:
@@ -155,6 +163,22 @@ class Calibrator:
         except CalibrationError:
             pass
         return self.current
+
+    def _detect_near(self, frame: np.ndarray, cal: Calibration) -> list[MarkerSighting]:
+        h, w = frame.shape[:2]
+        found: list[MarkerSighting] = []
+        for m in self.layout.markers:
+            quad = cal.to_image(self.layout.marker_corners(m.id))
+            side = float(np.linalg.norm(quad[1] - quad[0]))
+            pad = max(20.0, side)  # room for a nudge of about a marker's width
+            x0, y0 = (max(0, int(v - pad)) for v in quad.min(0))
+            x1, y1 = int(min(w, quad[:, 0].max() + pad)), int(min(h, quad[:, 1].max() + pad))
+            if x1 - x0 < 16 or y1 - y0 < 16:
+                continue
+            for s in self._crop_detector.detect(frame[y0:y1, x0:x1]):
+                if s.id == m.id:
+                    found.append(MarkerSighting(s.id, s.corners + np.array([x0, y0], np.float64)))
+        return found
 
     def _error_px(self, cal: Calibration, sightings: Sequence[MarkerSighting]) -> float:
         errs = [np.linalg.norm(cal.to_image(self.layout.marker_corners(s.id)) - s.corners, axis=1).mean()
