@@ -233,6 +233,8 @@ class World:
             else:
                 flips_done = truth.moves_made // 2
                 yield partial(self._flipped, flips_done)
+                if not self._fast():
+                    yield self.idle  # the flipped card is seen before anyone touches it
                 if self.flips[flips_done] is not truth.stock_top:
                     raise RuntimeError(f"the machine flipped {self.flips[flips_done]}, the stock top is "
                                        f"{truth.stock_top}")
