@@ -46,7 +46,7 @@ class Calibration:
         return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 20)
 
     @classmethod
-    def fixed(cls, layout: Layout, mat_corners_px: Sequence[Sequence[float]]) -> Calibration:
+    def fixed(cls, layout: Layout, mat_corners_px: Sequence[Sequence[float]] | np.ndarray) -> Calibration:
         """A fixed geometry for a table without markers: where the mat's four corners (top-left,
         top-right, bottom-right, bottom-left in mat coordinates) appear in the image."""
         src = np.asarray(mat_corners_px, np.float64)

@@ -79,8 +79,9 @@ class SimCamera:
         mid = (lo + hi) / 2
         fit = np.array([[scale, 0, self.width / 2 - scale * mid[0] + self.shift_px[0]],
                         [0, scale, self.height / 2 - scale * mid[1] + self.shift_px[1]], [0, 0, 1.0]])
-        out = fit @ hom
-        return out / out[2, 2]
+        out: np.ndarray = fit @ hom
+        out /= out[2, 2]
+        return out
 
 
 @dataclass
@@ -452,15 +453,15 @@ class SimTable:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         grad = ((xx / w - 0.5) * math.cos(a) + (yy / h - 0.5) * math.sin(a))
         r2 = ((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2)
-        light = 1.0 + strength * grad - 0.5 * strength * r2
-        return light.astype(np.float32)
+        light: np.ndarray = (1.0 + strength * grad - 0.5 * strength * r2).astype(np.float32)
+        return light
 
     def _render_base(self) -> np.ndarray:
         h, w = self.camera.height, self.camera.width
         table = np.empty((h, w, 3), np.uint8)
         table[:] = (52, 60, 74)  # a dark wooden table around the mat
-        grain = self._np_rng.normal(0, 6, (h // 8, w)).astype(np.float32)
-        grain = cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
+        grain = cv2.resize(self._np_rng.normal(0, 6, (h // 8, w)).astype(np.float32), (w, h),
+                           interpolation=cv2.INTER_LINEAR)
         table = np.clip(table + grain[..., None], 0, 255).astype(np.uint8)
         scale = min(4.0, max(1.5, 1.5 * self._max_scale()))
         mat = draw_mat(self.layout, px_per_mm=scale)
@@ -502,6 +503,7 @@ class SimTable:
         x1, y1 = np.ceil(corners.max(0)).astype(int) + 4
         x0, y0 = max(0, x0), max(0, y0)
         x1, y1 = min(self.camera.width, x1), min(self.camera.height, y1)
+        patch: tuple[int, int, np.ndarray, np.ndarray]
         if x1 <= x0 or y1 <= y0:
             patch = (x0, y0, np.zeros((0, 0, 3), np.uint8), np.zeros((0, 0), np.float32))
         else:
@@ -562,7 +564,8 @@ class SimTable:
 
         def poly(points: list[tuple[float, float]]) -> np.ndarray:
             pts = cv2.perspectiveTransform(np.array([points], np.float64), self.mat_to_image)[0]
-            return np.round(pts * 16).astype(np.int32)
+            out: np.ndarray = np.round(pts * 16).astype(np.int32)
+            return out
 
         def capsule(a: tuple[float, float], b: tuple[float, float], r: float, n: int = 8) -> list[tuple[float, float]]:
             ang = math.atan2(b[1] - a[1], b[0] - a[0])
