@@ -1,8 +1,14 @@
-"""``cardtable demo``: INTERIM main job until the demo table exists.
+"""``cardtable demo [GAME]``: the demo table, the main job on a machine without hardware.
 
-Bots play a deal of Chinese Ten and the game is printed as a readable table: the deal, every turn
-with the layout after it, and the final captures and scores. ``--cheat`` is accepted and does nothing
-yet (all hands are shown anyway); ``--record FILE`` writes the game record.
+A simulated world (bots with hands placing and taking cards on a simulated table, the simulated
+dealer machine on a pseudo-terminal dealing a shuffled deck, seat buttons on gpiozero mock pins)
+watched by the real pipeline: camera frames through the recogniser and tracker to table events,
+the referee judging them into the engine, the dealer driven over the serial link, the seat LEDs,
+every input journalled. At the end: the score table and whether the refereed result equals the
+simulation's truth. Killed and run again with the same command, the game resumes where it was.
+
+Exit codes: 0 the refereed result equals the truth; 1 it differs (or the game did not finish);
+2 bad arguments.
 """
 
 from __future__ import annotations
@@ -11,89 +17,103 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
-from table.cards import shuffled, standard_pack
-from table.chinese_ten import ChineseTenState, Phase, rules_by_name
-from table.chinese_ten.bots import BOTS, make_bots
-from table.chinese_ten.record import replay, state_record
-from table.chinese_ten.render import cards_text, render_move, render_outcome, render_state
-from table.errors import ConfigError, TableError
+from table.errors import TableError
+from table.journal import Journal, default_path
+
+GAMES = ("chinese-ten", "frog", "garbage")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", nargs="?", default="chinese-ten", choices=["chinese-ten"],
-                        help="the game to show (only Chinese Ten for now)")
-    parser.add_argument("--players", type=int, default=3, help="2, 3 or 4 (default 3)")
-    parser.add_argument("--seed", type=int, default=None, help="shuffle seed (default: a new game each time)")
-    parser.add_argument("--rules", default="pagat", help="pagat (default), g4a or red-frog-black-frog")
-    parser.add_argument("--bots", default="greedy,random", help="bot per seat, repeated: greedy, random")
-    parser.add_argument("--fast", action="store_true", help="no pauses between turns")
-    parser.add_argument("--cheat", action="store_true", help="show every hand (always on for now)")
-    parser.add_argument("--json", action="store_true", help="print the game record and result as JSON")
-    parser.add_argument("--symbols", action="store_true", help="print cards as A♠ 10♦")
-    parser.add_argument("--record", metavar="FILE", default=None, help="also write the game record to FILE")
+    parser.add_argument("game", nargs="?", default="chinese-ten", choices=GAMES)
+    parser.add_argument("--players", type=int, default=3, help="Chinese Ten: 2, 3 or 4 (default 3)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="shuffle seed (default: resume the open demo game, or a new seed)")
+    parser.add_argument("--rules", default=None, help="Chinese Ten: pagat (default), g4a, red-frog-black-frog")
+    parser.add_argument("--deals", type=int, default=None, help="Frog: deals in the session")
+    parser.add_argument("--fast", action="store_true", help="no real-time pacing (frames as fast as they go)")
+    parser.add_argument("--cheat", type=float, default=0.0, metavar="P",
+                        help="bots break a rule with probability P, so the referee can be seen catching them")
+    parser.add_argument("--record", metavar="OUT.mp4", default=None, help="write the camera's frames as a video")
+    parser.add_argument("--json", action="store_true",
+                        help='print {"refereed": ..., "truth": ..., "agree": ..., "flags": [...]}')
+    parser.add_argument("--journal", type=Path, default=None, help=f"SQLite journal (default {default_path()})")
+    parser.add_argument("--direct", action="store_true",
+                        help="perfect in-process senses instead of the camera pipeline and serial link (a quick "
+                             "check of the referee alone)")
+    parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
+    parser.add_argument("--new", action="store_true", help="start a new game even if this one is open")
+    parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
 
 
 def run(args: argparse.Namespace) -> int:
-    seed = args.seed if args.seed is not None else int(time.time()) % 100_000
+    journal_path = args.journal or default_path()
+    if args.game != "chinese-ten":
+        from table.demo import run_frog_garbage
+
+        args.journal = journal_path
+        return run_frog_garbage.run_cli(args)
+    return run_chinese_ten(args, journal_path)
+
+
+def _resume_seed(journal_path: Path, prefix: str) -> int | None:
+    if not journal_path.exists():
+        return None
+    with Journal(journal_path) as journal:
+        for game in reversed(journal.games()):
+            if game.status == "open" and game.key.startswith(prefix) and game.key.count(":") == prefix.count(":") + 3:
+                seed = game.meta.get("seed")
+                return int(seed) if isinstance(seed, int) else None
+    return None
+
+
+def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
+    from table.chinese_ten import rules_by_name
+    from table.demo.runner import DemoConfig, run_demo
+    from table.demo.view import TerminalView, score_table
+
+    rules = args.rules or "pagat"
     try:
-        rules = rules_by_name(args.rules)
-        rules.check_players(args.players)
-        kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
-        if not kinds or any(k not in BOTS for k in kinds):
-            raise ConfigError("bots", f"expected a list of {', '.join(BOTS)}, not {args.bots!r}")
-    except ConfigError as exc:
+        rules_by_name(rules).check_players(args.players)
+        if not 0.0 <= args.cheat <= 1.0:
+            raise ValueError(f"--cheat is a probability from 0 to 1, not {args.cheat}")
+    except (TableError, ValueError) as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 2
-    bots = make_bots([kinds[i % len(kinds)] for i in range(args.players)], seed)
-    for attempt in range(100):  # the redeal rule may ask for a new deal
-        deck = shuffled(standard_pack(), seed + attempt)
-        state = ChineseTenState.from_deck(rules, deck, players=args.players, dealer=0)
-        if not state.redeal_needed:
-            break
-        if not args.json:
-            print(f"redeal: {state.redeal_reason}")
-    pause = 0.0 if args.fast or args.json or not sys.stdout.isatty() else 0.4
-    quiet = bool(args.json)
-
-    def say(text: str = "") -> None:
-        if not quiet:
-            print(text, flush=True)
-
-    say(f"Chinese Ten ({rules.name}), {args.players} players, seed {seed}; seat 0 deals, "
-        f"seat {state.to_act} plays first")
-    say(", ".join(f"seat {i}: {bot.name} bot" for i, bot in enumerate(bots)))
-    if state.opening_capture:
-        say(f"four of a kind in the first layout: the dealer takes {cards_text(state.opening_capture)}")
-    say()
-    say(render_state(state, symbols=args.symbols))
-    turn = 0
+    senses = "direct" if args.direct else "vision"
+    seed = args.seed
+    if seed is None and not args.new:
+        seed = _resume_seed(journal_path, f"demo:chinese-ten:{rules}:{args.players}:")
+    if seed is None:
+        seed = int(time.time() * 1000) % 1_000_000
+    cfg = DemoConfig(rules=rules, players=args.players, seed=seed, fast=args.fast, cheat=args.cheat,
+                     journal=journal_path, senses=senses, card_reader=not args.no_card_reader,
+                     record=args.record, timeout=args.timeout, new=args.new)
+    view = None if args.json else TerminalView()
+    if not args.json:
+        print(f"cardtable demo: Chinese Ten ({rules}), {args.players} players, seed {seed}, cheat {args.cheat:g}; "
+              f"journal {journal_path}", flush=True)
     try:
-        while state.phase in (Phase.PLAY, Phase.FLIP):
-            if state.phase is Phase.PLAY:
-                turn += 1
-                say(f"\nturn {turn}")
-            move = bots[state.to_act].choose(state)
-            applied = state.apply(move)
-            say("  " + render_move(applied, state))
-            if state.phase is not Phase.FLIP:
-                say("  layout now: " + cards_text(state.layout, symbols=args.symbols))
-                if pause:
-                    time.sleep(pause)
-    except TableError as exc:  # pragma: no cover - a bot bug, reported without a traceback
+        result = run_demo(cfg, view=view)
+    except (TableError, OSError) as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 1
-    record = state_record(state)
-    if args.record:
-        with open(args.record, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, indent=1) + "\n")
     if args.json:
-        print(json.dumps({"record": record, "result": replay(record)}))
-        return 0
-    outcome = state.outcome
-    say("\nfinal table")
-    say(render_state(state, symbols=args.symbols))
-    if outcome is not None:
-        say()
-        say(render_outcome(outcome, symbols=args.symbols))
-    return 0
+        print(json.dumps(result.to_json()))
+        return 0 if result.agree else 1
+    print()
+    if result.resumed:
+        print(f"(resumed game {result.game_id} from the journal)")
+    if result.refereed:
+        print(score_table(result.refereed))
+    else:
+        print("the game did not finish")
+    cheats, flags = result.cheats, result.flags
+    print(f"\nflags: {len(flags)} ({len(result.invented)} not matching an injected cheat); "
+          f"cheats injected: {len(cheats)} ({len(result.missed)} missed)")
+    print("the refereed result equals the simulation's truth" if result.agree
+          else "the refereed result DIFFERS from the simulation's truth")
+    print(f"game {result.game_id} in {result.seconds:.1f} s, {result.frames} frames; "
+          f"`cardtable export {result.game_id}` writes its record")
+    return 0 if result.agree else 1
