@@ -26,11 +26,11 @@ def preprocess(crops: np.ndarray, meta: ModelMeta) -> np.ndarray:
         raise ValueError(f"expected crops of shape (N, 2, {meta.input_height}, {meta.input_width}, 3), "
                          f"got {crops.shape}")
     n = crops.shape[0]
-    x = crops.reshape(n * 2, -1, 3).astype(np.float32)
-    white = np.percentile(x, meta.percentile, axis=1, keepdims=True)
-    x = np.minimum(x / np.maximum(white, 24.0), 1.25) - meta.offset
-    x = x.reshape(n * 2, meta.input_height, meta.input_width, 3).transpose(0, 3, 1, 2)
-    return np.ascontiguousarray(x, np.float32)
+    flat = crops.reshape(n * 2, -1, 3).astype(np.float32)
+    white = np.percentile(flat, meta.percentile, axis=1, keepdims=True)
+    scaled = np.minimum(flat / np.maximum(white, 24.0), 1.25) - meta.offset
+    nchw = scaled.reshape(n * 2, meta.input_height, meta.input_width, 3).transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(nchw, np.float32)
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ Corners are returned in full-resolution pixels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -37,6 +37,13 @@ class DetectorConfig:
     max_side_ratio: float = 1.35  # opposite sides of a tilted card stay within this ratio
     canny_low: int = 30
     canny_high: int = 90
+
+    @property
+    def loose(self) -> DetectorConfig:
+        """Wider limits for the rough corners, before the sides are fitted."""
+        return replace(self, min_aspect=self.min_aspect * 0.9, max_aspect=self.max_aspect * 1.1,
+                       min_solidity=self.min_solidity * 0.95, max_corner_cos=self.max_corner_cos + 0.1,
+                       max_side_ratio=self.max_side_ratio * 1.1)
     max_corner_cos: float = 0.4  # corners within about 66..114 degrees
 
 
@@ -48,20 +55,21 @@ def _edges(small_bgr: np.ndarray, cfg: DetectorConfig) -> np.ndarray:
     grey = cv2.GaussianBlur(grey, (3, 3), 0)
     edges = cv2.Canny(grey, cfg.canny_low, cfg.canny_high)
     # Chroma: max - min of the channels, high on coloured felt, low on white card paper.
-    chroma = (small_bgr.max(axis=2) - small_bgr.min(axis=2)).astype(np.uint8)
+    b, g, r = cv2.split(small_bgr)
+    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
     chroma = cv2.GaussianBlur(chroma, (3, 3), 0)
-    edges |= cv2.Canny(chroma, cfg.canny_low, cfg.canny_high)
-    return edges
+    out: np.ndarray = cv2.bitwise_or(edges, cv2.Canny(chroma, cfg.canny_low, cfg.canny_high))
+    return out
 
 
-def _fit_quad(contour: np.ndarray) -> np.ndarray | None:
-    """Four corners of a convex near-quadrilateral contour, or None."""
+def _fit_quad(contour: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Four rough corners of a convex near-quadrilateral contour and its hull points, or None."""
     hull = cv2.convexHull(contour)
     peri = cv2.arcLength(hull, True)
     for eps in (0.02, 0.035, 0.05):
         approx = cv2.approxPolyDP(hull, eps * peri, True)
         if len(approx) == 4:
-            return _refine_sides(hull.reshape(-1, 2).astype(np.float32), approx.reshape(4, 2).astype(np.float32))
+            return approx.reshape(4, 2).astype(np.float32), hull.reshape(-1, 2).astype(np.float32)
         if len(approx) < 4:
             return None
     return None
@@ -100,7 +108,8 @@ def _refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
 
 def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale: float) -> bool:
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    edges = np.roll(quad, -1, axis=0) - quad
+    sides = np.sqrt((edges**2).sum(axis=1))
     if sides.min() < 1:
         return False
     a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
@@ -109,19 +118,20 @@ def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale
         return False
     if not cfg.min_aspect <= long_ / short <= cfg.max_aspect:
         return False
-    if max(sides[0], sides[2]) / min(sides[0], sides[2]) > cfg.max_side_ratio:
+    if max(sides[0], sides[2]) > cfg.max_side_ratio * min(sides[0], sides[2]):
         return False
-    if max(sides[1], sides[3]) / min(sides[1], sides[3]) > cfg.max_side_ratio:
+    if max(sides[1], sides[3]) > cfg.max_side_ratio * min(sides[1], sides[3]):
         return False
-    for k in range(4):  # corners near square (perspective of a tilted camera bends them a little)
-        u, v = quad[k - 1] - quad[k], quad[(k + 1) % 4] - quad[k]
-        cos = float(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v))
-        if abs(cos) > cfg.max_corner_cos:
-            return False
-    quad_area = cv2.contourArea(quad)
-    if quad_area <= 0 or not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+    # corners near square (a tilted camera bends them a little); also rejects non-convex quads
+    prev = np.roll(edges, 1, axis=0)
+    cos = -(prev * edges).sum(axis=1) / (np.roll(sides, 1) * sides)
+    if np.abs(cos).max() > cfg.max_corner_cos:
         return False
-    return contour_area / quad_area >= cfg.min_solidity
+    cross = prev[:, 0] * edges[:, 1] - prev[:, 1] * edges[:, 0]
+    if not ((cross > 0).all() or (cross < 0).all()):
+        return False
+    quad_area = 0.5 * abs(float((quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1]).sum()))
+    return quad_area > 0 and contour_area / quad_area >= cfg.min_solidity
 
 
 def _grow(quad: np.ndarray, pixels: float) -> np.ndarray:
@@ -148,7 +158,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
     edges = _edges(small, config)
     min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
-    candidates: list[tuple[float, np.ndarray]] = []
+    candidates: list[_Candidate] = []
+    loose = config.loose
     # (a) holes of the edge map: card interiors, separate even when neighbouring cards' edges touch.
     # Thin edges keep close cards apart; thickened ones close small gaps in an outline. Use both.
     thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
@@ -157,46 +168,71 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
         contours, hierarchy = cv2.findContours(edge_map, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
         for i, c in enumerate(contours):
             if hierarchy[0][i][3] != -1:
-                _consider(c, 1.0, min_area, config, candidates)
+                _consider(c, 1.0, min_area, loose, candidates)
             elif edge_map is thick and cv2.contourArea(c) >= min_area:
                 outer.append(c)
     # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
-    filled = np.zeros(edges.shape, np.uint8)
-    cv2.drawContours(filled, outer, -1, 255, -1)
+    solid = np.zeros(edges.shape, np.uint8)
+    cv2.drawContours(solid, outer, -1, 255, -1)
     k = max(3, round(config.min_width * s * 0.15) | 1)
-    filled = cv2.morphologyEx(filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     blobs, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for c in blobs:
-        _consider(c, 0.0, min_area, config, candidates)
-    kept = _merge(candidates)
-    return [order_corners((q + 0.5) / s - 0.5) for q in kept]
+        _consider(c, 0.0, min_area, loose, candidates)
+    kept = _merge([(cv2.contourArea(c.rough), c.rough, c) for c in candidates])
+    quads = []
+    for group in kept:  # the preferred outline that passes the exact test
+        quad = next((q for c in group if (q := _finish(c, config)) is not None), None)
+        if quad is not None:
+            quads.append(quad)
+    return [order_corners((q + 0.5) / s - 0.5) for q in quads]
 
 
-def _consider(contour: np.ndarray, grow: float, min_area: float, config: DetectorConfig,
-              out: list[tuple[float, np.ndarray]]) -> None:
+@dataclass
+class _Candidate:
+    rough: np.ndarray  # approxPolyDP corners
+    hull: np.ndarray  # convex hull points, for the line fit
+    grow: float  # holes lie inside the edge line: grow them onto it
+    area: float
+
+
+def _consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorConfig,
+              out: list[_Candidate]) -> None:
     area = cv2.contourArea(contour)
     if area < min_area:
         return
-    quad = _fit_quad(contour)
-    if quad is None:
+    fit = _fit_quad(contour)
+    if fit is None:
         return
-    if grow:
-        quad = _grow(quad, grow)
-    if _card_like(quad, area, config, config.scale):
-        out.append((cv2.contourArea(quad), quad))
+    rough, hull = fit
+    if _card_like(rough, area, loose, loose.scale):
+        out.append(_Candidate(rough, hull, grow, area))
 
 
-def _merge(candidates: list[tuple[float, np.ndarray]]) -> list[np.ndarray]:
-    """One quad per card: outer and inner contours of one card agree; groups of cards are dropped."""
+def _finish(c: _Candidate, config: DetectorConfig) -> np.ndarray | None:
+    quad = _refine_sides(c.hull, c.rough)
+    if c.grow:
+        quad = _grow(quad, c.grow)
+    return quad if _card_like(quad, c.area, config, config.scale) else None
+
+
+def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]]) -> list[list[_Candidate]]:
+    """Candidates grouped per card, preferred (outermost) first; a candidate holding two or more
+    cards is a group of cards and is dropped."""
     candidates.sort(key=lambda t: t[0])  # small first: inner contours and single cards
-    kept: list[tuple[float, np.ndarray]] = []
-    for area, quad in candidates:
-        inside = [i for i, (a, q) in enumerate(kept) if _overlap(q, quad) > 0.6]
+    kept: list[tuple[float, np.ndarray, list[_Candidate]]] = []
+    for area, quad, cand in candidates:
+        inside = [i for i, (_, q, _) in enumerate(kept) if _overlap(q, quad) > 0.6]
         if not inside:
-            kept.append((area, quad))
+            kept.append((area, quad, [cand]))
             continue
-        if len(inside) >= 2 or area > 1.6 * kept[inside[0]][0]:
-            continue  # a group of cards, or a card plus its surroundings
-        # Same card seen as inner and outer contour: the outer one (larger) is the card's edge.
-        kept[inside[0]] = (area, quad)
-    return [q for _, q in kept]
+        held = [kept[i][0] for i in inside]
+        if len(inside) >= 2 and sum(held) > 0.6 * area and min(held) > 0.25 * area:
+            continue  # a group of cards: several card-sized outlines filling it
+        # One card seen twice: as an inner contour and an outer one, or as its inner frame (court
+        # picture, ornament border) and its edge. The larger outline is the card's edge.
+        first = inside[0]
+        kept[first] = (area, quad, [cand, *(c for i in inside for c in kept[i][2])])
+        for i in reversed(inside[1:]):
+            del kept[i]
+    return [c for _, _, c in kept]

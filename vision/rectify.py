@@ -54,10 +54,11 @@ _CROP_SCALE_Y = CARD_H * 0.267 / CORNER_H
 
 
 def _crop_to_card(which: int) -> np.ndarray:
+    # crop pixel centres (u + 0.5, v + 0.5) sample the card, so both corners are cut alike
     sx, sy = _CROP_SCALE_X, _CROP_SCALE_Y
     if which == 0:
-        return np.array([[sx, 0, 0], [0, sy, 0], [0, 0, 1]], np.float64)
-    return np.array([[-sx, 0, CARD_W], [0, -sy, CARD_H], [0, 0, 1]], np.float64)
+        return np.array([[sx, 0, 0.5 * sx], [0, sy, 0.5 * sy], [0, 0, 1]], np.float64)
+    return np.array([[-sx, 0, CARD_W - 0.5 * sx], [0, -sy, CARD_H - 0.5 * sy], [0, 0, 1]], np.float64)
 
 
 def corner_crops(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:

@@ -43,4 +43,5 @@ def training_decks(cache: Path = CACHE) -> dict[str, Deck]:
 
 
 def held_out_decks(cache: Path = CACHE) -> dict[str, Deck]:
-    return {name: folder_deck(folder) for name, folder in rendered_designs(cache).items() if name in HELD_OUT}
+    """The held-out designs (only these are rendered, so tests stay quick)."""
+    return {name: folder_deck(folder) for name, folder in render_all(only=list(HELD_OUT), cache=cache).items()}

@@ -138,6 +138,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--reuse-crops", action="store_true", help="reuse .cache/crops.npz if present")
+    ap.add_argument("--crops", type=Path, nargs="*", default=[],
+                    help="train on these crop files (from build_crops) instead of building crops")
     ap.add_argument("--eval-scenes", type=int, default=40, help="held-out scenes per design for the model card")
     args = ap.parse_args()
     t_start = time.time()
@@ -146,7 +148,12 @@ def main() -> None:
     held = designs.held_out_decks()
     print(f"{len(decks)} training designs, {len(held)} held out: {', '.join(held)}", flush=True)
     crops_file = CACHE.parent / "crops.npz"
-    if args.reuse_crops and crops_file.exists():
+    if args.crops:
+        parts = [np.load(f) for f in args.crops]
+        crops = np.concatenate([p["crops"] for p in parts])
+        labels = np.concatenate([p["labels"] for p in parts])
+        print(f"crops: {len(labels)} examples from {len(parts)} files", flush=True)
+    elif args.reuse_crops and crops_file.exists():
         data = np.load(crops_file)
         crops, labels = data["crops"], data["labels"]
     else:
@@ -162,7 +169,8 @@ def main() -> None:
     net = train(x, y, args.epochs, args.seed, args.threads)
     MODEL.parent.mkdir(parents=True, exist_ok=True)
     export(net, MODEL)
-    meta["training"] = {"scenes": args.scenes, "cards": int(len(labels)), "epochs": args.epochs,
+    meta["training"] = {"scenes": args.scenes if not args.crops else None, "examples": int(len(labels)),
+                        "crop_files": [str(f) for f in args.crops], "epochs": args.epochs,
                         "seed": args.seed, "seconds": round(time.time() - t_start)}
     META.write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {MODEL} ({MODEL.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)

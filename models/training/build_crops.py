@@ -1,0 +1,30 @@
+"""Build a batch of training crops into a file (lets several batches be made in parallel).
+
+    python -m models.training.build_crops --scenes 2000 --seed 11 --out .cache/crops_11.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from models.training import dataset, designs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", type=int, required=True)
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    crops, labels, stats = dataset.build(designs.training_decks(), args.scenes, args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(args.out, crops=crops, labels=labels)
+    print(f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
+          f"{stats['negatives']} negatives", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Shared fixtures for the card-recognition tests: the shipped model and scene synthesis.
+
+The scene synthesiser lives with the training pipeline (``models/training/synth.py``); the repository
+root is put on ``sys.path`` so the tests use exactly the code that makes the training data.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from vision.recognizer import Recognizer  # noqa: E402
+
+HAVE_DEBIAN_DESIGNS = Path("/usr/share/aisleriot/cards").is_dir() and Path("/usr/bin/rsvg-convert").exists()
+needs_designs = pytest.mark.skipif(not HAVE_DEBIAN_DESIGNS,
+                                   reason="gnome-cards-data / librsvg2-bin not installed (.ci/system-deps installs them)")
+
+
+@pytest.fixture(scope="session")
+def recognizer() -> Recognizer:
+    return Recognizer(threads=1)
+
+
+@pytest.fixture(scope="session")
+def held_out_decks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The held-out Debian designs, rendered at test time (never committed)."""
+    if not HAVE_DEBIAN_DESIGNS:
+        pytest.skip("Debian card designs not installed")
+    from models.training import designs
+    from models.training.render_designs import CACHE
+
+    decks = designs.held_out_decks(CACHE)
+    assert len(decks) >= 6, f"expected the six held-out designs, rendered {sorted(decks)}"
+    return decks  # type: ignore[return-value]

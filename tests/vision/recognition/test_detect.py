@@ -1,0 +1,59 @@
+"""vision.detect on generated table scenes (the project's own card drawings, always available)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.training.dataset import match
+from models.training.synth import HARD, SceneSpec, faces_deck, make_scene
+from vision.detect import detect_cards
+
+
+def _found(spec: SceneSpec, scenes: int, seed: int) -> tuple[int, int, int]:
+    rng = np.random.default_rng(seed)
+    cards = found = extra = 0
+    for i in range(scenes):
+        scene = make_scene(rng, faces_deck(i % 6), spec)
+        quads = detect_cards(scene.image)
+        hits = sum(match(q, quads) is not None for _, q in scene.cards)
+        cards += len(scene.cards)
+        found += hits
+        extra += len(quads) - hits
+    return cards, found, extra
+
+
+@pytest.mark.parametrize("background", ["felt", "wood", "cloth", "light", "dark"])
+def test_cards_are_found_on_every_kind_of_table(background: str) -> None:
+    cards, found, extra = _found(SceneSpec(n_cards=12, background=background, clutter=1), 3, seed=11)
+    assert found >= 0.9 * cards, f"{found}/{cards} found on {background}"
+    assert extra <= 2
+
+
+def test_hard_scenes_small_close_tilted_glare() -> None:
+    cards, found, _ = _found(HARD, 4, seed=12)
+    assert found >= 0.9 * cards, f"{found}/{cards}"
+
+
+def test_outline_is_accurate() -> None:
+    rng = np.random.default_rng(3)
+    scene = make_scene(rng, faces_deck(0), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    quads = detect_cards(scene.image)
+    for _, truth in scene.cards:
+        q = match(truth, quads)
+        assert q is not None
+        width = np.linalg.norm(truth[0] - truth[1])
+        err = min(np.abs(q - np.roll(truth, k, axis=0)).max() for k in (0, 2))
+        assert err < 0.05 * width + 2
+
+
+def test_rejects_non_bgr_input() -> None:
+    with pytest.raises(ValueError, match="BGR uint8"):
+        detect_cards(np.zeros((100, 100), np.uint8))
+
+
+def test_empty_table_has_no_cards() -> None:
+    rng = np.random.default_rng(5)
+    for kind in ("felt", "wood", "cloth", "light", "dark"):
+        scene = make_scene(rng, None, SceneSpec(n_cards=0, clutter=0, background=kind))
+        assert detect_cards(scene.image) == []
