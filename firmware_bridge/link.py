@@ -371,8 +371,10 @@ class Link:
                         progress.append(item)
                         if on_progress is not None:
                             on_progress(item)
+                        poll = self.rto  # it is moving: the result may be near
+                    elif not running:
+                        poll = self.rto
                     running = True  # ACK or progress: the device has it; poll for the result
-                    poll = self.rto
                     deadline = max(deadline, time.monotonic() + timeout)  # silence, not duration, times out
                     wait_until = min(deadline, time.monotonic() + poll)
                 last_answered = answered
@@ -380,8 +382,8 @@ class Link:
                     lost += 1
                 if time.monotonic() >= deadline:
                     raise LinkError(f"no answer to {mtype.name} (request {request}) after {attempts} tries")
-                if running:
-                    poll = min(poll * 1.5, self.MAX_POLL_S) if not lost else self.rto
+                if running:  # back off while the device is busy; poll briskly again after a loss
+                    poll = min(poll * 2, self.MAX_POLL_S) if answered else self.rto
         finally:
             with self._state_lock:
                 del self._pending[request]
