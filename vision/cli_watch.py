@@ -21,8 +21,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mat", default=None, help="GAME,N or a layout JSON (default: the sim's, else chinese-ten,3)")
     parser.add_argument("--json", action="store_true", help="one JSON object per event per line")
     parser.add_argument("--probabilities", action="store_true", help="include the 53 class probabilities")
-    parser.add_argument("--annotate", metavar="OUT", help="write annotated frames: a folder (one PNG per "
-                                                          "event frame) or a .mp4/.avi video of every frame")
+    parser.add_argument("--annotate", metavar="OUT", help="annotated frames: 'show' (a window), a folder (one "
+                                                          "PNG per event frame) or a .mp4/.avi video of every frame")
     parser.add_argument("--frames", type=int, default=None, help="stop after this many frames")
     parser.add_argument("--fixed", metavar="X,Y,...", help="no markers: the 4 mat corners in the image "
                                                           "(x0,y0,x1,y1,x2,y2,x3,y3 px, clockwise from top-left)")
@@ -105,12 +105,17 @@ class _Annotator:
         self.path = Path(out)
         self.video: cv2.VideoWriter | None = None
         self.fps = fps
-        if self.path.suffix.lower() not in (".mp4", ".avi"):
+        self.show = out == "show"
+        if not self.show and self.path.suffix.lower() not in (".mp4", ".avi"):
             self.path.mkdir(parents=True, exist_ok=True)
 
     def write(self, image: np.ndarray, index: int, watcher: Any, events: list[Any]) -> None:
         img = draw_annotations(image, watcher)
-        if self.path.suffix.lower() in (".mp4", ".avi"):
+        if self.show:
+            cv2.imshow("cardtable watch", img)
+            if cv2.waitKey(1) & 0xFF in (ord("q"), 27):
+                raise KeyboardInterrupt
+        elif self.path.suffix.lower() in (".mp4", ".avi"):
             if self.video is None:
                 fourcc = cv2.VideoWriter.fourcc(*("mp4v" if self.path.suffix.lower() == ".mp4" else "MJPG"))
                 self.video = cv2.VideoWriter(str(self.path), fourcc, self.fps, (img.shape[1], img.shape[0]))
@@ -121,6 +126,8 @@ class _Annotator:
     def close(self) -> None:
         if self.video is not None:
             self.video.release()
+        if self.show:
+            cv2.destroyAllWindows()
 
 
 def draw_annotations(image: np.ndarray, watcher: Any) -> np.ndarray:
