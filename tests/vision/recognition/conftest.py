@@ -6,6 +6,7 @@ root is put on ``sys.path`` so the tests use exactly the code that makes the tra
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -17,9 +18,7 @@ if str(ROOT) not in sys.path:
 
 from vision.recognizer import Recognizer  # noqa: E402
 
-HAVE_DEBIAN_DESIGNS = Path("/usr/share/aisleriot/cards").is_dir() and Path("/usr/bin/rsvg-convert").exists()
-needs_designs = pytest.mark.skipif(not HAVE_DEBIAN_DESIGNS,
-                                   reason="gnome-cards-data / librsvg2-bin not installed (.ci/system-deps installs them)")
+HAVE_DEBIAN_DESIGNS = Path("/usr/share/aisleriot/cards").is_dir() and shutil.which("rsvg-convert") is not None
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,97 @@
+"""``cardtable recognize``: JSON Lines, readable output, annotations, and per-file errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table.cli import main
+
+DATA = Path(__file__).parent / "data"
+FELT = DATA / "felt.jpg"
+
+
+def test_json_lines_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recognize", "--json", str(FELT)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1
+    obj = json.loads(lines[0])
+    assert list(obj) == ["image", "cards", "ms"]
+    assert obj["image"] == str(FELT) and obj["ms"] > 0
+    truth = json.loads((DATA / "truth.json").read_text())["felt.jpg"]
+    assert len(obj["cards"]) >= len(truth) - 1
+    for card in obj["cards"]:
+        assert list(card) == ["card", "confidence", "corners"]
+        assert card["card"] == "back" or card["card"] == "unknown" or (
+            len(card["card"]) == 2 and card["card"][0] in "A23456789TJQK" and card["card"][1] in "CDHS")
+        assert 0 <= card["confidence"] <= 1
+        assert len(card["corners"]) == 4 and all(len(p) == 2 for p in card["corners"])
+    named = sorted(c["card"] for c in obj["cards"])
+    assert len(set(named) & {c["card"] for c in truth}) >= len(truth) - 2
+
+
+def test_readable_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recognize", str(FELT)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{FELT}: ") and " cards (" in out[0]
+    assert len(out) > 5 and all(line.startswith("  ") for line in out[1:])
+
+
+def test_bad_files_get_an_error_and_the_rest_are_processed(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("not an image")
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n garbage")
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    missing = tmp_path / "missing.jpg"
+    args = ["recognize", "--json", str(missing), str(text), str(FELT), str(broken), str(empty), str(tmp_path)]
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert [json.loads(x)["image"] for x in lines] == [str(FELT)]
+    err = captured.err
+    assert f"{missing}: no such file" in err
+    assert f"{text}: not a readable image or video" in err
+    assert f"{broken}: not a readable image" in err
+    assert f"{empty}: not a readable image (empty file)" in err
+    assert f"{tmp_path}: is a directory" in err
+
+
+def test_annotate_writes_each_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "in" / "felt.jpg"  # same name as FELT: both must be kept
+    other.parent.mkdir()
+    shutil.copy(DATA / "hard.jpg", other)
+    out_dir = tmp_path / "out"
+    assert main(["recognize", "--annotate", str(out_dir), str(FELT), str(other)]) == 0
+    written = sorted(p.name for p in out_dir.iterdir())
+    assert written == ["felt.png", "felt_1.png"]
+    img = cv2.imread(str(out_dir / "felt.png"))
+    assert img is not None and img.shape == cv2.imread(str(FELT)).shape
+    assert not np.array_equal(img, cv2.imread(str(FELT)))
+
+
+def test_video_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    frame = cv2.imread(str(FELT))
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (frame.shape[1], frame.shape[0]))
+    if not writer.isOpened():
+        pytest.skip("no MJPG video writer in this OpenCV build")
+    for _ in range(3):
+        writer.write(frame)
+    writer.release()
+    assert main(["recognize", "--json", str(video)]) == 0
+    objs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [o["frame"] for o in objs] == [0, 1, 2]
+    assert all(o["image"] == str(video) and len(o["cards"]) >= 10 for o in objs)
+
+
+def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recognize", "--model", str(tmp_path / "none.onnx"), str(FELT)]) == 2
+    assert "cannot read model metadata" in capsys.readouterr().err

@@ -1,0 +1,70 @@
+"""vision.classify: preprocess -> infer -> postprocess as pure functions, checked on saved crops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classify import decide, postprocess, preprocess
+from vision.model_meta import load_meta
+from vision.recognizer import DEFAULT_MODEL, LABELS, MODEL_LABELS, Recognizer, metadata_path
+
+
+@pytest.fixture(scope="module")
+def meta():  # type: ignore[no-untyped-def]
+    return load_meta(metadata_path(DEFAULT_MODEL), expected_labels=MODEL_LABELS)
+
+
+def test_preprocess_shape_and_white_point(meta) -> None:  # type: ignore[no-untyped-def]
+    crops = np.full((3, 2, meta.input_height, meta.input_width, 3), 200, np.uint8)
+    crops[:, :, 10:20, 5:15] = (0, 0, 180)  # red ink
+    x = preprocess(crops, meta)
+    assert x.shape == (6, 3, meta.input_height, meta.input_width) and x.dtype == np.float32
+    assert np.allclose(x[:, :, 0, 0], 1.0 - meta.offset)  # paper maps to white
+    dim = preprocess((crops * 0.5).astype(np.uint8), meta)  # half the light: same input
+    assert np.abs(dim - x).max() < 0.05
+    assert x[0, 2, 15, 10] > x[0, 0, 15, 10] + 0.5  # red stays red (channel 2 is R in BGR)
+
+
+def test_preprocess_refuses_wrong_shapes(meta) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="expected crops"):
+        preprocess(np.zeros((2, 48, 32, 3), np.uint8), meta)
+
+
+def test_postprocess_combines_the_two_corners() -> None:
+    logits = np.zeros((4, 5), np.float32)
+    logits[0, 1] = logits[1, 1] = 6.0  # card 0: both corners say 1
+    logits[2, 3] = 8.0  # card 1: one corner sure of 3, the other unsure
+    probs = postprocess(logits)
+    assert probs.shape == (2, 5) and np.allclose(probs.sum(axis=1), 1)
+    assert probs[0].argmax() == 1 and probs[0, 1] > 0.95
+    assert probs[1].argmax() == 3 and probs[1, 3] < probs[0, 1]
+
+
+def test_decide_says_unknown_when_unsure() -> None:
+    labels = ("a", "b", "c")
+    probs = np.array([[0.9, 0.05, 0.05], [0.5, 0.45, 0.05], [0.34, 0.33, 0.33]], np.float32)
+    out = decide(probs, labels, min_confidence=0.6, min_margin=0.2)
+    assert [x[0] for x in out] == ["a", "unknown", "unknown"]
+    assert out[0][1] == pytest.approx(0.9)
+
+
+def test_saved_crops_give_the_same_answer_as_the_recognizer(recognizer: Recognizer, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The stages run on crops saved to disk give what the recogniser gives on the frame."""
+    import cv2
+
+    from vision.faces import render_face
+    from vision.rectify import corner_crops
+
+    frame = np.full((400, 400, 3), (40, 110, 30), np.uint8)
+    card = render_face("KD", width=140, height=196)
+    frame[100:296, 130:270] = card
+    quad = np.float32([[130, 100], [270, 100], [270, 296], [130, 296]])
+    crops = corner_crops(frame, quad)
+    for k in (0, 1):
+        cv2.imwrite(str(tmp_path / f"c{k}.png"), crops[k])
+    saved = np.stack([cv2.imread(str(tmp_path / f"c{k}.png")) for k in (0, 1)])[None]
+    probs = postprocess(recognizer.classifier.infer(preprocess(saved, recognizer.meta)))
+    assert MODEL_LABELS[int(probs[0].argmax())] == "KD"
+    (rec,) = recognizer.classify_quads(frame, [quad])
+    assert rec.card == "KD" and rec.probabilities.shape == (len(LABELS),)
