@@ -110,6 +110,7 @@ class FrogReferee:
         self.deal = None
         self.dealt: dict[int, list[Card]] = {}
         self.widow_dealt: list[Card] = []
+        self.unread: list[int | None] = []  # where cards went whose reading was lost
         self.deal_done = 0
         self.backs: Counter[str] = Counter()  # hand deal: face-down cards seen arriving per zone
         self.on_mat: dict[Card, str] = {}  # face-up cards the referee knows lie in the trick or widow zone
@@ -275,6 +276,22 @@ class FrogReferee:
             out.append(self._say(f"deal {self.deal_no}: seat {dealer} deals {style}: {HAND_SIZE} cards to each "
                                  f"active seat and {WIDOW_SIZE} to the widow{sitting}; press to confirm when done"))
 
+    def _infer_unread(self) -> None:
+        """Cards dealt while the controller was down were not read (their answer was lost). The
+        pack tells which cards they were; where they went is certain when they all went to one place."""
+        if not self.unread:
+            return
+        seen = {c for h in self.dealt.values() for c in h} | set(self.widow_dealt)
+        rest = [c for c in FROG_PACK if c not in seen]
+        if len(rest) != len(self.unread) or len(set(self.unread)) != 1:
+            return
+        where = self.unread[0]
+        if where is None:
+            self.widow_dealt.extend(rest)
+        else:
+            self.dealt.setdefault(where, []).extend(rest)
+        self.unread = []
+
     def _deal_started(self, out: list[Action], *, confirmed: bool = False) -> None:
         if self.stage != "deal":
             return
@@ -306,6 +323,7 @@ class FrogReferee:
         for f in self.flags.values():
             if f.rule == DEAL_COUNT:
                 self._clear(out, f.id)
+        self._infer_unread()
         known = self.card_reader and len(self.widow_dealt) == WIDOW_SIZE and all(
             len(self.dealt.get(s, ())) == HAND_SIZE for s in active)
         try:
@@ -960,16 +978,18 @@ class FrogReferee:
             del self.commands[cmd["id"]]
             self.hopper_left -= 1
             self.deal_done += 1
+            card = None
             if inp.card:
                 try:
                     card = Card.parse(inp.card)
                 except ValueError:
                     card = None
-                if card is not None:
-                    if cmd.get("purpose") == "hand":
-                        self.dealt.setdefault(int(cmd["seat"]), []).append(card)
-                    else:
-                        self.widow_dealt.append(card)
+            if card is None and self.card_reader:
+                self.unread.append(int(cmd["seat"]) if cmd.get("purpose") == "hand" else None)
+            elif card is not None and cmd.get("purpose") == "hand":
+                self.dealt.setdefault(int(cmd["seat"]), []).append(card)
+            elif card is not None:
+                self.widow_dealt.append(card)
             self._deal_started(out)
         elif inp.kind == "shuffled":
             del self.commands[cmd["id"]]

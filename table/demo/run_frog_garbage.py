@@ -1,0 +1,370 @@
+"""``cardtable demo frog`` / ``cardtable demo garbage``: bots at a simulated table, refereed by the
+real controller.
+
+The controller is the product's: the game's referee behind :class:`~table.controller.core.GameSession`
+(every input journalled in SQLite before it is judged), the :class:`~table.controller.loop.TableLoop`
+with its dealer and LED workers, gpiozero seat buttons on mock pins. The senses are direct: a perfect
+camera (:class:`~table.demo.frog_garbage_base.DirectScene`) and a dealer machine the world cranks
+(:class:`~table.demo.frog_garbage_base.GatedDealer`). The world (:mod:`table.demo.frog_world`,
+:mod:`table.demo.garbage_world`) keeps the truth; at the end the refereed result is compared with it
+and every flag is paired with the cheat it caught.
+
+Kill and restart (``kill_at``): at those world steps the controller is torn down at once (its loop
+abandoned, the journal closed: what a ``kill -9`` leaves), the table stays as it is, and a new
+controller opens the same journal, replays it into a fresh referee, re-reads the table and re-sends
+the dealer commands left unanswered, exactly as ``cardtable play`` does after a restart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table.config import DEFAULT_LEDS
+from table.controller.core import GameSession
+from table.controller.loop import TableLoop
+from table.controller.referee import Action, Input
+from table.demo.frog_garbage_base import Cheat, DealerLife, DirectScene, GatedDealer, ScriptWorld
+from table.errors import ConfigError, TableError
+from table.journal import Journal
+
+GAMES = ("frog", "garbage")
+DEFAULT_RULES = {"frog": "foster-1909", "garbage": "standard"}
+BUTTON_PIN_BASE = 5
+HOLD_S = 0.06
+
+
+@dataclass
+class FrogGarbageDemo:
+    game: str
+    rules: str | None = None
+    players: int = 3
+    seed: int = 0
+    cheat: float = 0.0
+    deals: int | None = None  # Frog: deals in the session (default one per player)
+    card_reader: bool = True
+    journal: Path = Path("cardtable-demo.db")
+    timeout: float = 300.0
+    kill_at: tuple[int, ...] = ()
+    verbose: bool = False
+
+    @property
+    def rule_name(self) -> str:
+        return self.rules or DEFAULT_RULES[self.game]
+
+    @property
+    def key(self) -> str:
+        return (f"demo:{self.game}:{self.rule_name}:{self.players}:{self.seed}:{self.cheat:g}:"
+                f"{int(self.card_reader)}:{self.deals}")
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return {"deals": self.deals} if self.game == "frog" and self.deals else {}
+
+
+@dataclass
+class DemoOutcome:
+    game_id: int
+    refereed: dict[str, Any] | None
+    truth: dict[str, Any] | None
+    agree: bool
+    flags: list[dict[str, Any]]
+    cheats: list[dict[str, Any]]
+    restarts: int
+    seconds: float
+    error: str | None = None
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def missed(self) -> list[dict[str, Any]]:
+        return [c for c in self.cheats if not c["flagged"]]
+
+    @property
+    def invented(self) -> list[dict[str, Any]]:
+        return [f for f in self.flags if not f["matched"]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"refereed": self.refereed, "truth": self.truth, "agree": self.agree, "flags": self.flags,
+                "cheats": self.cheats, "missed": len(self.missed), "invented": len(self.invented),
+                "restarts": self.restarts, "seconds": round(self.seconds, 2), "error": self.error}
+
+
+class Fingers:
+    """The bots' fingers on the mock pins of the seat buttons (press and release, in the world's thread)."""
+
+    def __init__(self, factory: Any) -> None:
+        self.factory = factory
+
+    def press(self, seat: int, long: bool) -> None:
+        pin = self.factory.pin(BUTTON_PIN_BASE + seat)
+        pin.drive_low()
+        time.sleep(HOLD_S + 0.04 if long else 0.03)
+        pin.drive_high()
+
+
+class Controller:
+    """One life of the controller: journal, session, loop and buttons (rebuilt after a kill)."""
+
+    def __init__(self, cfg: FrogGarbageDemo, dealer: GatedDealer, factory: Any, *, new: bool) -> None:
+        from table.controller.adapters import SeatButtons
+
+        self.journal = Journal(cfg.journal)
+        if new:
+            stale = self.journal.open_game(cfg.key)
+            if stale is not None:
+                self.journal.finish_game(stale.id, {"abandoned": True}, status="abandoned")
+        self.session, self.first = GameSession.open(
+            self.journal, key=cfg.key, game=cfg.game, rules=cfg.rule_name, players=cfg.players,
+            options=cfg.options, card_reader=cfg.card_reader, dealer_machine=True,
+            meta={"demo": True, "seed": cfg.seed, "cheat": cfg.cheat})
+        self.life = DealerLife(dealer)
+        self.loop = TableLoop(self.session, dealer=self.life,
+                              led_colours={k: _rgb(v) for k, v in DEFAULT_LEDS.items()})
+        self.buttons = SeatButtons({s: BUTTON_PIN_BASE + s for s in range(cfg.players)}, self.loop.post,
+                                   hold_s=HOLD_S, debounce_s=0.01, pin_factory=factory)
+
+    @property
+    def referee(self) -> Any:
+        return self.session.referee
+
+    def judged(self) -> bool:
+        """Every input posted so far has been judged (dealer commands may still be waiting)."""
+        return self.loop.inputs.empty() and getattr(self.loop, "_judging", 0) == 0
+
+    def die(self, dealer: GatedDealer) -> None:
+        self.life.alive = False
+        self.buttons.close()
+        dealer.cancel_all()
+        self.loop.stop()
+        self.journal.close()
+
+
+def _rgb(text: str) -> tuple[int, int, int]:
+    return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)
+
+
+def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action]], None] | None = None
+        ) -> DemoOutcome:
+    from gpiozero.pins.mock import MockFactory
+
+    t0 = time.monotonic()
+    if cfg.game not in GAMES:
+        raise ConfigError("game", f"this demo runs {', '.join(GAMES)}, not {cfg.game!r}")
+    cfg.journal.parent.mkdir(parents=True, exist_ok=True)
+    factory = MockFactory()
+    dealer = GatedDealer(card_reader=cfg.card_reader)
+    ctl = Controller(cfg, dealer, factory, new=True)
+    fingers = Fingers(factory)
+    holder = {"ctl": ctl}
+    paused = threading.Event()
+
+    def post(inp: Input) -> None:
+        holder["ctl"].loop.post(inp)
+
+    scene = DirectScene(post)
+
+    def idle() -> bool:
+        return not paused.is_set() and holder["ctl"].judged()
+
+    def leds() -> dict[int, str]:
+        return dict(holder["ctl"].loop.leds)
+
+    world = _make_world(cfg, ctl, scene, dealer, leds, idle, fingers.press, post)
+    if on_actions is not None:
+        ctl.loop.listeners.append(on_actions)
+    stop = threading.Event()
+
+    resting = threading.Event()  # the world's thread has seen the pause
+
+    def tick() -> None:
+        while not stop.is_set():
+            if paused.is_set():
+                resting.set()
+                time.sleep(0.002)
+                continue
+            resting.clear()
+            world.tick()
+            if world.finished:
+                return
+            time.sleep(0.0003)
+
+    ctl.loop.start(ctl.first)
+    thread = threading.Thread(target=tick, name="world", daemon=True)
+    thread.start()
+    kills = sorted(cfg.kill_at)
+    restarts = 0
+    deadline = time.monotonic() + cfg.timeout
+    error = None
+    try:
+        while time.monotonic() < deadline:
+            c = holder["ctl"]
+            if kills and world.steps_done >= kills[0] and not c.referee.over:
+                kills.pop(0)
+                paused.set()
+                # The players stop while the controller restarts: what they did so far reaches the
+                # journal (a press lost in a real restart is simply pressed again).
+                drain = time.monotonic() + 5
+                while not (resting.is_set() or world.finished) and time.monotonic() < drain:
+                    c.loop.step(0.005)
+                time.sleep(0.05)  # button callbacks fire on gpiozero's thread
+                while not c.judged() and time.monotonic() < drain:
+                    c.loop.step(0.01)
+                c.die(dealer)  # kill -9: nothing more is judged or written
+                new = Controller(cfg, dealer, factory, new=False)
+                if on_actions is not None:
+                    new.loop.listeners.append(on_actions)
+                holder["ctl"] = new
+                restarts += 1
+                new.loop.start(new.first)
+                shown = [False]
+
+                def settled(scene: DirectScene = scene, new: Controller = new, shown: list[bool] = shown) -> bool:
+                    if not shown[0]:
+                        shown[0] = True
+                        scene.show_all(new.loop.post)
+                    return True
+
+                new.loop.resync(settled, timeout=30)
+                paused.clear()
+                continue
+            if c.referee.over and world.finished and c.judged():
+                break
+            if world.finished and world.error:
+                break
+            c.loop.step(0.01)
+        else:
+            error = f"timed out after {cfg.timeout:.0f} s"
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        holder["ctl"].buttons.close()
+        dealer.cancel_all()
+        holder["ctl"].loop.stop()
+    c = holder["ctl"]
+    referee = c.referee
+    refereed = referee.result()
+    truth = world.truth_result() if world.finished and not world.error else None
+    comparable = _comparable(cfg.game)
+    flags = match_flags(list(referee.flags.values()), world.cheats)
+    outcome = DemoOutcome(c.session.game_id, refereed, truth,
+                          refereed is not None and truth is not None and comparable(refereed) == comparable(truth),
+                          flags, [ch.to_json() for ch in world.cheats], restarts, time.monotonic() - t0,
+                          error or world.error, list(referee.messages))
+    c.journal.close()
+    return outcome
+
+
+def _comparable(game: str) -> Callable[[dict[str, Any] | None], Any]:
+    if game == "frog":
+        from table.demo.frog_world import comparable as frog_comparable
+
+        return frog_comparable
+    from table.demo.garbage_world import comparable as garbage_comparable
+
+    return garbage_comparable
+
+
+def _make_world(cfg: FrogGarbageDemo, ctl: Controller, scene: DirectScene, dealer: GatedDealer,
+                leds: Callable[[], dict[int, str]], idle: Callable[[], bool], press: Callable[[int, bool], None],
+                terminal: Callable[[Input], None]) -> ScriptWorld:
+    referee = ctl.referee
+    if cfg.game == "frog":
+        from table.demo.frog_world import FrogWorld
+
+        return FrogWorld(referee.rules, players=cfg.players, seed=cfg.seed, cheat=cfg.cheat,
+                         deals=referee.deals_to_play, card_reader=cfg.card_reader, scene=scene, dealer=dealer,
+                         leds=leds, idle=idle, press=press, terminal=terminal)
+    from table.demo.garbage_world import GarbageWorld
+
+    return GarbageWorld(referee.rules, players=cfg.players, seed=cfg.seed, cheat=cfg.cheat, scene=scene,
+                        dealer=dealer, leds=leds, idle=idle, press=press, terminal=terminal)
+
+
+def match_flags(flags: list[Any], cheats: list[Cheat]) -> list[dict[str, Any]]:
+    """Pair each flag with the cheat it caught: same seat and rule, a card in common (or none named)."""
+    out = []
+    open_cheats = list(cheats)
+    for flag in flags:
+        matched = None
+        for cheat in open_cheats:
+            cards_agree = bool(set(cheat.cards) & set(flag.cards)) or not (cheat.cards or flag.cards)
+            if cheat.seat == flag.seat and cheat.rule == flag.rule and cards_agree:
+                matched = cheat
+                break
+        if matched is not None:
+            matched.flagged = True
+            open_cheats.remove(matched)
+        out.append({"id": flag.id, "seat": flag.seat, "rule": flag.rule, "cards": list(flag.cards),
+                    "message": flag.message, "state": flag.state, "matched": matched is not None})
+    return out
+
+
+# -- command line -----------------------------------------------------------------------------------
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("--players", type=int, default=3, help="Frog 3-7 (by rule set), Garbage 3-8 (default 3)")
+    parser.add_argument("--seed", type=int, default=None, help="shuffle seed (default: a new game each time)")
+    parser.add_argument("--rules", default=None, help="Frog: foster-1909 (default), modern, solo-slough, "
+                        "straight-solo, coeur-d-alene; Garbage: standard (default), stud, buy, ...")
+    parser.add_argument("--deals", type=int, default=None, help="Frog: deals in the session (default one per player)")
+    parser.add_argument("--fast", action="store_true", help="no live view pauses")
+    parser.add_argument("--cheat", type=float, default=0.0, metavar="P", help="bots break a rule with probability P")
+    parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
+    parser.add_argument("--journal", type=Path, default=Path("cardtable-demo.db"), help="SQLite journal")
+    parser.add_argument("--json", action="store_true",
+                        help='print {"refereed": ..., "truth": ..., "agree": ..., "flags": [...]}')
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    seed = args.seed if args.seed is not None else int(time.time()) % 100_000
+    cfg = FrogGarbageDemo(args.game, rules=args.rules, players=args.players, seed=seed, cheat=args.cheat,
+                          deals=getattr(args, "deals", None), card_reader=not getattr(args, "no_card_reader", False),
+                          journal=args.journal)
+    quiet = bool(args.json)
+
+    def show(inp: Input | None, actions: list[Action]) -> None:
+        for a in actions:
+            if a["do"] in ("say", "move"):
+                print(f"  {a['text']}", flush=True)
+            elif a["do"] == "flag":
+                print(f"  FLAG seat {a['seat']} {a['rule']}: {a['message']}", flush=True)
+            elif a["do"] == "clear":
+                print(f"  cleared: seat {a['seat']} {a['rule']} ({a['how']})", flush=True)
+
+    try:
+        outcome = run(cfg, on_actions=None if quiet else show)
+    except (ConfigError, TableError) as exc:
+        print(f"cardtable demo: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(outcome.to_json()))
+        return 0 if outcome.agree and not outcome.error else 1
+    print()
+    if outcome.refereed:
+        unit = "chips" if cfg.game == "frog" else "coins"
+        for s in outcome.refereed["seats"]:
+            value = s["chips"] if cfg.game == "frog" else s["coins"]
+            print(f"seat {s['seat']}: {value:+d} {unit}" if cfg.game == "frog" else f"seat {s['seat']}: {value} {unit}")
+    print(f"flags: {len(outcome.flags)} ({len(outcome.invented)} not matching a cheat); cheats: "
+          f"{len(outcome.cheats)} ({len(outcome.missed)} missed)")
+    print("refereed result equals the simulation's truth" if outcome.agree
+          else f"refereed result DIFFERS from the truth{': ' + outcome.error if outcome.error else ''}")
+    return 0 if outcome.agree else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cardtable demo")
+    configure(parser)
+    return run_cli(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
