@@ -10,6 +10,7 @@ called from one dispatcher thread so a slow listener never stalls the link.
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 from collections.abc import Callable
@@ -212,8 +213,13 @@ class Dealer:
         self._needs_hello = False
         self.info: DeviceInfo | None = None
         self.last_status: DeviceStatus | None = None
-        self.link = Link(backend.url, opener=backend.opener, on_event=self._on_frame, on_state=self._on_state,
-                         heartbeat_s=heartbeat_s)
+        try:
+            self.link = Link(backend.url, opener=backend.opener, on_event=self._on_frame,
+                             on_state=self._on_state, heartbeat_s=heartbeat_s)
+        except BaseException:
+            self._dispatch.put(None)
+            backend.close()
+            raise
         try:
             self.hello()
             if home and not self.status().homed:
@@ -283,8 +289,6 @@ class Dealer:
                 try:
                     callback(event)
                 except Exception:  # a listener's bug must not stop the others
-                    import logging
-
                     logging.getLogger(__name__).exception("dealer event listener failed")
 
     def _on_frame(self, frame: Frame) -> None:
