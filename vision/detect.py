@@ -38,6 +38,9 @@ class DetectorConfig:
     max_side_ratio: float = 1.35  # opposite sides of a tilted card stay within this ratio
     canny_low: int = 30
     canny_high: int = 90
+    faint_pass: bool = True
+    faint_low: int = 12
+    faint_high: int = 36
 
     @property
     def loose(self) -> DetectorConfig:
@@ -185,13 +188,30 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     blobs, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for c in blobs:
         _consider(c, 0.0, min_area, loose, candidates)
-    kept = _merge([(cv2.contourArea(c.rough), c.rough, c) for c in candidates])
+    quads = _resolve(candidates, config)
+    if config.faint_pass:
+        # (c) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
+        # card was found, so the extra texture it picks up cannot disturb the cards already found.
+        grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        faint = cv2.Canny(grey, config.faint_low, config.faint_high)
+        extra: list[_Candidate] = []
+        contours, hierarchy = cv2.findContours(faint, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        for i, c in enumerate(contours):
+            if hierarchy[0][i][3] != -1:
+                _consider(c, 1.0, min_area, loose, extra)
+        extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
+        quads += _resolve(extra, config)
+    return [order_corners((q + 0.5) / s - 0.5) for q in quads]
+
+
+def _resolve(candidates: list[_Candidate], config: DetectorConfig) -> list[np.ndarray]:
     quads = []
-    for group in kept:  # the preferred outline that passes the exact test
+    for group in _merge([(cv2.contourArea(c.rough), c.rough, c) for c in candidates]):
+        # the preferred outline that passes the exact test
         quad = next((q for c in group if (q := _finish(c, config)) is not None), None)
         if quad is not None:
             quads.append(quad)
-    return [order_corners((q + 0.5) / s - 0.5) for q in quads]
+    return quads
 
 
 @dataclass

@@ -15,8 +15,9 @@ from vision.errors import ImageError
 from vision.zones import Layout, Zone
 
 FELT = (58, 112, 46)  # BGR: a printed green; white cards stand out and it is far from skin tones
-ZONE_FILL = {"seat": (66, 124, 54), "capture": (52, 98, 40), "layout": (70, 128, 56), "stock": (48, 90, 40),
-             "trick": (70, 128, 56), "widow": (52, 98, 40), "turnup": (70, 128, 56), "discard": (48, 90, 40)}
+# Zones are marked by corner brackets and dashed card outlines on one even colour: a filled or fully
+# outlined rectangle of a card's proportions would look like a card to the detector.
+BRACKET_MM = 10.0
 INK = (190, 225, 185)
 PLAIN_INK = (60, 60, 60)
 
@@ -42,10 +43,10 @@ def draw_mat(layout: Layout, *, px_per_mm: float = 4.0, plain: bool = False, lab
 
     for z in sorted(layout.zones, key=lambda z: -z.area):  # big zones first, piles drawn over them
         x, y, zw, zh = z.rect
-        p0, p1 = (px(x), px(y)), (px(x + zw) - 1, px(y + zh) - 1)
-        if not plain:
-            cv2.rectangle(img, p0, p1, ZONE_FILL.get(z.kind, FELT), -1)
-        cv2.rectangle(img, p0, p1, ink, line, cv2.LINE_AA)
+        b = min(BRACKET_MM, zw / 3, zh / 3)
+        for cx, cy, dx, dy in ((x, y, 1, 1), (x + zw, y, -1, 1), (x + zw, y + zh, -1, -1), (x, y + zh, 1, -1)):
+            cv2.line(img, (px(cx), px(cy)), (px(cx + dx * b), px(cy)), ink, line, cv2.LINE_AA)
+            cv2.line(img, (px(cx), px(cy)), (px(cx), px(cy + dy * b)), ink, line, cv2.LINE_AA)
         for slot in z.slots:
             _dashed_card(img, slot.x, slot.y, slot.angle, layout.card_mm, s, ink)
         if labels:
@@ -79,8 +80,8 @@ def _dashed_card(img: np.ndarray, cx: float, cy: float, angle: float, card_mm: t
                for dx, dy in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))]
     for i in range(4):
         (x0, y0), (x1, y1) = corners[i], corners[(i + 1) % 4]
-        n = max(2, int(math.hypot(x1 - x0, y1 - y0) / 6))
-        for k in range(0, n, 2):
+        n = max(3, int(math.hypot(x1 - x0, y1 - y0) / 3))  # 3 mm steps: short dashes, wide gaps
+        for k in range(1, n - 1, 3):
             t0, t1 = k / n, min(1.0, (k + 1) / n)
             cv2.line(img, (round((x0 + (x1 - x0) * t0) * s), round((y0 + (y1 - y0) * t0) * s)),
                      (round((x0 + (x1 - x0) * t1) * s), round((y0 + (y1 - y0) * t1) * s)),

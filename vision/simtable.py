@@ -150,7 +150,7 @@ class SimTable:
 
     def __init__(self, layout: Layout, *, seed: int = 0, camera: SimCamera | None = None, fps: float = 15.0,
                  noise: float = 3.0, blur: float = 0.0, light: float = 0.25, face_style: int = 0,
-                 back_style: int = 0, jitter_mm: float = 2.0, jitter_deg: float = 4.0,
+                 back_style: int = 0, jitter_mm: float = 1.5, jitter_deg: float = 2.5,
                  approach_frames: int = 3, hold_frames: int = 2, retreat_frames: int = 3,
                  settle_frames: int = 6, skin: int | None = None) -> None:
         self.layout = layout
@@ -697,28 +697,48 @@ class SimOracle:
         self.rng = random.Random(seed)
 
     def recognize(self, frame_bgr: np.ndarray) -> list[Recognition]:
+        return [r for c in self.sim.visible() if self.rng.random() >= self.dropout for r in [self._read(c)]]
+
+    def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
+        """One reading per outline: the visible card whose centre is nearest (within 20 px), else
+        ``unknown``."""
         from vision.recognizer import LABELS, Recognition
 
+        cards = self.sim.visible()
+        centres = np.array([self._corners(c).mean(0) for c in cards]) if cards else np.zeros((0, 2))
         out = []
-        cw, ch = self.sim.layout.card_mm
-        for c in self.sim.visible():
-            if self.rng.random() < self.dropout:
-                continue
-            a = math.radians(c.angle)
-            ca, sa = math.cos(a), math.sin(a)
-            corners_mm = [(c.x + dx * ca + dy * sa, c.y - dx * sa + dy * ca)
-                          for dx, dy in ((-cw / 2, -ch / 2), (cw / 2, -ch / 2), (cw / 2, ch / 2), (-cw / 2, ch / 2))]
-            corners = cv2.perspectiveTransform(np.array([corners_mm], np.float64), self.sim.mat_to_image)[0]
-            label, conf = c.label, 0.97
-            r = self.rng.random()
-            if r < self.misread:
-                label, conf = self.rng.choice([x for x in LABELS if x != c.label]), 0.8
-            elif r < self.misread + self.weak:
-                conf = 0.4
-            probs = np.full(len(LABELS), (1 - conf) / (len(LABELS) - 1), np.float32)
-            probs[LABELS.index(label)] = conf
-            out.append(Recognition(label, conf, corners.astype(np.float32), probs))
+        for q in quads:
+            q = np.asarray(q, np.float32).reshape(4, 2)
+            d = np.linalg.norm(centres - q.mean(0), axis=1) if len(cards) else np.zeros(0)
+            if len(d) and d.min() < 20:
+                out.append(self._read(cards[int(d.argmin())]))
+            else:
+                probs = np.full(len(LABELS), 1 / len(LABELS), np.float32)
+                out.append(Recognition("unknown", float(probs[0]), q, probs))
         return out
+
+    def _corners(self, c: SimCard) -> np.ndarray:
+        cw, ch = self.sim.layout.card_mm
+        a = math.radians(c.angle)
+        ca, sa = math.cos(a), math.sin(a)
+        corners_mm = [(c.x + dx * ca + dy * sa, c.y - dx * sa + dy * ca)
+                      for dx, dy in ((-cw / 2, -ch / 2), (cw / 2, -ch / 2), (cw / 2, ch / 2), (-cw / 2, ch / 2))]
+        out: np.ndarray = cv2.perspectiveTransform(np.array([corners_mm], np.float64), self.sim.mat_to_image)[0]
+        return out
+
+    def _read(self, c: SimCard) -> Recognition:
+        from vision.recognizer import LABELS, Recognition
+
+        corners = self._corners(c)
+        label, conf = c.label, 0.97
+        r = self.rng.random()
+        if r < self.misread:
+            label, conf = self.rng.choice([x for x in LABELS if x != c.label]), 0.8
+        elif r < self.misread + self.weak:
+            conf = 0.4
+        probs = np.full(len(LABELS), (1 - conf) / (len(LABELS) - 1), np.float32)
+        probs[LABELS.index(label)] = conf
+        return Recognition(label, conf, corners.astype(np.float32), probs)
 
 
 if TYPE_CHECKING:

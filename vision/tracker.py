@@ -44,13 +44,14 @@ class Observation(Protocol):
 class TrackerConfig:
     min_confidence: float = 0.55  # a vote needs this top-1 probability ...
     min_margin: float = 0.2  # ... and this lead over the runner-up
-    window: int = 5  # votes kept per card (clear frames only)
+    window: int = 7  # votes kept per card (clear frames only)
     votes_needed: int = 3  # agreeing votes to report a new card
     change_votes: int = 3  # votes for a new label (since the view last cleared) to relabel a card
     removal_frames: int = 4  # consecutive clear frames without the card before it counts as removed
     match_mm: float = 32.0  # a sighting this close to a track's centre is that card
     max_wait_frames: int = 10  # a newcomer without agreement by then is reported as "unknown"
     fast_confidence: float = 0.9  # two unopposed votes this confident are enough
+    min_presence: float = 0.25  # a sighting this unsure (of any label) does not start a new track
     one_pack: bool = True  # flag a card that is already on the table
 
 
@@ -150,8 +151,7 @@ class Tracker:
             centres = cal.to_mat(centres_px)
         else:
             centres = np.zeros((0, 2))
-        w, h = self.layout.width_mm, self.layout.height_mm
-        keep = [i for i, (x, y) in enumerate(centres) if -20 <= x <= w + 20 and -20 <= y <= h + 20]
+        keep = [i for i, (x, y) in enumerate(centres) if self._on_mat(float(x), float(y))]
         tracks = list(self.tracks.values())
         pairs = []
         for i in keep:
@@ -169,7 +169,7 @@ class Tracker:
             used_tracks.add(tid)
             self._observe(self.tracks[tid], observations[i], centres[i], frame)
         for i in keep:
-            if i not in used_obs:
+            if i not in used_obs and observations[i].confidence >= c.min_presence:
                 t = Track(self._next_id, float(centres[i][0]), float(centres[i][1]),
                           np.asarray(observations[i].corners, np.float32), frame, deque(maxlen=c.window))
                 self._next_id += 1
@@ -179,6 +179,14 @@ class Tracker:
             if t.id not in used_tracks:
                 t.misses += 1
                 t.miss_frames.append(frame)
+
+    def _on_mat(self, x: float, y: float) -> bool:
+        """On the mat and not on one of its markers (a marker's white square can pass for a card)."""
+        lay = self.layout
+        if not (0 <= x <= lay.width_mm and 0 <= y <= lay.height_mm):
+            return False
+        s = lay.marker_mm
+        return not any(m.x - 4 <= x <= m.x + s + 4 and m.y - 4 <= y <= m.y + s + 4 for m in lay.markers)
 
     def _observe(self, t: Track, obs: Observation, centre: np.ndarray, frame: int) -> None:
         a = 0.3 if t.seen else 1.0  # settle the position; a pile's top card wobbles a little

@@ -23,6 +23,8 @@ from vision.zones import Layout
 
 
 class Recognises(Protocol):
+    """``vision.recognizer.Recognizer``'s shape; ``classify_quads`` is used when present."""
+
     def recognize(self, frame_bgr: np.ndarray) -> Sequence[Observation]: ...
 
 
@@ -128,7 +130,8 @@ class ChangeGate:
 @dataclass
 class WatchStats:
     frames: int = 0
-    recognised: int = 0
+    recognised: int = 0  # frames with full detection and classification
+    reclassified: int = 0  # unchanged frames whose known card outlines were only re-classified
     skipped_static: int = 0
     occluded: int = 0
     uncalibrated: int = 0
@@ -156,9 +159,48 @@ class TableWatcher:
         self.stats = WatchStats()
         self._since_recognised = 0
         self.last_observations: Sequence[Observation] = ()
+        self._last_quads: list[np.ndarray] = []
+        # full detections after a change before re-classifying known outlines is trusted (one
+        # detection can miss a card; two in a row practically never both miss it)
+        self.detect_after_change = 2
+        self._detections_due = 0
         self.last_occluded = False
         self._view_cleared = False
         self._last_calibration = -(10**9)
+
+    def _look(self, image: np.ndarray) -> Sequence[Observation] | None:
+        """Recognise as little as will do. Full detection on the two frames after the view changed
+        (since the last detection), while a card is missing, and on the periodic refresh; when only
+        votes are still needed on an unchanged frame, re-classify the outlines the last detection
+        found; nothing at all when the tracker is settled and the frame unchanged."""
+        st = self.stats
+        small = self.change.small(image)
+        self._since_recognised += 1
+        if self.change.changed(small):
+            self._detections_due = self.detect_after_change
+        missing = any(t.misses > 0 for t in self.tracker.tracks.values())
+        if (not self.gate or self._detections_due > 0 or missing or self._since_recognised >= self.refresh_every
+                or not self._last_quads and not self.tracker.settled):
+            self._detections_due -= 1
+            observations = self.recognizer.recognize(image)
+            self.last_observations = observations
+            self._last_quads = [np.asarray(o.corners, np.float32) for o in observations]
+            self.change.remember(small)
+            self._since_recognised = 0
+            st.recognised += 1
+            return observations
+        if not self.tracker.settled:
+            classify = getattr(self.recognizer, "classify_quads", None)
+            if classify is None:
+                observations = self.recognizer.recognize(image)
+                st.recognised += 1
+            else:
+                observations = classify(image, self._last_quads)
+                st.reclassified += 1
+            self.last_observations = observations
+            return observations
+        st.skipped_static += 1
+        return None
 
     @property
     def calibration(self) -> Calibration | None:
@@ -190,17 +232,7 @@ class TableWatcher:
         if occluded:
             st.occluded += 1
         else:
-            small = self.change.small(image)
-            self._since_recognised += 1
-            if (not self.gate or not self.tracker.settled or self.change.changed(small)
-                    or self._since_recognised >= self.refresh_every):
-                observations = self.recognizer.recognize(image)
-                self.last_observations = observations
-                self.change.remember(small)
-                self._since_recognised = 0
-                st.recognised += 1
-            else:
-                st.skipped_static += 1
+            observations = self._look(image)
         t3 = time.perf_counter()
         st.seconds["recognise"] += t3 - t2
         events = self.tracker.update(observations, calibration=cal, frame_index=frame_index,

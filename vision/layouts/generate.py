@@ -63,7 +63,7 @@ def seat_blocks(n: int, w: float, h: float, block_h: float) -> list[tuple[int, t
 
 def capture_zone(seat: int, rect: tuple[float, float, float, float], facing: int) -> dict[str, Any]:
     x, y, bw, bh = rect
-    cw, ch = CARD_H + 12, CARD_W + 9  # a card lying sideways, with room for a sloppy pile
+    cw, ch = CARD_H + 12, min(CARD_W + 9, bh)  # a card lying sideways (it may overhang the band a little)
     cx = x + bw - cw if facing == 0 else x  # at the player's right hand
     cy = y + (bh - ch) / 2
     return zone(f"capture:{seat}", "capture", f"{seat} captures", (cx, cy, cw, ch), seat=seat, facing=facing,
@@ -73,13 +73,16 @@ def capture_zone(seat: int, rect: tuple[float, float, float, float], facing: int
 def chinese_ten(n: int) -> dict[str, Any]:
     w, h = MATS["A2"]
     zones = []
-    for seat, rect, facing in seat_blocks(n, w, h, 72.0):
+    block = 58.0
+    for seat, rect, facing in seat_blocks(n, w, h, block):
         zones.append(zone(f"seat:{seat}", "seat", f"Seat {seat}", rect, seat=seat, facing=facing))
         zones.append(capture_zone(seat, rect, facing))
-    top, bottom = BAND + 76, h - BAND - 76
-    rows = [top + CARD_H / 2, bottom - CARD_H / 2]
-    lay_w = 6 * PITCH_X + 4
-    slots = [(BAND + 2 + CARD_W / 2 + k * PITCH_X, yy, 0.0) for yy in rows for k in range(6)]
+    top, bottom = BAND + block + 4, h - BAND - block - 4
+    # two rows of six with gaps of 9 mm and more: the detector must see each card's own edges
+    rows = [top + 4 + CARD_H / 2 + 6, bottom - 4 - CARD_H / 2 - 6]
+    pitch = 72.0
+    lay_w = 6 * pitch + 4
+    slots = [(BAND + 2 + CARD_W / 2 + k * pitch, yy, 0.0) for yy in rows for k in range(6)]
     zones.append(zone("layout", "layout", "Layout", (BAND, top, lay_w, bottom - top), slots=slots))
     sx = BAND + lay_w + 4
     zones.append(zone("stock", "stock", "Stock", (sx, top, w - BAND - sx, bottom - top),
@@ -90,10 +93,11 @@ def chinese_ten(n: int) -> dict[str, Any]:
 def frog(n: int) -> dict[str, Any]:
     w, h = MATS["A2"]
     zones = []
-    for seat, rect, facing in seat_blocks(n, w, h, 72.0):
+    block = 58.0
+    for seat, rect, facing in seat_blocks(n, w, h, block):
         zones.append(zone(f"seat:{seat}", "seat", f"Seat {seat}", rect, seat=seat, facing=facing))
-        zones.append(capture_zone(seat, rect, facing).__or__({"label": f"{seat} tricks"}))
-    top, bottom = BAND + 76, h - BAND - 76
+        zones.append(capture_zone(seat, rect, facing) | {"label": f"{seat} tricks"})
+    top, bottom = BAND + block + 4, h - BAND - block - 4
     mid = (top + bottom) / 2
     widow_w = 2 * PITCH_X
     zones.append(zone("widow", "widow", "Widow", (BAND, top, widow_w, bottom - top),

@@ -26,7 +26,7 @@ def test_mat_coordinates_within_2mm_on_tilted_views(tilt: float, yaw: float, rol
     pts = _grid(layout)
     truth_px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), sim.mat_to_image).reshape(-1, 2)
     cal = calibrate_once(layout, sim.render())
-    assert len(cal.markers) >= 8
+    assert len(cal.markers) >= 4
     assert np.linalg.norm(cal.to_mat(truth_px) - pts, axis=1).max() < 2.0
     back = cal.to_image(cal.to_mat(truth_px))
     assert np.abs(back - truth_px).max() < 1e-6

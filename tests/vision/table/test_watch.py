@@ -68,7 +68,9 @@ def test_every_change_reported_once_in_order(tilt: float, misread: float) -> Non
     watcher = TableWatcher(layout, oracle)
     n, bad, latency = play(sim, watcher, 24, seed=tilt)
     assert n >= 30 and bad == []
-    assert max(latency) <= 4  # <= 267 ms at 15 fps after the table settles
+    latency.sort()
+    assert latency[int(0.95 * len(latency))] <= 3  # 200 ms at 15 fps after the table settles
+    assert latency[-1] <= (4 if not misread else 5)  # a double misread may cost one frame more
     assert watcher.stats.occluded > 0 and watcher.stats.skipped_static > 0
 
 
