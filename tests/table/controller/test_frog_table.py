@@ -582,3 +582,21 @@ def test_resume_after_kill_rebuilds_the_same_state(tmp_path: Path) -> None:
         assert resumed.referee.view() == before
         _drive_session(resumed, inputs[cut:])
         assert resumed.referee.result() == bare.ref.result()
+
+
+def test_a_card_whose_reading_was_lost_in_a_restart_is_inferred() -> None:
+    """Issue 8/9 (resume): a dealt card whose answer died with the controller comes back as a
+    recovered deal without its card; the pack tells which card it was, so hands stay known."""
+    deck = deck_for(2)
+    t = Table(referee(card_reader=True))
+    cmds = t.start()
+    cards = iter(deck)
+    for i, cmd in enumerate(c for c in cmds if c["do"] == "deal"):
+        card = next(cards)
+        lost = i == 20
+        t.send(Input("device", "dealt", card=None if lost else str(card),
+                     data={"id": cmd["id"], "target": cmd["target"]} | ({"recovered": True} if lost else {})))
+    assert t.ref.deal is not None and t.ref.deal.known
+    truth = truth_deal("foster-1909", 3, 0, deck)
+    assert {s: sorted(truth.hand(s) or (), key=lambda c: c.index) for s in truth.active} == {
+        s: sorted(t.ref.deal.hand(s) or (), key=lambda c: c.index) for s in truth.active}
