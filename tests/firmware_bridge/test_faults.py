@@ -81,6 +81,23 @@ def test_reboot_mid_deal_is_detected_failed_rehomed_and_play_goes_on() -> None:
 
 
 @pytest.mark.timeout(60)
+def test_reboots_on_a_garbled_wire_are_still_caught_within_a_second() -> None:
+    sim = Simulator(seats=4, speed=20, card_reader=True, deck=multi_pack(2), reboot_every=5, seed=8,
+                    faults=Faults(drop=0.05, corrupt=0.05, duplicate=0.01))
+    seen: list[float] = []
+    with Dealer(sim_backend(sim)) as dealer:
+        dealer.add_listener(lambda e: seen.append(time.monotonic())
+                            if isinstance(e, LinkEvent) and e.state == "rebooted" else None)
+        results = [dealer.deal(f"seat:{i % 4 + 1}", 2) for i in range(15)]
+    reboots = [sim._t0 + r["t"] for r in sim.truth if r["action"] == "reboot"]
+    assert reboots and len(seen) == len(reboots)
+    assert all(s - b < 1.0 for b, s in zip(reboots, seen, strict=True))
+    assert sum(r.code is ErrorCode.DEVICE_REBOOTED for r in results) == len(reboots)
+    assert all(r.ok or r.code is ErrorCode.DEVICE_REBOOTED for r in results)
+    assert max(Counter(d["request"] for d in sim.deals()).values()) <= 2
+
+
+@pytest.mark.timeout(60)
 def test_unplug_and_plug_back() -> None:
     sim = Simulator(seats=4, speed=200, seed=2)
     server = serve_pty(sim)
