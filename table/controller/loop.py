@@ -207,6 +207,7 @@ class TableLoop:
         ``settle()`` returns True once the camera's view has settled (the tracker has reported
         every card it sees)."""
         self.recovering = True
+        in_flight = {int(a["id"]) for a in self.session.referee.pending_commands()}
         self.post(Input("control", "resync_begin"))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not (settle() and self.inputs.empty()):
@@ -215,11 +216,13 @@ class TableLoop:
         while not self.inputs.empty():
             self.step(0.01)
         self.recovering = False
-        self._settle_commands()
+        self._settle_commands(in_flight)
         self._update_leds()
 
-    def _settle_commands(self) -> None:
-        pending = self.session.referee.pending_commands()
+    def _settle_commands(self, in_flight: set[int]) -> None:
+        """Settle the commands that were in flight when the old process died (commands issued
+        during the resync were sent normally)."""
+        pending = [a for a in self.session.referee.pending_commands() if int(a["id"]) in in_flight]
         if not pending or self.dealer is None:
             return
         try:

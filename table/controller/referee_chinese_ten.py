@@ -312,6 +312,8 @@ class ChineseTenReferee:
             return
         if kind == "appeared":
             self._appeared(inp, out)
+            if self.resyncing and inp.track is not None and inp.track in self.tracks:
+                self.resync_seen.add(self.tracks[inp.track])  # seen now, whatever it meant
         elif kind == "removed":
             card = self.tracks.pop(inp.track, None) if inp.track is not None else None
             if card is None and inp.card:

@@ -223,11 +223,12 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
         print("world", world.steps_done, world.finished, world.truth is not None and world.truth.phase,
               len(world.dealt_log), world.flips, loop.dealer_worker.errors, loop.leds, file=sys.stderr)
         sim = getattr(senses, "sim", None)
-        if sim is not None:
+        watcher: Any = getattr(senses, "watcher", None)
+        if sim is not None and watcher is not None:
             print("sim", [(c.card, c.zone, round(c.x), round(c.y)) for c in sim.cards.values() if c.zone == "layout"],
                   file=sys.stderr)
             print("tracks", [(t.label, t.zone, round(t.x), round(t.y), t.misses, t.fresh)
-                             for t in senses.watcher.tracker.tracks.values()], file=sys.stderr)
+                             for t in watcher.tracker.tracks.values()], file=sys.stderr)
     refereed = referee.result()
     truth = world.truth_result()
     flags = _match_flags(referee, world)

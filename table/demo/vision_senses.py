@@ -97,7 +97,7 @@ class VisionSenses(_Senses):
         if self.cfg.record:
             import cv2
 
-            fourcc = cv2.VideoWriter_fourcc(*"mp4v")
+            fourcc = cv2.VideoWriter.fourcc(*"mp4v")
             self._writer = cv2.VideoWriter(self.cfg.record, fourcc, 15.0, (self.sim.camera.width,
                                                                               self.sim.camera.height))
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
