@@ -26,8 +26,11 @@ def preprocess(crops: np.ndarray, meta: ModelMeta) -> np.ndarray:
         raise ValueError(f"expected crops of shape (N, 2, {meta.input_height}, {meta.input_width}, 3), "
                          f"got {crops.shape}")
     n = crops.shape[0]
-    flat = crops.reshape(n * 2, -1, 3).astype(np.float32)
-    white = np.percentile(flat, meta.percentile, axis=1, keepdims=True)
+    pixels = crops.reshape(n * 2, -1, 3)
+    # the percentile as one order statistic (np.partition: several times faster than np.percentile)
+    k = round(meta.percentile / 100 * (pixels.shape[1] - 1))
+    white = np.partition(pixels, k, axis=1)[:, k:k + 1, :].astype(np.float32)
+    flat = pixels.astype(np.float32)
     scaled = np.minimum(flat / np.maximum(white, 24.0), 1.25) - meta.offset
     nchw = scaled.reshape(n * 2, meta.input_height, meta.input_width, 3).transpose(0, 3, 1, 2)
     return np.ascontiguousarray(nchw, np.float32)
