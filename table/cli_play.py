@@ -1,0 +1,183 @@
+"""``cardtable play chinese-ten --players N [--config table.toml]``: referee a real table.
+
+The camera (``camera.spec``: the Pi camera, a USB camera, a file, or ``sim:`` to try it out) goes
+through the recogniser and tracker; the dealer machine (``dealer.port``) shuffles, deals and flips,
+or the players deal by hand and the camera checks the layout; the seat buttons (``seats[i].button``)
+confirm, undo and dispute. The terminal takes the same commands, one a line::
+
+    confirm [SEAT] [why]    press a seat's button (answers "is it 7H?", confirms a hand deal)
+    reject [SEAT] [why]     say no to "is it 7H?"
+    correct CARD [why]      the card in question is CARD
+    undo [SEAT] [why]       take back the last move
+    dispute [SEAT] [why]    override the seat's open flag
+    quit                    stop; the same command later resumes the game
+
+Every input is journalled before it is acted on; killed and started again with the same command,
+the game continues where it was. Exit codes: 0 the game finished (or quit), 2 bad configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from table.config import TableConfig, load_config, parse_config
+from table.errors import ConfigError, TableError
+from table.journal import default_path
+
+COMMANDS = ("confirm", "reject", "correct", "undo", "dispute", "quit")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", choices=["chinese-ten"], help="the game at the table")
+    parser.add_argument("--players", type=int, default=None, help="2, 3 or 4 (default: table.toml, else 3)")
+    parser.add_argument("--config", type=Path, default=None, help="table.toml (see docs/table.toml.example)")
+    parser.add_argument("--journal", type=Path, default=None, help="SQLite journal (default: table.toml or "
+                                                                   f"{default_path()})")
+
+
+def parse_command(line: str, players: int) -> Any:
+    """A terminal line as a controller input, or None for an empty line; raises ValueError."""
+    from table.cards import Card
+    from table.controller.referee import Input
+
+    words = line.split()
+    if not words:
+        return None
+    cmd = words[0].lower()
+    if cmd not in COMMANDS:
+        raise ValueError(f"unknown command {cmd!r}; one of {', '.join(COMMANDS)}")
+    if cmd == "quit":
+        return "quit"
+    rest = words[1:]
+    seat = None
+    card = None
+    if cmd == "correct":
+        if not rest:
+            raise ValueError("correct needs the card, e.g. 'correct 7H'")
+        card = str(Card.parse(rest.pop(0)))
+    elif rest and rest[0].isdigit():
+        seat = int(rest.pop(0))
+        if not 0 <= seat < players:
+            raise ValueError(f"seat {seat}: seats are 0 to {players - 1}")
+    return Input("terminal", cmd, card=card, seat=seat, text=" ".join(rest))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cfg = load_config(args.config) if args.config else parse_config({}, game=args.game, players=args.players)
+        if args.players is not None and args.players != cfg.players:
+            cfg = parse_config(_as_data(cfg), game=args.game, players=args.players)
+        if cfg.game != args.game:
+            raise ConfigError("table.game", f"the configuration is for {cfg.game}, not {args.game}")
+        from table.chinese_ten import rules_by_name
+
+        rules_by_name(cfg.rules, **dict(cfg.options)).check_players(cfg.players)
+    except ConfigError as exc:
+        print(f"cardtable play: configuration: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _play(cfg, args)
+    except (TableError, OSError) as exc:
+        print(f"cardtable play: {exc}", file=sys.stderr)
+        return 1
+
+
+def _as_data(cfg: TableConfig) -> dict[str, Any]:
+    """Enough of a parsed configuration to parse it again with another player count."""
+    return {"table": {"game": cfg.game, "rules": cfg.rules, "first_dealer": 0},
+            "rules": {"options": dict(cfg.options)}}
+
+
+def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
+    from table.config import DEFAULT_LEDS
+    from table.controller.adapters import MachineDealer, SeatButtons, input_from_event
+    from table.controller.core import GameSession
+    from table.controller.loop import TableLoop
+    from table.demo.view import TerminalView, score_table
+    from table.journal import Journal
+    from vision.camera import open_camera
+    from vision.recognizer import Recognizer
+    from vision.watcher import TableWatcher
+    from vision.zones import layout_for, load_layout
+
+    journal_path = args.journal or (Path(cfg.journal) if cfg.journal else default_path())
+    journal = Journal(journal_path)
+    key = f"play:{cfg.game}:{cfg.rules}:{cfg.players}"
+    session, first = GameSession.open(journal, key=key, game=cfg.game, rules=cfg.rules, players=cfg.players,
+                                      dealer=cfg.first_dealer, options=dict(cfg.options),
+                                      card_reader=cfg.dealer.card_reader, dealer_machine=cfg.dealer.port is not None)
+    names = [cfg.seat_name(i) for i in range(cfg.players)]
+    print(f"cardtable play: game {session.game_id} ({'resumed' if session.resumed else 'new'}), "
+          f"{cfg.game} {cfg.rules}, {cfg.players} players; journal {journal_path}", flush=True)
+    loop = TableLoop(session, view=TerminalView(names=names),
+                     led_colours={role: cfg.led_rgb(role) for role in DEFAULT_LEDS})
+    device = None
+    if cfg.dealer.port:
+        from firmware_bridge.dealer import Dealer
+
+        device = Dealer.open(cfg.dealer.port)
+        loop.dealer = MachineDealer(device)
+    factory: Any = None
+    if cfg.gpio.pin_factory == "mock":
+        from gpiozero.pins.mock import MockFactory
+
+        factory = MockFactory()
+    pins = {i: s.button for i, s in enumerate(cfg.seats) if s.button is not None}
+    buttons = SeatButtons(pins, loop.post, hold_s=cfg.gpio.hold_ms / 1000, pin_factory=factory) if pins else None
+    layout = load_layout(cfg.camera.layout) if cfg.camera.layout else layout_for(cfg.game, cfg.players)
+    camera = open_camera(cfg.camera.spec)
+    watcher = TableWatcher(layout, Recognizer(threads=1))
+    stopping = threading.Event()
+    quit_requested = threading.Event()
+
+    def watch() -> None:
+        while not stopping.is_set():
+            frame = camera.read(timeout=1.0)
+            if frame is None:
+                continue
+            try:
+                for event in watcher.process(frame.image, frame_index=frame.index, timestamp=frame.timestamp):
+                    loop.post(input_from_event(event))
+            except Exception as exc:  # one bad frame never stops the table
+                print(f"cardtable play: frame {frame.index} skipped: {exc}", file=sys.stderr)
+
+    def terminal() -> None:
+        for line in sys.stdin:
+            try:
+                inp = parse_command(line, cfg.players)
+            except ValueError as exc:
+                print(f"  ? {exc}", flush=True)
+                continue
+            if inp == "quit":
+                quit_requested.set()
+                return
+            if inp is not None:
+                loop.post(inp)
+
+    threading.Thread(target=watch, name="camera", daemon=True).start()
+    threading.Thread(target=terminal, name="terminal", daemon=True).start()
+    try:
+        loop.start(first)
+        if session.resumed:
+            loop.resync(lambda: watcher.tracker.settled and watcher.stats.frames >= 10)
+        loop.run_until(lambda: session.referee.over or quit_requested.is_set())
+    finally:
+        stopping.set()
+        loop.stop()
+        camera.close()
+        if buttons is not None:
+            buttons.close()
+        if device is not None:
+            device.close()
+    result = session.referee.result()
+    if result:
+        print(score_table(result, names))
+        print(f"`cardtable export {session.game_id}` writes the game record")
+    else:
+        print(f"stopped; `cardtable play {cfg.game} --players {cfg.players}` resumes game {session.game_id}")
+    journal.close()
+    return 0
