@@ -522,12 +522,13 @@ class ChineseTenReferee:
                        f"{' or '.join(map(str, targets)) if targets else 'its match'}; put the cards back")
         self.take_flag = self._flag(out, seat, rule, [card, *others], message)
 
-    def _moved(self, move: Any, out: list[Action]) -> None:
+    def _moved(self, move: Any, out: list[Action], *, explicit_empty: bool = False) -> None:
         st = self.state
         assert st is not None
         self.pending, self.pending_kind, self.taken = None, "", []
         self.physical -= set(move.take) | ({move.card} if move.take else set())
-        out.append({"do": "move", "move": move.to_json(), "text": str(move)})
+        # a card laid although it could capture says so in the record ("take": [])
+        out.append({"do": "move", "move": move.to_json(explicit_empty_take=explicit_empty), "text": str(move)})
         self.messages.append(str(move))
         if st.phase is Phase.OVER:
             self._finish(out)
@@ -721,7 +722,7 @@ class ChineseTenReferee:
         takes = st.takes(card)
         if () in takes and not self.taken:
             move = st.play(st.to_act, card, ())
-            self._moved(move, out)
+            self._moved(move, out, explicit_empty=True)
             return
         if self.skip_flag is not None and self.flags[self.skip_flag].state == "open":
             return

@@ -1,0 +1,311 @@
+"""The Chinese Ten referee on synthetic table events: each rule it enforces, named in the test,
+with the flag's message naming the seat, the cards and the rule."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from table.cards import Card, parse_cards, shuffled, standard_pack
+from table.chinese_ten import ChineseTenState, rules_by_name
+from table.controller.referee import Input
+from table.controller.referee_chinese_ten import ChineseTenReferee, make_referee
+
+Deck = list[Card]
+
+
+def appeared(card: Card | str, track: int | None = None, candidates: tuple[tuple[str, float], ...] = ()) -> Input:
+    return Input("table", "appeared", str(card), "layout", track=track, candidates=candidates)
+
+
+def removed(card: Card | str, to: str | None = None) -> Input:
+    return Input("table", "removed", str(card), "layout", to=to)
+
+
+def press(seat: int, long: bool = False) -> Input:
+    return Input("button", "long" if long else "short", seat=seat)
+
+
+def dealt_referee(deck: Deck, *, players: int = 3, rules: str = "pagat", **options: object) -> ChineseTenReferee:
+    """A referee whose dealer machine (with a card reader) dealt ``deck`` (top first)."""
+    ref = make_referee(rules=rules, players=players, options=dict(options), card_reader=True, dealer_machine=True)
+    it = iter(deck)
+    for action in ref.start():
+        if action["do"] == "shuffle":
+            ref.handle(Input("device", "shuffled", data={"id": action["id"]}))
+        elif action["do"] == "deal":
+            card = next(it)
+            ref.handle(Input("device", "dealt", str(card), data={"id": action["id"], "target": action["target"]}))
+            if action["target"] == "layout":
+                ref.handle(appeared(card))
+    assert ref.phase == "play"
+    return ref
+
+
+def flip(ref: ChineseTenReferee, card: Card) -> list[dict[str, object]]:
+    cmd = next(a for a in ref.pending_commands() if a.get("purpose") == "flip")
+    out = ref.handle(Input("device", "dealt", str(card), data={"id": cmd["id"], "target": "layout"}))
+    return out + ref.handle(appeared(card))
+
+
+def find(players: int, want: Callable[[ChineseTenState, int, Card, list[Card]], bool]) -> tuple[Deck, Card, list[Card]]:
+    """A seeded deck where the first player holds a card ``want`` likes: (deck, card, its targets)."""
+    for seed in range(500):
+        deck = shuffled(standard_pack(), seed)
+        st = ChineseTenState.from_deck(rules_by_name("pagat"), deck, players=players)
+        if st.phase.value != "play" or st.opening_capture:
+            continue
+        seat = st.to_act
+        for card in st.hand(seat) or ():
+            targets = st.capture_options(card)
+            if want(st, seat, card, targets):
+                return deck, card, targets
+    raise AssertionError("no such deal in 500 seeds")
+
+
+def one_target(st: ChineseTenState, seat: int, card: Card, targets: list[Card]) -> bool:
+    return len(targets) == 1 and len(st.layout) >= 3
+
+
+def flags(actions: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [a for a in actions if a["do"] == "flag"]
+
+
+def test_play_that_captures_then_flip_is_accepted() -> None:
+    """A played card's capture takes the played card and one legal target; then the stock is flipped."""
+    deck, card, (target,) = find(3, one_target)
+    ref = dealt_referee(deck)
+    seat = ref.state.to_act  # type: ignore[union-attr]
+    assert ref.handle(appeared(card)) == [] and ref.phase == "capture"
+    ref.handle(removed(card))
+    out = ref.handle(removed(target, to=f"capture:{seat}"))
+    move = next(a for a in out if a["do"] == "move")
+    assert move["move"] == {"seat": seat, "play": str(card), "take": str(target)}
+    assert any(a["do"] == "deal" and a["purpose"] == "flip" for a in out)
+    assert ref.leds()[seat] == "turn" and not flags(out)
+
+
+def test_out_of_turn_play_is_flagged_until_taken_back() -> None:
+    """Play out of turn: a card from another seat's hand (known from the card reader) is flagged."""
+    deck, _, _ = find(3, one_target)
+    ref = dealt_referee(deck)
+    st = ref.state
+    assert st is not None
+    other = (st.to_act + 1) % 3
+    wrong = (st.hand(other) or ())[0]
+    (flag,) = flags(ref.handle(appeared(wrong)))
+    assert flag["rule"] == "out-of-turn" and flag["seat"] == other
+    assert f"seat {other}" in str(flag["message"]) and str(wrong) in str(flag["message"])
+    assert "out of turn" in str(flag["message"])
+    assert ref.leds()[other] == "error"
+    out = ref.handle(removed(wrong))
+    assert [a["do"] for a in out] == ["clear"] and ref.leds()[other] == "idle"
+    assert st.moves_made == 0
+
+
+def test_two_cards_played_is_flagged() -> None:
+    """One card a turn: a second card from the same hand while the first is being captured."""
+    deck, card, (target,) = find(3, one_target)
+    ref = dealt_referee(deck)
+    st = ref.state
+    assert st is not None
+    seat = st.to_act
+    second = next(c for c in st.hand(seat) or () if c is not card)
+    ref.handle(appeared(card))
+    (flag,) = flags(ref.handle(appeared(second)))
+    assert flag["rule"] == "two-cards" and flag["seat"] == seat
+    assert str(second) in str(flag["message"]) and str(card) in str(flag["message"])
+    assert ref.handle(removed(second))[0]["do"] == "clear"
+    ref.handle(removed(card))
+    assert any(a["do"] == "move" for a in ref.handle(removed(target)))
+
+
+def test_compulsory_capture_left_undone_is_flagged() -> None:
+    """Capture is compulsory (pagat's default): saying 'done' without taking is flagged."""
+    deck, card, (target,) = find(3, one_target)
+    ref = dealt_referee(deck)
+    seat = ref.state.to_act  # type: ignore[union-attr]
+    ref.handle(appeared(card))
+    (flag,) = flags(ref.handle(press(seat)))
+    assert flag["rule"] == "capture-compulsory" and flag["seat"] == seat
+    assert "capture is compulsory" in str(flag["message"]) and str(target) in str(flag["message"])
+    assert ref.leds()[seat] == "error"
+    ref.handle(removed(card))
+    out = ref.handle(removed(target))
+    assert [a["do"] for a in out][:2] == ["clear", "move"] and ref.leds()[seat] == "turn"
+
+
+def test_without_compulsory_capture_done_lays_the_card() -> None:
+    """Option capture_compulsory=false: a card that could capture may be laid (button: done)."""
+    deck, card, _ = find(3, one_target)
+    ref = dealt_referee(deck, capture_compulsory=False)
+    seat = ref.state.to_act  # type: ignore[union-attr]
+    ref.handle(appeared(card))
+    out = ref.handle(press(seat))
+    assert not flags(out)
+    assert next(a for a in out if a["do"] == "move")["move"] == {"seat": seat, "play": str(card), "take": []}
+
+
+def test_non_matching_take_is_flagged_then_put_right() -> None:
+    """A card captures only its match: taking the played card with another layout card is flagged."""
+    deck, card, (target,) = find(3, one_target)
+    ref = dealt_referee(deck)
+    st = ref.state
+    assert st is not None
+    seat = st.to_act
+    other = next(c for c in st.layout if c is not target)
+    ref.handle(appeared(card))
+    ref.handle(removed(card))
+    (flag,) = flags(ref.handle(removed(other)))
+    assert flag["rule"] == "non-matching" and set(flag["cards"]) == {str(card), str(other)}  # type: ignore[arg-type]
+    assert f"seat {seat}" in str(flag["message"]) and "does not capture" in str(flag["message"])
+    ref.handle(appeared(card))
+    assert ref.handle(appeared(other))[0]["do"] == "clear"
+    ref.handle(removed(card))
+    assert any(a["do"] == "move" for a in ref.handle(removed(target)))
+
+
+def test_wrong_card_taken_is_flagged() -> None:
+    """A capture takes the card just played: taking its target with another layout card is flagged."""
+    deck, card, (target,) = find(3, one_target)
+    ref = dealt_referee(deck)
+    st = ref.state
+    assert st is not None
+    other = next(c for c in st.layout if c is not target)
+    ref.handle(appeared(card))
+    ref.handle(removed(target))
+    (flag,) = flags(ref.handle(removed(other)))
+    assert flag["rule"] == "wrong-card" and str(card) in str(flag["message"])
+    ref.handle(appeared(target))
+    assert ref.handle(appeared(other))[0]["do"] == "clear"
+
+
+def test_layout_card_taken_without_a_play_is_flagged() -> None:
+    deck, _, _ = find(3, one_target)
+    ref = dealt_referee(deck)
+    st = ref.state
+    assert st is not None
+    card = st.layout[0]
+    (flag,) = flags(ref.handle(removed(card)))
+    assert flag["rule"] == "wrong-card" and "without capturing" in str(flag["message"])
+    assert ref.handle(appeared(card))[0]["do"] == "clear"
+
+
+def test_misread_of_a_card_already_seen_is_corrected_by_the_unseen_cards() -> None:
+    """Recognition knows the game: a card on the layout cannot appear again; the classifier's next
+    best possible card is taken without asking."""
+    deck, card, (target,) = find(3, one_target)
+    ref = dealt_referee(deck)
+    st = ref.state
+    assert st is not None
+    misread = str(st.layout[-1])  # the classifier says a card that already lies on the layout
+    out = ref.handle(appeared(card, candidates=((misread, 0.55), (str(card), 0.44))))
+    assert not any(a["do"] == "prompt" for a in out)
+    assert ref.pending is card
+
+
+def test_unsure_reading_asks_for_confirmation_and_a_long_press_says_no() -> None:
+    deck, card, (target,) = find(3, one_target)
+    ref = dealt_referee(deck)
+    seat = ref.state.to_act  # type: ignore[union-attr]
+    wrong = next(c for c in ref.state.hand(seat) or () if c is not card)  # type: ignore[union-attr]
+    out = ref.handle(appeared(card, candidates=((str(wrong), 0.5), (str(card), 0.45))))
+    prompt = next(a for a in out if a["do"] == "prompt")
+    assert prompt["card"] == str(wrong) and ref.leds()[seat] == "confirm"
+    assert ref.handle(removed(card)) == []  # held until the card is settled
+    out = ref.handle(press(seat, long=True))
+    assert next(a for a in out if a["do"] == "prompt")["card"] == str(card)
+    out = ref.handle(press(seat))
+    overrides = [a for a in out if a["do"] == "override"]
+    assert overrides and overrides[0]["who"] == f"seat {seat}"
+    assert ref.pending is card and ref.taken == [card]  # the held removal was judged after
+
+
+def test_dispute_overrides_a_flag_and_is_recorded() -> None:
+    deck, _, _ = find(3, one_target)
+    ref = dealt_referee(deck)
+    st = ref.state
+    assert st is not None
+    other = (st.to_act + 1) % 3
+    ref.handle(appeared((st.hand(other) or ())[0]))
+    out = ref.handle(Input("terminal", "dispute", seat=other, text="I was told to"))
+    assert {"do": "override", "who": f"seat {other}", "what": "dispute flag 1 (out-of-turn)",
+            "why": "I was told to"} in out
+    assert any(a["do"] == "clear" and a["how"] == "overridden" for a in out)
+    assert ref.leds()[other] == "idle" and ref.overrides[-1]["why"] == "I was told to"
+
+
+def test_undo_takes_back_the_last_move() -> None:
+    deck, card, (target,) = find(3, one_target)
+    ref = dealt_referee(deck)
+    st = ref.state
+    assert st is not None
+    seat = st.to_act
+    ref.handle(appeared(card))
+    ref.handle(removed(card))
+    ref.handle(removed(target))
+    flip_card = deck[28]
+    flip(ref, flip_card)
+    before = st.moves_made
+    out = ref.handle(Input("terminal", "undo", seat=seat, text="misdeal of the flip"))
+    assert any(a["do"] == "unmove" for a in out) and st.moves_made == before - 1
+    assert any(a["do"] == "override" and a["why"] == "misdeal of the flip" for a in out)
+
+
+def test_hand_deal_wrong_layout_count_is_reported_before_play() -> None:
+    """Without a dealer machine the camera confirms the layout: three cards is a wrong deal."""
+    ref = make_referee(rules="pagat", players=2, dealer_machine=False)
+    ref.start()
+    for c in parse_cards(["3C", "9D", "KS"]):
+        ref.handle(appeared(c))
+    (flag,) = flags(ref.handle(press(0)))
+    assert flag["rule"] == "deal-count" and "3 cards, not 4" in str(flag["message"])
+    assert ref.phase == "deal"
+    ref.handle(appeared("QH"))
+    out = ref.handle(press(0))
+    assert any(a["do"] == "clear" for a in out) and ref.phase == "play"
+
+
+def test_hand_flip_from_the_stock_zone() -> None:
+    ref = make_referee(rules="pagat", players=2, dealer_machine=False)
+    ref.start()
+    for c in parse_cards(["3C", "9D", "KS", "QH"]):
+        ref.handle(appeared(c))
+    ref.handle(press(0))
+    seat = ref.state.to_act  # type: ignore[union-attr]
+    ref.handle(appeared("2D"))  # joins the layout: nothing to capture
+    out = ref.handle(Input("table", "appeared", "5S", "stock", candidates=(("5S", 0.99),)))
+    assert next(a for a in out if a["do"] == "move")["move"] == {"seat": seat, "flip": "5S"}
+
+
+def test_special_capture_takes_all_three_of_the_first_layout() -> None:
+    """G4A (seeds 001/003): the fourth king takes the three kings of the first layout."""
+    hands = [[f"{r}{s}" for r in "23456789"] for s in "CDH"]  # seat 0: clubs, 1: diamonds, 2: hearts
+    hands[1][0] = "KS"  # seat 1 (first to play) holds the fourth king
+    layout = ["KC", "KD", "KH", "2S"]
+    deal_order = [hands[(1 + i) % 3].pop(0) for i in range(24)]
+    rest = [str(c) for c in standard_pack() if str(c) not in deal_order + layout]
+    deck = parse_cards(deal_order + layout + rest)
+    ref = dealt_referee(deck, rules="g4a")
+    ref.handle(appeared("KS"))
+    for c in ("KS", "KC", "KD"):
+        assert not flags(ref.handle(removed(c)))
+    out = ref.handle(removed("KH"))
+    assert next(a for a in out if a["do"] == "move")["move"] == {"seat": 1, "play": "KS",
+                                                                 "take": ["KC", "KD", "KH"]}
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_replay_of_the_inputs_rebuilds_the_same_referee(players: int) -> None:
+    """A referee is a pure function of its inputs: what resume after a kill relies on."""
+    deck, card, (target,) = find(players, one_target)
+    inputs: list[Input] = []
+    ref = dealt_referee(deck, players=players)
+    for inp in (appeared(card), removed(card), removed(target)):
+        inputs.append(inp)
+        ref.handle(inp)
+    again = dealt_referee(deck, players=players)
+    for inp in inputs:
+        again.handle(inp)
+    assert again.view() == ref.view() and again.pending_commands() == ref.pending_commands()
