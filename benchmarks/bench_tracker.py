@@ -155,6 +155,7 @@ def bench_speed(kind: str, gate: bool, frames_wanted: int = 600) -> dict[str, An
         sim.place(hand.pop(), "layout", animate=False)
     watcher = TableWatcher(layout, make_recognizer(kind, sim, 99), gate=gate)
     capture = vision = 0.0
+    per_frame: list[float] = []
     n = 0
     for f in sim.play(extra_frames=10):  # warm up: calibration, first recognitions
         watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
@@ -175,12 +176,14 @@ def bench_speed(kind: str, gate: bool, frames_wanted: int = 600) -> dict[str, An
             t2 = time.perf_counter()
             capture += t1 - t0
             vision += t2 - t1
+            per_frame.append(t2 - t0)
             n += 1
     st = watcher.stats
     return {
         "recognizer": kind, "gate": gate, "frames": n,
         "capture_ms": round(1000 * capture / n, 2), "vision_ms": round(1000 * vision / n, 2),
         "fps": round(n / (capture + vision), 1),
+        "frame_ms_p50_p95_max": [round(1000 * float(np.percentile(per_frame, q)), 1) for q in (50, 95, 100)],
         "recognised_share": round(st.recognised / st.frames, 3),
         "stage_ms": {k: round(1000 * v / st.frames, 2) for k, v in st.seconds.items()},
     }
