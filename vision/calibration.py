@@ -144,7 +144,13 @@ class Calibrator:
             err = self._error_px(self._current, sightings)
             if err > self.nudge_px:
                 self._disagreements += 1
-                if self._disagreements < 2:  # one odd frame (motion blur) is not a nudge
+                # One odd frame (motion blur) is not a nudge, unless the frame's own markers agree
+                # on a new view: then the camera moved and waiting would misplace every card.
+                try:
+                    fresh = fit(self.layout, sightings) if len(sightings) >= 4 else None
+                except CalibrationError:
+                    fresh = None
+                if self._disagreements < 2 and (fresh is None or fresh.rms_px > 1.5):
                     return self._current
                 self._sums.clear()
                 self._counts.clear()

@@ -180,6 +180,17 @@ class SimTable:
         self._base = self._render_base()
         self._noise = self._noise_patterns(noise)
 
+    def set_camera(self, camera: SimCamera) -> None:
+        """Move the camera (a nudge, a bumped tripod): the next frames show the new view."""
+        with self._lock:
+            self.camera = camera
+            self.mat_to_image = camera.mat_to_image(self.layout)
+            self._patches.clear()
+            self._static = None
+            if (camera.height, camera.width) != self._light.shape:
+                self._light = self._light_map(0.25)
+            self._base = self._render_base()
+
     # --- state ---------------------------------------------------------------------------------------
 
     def _new_card(self, card: str, x: float, y: float, angle: float, face_up: bool, zone: str | None) -> SimCard:

@@ -165,7 +165,6 @@ class TableWatcher:
         self.detect_after_change = 2
         self._detections_due = 0
         self.last_occluded = False
-        self._view_cleared = False
         self._last_calibration = -(10**9)
 
     def _look(self, image: np.ndarray) -> Sequence[Observation] | None:
@@ -211,9 +210,8 @@ class TableWatcher:
         st.frames += 1
         t0 = time.perf_counter()
         cal = self.calibrator.current
-        if (cal is None or self.calibrator.doubting or self._view_cleared
+        if (cal is None or self.calibrator.doubting
                 or frame_index - self._last_calibration >= self.calibrate_every):
-            # after a hand or a jolt the camera may have been nudged: check at once
             self.calibrator.update(image, frame_index=frame_index)
             self._last_calibration = frame_index
             cal = self.calibrator.current
@@ -224,7 +222,14 @@ class TableWatcher:
             return []
         known = [t.corners for t in self.tracker.tracks.values()]
         occluded = self.hands.occluded(image, self.layout, cal, known)
-        self._view_cleared = self.last_occluded and not occluded
+        if self.last_occluded and not occluded and self.calibrator.fallback is None:
+            # the view just cleared: a hand or a jolt may have moved the camera; check before
+            # anything is located with the old calibration
+            self.calibrator.update(image, frame_index=frame_index)
+            self._last_calibration = frame_index
+            cal = self.calibrator.current or cal
+        if self.calibrator.doubting:  # the markers moved: hold everything until that is settled
+            occluded = True
         self.last_occluded = occluded
         t2 = time.perf_counter()
         st.seconds["hands"] += t2 - t1

@@ -136,3 +136,24 @@ def test_fixed_geometry_without_markers() -> None:
     for f in sim.play(extra_frames=4):
         events += watcher.process(np.full_like(f.image, 80), frame_index=f.index)  # no markers visible
     assert [(e.card, e.zone) for e in events] == [("QH", "layout")]
+
+
+def test_nudged_camera_mid_game_recalibrates_without_false_events() -> None:
+    layout = layout_for("chinese-ten", 3)
+    sim = SimTable(layout, seed=8, camera=SimCamera(tilt_deg=20))
+    watcher = TableWatcher(layout, SimOracle(sim))
+    for card in ("QH", "7S", "TD", "4C"):
+        sim.place(card, "layout", animate=False)
+    events = []
+    for f in sim.play(extra_frames=8):
+        events += watcher.process(f.image, frame_index=f.index)
+    assert sorted(e.card for e in events) == ["4C", "7S", "QH", "TD"]
+    # someone bumps the camera between two plays: the view shifts by tens of pixels
+    sim.set_camera(SimCamera(tilt_deg=24, yaw_deg=4, shift_px=(30.0, -15.0)))
+    events = []
+    for f in sim.play(extra_frames=12):
+        events += watcher.process(f.image, frame_index=f.index)
+    assert events == [] and watcher.calibrator.recalibrations == 1
+    sim.place("9H", "layout", seat=1)
+    events = [e for f in sim.play() for e in watcher.process(f.image, frame_index=f.index)]
+    assert [(e.kind.value, e.card, e.zone) for e in events] == [("appeared", "9H", "layout")]
