@@ -68,11 +68,10 @@ def parse_command(line: str, players: int) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        cfg = load_config(args.config) if args.config else parse_config({}, game=args.game, players=args.players)
-        if args.players is not None and args.players != cfg.players:
-            cfg = parse_config(_as_data(cfg), game=args.game, players=args.players)
-        if cfg.game != args.game:
-            raise ConfigError("table.game", f"the configuration is for {cfg.game}, not {args.game}")
+        if args.config:
+            cfg = load_config(args.config, game=args.game, players=args.players)
+        else:
+            cfg = parse_config({}, game=args.game, players=args.players)
         from table.chinese_ten import rules_by_name
 
         rules_by_name(cfg.rules, **dict(cfg.options)).check_players(cfg.players)
@@ -84,12 +83,6 @@ def run(args: argparse.Namespace) -> int:
     except (TableError, OSError) as exc:
         print(f"cardtable play: {exc}", file=sys.stderr)
         return 1
-
-
-def _as_data(cfg: TableConfig) -> dict[str, Any]:
-    """Enough of a parsed configuration to parse it again with another player count."""
-    return {"table": {"game": cfg.game, "rules": cfg.rules, "first_dealer": 0},
-            "rules": {"options": dict(cfg.options)}}
 
 
 def _play(cfg: TableConfig, args: argparse.Namespace) -> int:

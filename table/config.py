@@ -95,8 +95,9 @@ class TableConfig:
         return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)
 
 
-def load_config(path: str | Path) -> TableConfig:
-    """Read and check ``table.toml``; raises :class:`ConfigError` naming the key at fault."""
+def load_config(path: str | Path, *, game: str | None = None, players: int | None = None) -> TableConfig:
+    """Read and check ``table.toml``; raises :class:`ConfigError` naming the key at fault.
+    ``game`` and ``players`` (from the command line) take precedence over the file."""
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -104,7 +105,7 @@ def load_config(path: str | Path) -> TableConfig:
         raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), f"not valid TOML: {exc}") from None
-    return parse_config(data)
+    return parse_config(data, game=game, players=players)
 
 
 def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: int | None = None) -> TableConfig:

@@ -135,8 +135,19 @@ class VisionSenses(_Senses):
 
     def idle(self) -> bool:
         signature = (self.sim._order, len(self.sim.cards))
-        return (not self.sim.busy and signature == self._signature and self._quiet_frames >= 3
-                and self.watcher.tracker.settled)
+        if self.sim.busy or signature != self._signature:
+            return False
+        # The layout (and any card not yet placed in a zone) decided; face-down capture piles may
+        # stay unreadable without holding the game up. After two seconds of quiet, settled anyway.
+        return (self._quiet_frames >= 3 and self._layout_settled()) or self._quiet_frames >= 30
+
+    def _layout_settled(self) -> bool:
+        tracker = self.watcher.tracker
+        need = tracker.config.votes_needed
+        if self.watcher.last_occluded:
+            return False
+        return all(t.confirmed and t.misses == 0 and t.fresh >= need for t in tracker.tracks.values()
+                   if t.zone in (None, "layout", "stock"))
 
     def settled(self) -> bool:
         return self.frames >= 12 and self.idle()

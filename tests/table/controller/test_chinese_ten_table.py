@@ -1,0 +1,130 @@
+"""Chinese Ten at the demo table, end to end: the simulated world (cheating bots, dealer machine,
+seat buttons) against the real controller; the refereed result must equal the simulation's truth,
+every injected cheat must be flagged and no legal move flagged.
+
+``direct`` games use perfect senses (a check of the referee and the loop, many games quickly);
+``vision`` games run the real pipeline: SimTable frames through the ONNX recogniser and tracker,
+the dealer simulator on a pseudo-terminal through the firmware bridge, gpiozero mock buttons."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from table.cli import main
+from table.demo.runner import DemoConfig, DemoResult, run_demo
+
+ROOT = Path(__file__).resolve().parents[3]
+MODEL = ROOT / "models" / "cardnet.onnx"
+CASES = [(2, "pagat"), (3, "pagat"), (4, "pagat"), (3, "g4a"), (2, "red-frog-black-frog"),
+         (4, "red-frog-black-frog")]
+
+
+def check(result: DemoResult) -> None:
+    assert result.refereed is not None, "the refereed game did not finish"
+    assert result.agree, (result.refereed, result.truth)
+    assert not result.missed, f"cheats not flagged: {result.missed}"
+    assert not result.invented, f"flags without a cheat: {result.invented}"
+
+
+@pytest.mark.parametrize(("players", "rules"), CASES)
+def test_direct_game_with_cheats_is_refereed_to_the_truth(tmp_path: Path, players: int, rules: str) -> None:
+    result = run_demo(DemoConfig(players=players, rules=rules, seed=players * 10 + len(rules), cheat=0.3,
+                                 journal=tmp_path / "j.db", senses="direct", timeout=60))
+    check(result)
+    assert result.cheats, "the bots were meant to cheat in this game"
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the recognition model is not shipped")
+@pytest.mark.parametrize(("players", "rules", "seed"), [(2, "red-frog-black-frog", 5), (3, "g4a", 6), (4, "pagat", 7)])
+def test_real_pipeline_game_with_cheats_is_refereed_to_the_truth(tmp_path: Path, players: int, rules: str,
+                                                                 seed: int) -> None:
+    result = run_demo(DemoConfig(players=players, rules=rules, seed=seed, cheat=0.15, fast=True,
+                                 journal=tmp_path / "j.db", senses="vision", timeout=240))
+    check(result)
+    assert result.stats["recognizer"] == "onnx"
+    assert result.frames > 300  # the camera really watched the game
+
+
+def _entries(journal: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=1) as db:
+            return int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the recognition model is not shipped")
+def test_demo_killed_with_sigkill_resumes_with_the_same_command(tmp_path: Path) -> None:
+    """kill -9 in the middle of the game; the same command resumes it and ends with the true score."""
+    journal = tmp_path / "j.db"
+    cmd = [sys.executable, "-m", "table", "demo", "--seed", "21", "--fast", "--cheat", "0.1", "--json",
+           "--journal", str(journal)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while _entries(journal) < 150 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the game ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    killed_at = _entries(journal)
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["resumed"] and out["agree"], out
+    assert _entries(journal) > killed_at
+    assert all(f["matched"] for f in out["flags"])
+
+
+def test_export_of_a_refereed_game_replays_to_the_same_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    journal = tmp_path / "j.db"
+    result = run_demo(DemoConfig(players=3, seed=3, cheat=0.2, journal=journal, senses="direct", timeout=60))
+    check(result)
+    capsys.readouterr()
+    assert main(["history", "--journal", str(journal)]) == 0
+    listing = capsys.readouterr().out
+    assert "finished" in listing and "chinese-ten pagat x3" in listing
+    record = tmp_path / "game.json"
+    assert main(["export", str(result.game_id), "--journal", str(journal), "--out", str(record)]) == 0
+    assert main(["replay", str(record)]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert replayed["seats"] == result.refereed["seats"]  # type: ignore[index]
+    assert main(["export", "99", "--journal", str(journal)]) == 1
+
+
+def test_export_and_history_of_a_missing_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "--journal", str(tmp_path / "none.db")]) == 2
+    assert "no journal" in capsys.readouterr().err
+
+
+def test_play_with_an_invalid_config_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "table.toml"
+    bad.write_text('[table]\nplayers = 3\n[leds]\nerror = "red"\n')
+    assert main(["play", "chinese-ten", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "leds.error" in err and "#rrggbb" in err
+    assert main(["play", "chinese-ten", "--players", "5"]) == 2
+    assert "table.players" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the recognition model is not shipped")
+def test_play_quits_and_the_same_command_resumes(tmp_path: Path) -> None:
+    cfg = tmp_path / "table.toml"
+    cfg.write_text('[camera]\nspec = "sim:chinese-ten,2?script=none"\n[gpio]\npin_factory = "mock"\n'
+                   '[[seats]]\nname = "Ann"\nbutton = 17\n[[seats]]\nname = "Bo"\nbutton = 27\n')
+    cmd = [sys.executable, "-m", "table", "play", "chinese-ten", "--players", "2", "--config", str(cfg),
+           "--journal", str(tmp_path / "j.db")]
+    first = subprocess.run(cmd, cwd=ROOT, input="confirm 0 layout checked\nquit\n", capture_output=True,
+                           text=True, timeout=60)
+    assert first.returncode == 0, first.stderr
+    assert "game 1 (new)" in first.stdout and "resumes game 1" in first.stdout
+    second = subprocess.run(cmd, cwd=ROOT, input="quit\n", capture_output=True, text=True, timeout=60)
+    assert "game 1 (resumed)" in second.stdout
