@@ -421,6 +421,9 @@ def camera_for(spec: str, **overrides: Any) -> CameraSource:
         from vision.zones import parse_mat_spec
 
         layout = parse_mat_spec(rest or "chinese-ten,3")
+        if "width" not in opts and "height" not in opts:  # the camera a mat of this size needs
+            from vision.simtable import default_camera
+            width, height = default_camera(layout).width, default_camera(layout).height
         camera = SimCamera(width=width, height=height, tilt_deg=_num(opts, "tilt", 15.0, spec),
                            yaw_deg=_num(opts, "yaw", 0.0, spec))
         seed = int(_num(opts, "seed", 0, spec))

@@ -84,6 +84,14 @@ class SimCamera:
         return out
 
 
+def default_camera(layout: Layout) -> SimCamera:
+    """1280x720 for mats up to A2; 1920x1080 for the big cloths, where a 720p camera would see
+    cards only about 70 px wide (too small to name reliably; see docs/zones.md)."""
+    if layout.width_mm > 700:
+        return SimCamera(width=1920, height=1080)
+    return SimCamera()
+
+
 @dataclass
 class SimCard:
     id: int
@@ -154,7 +162,7 @@ class SimTable:
                  approach_frames: int = 3, hold_frames: int = 2, retreat_frames: int = 3,
                  settle_frames: int = 6, skin: int | None = None) -> None:
         self.layout = layout
-        self.camera = camera or SimCamera()
+        self.camera = camera or default_camera(layout)
         self.fps = fps
         self.rng = random.Random(seed)
         self._np_rng = np.random.default_rng(seed % 2**32)
