@@ -31,7 +31,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None,
                         help="shuffle seed (default: resume the open demo game, or a new seed)")
     parser.add_argument("--rules", default=None, help="Chinese Ten: pagat (default), g4a, red-frog-black-frog")
-    parser.add_argument("--deals", type=int, default=None, help="Frog: deals in the session")
+    parser.add_argument("--deals", type=int, default=None,
+                        help="a match of this many deals, the deal passing left (margins or points added up)")
+    parser.add_argument("--match", action="store_true",
+                        help="Chinese Ten: play deals until the rule set's target (g4a: 1000 points)")
     parser.add_argument("--fast", action="store_true", help="no real-time pacing (frames as fast as they go)")
     parser.add_argument("--cheat", type=float, default=0.0, metavar="P",
                         help="bots break a rule with probability P, so the referee can be seen catching them")
@@ -94,6 +97,8 @@ def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
     if not args.json:
         print(f"cardtable demo: Chinese Ten ({rules}), {args.players} players, seed {seed}, cheat {args.cheat:g}; "
               f"journal {journal_path}", flush=True)
+    if args.deals is not None or args.match:
+        return _run_match(cfg, args, view)
     try:
         result = run_demo(cfg, view=view)
     except (TableError, OSError) as exc:
@@ -117,3 +122,36 @@ def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
     print(f"game {result.game_id} in {result.seconds:.1f} s, {result.frames} frames; "
           f"`cardtable export {result.game_id}` writes its record")
     return 0 if result.agree else 1
+
+
+def _run_match(cfg: object, args: argparse.Namespace, view: object) -> int:
+    from table.chinese_ten import rules_by_name
+    from table.demo.runner import DemoConfig, run_match
+    from table.demo.view import score_table
+
+    assert isinstance(cfg, DemoConfig)
+    if args.deals is None and rules_by_name(cfg.rules).match_target is None:
+        print(f"cardtable demo: the {cfg.rules} rules have no target score; give --deals N", file=sys.stderr)
+        return 2
+    if args.deals is not None and args.deals < 1:
+        print("cardtable demo: --deals must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        match = run_match(cfg, deals=args.deals, view=view)  # type: ignore[arg-type]
+    except (TableError, OSError) as exc:
+        print(f"cardtable demo: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"refereed": [d.refereed for d in match.deals], "truth": [d.truth for d in match.deals],
+                          "agree": match.agree, "flags": [f for d in match.deals for f in d.flags],
+                          "match": match.summary}))
+        return 0 if match.agree else 1
+    for d in match.deals:
+        print(f"\ndeal (game {d.game_id}): " + ("agrees with the truth" if d.agree else "DIFFERS from the truth"))
+        if d.refereed:
+            print(score_table(d.refereed))
+    s = match.summary
+    print(f"\nmatch after {s['deals']} deals ({s['totals_of']} added up): "
+          + ", ".join(f"seat {k} {v}" for k, v in s["totals"].items())
+          + f"; leader: seat {', '.join(map(str, s['leaders']))}")
+    return 0 if match.agree else 1

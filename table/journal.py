@@ -182,6 +182,12 @@ class Journal:
             self._db.execute("UPDATE matches SET finished=?, totals=? WHERE id=?",
                              (time.time(), _dumps(totals), match_id))
 
+    def open_match(self, key: str) -> MatchRow | None:
+        """The newest unfinished match with this key (what the same command resumes)."""
+        row = self._db.execute(
+            "SELECT * FROM matches WHERE key=? AND finished IS NULL ORDER BY id DESC LIMIT 1", (key,)).fetchone()
+        return None if row is None else _match_row(row)
+
     def match(self, match_id: int) -> MatchRow:
         row = self._db.execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()
         if row is None:

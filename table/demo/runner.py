@@ -55,11 +55,15 @@ class DemoConfig:
     timeout: float = 600.0
     sim_speed: float | None = None  # dealer mechanics speed-up (default: 25 with --fast, else 1)
     new: bool = False  # start a new game even when one with this key is open
+    dealer: int = 0
+    match_id: int | None = None
+    number: int = 1  # the deal's number within its match
 
     @property
     def key(self) -> str:
-        return (f"demo:{self.game}:{self.rules}:{self.players}:{self.seed}:{self.cheat:g}:{self.senses}"
+        base = (f"demo:{self.game}:{self.rules}:{self.players}:{self.seed}:{self.cheat:g}:{self.senses}"
                 f":{int(self.card_reader)}")
+        return base if self.match_id is None else f"{base}:deal{self.number}"
 
 
 @dataclass
@@ -167,7 +171,8 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
         if open_game is not None:
             journal.finish_game(open_game.id, {"abandoned": True}, status="abandoned")
     session, first = GameSession.open(journal, key=cfg.key, game=cfg.game, rules=cfg.rules, players=cfg.players,
-                                      card_reader=cfg.card_reader, dealer_machine=True,
+                                      dealer=cfg.dealer, card_reader=cfg.card_reader, dealer_machine=True,
+                                      match_id=cfg.match_id, number=cfg.number,
                                       meta={"demo": True, "seed": cfg.seed, "cheat": cfg.cheat})
     if on_start is not None:
         on_start(session)
@@ -198,7 +203,8 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
         from table.demo.vision_senses import VisionSenses
 
         senses = VisionSenses(cfg, loop)
-    world = World(rules=referee.rules, players=cfg.players, seed=cfg.seed, cheat=cfg.cheat, scene=senses.scene,
+    world = World(rules=referee.rules, players=cfg.players, seed=cfg.seed, cheat=cfg.cheat, dealer=cfg.dealer,
+                  scene=senses.scene,
                   observe=observe, idle=lambda: senses.idle() and loop.idle and not presser.busy,
                   press=presser.press, on_log=wlog.append, hopper=senses.hopper)
     senses.attach(world, wlog)
@@ -236,6 +242,49 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
                         session.resumed, time.monotonic() - t0, senses.frames, senses.stats())
     journal.close()
     return result
+
+
+@dataclass
+class MatchResult:
+    deals: list[DemoResult]
+    summary: dict[str, Any]
+
+    @property
+    def agree(self) -> bool:
+        return bool(self.deals) and all(d.agree for d in self.deals)
+
+
+def run_match(cfg: DemoConfig, *, deals: int | None = None, view: View | None = None) -> MatchResult:
+    """Deal after deal (the deal passing left) until the match is over: the rule set's target
+    (G4A: 1000 points) or ``deals`` deals with margins added up. Each deal is a demo game with
+    its own seed (``seed + deal - 1``); a killed match resumes in the deal it was in."""
+    from table.chinese_ten import rules_by_name
+    from table.controller.match import MatchPlan
+
+    rules = rules_by_name(cfg.rules)
+    target = rules.match_target if deals is None else None
+    cfg.journal.parent.mkdir(parents=True, exist_ok=True)
+    base = DemoConfig(**{**cfg.__dict__})
+    with Journal(cfg.journal) as journal:
+        plan = MatchPlan(journal, f"{cfg.key}:match", cfg.game, cfg.rules, cfg.players, deals=deals or 1,
+                         target=target, totals_of=rules.match_total)
+    out: list[DemoResult] = []
+    while True:
+        with Journal(cfg.journal) as journal:
+            plan.journal = journal
+            if plan.over:
+                break
+            number, dealer = plan.next_deal()
+        deal_cfg = DemoConfig(**{**base.__dict__, "seed": base.seed + number - 1, "dealer": dealer,
+                                 "match_id": plan.match_id, "number": number})
+        result = run_demo(deal_cfg, view=view)
+        out.append(result)
+        if result.refereed is None and result.truth is not None:
+            break  # the deal did not finish: stop here, the same command resumes it
+        with Journal(cfg.journal) as journal:
+            plan.journal = journal
+            plan.record(result.refereed)
+    return MatchResult(out, plan.summary())
 
 
 def _match_flags(referee: Any, world: World) -> list[dict[str, Any]]:

@@ -128,3 +128,29 @@ def test_play_quits_and_the_same_command_resumes(tmp_path: Path) -> None:
     assert "game 1 (new)" in first.stdout and "resumes game 1" in first.stdout
     second = subprocess.run(cmd, cwd=ROOT, input="quit\n", capture_output=True, text=True, timeout=60)
     assert "game 1 (resumed)" in second.stdout
+
+
+def test_match_passes_the_deal_left_and_adds_up_margins(tmp_path: Path) -> None:
+    """A match over several deals: the dealer passes left, pagat margins are added up."""
+    from table.demo.runner import run_match
+    from table.journal import Journal
+
+    journal = tmp_path / "j.db"
+    match = run_match(DemoConfig(players=3, seed=40, journal=journal, senses="direct", timeout=60), deals=3)
+    assert match.agree and len(match.deals) == 3
+    margins = [sum(s["margin"] for d in match.deals for s in d.refereed["seats"] if s["seat"] == i)  # type: ignore[index]
+               for i in range(3)]
+    assert [match.summary["totals"][str(i)] for i in range(3)] == margins
+    with Journal(journal) as j:
+        assert [g.dealer for g in j.games()] == [0, 1, 2]
+        assert j.matches()[0].finished is not None
+
+
+def test_g4a_match_plays_to_1000(tmp_path: Path) -> None:
+    from table.demo.runner import run_match
+
+    match = run_match(DemoConfig(players=3, rules="g4a", seed=5, journal=tmp_path / "j.db", senses="direct",
+                                 timeout=60))
+    totals = list(match.summary["totals"].values())
+    assert match.agree and max(totals) >= 1000 and totals.count(max(totals)) == 1
+    assert all(sum(s["points"] for s in d.refereed["seats"]) == 240 for d in match.deals)  # type: ignore[index]

@@ -1,0 +1,120 @@
+"""The demo table's targets, measured (results in docs/performance.md, "Table controller").
+
+1. ``--games`` seeded 3-player Chinese Ten demo games with ``--cheat`` through the real pipeline
+   (SimTable frames -> ONNX recogniser -> tracker -> referee; dealer simulator on a pty; mock GPIO),
+   each in its own journal: seconds per game, injected cheats flagged, flags without a cheat, and
+   whether the refereed score equals the simulation's truth.
+2. ``--kill-games`` games run as ``cardtable demo ... --json`` subprocesses, killed with SIGKILL at
+   random moments (one to three times each, at random journal sizes) and restarted with the same
+   command until they finish: each must end with the true score.
+
+    .venv/bin/python benchmarks/bench_demo.py                       # 20 games + 10 killed games
+    .venv/bin/python benchmarks/bench_demo.py --games 3 --kill-games 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from table.demo.runner import DemoConfig, run_demo  # noqa: E402
+
+
+def _entries(journal: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=1) as db:
+            return int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def cheating_games(n: int, first_seed: int, players: int, cheat: float, senses: str, tmp: Path) -> dict[str, Any]:
+    rows = []
+    for seed in range(first_seed, first_seed + n):
+        r = run_demo(DemoConfig(players=players, seed=seed, cheat=cheat, fast=True, senses=senses,
+                                journal=tmp / f"game-{seed}.db", timeout=600))
+        row = {"seed": seed, "seconds": round(r.seconds, 2), "frames": r.frames, "agree": r.agree,
+               "cheats": len(r.cheats), "missed": len(r.missed), "flags": len(r.flags),
+               "invented": len(r.invented), "recognizer": r.stats.get("recognizer")}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    secs = [r["seconds"] for r in rows]
+    return {
+        "games": n, "players": players, "cheat": cheat, "senses": senses,
+        "agree": sum(r["agree"] for r in rows), "cheats": sum(r["cheats"] for r in rows),
+        "missed": sum(r["missed"] for r in rows), "flags": sum(r["flags"] for r in rows),
+        "invented": sum(r["invented"] for r in rows),
+        "seconds_median": round(statistics.median(secs), 1), "seconds_max": round(max(secs), 1),
+        "frames_median": statistics.median(r["frames"] for r in rows),
+    }
+
+
+def killed_games(n: int, first_seed: int, cheat: float, tmp: Path) -> dict[str, Any]:
+    rng = random.Random(first_seed)
+    rows = []
+    for seed in range(first_seed, first_seed + n):
+        journal = tmp / f"kill-{seed}.db"
+        cmd = [sys.executable, "-m", "table", "demo", "--seed", str(seed), "--fast", "--cheat", str(cheat),
+               "--json", "--journal", str(journal)]
+        kills, out = 0, None
+        planned = rng.randint(1, 3)
+        for _ in range(planned + 3):
+            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if kills < planned:
+                at = _entries(journal) + rng.randint(10, 160)  # a random moment, measured in journal entries
+                while proc.poll() is None and _entries(journal) < at:
+                    time.sleep(0.01)
+                if proc.poll() is None:
+                    os.kill(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    kills += 1
+                    continue
+            stdout, stderr = proc.communicate(timeout=900)
+            lines = stdout.strip().splitlines()
+            out = json.loads(lines[-1]) if lines else {"agree": False, "error": stderr[-500:]}
+            break
+        row = {"seed": seed, "kills": kills, "agree": bool(out and out.get("agree")),
+               "resumed": bool(out and out.get("resumed")),
+               "flags_matched": bool(out) and all(f["matched"] for f in out.get("flags", []))}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return {"games": n, "kills": sum(r["kills"] for r in rows), "agree": sum(r["agree"] for r in rows),
+            "flags_all_matched": sum(r["flags_matched"] for r in rows)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--kill-games", type=int, default=10)
+    ap.add_argument("--players", type=int, default=3)
+    ap.add_argument("--cheat", type=float, default=0.1)
+    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--senses", choices=["vision", "direct"], default="vision")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-demo-") as d:
+        tmp = Path(d)
+        summary: dict[str, Any] = {"cpus": os.cpu_count()}
+        if args.games:
+            summary["cheating"] = cheating_games(args.games, args.seed, args.players, args.cheat, args.senses, tmp)
+        if args.kill_games:
+            summary["killed"] = killed_games(args.kill_games, args.seed + 500, args.cheat, tmp)
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
