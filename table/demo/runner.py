@@ -31,9 +31,9 @@ from table.cards import Card
 from table.config import DEFAULT_LEDS
 from table.controller.core import GameSession
 from table.controller.loop import DealerPort, TableLoop, View
-from table.controller.referee import Action, Input
+from table.controller.referee import OUT_OF_TURN, Action, Input
 from table.demo.direct import DirectDealer, DirectScene
-from table.demo.world import Observed, World
+from table.demo.world import CHEATS, Observed, World
 from table.journal import Journal
 
 BUTTON_PIN_BASE = 5  # seat s's button on BCM pin 5 + s (mock pins)
@@ -206,7 +206,8 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
     world = World(rules=referee.rules, players=cfg.players, seed=cfg.seed, cheat=cfg.cheat, dealer=cfg.dealer,
                   scene=senses.scene,
                   observe=observe, idle=lambda: senses.idle() and loop.idle and not presser.busy,
-                  press=presser.press, on_log=wlog.append, hopper=senses.hopper)
+                  press=presser.press, on_log=wlog.append, hopper=senses.hopper,
+                  cheat_kinds=CHEATS if cfg.card_reader else tuple(c for c in CHEATS if c != OUT_OF_TURN))
     senses.attach(world, wlog)
     loop.dealer = senses.dealer
     try:

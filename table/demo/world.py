@@ -86,6 +86,9 @@ class World:
     press: Callable[[int, bool], None] = lambda seat, long: None
     on_log: Callable[[dict[str, Any]], None] = lambda entry: None
     hopper: Callable[[], list[Card]] = lambda: []
+    # Without the dealer's card reader nothing tells the camera whose hand a card came from, so a
+    # play out of turn looks like the playing seat's own: the bots then do not try it.
+    cheat_kinds: tuple[str, ...] = CHEATS
 
     def __post_init__(self) -> None:
         kinds = list(self.bots) or ["greedy"] * self.players
@@ -253,7 +256,7 @@ class World:
         others = [s for s in range(self.players) if s != seat and (truth.hand(s) or ())]
         non_targets = [c for c in truth.layout if c not in move.take]
         options = []
-        if others:
+        if others and OUT_OF_TURN in self.cheat_kinds:
             options.append(OUT_OF_TURN)
         if move.take and len(move.take) == 1:
             if len(hand) >= 2:

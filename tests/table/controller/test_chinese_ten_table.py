@@ -154,3 +154,25 @@ def test_g4a_match_plays_to_1000(tmp_path: Path) -> None:
     totals = list(match.summary["totals"].values())
     assert match.agree and max(totals) >= 1000 and totals.count(max(totals)) == 1
     assert all(sum(s["points"] for s in d.refereed["seats"]) == 240 for d in match.deals)  # type: ignore[index]
+
+
+def test_direct_game_without_a_card_reader(tmp_path: Path) -> None:
+    """Without the card reader the hands are unknown: the referee still catches the other cheats."""
+    result = run_demo(DemoConfig(players=3, seed=2, cheat=0.4, card_reader=False, journal=tmp_path / "j.db",
+                                 senses="direct", timeout=60))
+    check(result)
+    assert result.cheats and all(c["rule"] != "out-of-turn" for c in result.cheats)
+
+
+def test_terminal_view_shows_layout_seats_flags_and_leds() -> None:
+    from table.demo.view import describe, render_panel
+
+    view = {"rules": "pagat", "phase": "capture", "stock_left": 20, "layout": ["3C", "7H"], "pending": "7H",
+            "to_act": 1, "seats": [{"seat": i, "hand": 8, "captured": [], "points": 0} for i in range(3)],
+            "flags": [{"seat": 2, "rule": "out-of-turn", "message": "seat 2 played KD out of turn"}],
+            "prompt": None, "messages": ["seat 0 plays 5S onto the layout"]}
+    panel = render_panel(view, {0: "idle", 1: "turn", 2: "error"})
+    assert "layout: 3C 7H" in panel and "!! seat 2" in panel and ">> seat 1" in panel
+    assert "FLAG seat 2 out-of-turn" in panel and "seat 0 plays 5S" in panel
+    assert describe({"do": "override", "who": "seat 1", "what": "undo", "why": "misplayed"}) == \
+        "  override by seat 1: undo (misplayed)"
