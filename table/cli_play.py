@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
     from table.config import DEFAULT_LEDS
-    from table.controller.adapters import MachineDealer, SeatButtons, input_from_event
+    from table.controller.adapters import LedDriver, MachineDealer, SeatButtons, input_from_event
     from table.controller.core import GameSession
     from table.controller.loop import TableLoop
     from table.demo.view import TerminalView, score_table
@@ -106,14 +106,14 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
     names = [cfg.seat_name(i) for i in range(cfg.players)]
     print(f"cardtable play: game {session.game_id} ({'resumed' if session.resumed else 'new'}), "
           f"{cfg.game} {cfg.rules}, {cfg.players} players; journal {journal_path}", flush=True)
-    loop = TableLoop(session, view=TerminalView(names=names),
-                     led_colours={role: cfg.led_rgb(role) for role in DEFAULT_LEDS})
+    loop = TableLoop(session, view=TerminalView(names=names))
     device = None
     if cfg.dealer.port:
         from firmware_bridge.dealer import Dealer
 
         device = Dealer.open(cfg.dealer.port)
         loop.dealer = MachineDealer(device)
+        loop.led_driver = LedDriver(device, cfg.players, {role: cfg.led_rgb(role) for role in DEFAULT_LEDS})
     factory: Any = None
     if cfg.gpio.pin_factory == "mock":
         from gpiozero.pins.mock import MockFactory

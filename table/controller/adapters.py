@@ -8,8 +8,6 @@ and nowhere else.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -81,40 +79,61 @@ class MachineDealer:
 
 
 class SeatButtons:
-    """One gpiozero ``Button`` per seat: a press is ``short`` (done / confirm), a press held at
-    least ``hold_s`` is ``long`` (dispute / undo). The hold timing is ours: mock pins ignore
-    ``bounce_time``, and a real button's bounce (under ``debounce_s``) is ignored here too."""
+    """The firmware bridge's gpiozero :class:`~firmware_bridge.gpio.SeatButtons` for table seats
+    ``pins`` (seat from 0 -> BCM pin), posting each press to the loop as an input: ``short``
+    (done / confirm) or ``long`` (held ``hold_s`` or more: dispute / undo). Debounce and hold
+    timing are the bridge's (mock pins ignore gpiozero's ``bounce_time``)."""
 
     def __init__(self, pins: dict[int, int], post: Callable[[Input], None], *, hold_s: float = 0.8,
                  debounce_s: float = 0.02, pin_factory: Any = None) -> None:
-        from gpiozero import Button
+        from firmware_bridge.gpio import GpioPins
+        from firmware_bridge.gpio import SeatButtons as BridgeButtons
 
         self.post = post
-        self.hold_s = hold_s
-        self.debounce_s = debounce_s
-        self.buttons: dict[int, Any] = {}
-        self._down: dict[int, float] = {}
-        self._lock = threading.Lock()
-        for seat, pin in pins.items():
-            button = Button(pin, pin_factory=pin_factory)
-            button.when_pressed = lambda s=seat: self._pressed(s)
-            button.when_released = lambda s=seat: self._released(s)
-            self.buttons[seat] = button
+        gpio = GpioPins({seat + 1: pin for seat, pin in pins.items()}, long_press_s=hold_s, debounce_s=debounce_s)
+        self.bridge = BridgeButtons(gpio, pin_factory=pin_factory, when_pressed=self._deliver,
+                                    when_long_pressed=self._deliver)
+        self.buttons = self.bridge.buttons
 
-    def _pressed(self, seat: int) -> None:
-        with self._lock:
-            self._down[seat] = time.monotonic()
-
-    def _released(self, seat: int) -> None:
-        with self._lock:
-            start = self._down.pop(seat, None)
-        if start is None:
-            return
-        held = time.monotonic() - start
-        if held < self.debounce_s:
-            return
-        self.post(Input("button", "long" if held >= self.hold_s else "short", seat=seat))
+    def _deliver(self, press: Any) -> None:
+        self.post(Input("button", "long" if press.long else "short", seat=int(press.seat) - 1))
 
     def close(self) -> None:
-        for button in self.buttons.values():
-            button.close()
+        self.bridge.close()
+
+
+class LedDriver:
+    """The referee's LED roles per seat (``idle``, ``turn``, ``error``, ``confirm``, ``winner``) on the
+    firmware bridge's :class:`~firmware_bridge.leds.SeatLeds` (which sends a device command only
+    when a seat's look changes)."""
+
+    def __init__(self, sink: Any, seats: int, colours: dict[str, tuple[int, int, int]] | None = None) -> None:
+        from firmware_bridge.leds import LedColours, SeatLeds
+
+        c = colours or {}
+        base = LedColours()
+        self.leds = SeatLeds(sink, seats, colours=LedColours(
+            turn=c.get("turn", base.turn), error=c.get("error", base.error), capture=c.get("capture", base.capture),
+            winner=c.get("winner", base.winner), ask=c.get("confirm", base.ask)))
+        self.seats = seats
+
+    def apply(self, roles: dict[int, str]) -> None:
+        leds = self.leds
+        turn = [s for s, r in roles.items() if r == "turn"]
+        if turn:
+            leds.turn(turn[0] + 1)
+        for seat in range(self.seats):
+            role = roles.get(seat, "idle")
+            n = seat + 1
+            if role == "error":
+                leds.error(n)
+            else:
+                leds.clear_error(n)
+            if role == "confirm":
+                leds.ask(n)
+            else:
+                leds.clear_ask(n)
+            if role == "winner":
+                leds.winner(n)
+            if role == "idle" and not turn:
+                leds.clear(n)

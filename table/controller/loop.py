@@ -37,8 +37,6 @@ class DealerPort(Protocol):
 
     def hopper(self) -> int: ...
 
-    def set_led(self, seat: int, rgb: tuple[int, int, int]) -> None: ...
-
 
 class View(Protocol):
     def show(self, session: GameSession, inp: Input | None, actions: list[Action]) -> None: ...
@@ -87,11 +85,14 @@ class Worker:
 
 
 class TableLoop:
-    def __init__(self, session: GameSession, *, dealer: DealerPort | None = None,
-                 led_colours: dict[str, tuple[int, int, int]] | None = None, view: View | None = None) -> None:
+    def __init__(self, session: GameSession, *, dealer: DealerPort | None = None, leds: Any = None,
+                 view: View | None = None, led_colours: dict[str, tuple[int, int, int]] | None = None) -> None:
         self.session = session
         self.dealer = dealer
         self.view = view
+        # ``leds``: anything with apply(roles) (table.controller.adapters.LedDriver on the bridge's
+        # SeatLeds). Without it, ``led_colours`` sends raw colours through the dealer port.
+        self.led_driver = leds
         self.led_colours = led_colours or {}
         self.inputs: queue.Queue[Input] = queue.Queue()
         self._judging = 0
@@ -190,14 +191,17 @@ class TableLoop:
 
     def _update_leds(self) -> None:
         roles = self.session.referee.leds()
-        changed = {seat: role for seat, role in roles.items() if self.leds.get(seat) != role}
-        self.leds.update(changed)
-        dealer = self.dealer
-        if dealer is None or not changed:
+        if roles == self.leds:
             return
-        for seat, role in changed.items():
-            rgb = self.led_colours.get(role, (0, 0, 0))
-            self.led_worker.submit(partial(dealer.set_led, seat, rgb))
+        changed = {seat: role for seat, role in roles.items() if self.leds.get(seat) != role}
+        self.leds = dict(roles)
+        if self.led_driver is not None:
+            self.led_worker.submit(partial(self.led_driver.apply, dict(roles)))
+            return
+        raw = getattr(self.dealer, "set_led", None)
+        if raw is not None:
+            for seat, role in changed.items():
+                self.led_worker.submit(partial(raw, seat, self.led_colours.get(role, (0, 0, 0))))
 
     # -- after a restart -------------------------------------------------------------------------
 

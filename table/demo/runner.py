@@ -179,7 +179,7 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
     referee = session.referee
     assert isinstance(referee, ChineseTenReferee)
     wlog = WorldLog(Path(f"{cfg.journal}.world-{session.game_id}.jsonl"), keep=session.resumed)
-    loop = TableLoop(session, view=view, led_colours={k: _rgb(v) for k, v in DEFAULT_LEDS.items()})
+    loop = TableLoop(session, view=view)
     prompts = [0]
 
     def count_prompts(inp: Input | None, actions: list[Action]) -> None:
@@ -210,6 +210,12 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
                   cheat_kinds=CHEATS if cfg.card_reader else tuple(c for c in CHEATS if c != OUT_OF_TURN))
     senses.attach(world, wlog)
     loop.dealer = senses.dealer
+    from firmware_bridge.leds import RecordingLeds
+    from table.controller.adapters import LedDriver
+
+    # the seat LEDs are on the dealer machine (the simulator's, over the link); direct: recorded
+    loop.led_driver = LedDriver(getattr(senses, "device", None) or RecordingLeds(), cfg.players,
+                                {k: _rgb(v) for k, v in DEFAULT_LEDS.items()})
     try:
         if session.resumed:
             senses.restore(world, wlog.entries)

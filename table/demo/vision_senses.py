@@ -166,4 +166,5 @@ class VisionSenses(_Senses):
         return {"recognizer": self.recognizer_name, "frames": st.frames, "recognised": st.recognised,
                 "occluded": st.occluded, "skipped_static": st.skipped_static,
                 "seconds": {k: round(v, 2) for k, v in st.seconds.items()}, "camera_error": self.error,
-                "link": str(self.device.stats)}
+                "link": str(self.device.stats),
+                "device_leds": {str(k): list(v[1]) for k, v in self.machine.leds.items()}}
