@@ -89,6 +89,7 @@ class ChineseTenReferee:
         self.deal_done = 0
         self.hopper_left = 52  # cards the dealer machine should still hold
         self.seat_backs = [0] * players  # hand deal: face-down cards seen in each seat's zone
+        self.owner: dict[Card, int] = {}  # cards the reader named as dealt to a seat
         # the card being played or flipped, awaiting its capture
         self.pending: Card | None = None
         self.pending_kind = ""
@@ -240,7 +241,10 @@ class ChineseTenReferee:
                 hand = st.hand(seat)
                 if hand is not None and card in hand:
                     return seat
-        return None
+            return None
+        # Hands partly known (a deal answered only by the card count after a restart): the cards
+        # the reader did name still tell whose hand they came from.
+        return self.owner.get(card)
 
     def _captured_all(self) -> set[Card]:
         st = self.state
@@ -624,7 +628,9 @@ class ChineseTenReferee:
             if purpose in ("hand", "layout"):
                 self.deal_done += 1
                 if purpose == "hand" and card is not None:
-                    self.dealt_hands[int(str(cmd["target"]).split(":")[1])].append(card)
+                    seat = int(str(cmd["target"]).split(":")[1])
+                    self.dealt_hands[seat].append(card)
+                    self.owner[card] = seat
                 self._maybe_start(out)
             elif purpose == "flip" and cmd["id"] == self.flip_cmd and self.phase == "flip":
                 self.flip_hint = card
