@@ -583,7 +583,8 @@ class FrogReferee:
                     if inp.track is not None:
                         self.tracks[inp.track] = known
                 return
-        if not _is_face(inp.card):
+        known_track = kind == "removed" and inp.track is not None and inp.track in self.tracks
+        if not _is_face(inp.card) and not known_track:  # a face card gathered face down keeps its track
             self._back(kind, zone, out)
             return
         if zone not in (TRICK, WIDOW):

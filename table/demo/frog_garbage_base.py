@@ -58,6 +58,10 @@ class DirectScene:
         """Everything off the mat (between deals)."""
         self.take(sorted(self.cards))
 
+    def on_mat(self, card: str) -> bool:
+        with self._lock:
+            return any(c == card and up for c, _, up in self.cards.values())
+
     def show_all(self, post: Callable[[Input], None]) -> None:
         """What a freshly started camera reports: every card now on the mat (new track ids)."""
         with self._lock:

@@ -52,7 +52,8 @@ class FrogGarbageDemo:
     card_reader: bool = True
     journal: Path = Path("cardtable-demo.db")
     timeout: float = 300.0
-    kill_at: tuple[int, ...] = ()
+    kill_at: tuple[int, ...] = ()  # direct senses only
+    senses: str = "direct"  # or "vision": SimTable frames through the real camera pipeline
     verbose: bool = False
 
     @property
@@ -168,10 +169,18 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
     def post(inp: Input) -> None:
         holder["ctl"].loop.post(inp)
 
-    scene = DirectScene(post)
+    camera: Any = None
+    scene: Any
+    if cfg.senses == "vision":
+        from table.demo.vision_frog_garbage import CameraSenses
+
+        camera = CameraSenses(cfg.game, cfg.players, cfg.seed, post)
+        scene = camera.scene
+    else:
+        scene = DirectScene(post)
 
     def idle() -> bool:
-        return not paused.is_set() and holder["ctl"].judged()
+        return not paused.is_set() and holder["ctl"].judged() and (camera is None or camera.idle())
 
     def leds() -> dict[int, str]:
         return dict(holder["ctl"].loop.leds)
@@ -195,10 +204,29 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
                 return
             time.sleep(0.0003)
 
+    answered: list[Any] = [None]
+
+    def answer_prompt() -> None:
+        """People confirm (short press) the card the referee names when it is the one on the table,
+        and say no (hold) otherwise."""
+        prompt = holder["ctl"].referee.prompt
+        if prompt is None or prompt is answered[0] or not idle():
+            return
+        answered[0] = prompt
+        fingers.press(int(prompt["seat"]), not scene.on_mat(str(prompt["card"])))
+
+    def camera_tick() -> None:
+        answer_prompt()
+        world.tick()
+
     ctl.loop.start(ctl.first)
-    thread = threading.Thread(target=tick, name="world", daemon=True)
+    if camera is not None:
+        thread = threading.Thread(target=camera.run, args=(camera_tick, stop, paused, resting), name="camera",
+                                  daemon=True)
+    else:
+        thread = threading.Thread(target=tick, name="world", daemon=True)
     thread.start()
-    kills = sorted(cfg.kill_at)
+    kills = sorted(cfg.kill_at) if camera is None else []
     restarts = 0
     deadline = time.monotonic() + cfg.timeout
     error = None
@@ -236,7 +264,7 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
                 continue
             if c.referee.over and world.finished and c.judged():
                 break
-            if world.finished and world.error:
+            if (world.finished and world.error) or (camera is not None and camera.error):
                 break
             c.loop.step(0.01)
         else:
@@ -256,7 +284,8 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
     outcome = DemoOutcome(c.session.game_id, refereed, truth,
                           refereed is not None and truth is not None and comparable(refereed) == comparable(truth),
                           flags, [ch.to_json() for ch in world.cheats], restarts, time.monotonic() - t0,
-                          error or world.error, list(referee.messages))
+                          error or world.error or (camera.error if camera is not None else None),
+                          list(referee.messages))
     c.journal.close()
     return outcome
 
@@ -318,6 +347,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fast", action="store_true", help="no live view pauses")
     parser.add_argument("--cheat", type=float, default=0.0, metavar="P", help="bots break a rule with probability P")
     parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
+    parser.add_argument("--vision", action="store_true",
+                        help="EXPERIMENTAL, Frog only: the simulated table through the real camera pipeline "
+                             "instead of perfect direct senses (timing-sensitive under load)")
     parser.add_argument("--journal", type=Path, default=Path("cardtable-demo.db"), help="SQLite journal")
     parser.add_argument("--json", action="store_true",
                         help='print {"refereed": ..., "truth": ..., "agree": ..., "flags": [...]}')
@@ -327,7 +359,8 @@ def run_cli(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else int(time.time()) % 100_000
     cfg = FrogGarbageDemo(args.game, rules=args.rules, players=args.players, seed=seed, cheat=args.cheat,
                           deals=getattr(args, "deals", None), card_reader=not getattr(args, "no_card_reader", False),
-                          journal=args.journal)
+                          journal=args.journal,
+                          senses="vision" if getattr(args, "vision", False) and args.game == "frog" else "direct")
     quiet = bool(args.json)
 
     def show(inp: Input | None, actions: list[Action]) -> None:

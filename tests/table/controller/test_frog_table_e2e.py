@@ -47,3 +47,4 @@ def test_controller_killed_and_restarted_finishes_with_the_true_chips(tmp_path: 
                               journal=tmp_path / "k.db", kill_at=(10, 45, 90), timeout=120))
     assert out.restarts == 3
     assert out.agree and not out.missed and not out.invented
+

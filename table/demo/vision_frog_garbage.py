@@ -1,0 +1,121 @@
+"""EXPERIMENTAL: Frog demo senses through the real camera pipeline (``cardtable demo frog --vision``).
+
+Status: whole Frog deals have been refereed through it with the true chips, but the world's waits on
+the camera's quiet frames are timing-sensitive on a loaded machine (a bot may act before the tracker
+has reported its last change, giving a spurious out-of-turn), a face-down card laid on a pile cannot
+be counted by a camera (a wrong number of discards can go unseen), and Garbage's turn-up row and
+five-card seat slots overflow into piles the tracker misreads. The benchmark and the tests use the
+direct senses.
+
+The world acts on :class:`vision.simtable.SimTable` (a hand reaches in from the acting seat's side,
+cards are drawn face up or as backs, with perspective, lighting and noise); each frame goes through
+:class:`vision.watcher.TableWatcher` (calibration from the mat's markers, hand detection, the ONNX
+recogniser, the tracker) and its table events reach the controller, exactly as at a real table.
+The dealer machine stays the world's :class:`~table.demo.frog_garbage_base.GatedDealer`.
+
+A card the referee is unsure of comes back as a prompt; the players answer it (a short press when
+the card named is the one they placed, a hold otherwise), as people at the table would.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from table.controller.adapters import input_from_event, zone_to_mat
+from table.controller.referee import Input
+
+MODEL = Path(__file__).resolve().parents[2] / "models" / "cardnet.onnx"
+
+
+class SimScene:
+    """The worlds' scene calls (controller zones, seats from 0) on a :class:`SimTable`."""
+
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+        self.labels: dict[int, tuple[str, str]] = {}  # id -> (card, zone)
+        self._lock = threading.Lock()
+
+    def place(self, card: str, zone: str, *, face_up: bool = True) -> int:
+        seat = int(zone.split(":")[1]) + 1 if zone.startswith(("seat:", "capture:")) else None
+        cid = int(self.sim.place(card, zone_to_mat(zone), face_up=face_up, seat=seat))
+        with self._lock:
+            self.labels[cid] = (card, zone)
+        return cid
+
+    def take(self, card_ids: Sequence[int], to_zone: str | None = None) -> None:
+        ids = list(card_ids)
+        seat = None
+        if to_zone is not None and ":" in to_zone:
+            seat = int(to_zone.split(":")[1]) + 1
+        pile = zone_to_mat(to_zone) if to_zone is not None and to_zone.startswith("capture:") else None
+        self.sim.take(ids, pile, face_up=False, seat=seat)
+        with self._lock:
+            for cid in ids:
+                self.labels.pop(cid, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            ids = sorted(self.labels)
+        cards = set(self.sim.cards)
+        self.take([i for i in ids if i in cards] + [i for i in sorted(cards) if i not in ids])
+
+    def on_mat(self, card: str) -> bool:
+        with self._lock:
+            return any(c == card for c, _ in self.labels.values())
+
+
+class CameraSenses:
+    """Renders frames, runs the watcher, posts its events; ticks the world once per frame."""
+
+    def __init__(self, game: str, players: int, seed: int, post: Callable[[Input], None], *,
+                 fast: bool = True) -> None:
+        from vision.recognizer import Recognizer
+        from vision.simtable import SimTable
+        from vision.watcher import TableWatcher
+        from vision.zones import layout_for
+
+        self.layout = layout_for(game, players)
+        self.sim = SimTable(self.layout, seed=seed, fps=15.0)
+        self.scene = SimScene(self.sim)
+        self.watcher = TableWatcher(self.layout, Recognizer(MODEL, threads=1))
+        self.post = post
+        self.fast = fast
+        self.frames = 0
+        self.error: str | None = None
+        self._quiet = 0
+        self._signature: tuple[int, int] = (0, 0)
+
+    def idle(self) -> bool:
+        signature = (self.sim._order, len(self.sim.cards))
+        # a card dropped face down on a pile may leave the tracker unsure for good: a quiet table
+        # for a second is settled enough
+        return (not self.sim.busy and signature == self._signature and self._quiet >= 3
+                and (self.watcher.tracker.settled or self._quiet >= 15))
+
+    def run(self, tick: Callable[[], None], stop: threading.Event, paused: threading.Event,
+            resting: threading.Event) -> None:
+        period = 1.0 / self.sim.fps
+        try:
+            while not stop.is_set():
+                if paused.is_set():
+                    resting.set()
+                else:
+                    resting.clear()
+                    tick()
+                frame = self.sim.next_frame()
+                events = self.watcher.process(frame.image, frame_index=frame.index, timestamp=frame.timestamp)
+                for event in events:
+                    self.post(input_from_event(event))
+                signature = (self.sim._order, len(self.sim.cards))
+                busy = self.sim.busy or frame.hand or bool(events) or signature != self._signature
+                self._signature = signature
+                self._quiet = 0 if busy else self._quiet + 1
+                self.frames += 1
+                if not self.fast:
+                    time.sleep(period)
+        except Exception as exc:  # reported by the runner
+            self.error = f"{type(exc).__name__}: {exc}"
