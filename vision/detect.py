@@ -39,6 +39,7 @@ class DetectorConfig:
     canny_low: int = 30
     canny_high: int = 90
     faint_pass: bool = True
+    paper_pass: bool = True
     faint_low: int = 12
     faint_high: int = 36
 
@@ -188,6 +189,20 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     blobs, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for c in blobs:
         _consider(c, 0.0, min_area, loose, candidates)
+    if config.paper_pass:
+        # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
+        # outer outline of the white border holds the whole card even where busy court art or a striped
+        # cloth breaks the edge map into pieces.
+        b, g, r = cv2.split(small)
+        least = cv2.min(cv2.min(b, g), r)
+        _, paper = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)  # no opening: the
+        # white border outside a printed frame line can be a pixel wide at this scale
+        blobs, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        height, width = paper.shape
+        for c in blobs:
+            x, y, w, h = cv2.boundingRect(c)
+            if x > 0 and y > 0 and x + w < width and y + h < height:  # a bright patch cut by the frame
+                _consider(c, 0.0, min_area, loose, candidates)  # edge is light, not a card
     quads = _resolve(candidates, config)
     if config.faint_pass:
         # (c) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
