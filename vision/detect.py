@@ -40,6 +40,8 @@ class DetectorConfig:
     canny_high: int = 90
     faint_pass: bool = True
     paper_pass: bool = True
+    snap: bool = True  # move each side onto the strongest edge at full resolution
+    snap_radius: float = 0.1  # search across a side, as a fraction of the card's short side
     faint_low: int = 12
     faint_high: int = 36
 
@@ -216,7 +218,77 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
                 _consider(c, 1.0, min_area, loose, extra)
         extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
         quads += _resolve(extra, config)
-    return [order_corners((q + 0.5) / s - 0.5) for q in quads]
+    full = [(q + 0.5) / s - 0.5 for q in quads]
+    if config.snap and full:
+        full = snap_to_edges(frame_bgr, full, config)
+    return [order_corners(q) for q in full]
+
+
+_SNAP_T = np.linspace(0.12, 0.88, 12, dtype=np.float32)  # where along each side the edge is sampled
+_SNAP_O = np.linspace(-1.0, 1.0, 21, dtype=np.float32)  # offsets across it, in units of the search radius
+
+
+def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: DetectorConfig = DEFAULT_CONFIG
+                  ) -> list[np.ndarray]:
+    """Each side of each (full-resolution) quad moved onto the strongest colour edge near it.
+
+    The outline found at detection scale can sit a pixel or two off (blur, a half-res staircase) or on a
+    card's printed frame just inside its edge. Every side is sampled across at full resolution (all
+    quads in one remap), the strongest step per sample is taken, and a line fitted through them
+    (outliers dropped). A result that no longer looks like a card keeps the old outline.
+    """
+    q = np.stack(quads).astype(np.float32)  # (Q, 4, 2)
+    a, b = q, np.roll(q, -1, axis=1)
+    d = b - a
+    length = np.linalg.norm(d, axis=2, keepdims=True)
+    normal = np.stack([d[..., 1], -d[..., 0]], axis=2) / np.maximum(length, 1e-6)
+    centre = q.mean(axis=1, keepdims=True)
+    outward = np.sign(((a + b) / 2 - centre) * normal).sum(axis=2, keepdims=True)
+    normal *= np.where(outward < 0, -1.0, 1.0)
+    short = np.minimum(length[:, 0::2].mean(axis=1), length[:, 1::2].mean(axis=1))  # (Q, 1)
+    radius = np.clip(config.snap_radius * short, 2.0, 12.0)[:, :, None]  # (Q, 1, 1)
+    # sample points (Q, 4, T, O, 2)
+    base = a[:, :, None, :] + _SNAP_T[None, None, :, None] * d[:, :, None, :]
+    offsets = _SNAP_O[None, None, :] * radius  # (Q, 1, O)
+    pts = base[:, :, :, None, :] + offsets[:, :, None, :, None] * normal[:, :, None, None, :]
+    shape = pts.shape[:4]
+    flat = pts.reshape(-1, len(_SNAP_O), 2)
+    samples = cv2.remap(frame_bgr, np.ascontiguousarray(flat[..., 0]), np.ascontiguousarray(flat[..., 1]),
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2).reshape(*shape[:3], -1)  # (Q, 4, T, O-2)
+    best = step.argmax(axis=3)
+    strength = np.take_along_axis(step, best[..., None], axis=3)[..., 0]
+    where = _SNAP_O[1:-1][best] * radius[:, :, 0][:, :, None]  # (Q, 4, T) offset of the edge, px
+    out = []
+    for i in range(len(quads)):
+        lines = []
+        for k in range(4):
+            o, w = where[i, k], strength[i, k]
+            good = w >= 0.5 * np.median(w)
+            good &= np.abs(o - np.median(o[good])) <= 0.35 * float(radius[i, 0, 0]) + 0.75
+            if good.sum() < 5:
+                o, good = np.zeros_like(o), np.ones_like(good)
+            c1, c0 = np.polyfit(_SNAP_T[good], o[good], 1)
+            p0 = a[i, k] + c0 * normal[i, k]
+            p1 = a[i, k] + d[i, k] + (c0 + c1) * normal[i, k]
+            lines.append((p0, p1 - p0))
+        quad = _intersect(lines, quads[i])
+        area = float(cv2.contourArea(quad))
+        out.append(quad if _card_like(quad, area, config, 1.0) else quads[i])
+    return out
+
+
+def _intersect(lines: list[tuple[np.ndarray, np.ndarray]], fallback: np.ndarray) -> np.ndarray:
+    out = np.empty((4, 2), np.float32)
+    for k in range(4):  # corner k = intersection of side k-1 and side k (Cramer's rule)
+        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
+        det = float(d1[0] * -d2[1] + d2[0] * d1[1])
+        if abs(det) < 1e-6:
+            return fallback
+        rx, ry = float(p2[0] - p1[0]), float(p2[1] - p1[1])
+        t = (rx * -d2[1] + d2[0] * ry) / det
+        out[k] = (p1[0] + t * d1[0], p1[1] + t * d1[1])
+    return out
 
 
 def _resolve(candidates: list[_Candidate], config: DetectorConfig) -> list[np.ndarray]:
