@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import overload
 
 import cv2
 import numpy as np
@@ -170,26 +171,28 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
     edges = _edges(small, config)
     min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
+    # an 8-connected outline of that area has at least this many pixels (a 45-degree square: side / sqrt 2
+    # steps per side); counting them is one C-level pass, so the per-contour Python work is for big ones
+    min_points = int(4 * math.sqrt(min_area / config.max_aspect) / math.sqrt(2) * 0.8)
     candidates: list[_Candidate] = []
     loose = config.loose
     # (a) holes of the edge map: card interiors, separate even when neighbouring cards' edges touch.
     # Thin edges keep close cards apart; thickened ones close small gaps in an outline. Use both.
     thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
-    outer: list[np.ndarray] = []
-    for edge_map in (edges, thick):
-        contours, hierarchy = cv2.findContours(edge_map, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        for i, c in enumerate(contours):
-            if hierarchy[0][i][3] != -1:
-                _consider(c, 1.0, min_area, loose, candidates)
-            elif edge_map is thick and cv2.contourArea(c) >= min_area:
-                outer.append(c)
+    for c in _contours(edges, min_points, holes=True):
+        _consider(c, 1.0, min_area, loose, candidates)
+    outer = []
+    for c in _contours(thick, min_points, holes=None):
+        if c.hole:
+            _consider(c.points, 1.0, min_area, loose, candidates)
+        elif cv2.contourArea(c.points) >= min_area:
+            outer.append(c.points)
     # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
     solid = np.zeros(edges.shape, np.uint8)
     cv2.drawContours(solid, outer, -1, 255, -1)
     k = max(3, round(config.min_width * s * 0.15) | 1)
     filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    blobs, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for c in blobs:
+    for c in _contours(filled, min_points, holes=False):
         _consider(c, 0.0, min_area, loose, candidates)
     if config.paper_pass:
         # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
@@ -199,23 +202,20 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
         least = cv2.min(cv2.min(b, g), r)
         _, paper = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)  # no opening: the
         # white border outside a printed frame line can be a pixel wide at this scale
-        blobs, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         height, width = paper.shape
-        for c in blobs:
+        for c in _contours(paper, min_points, holes=False):
             x, y, w, h = cv2.boundingRect(c)
             if x > 0 and y > 0 and x + w < width and y + h < height:  # a bright patch cut by the frame
                 _consider(c, 0.0, min_area, loose, candidates)  # edge is light, not a card
     quads = _resolve(candidates, config)
     if config.faint_pass:
-        # (c) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
+        # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
         # card was found, so the extra texture it picks up cannot disturb the cards already found.
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         faint = cv2.Canny(grey, config.faint_low, config.faint_high)
         extra: list[_Candidate] = []
-        contours, hierarchy = cv2.findContours(faint, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        for i, c in enumerate(contours):
-            if hierarchy[0][i][3] != -1:
-                _consider(c, 1.0, min_area, loose, extra)
+        for c in _contours(faint, min_points, holes=True):
+            _consider(c, 1.0, min_area, loose, extra)
         extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
         quads += _resolve(extra, config)
     full = [(q + 0.5) / s - 0.5 for q in quads]
@@ -258,37 +258,63 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2).reshape(*shape[:3], -1)  # (Q, 4, T, O-2)
     best = step.argmax(axis=3)
     strength = np.take_along_axis(step, best[..., None], axis=3)[..., 0]
-    where = _SNAP_O[1:-1][best] * radius[:, :, 0][:, :, None]  # (Q, 4, T) offset of the edge, px
+    where = _SNAP_O[1:-1][best] * radius  # (Q, 4, T) offset of the edge, px
+    # keep the samples on the side's main edge: strong enough, and near the median offset
+    good = strength >= 0.5 * np.median(strength, axis=2, keepdims=True)
+    centre_o = np.nanmedian(np.where(good, where, np.nan), axis=2, keepdims=True)
+    good &= np.abs(where - centre_o) <= 0.35 * radius + 0.75
+    g = good.astype(np.float32)
+    # offset along each side as a straight line o(t) = c0 + c1 t, least squares over the kept samples
+    n_, st = g.sum(axis=2), (g * _SNAP_T).sum(axis=2)
+    stt, so, sto = (g * _SNAP_T**2).sum(axis=2), (g * where).sum(axis=2), (g * _SNAP_T * where).sum(axis=2)
+    det = n_ * stt - st**2
+    ok = (n_ >= 5) & (det > 1e-6)
+    c1 = np.where(ok, (n_ * sto - st * so) / np.where(ok, det, 1), 0)
+    c0 = np.where(ok, (so - c1 * st) / np.maximum(n_, 1), 0)
+    p0 = a + c0[..., None] * normal
+    direction = d + c1[..., None] * normal
+    # corner k = intersection of side k-1 and side k (Cramer's rule, all quads at once)
+    p1, d1 = np.roll(p0, 1, axis=1), np.roll(direction, 1, axis=1)
+    det2 = d1[..., 0] * -direction[..., 1] + direction[..., 0] * d1[..., 1]
+    rx, ry = p0[..., 0] - p1[..., 0], p0[..., 1] - p1[..., 1]
+    t = (rx * -direction[..., 1] + direction[..., 0] * ry) / np.where(np.abs(det2) > 1e-6, det2, 1)
+    snapped = (p1 + t[..., None] * d1).astype(np.float32)
     out = []
     for i in range(len(quads)):
-        lines = []
-        for k in range(4):
-            o, w = where[i, k], strength[i, k]
-            good = w >= 0.5 * np.median(w)
-            good &= np.abs(o - np.median(o[good])) <= 0.35 * float(radius[i, 0, 0]) + 0.75
-            if good.sum() < 5:
-                o, good = np.zeros_like(o), np.ones_like(good)
-            c1, c0 = np.polyfit(_SNAP_T[good], o[good], 1)
-            p0 = a[i, k] + c0 * normal[i, k]
-            p1 = a[i, k] + d[i, k] + (c0 + c1) * normal[i, k]
-            lines.append((p0, p1 - p0))
-        quad = _intersect(lines, quads[i])
-        area = float(cv2.contourArea(quad))
-        out.append(quad if _card_like(quad, area, config, 1.0) else quads[i])
+        quad = snapped[i]
+        if (np.abs(det2[i]) > 1e-6).all() and _card_like(quad, float(cv2.contourArea(quad)), config, 1.0):
+            out.append(quad)
+        else:
+            out.append(quads[i])
     return out
 
 
-def _intersect(lines: list[tuple[np.ndarray, np.ndarray]], fallback: np.ndarray) -> np.ndarray:
-    out = np.empty((4, 2), np.float32)
-    for k in range(4):  # corner k = intersection of side k-1 and side k (Cramer's rule)
-        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
-        det = float(d1[0] * -d2[1] + d2[0] * d1[1])
-        if abs(det) < 1e-6:
-            return fallback
-        rx, ry = float(p2[0] - p1[0]), float(p2[1] - p1[1])
-        t = (rx * -d2[1] + d2[0] * ry) / det
-        out[k] = (p1[0] + t * d1[0], p1[1] + t * d1[1])
-    return out
+@dataclass(frozen=True)
+class _Contour:
+    points: np.ndarray
+    hole: bool
+
+
+@overload
+def _contours(mask: np.ndarray, min_points: int, *, holes: bool) -> list[np.ndarray]: ...
+@overload
+def _contours(mask: np.ndarray, min_points: int, *, holes: None) -> list[_Contour]: ...
+def _contours(mask: np.ndarray, min_points: int, *, holes: bool | None) -> list[np.ndarray] | list[_Contour]:
+    """Contours of ``mask`` with at least ``min_points`` outline pixels: holes only (True), outer ones
+    only (False), or both, tagged (None). The length filter is vectorised: a textured table gives
+    thousands of tiny contours, and only a few dozen can be cards."""
+    mode = cv2.RETR_EXTERNAL if holes is False else cv2.RETR_CCOMP
+    contours, hierarchy = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return []
+    sizes = np.fromiter(map(len, contours), np.int64, len(contours))
+    keep = sizes >= min_points
+    if holes is False:
+        return [contours[i] for i in np.flatnonzero(keep)]
+    is_hole = hierarchy[0][:, 3] != -1
+    if holes:
+        return [contours[i] for i in np.flatnonzero(keep & is_hole)]
+    return [_Contour(contours[i], bool(is_hole[i])) for i in np.flatnonzero(keep)]
 
 
 def _resolve(candidates: list[_Candidate], config: DetectorConfig) -> list[np.ndarray]:
