@@ -41,6 +41,9 @@ class DetectorConfig:
     canny_high: int = 90
     faint_pass: bool = True
     paper_pass: bool = True
+    local_paper_pass: bool = True
+    local_block: int = 100  # neighbourhood of the local-paper threshold, full-res pixels
+    local_offset: float = 16.0  # paper is this much brighter (least channel) than its neighbourhood
     snap: bool = True  # move each side onto the strongest edge at full resolution
     snap_radius: float = 0.1  # search across a side, as a fraction of the card's short side
     faint_low: int = 12
@@ -207,6 +210,16 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
             x, y, w, h = cv2.boundingRect(c)
             if x > 0 and y > 0 and x + w < width and y + h < height:  # a bright patch cut by the frame
                 _consider(c, 0.0, min_area, loose, candidates)  # edge is light, not a card
+        if config.local_paper_pass:
+            # (c') paper brighter than the table around it: for small cards, glare and light gradients
+            # that defeat one global threshold
+            block = int(config.local_block * s) | 1
+            local = cv2.adaptiveThreshold(least, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block,
+                                          -config.local_offset)
+            for c in _contours(local, min_points, holes=False):
+                x, y, w, h = cv2.boundingRect(c)
+                if x > 0 and y > 0 and x + w < width and y + h < height:
+                    _consider(c, 0.0, min_area, loose, candidates)
     quads = _resolve(candidates, config)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
@@ -366,8 +379,9 @@ def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]]) -> list[list[
             kept.append((area, quad, [cand]))
             continue
         held = [kept[i][0] for i in inside]
-        if len(inside) >= 2 and sum(held) > 0.6 * area and min(held) > 0.25 * area:
-            continue  # a group of cards: several card-sized outlines filling it
+        if len(inside) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(inside) >= 3):
+            continue  # a group of cards: several card-sized outlines filling it (two halves of a
+            # court picture are one card; three or more separate outlines are cards)
         # One card seen twice: as an inner contour and an outer one, or as its inner frame (court
         # picture, ornament border) and its edge. The larger outline is the card's edge.
         first = inside[0]

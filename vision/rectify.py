@@ -24,14 +24,17 @@ def order_corners(quad: np.ndarray) -> np.ndarray:
     pts = np.asarray(quad, np.float32).reshape(4, 2)
     centre = pts.mean(axis=0)
     angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
-    pts = pts[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
-    side = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
+    order = np.argsort(angles)  # increasing angle with y down = clockwise on screen
+    p = pts[order]
+    d = p - p[[1, 2, 3, 0]]
+    side = np.sqrt((d * d).sum(axis=1))
     if side[0] + side[2] > side[1] + side[3]:  # edge 0->1 is long: start one corner later
-        pts = np.roll(pts, -1, axis=0)
+        order = order[[1, 2, 3, 0]]
     # Of the two short sides, start with the one nearer the image top-left (stable across frames).
-    if pts[2].sum() < pts[0].sum():
-        pts = np.roll(pts, -2, axis=0)
-    return pts
+    if pts[order[2]].sum() < pts[order[0]].sum():
+        order = order[[2, 3, 0, 1]]
+    out: np.ndarray = pts[order]
+    return out
 
 
 def card_homography(quad: np.ndarray, width: float = CARD_W, height: float = CARD_H) -> np.ndarray:
