@@ -32,7 +32,7 @@ def test_cards_are_found_on_every_kind_of_table(background: str) -> None:
 
 def test_hard_scenes_small_close_tilted_glare() -> None:
     cards, found, _ = _found(HARD, 4, seed=12)
-    assert found >= 0.9 * cards, f"{found}/{cards}"
+    assert found >= 0.94 * cards, f"{found}/{cards}"  # measured 47/48
 
 
 def test_outline_is_accurate() -> None:

@@ -57,8 +57,8 @@ def test_own_drawn_cards_on_generated_tables(recognizer: Recognizer) -> None:
         f, n, x = _score(recognizer, scene.image, scene.cards)
         cards += len(scene.cards)
         found, named, false = found + f, named + n, false + x
-    assert found >= 0.9 * cards, f"found {found}/{cards}"
-    assert named >= 0.85 * cards, f"named {named}/{cards}"
+    assert found >= 0.93 * cards, f"found {found}/{cards}"  # measured 74/77
+    assert named >= 0.92 * cards, f"named {named}/{cards}"  # measured 74/77
     assert false <= 2
 
 
@@ -73,7 +73,7 @@ def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks
             _, n, _ = _score(recognizer, scene.image, scene.cards)
             cards += len(scene.cards)
             named += n
-    assert named >= 0.8 * cards, f"named {named}/{cards}"
+    assert named >= 0.9 * cards, f"named {named}/{cards}"  # measured 103/110
 
 
 @needs_designs
@@ -96,7 +96,7 @@ def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, h
             res = recognizer.classify_quads(frame, quads)
             right += sum(r.card == lab for r, lab in zip(res, chunk, strict=True))
             total += len(chunk)
-    assert right >= 0.9 * total, f"{right}/{total} held-out renders named"
+    assert right >= 0.94 * total, f"{right}/{total} held-out renders named"  # measured 75/78
 
 
 def test_no_false_cards_on_clutter_only_tables(recognizer: Recognizer) -> None:
@@ -105,7 +105,7 @@ def test_no_false_cards_on_clutter_only_tables(recognizer: Recognizer) -> None:
     for _ in range(20):
         scene = make_scene(rng, None, SceneSpec(n_cards=0, clutter=int(rng.integers(2, 6))))
         false += len(recognizer.recognize(scene.image))
-    assert false <= 2, f"{false} false cards in 20 clutter-only frames"
+    assert false <= 1, f"{false} false cards in 20 clutter-only frames"  # measured 0
 
 
 def test_saved_images(recognizer: Recognizer) -> None:
