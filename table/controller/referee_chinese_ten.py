@@ -90,6 +90,7 @@ class ChineseTenReferee:
         self.hopper_left = 52  # cards the dealer machine should still hold
         self.seat_backs = [0] * players  # hand deal: face-down cards seen in each seat's zone
         self.owner: dict[Card, int] = {}  # cards the reader named as dealt to a seat
+        self.layout_named: list[Card] = []  # cards the reader named as dealt to the layout
         # the card being played or flipped, awaiting its capture
         self.pending: Card | None = None
         self.pending_kind = ""
@@ -259,6 +260,10 @@ class ChineseTenReferee:
         """Cards that could newly appear on the layout now."""
         st = self.state
         gone = self.physical | self._captured_all()
+        if self.phase == "deal":
+            named = [c for c in self.layout_named if c not in self.physical]
+            if named:  # the card reader said which cards it dealt face up to the layout
+                return {str(c) for c in named}
         if st is not None and st.hands_known and self.phase in ("play", "capture"):
             cards = {c for seat in range(self.players) for c in (st.hand(seat) or ())}
             cards |= set(self.taken) | set(self.missing) | {c for c in st.layout if c not in self.physical}
@@ -304,7 +309,7 @@ class ChineseTenReferee:
                 return
         if kind == "turned":
             kind = "appeared"
-        if kind == "appeared" and inp.card in ("back", "unknown"):
+        if kind == "appeared" and (inp.card == "back" or (inp.card == "unknown" and not inp.candidates)):
             seat = _seat_of_zone(inp.zone)
             if self.phase == "deal" and seat is not None and inp.zone == f"seat:{seat}":
                 self.seat_backs[seat] += 1
@@ -330,6 +335,8 @@ class ChineseTenReferee:
             self._removed(card, inp, out)
 
     def _appeared(self, inp: Input, out: list[Action]) -> None:
+        if inp.track is not None and self.tracks.get(inp.track) in self.physical and not self.resyncing:
+            return  # the tracker relabelled a card it reported before: our reading stands
         hint = self.flip_hint if self.phase == "flip" else None
         if self.resyncing:
             known = self._known_again(inp)
@@ -627,6 +634,8 @@ class ChineseTenReferee:
             purpose = cmd.get("purpose")
             if purpose in ("hand", "layout"):
                 self.deal_done += 1
+                if purpose == "layout" and card is not None:
+                    self.layout_named.append(card)
                 if purpose == "hand" and card is not None:
                     seat = int(str(cmd["target"]).split(":")[1])
                     self.dealt_hands[seat].append(card)

@@ -138,17 +138,22 @@ class Presser:
         self._lock = threading.Lock()
 
     def press(self, seat: int, long: bool) -> None:
+        """Press (after a short pause, so two presses in a row are not taken for contact bounce)
+        and release after 50 ms, or after the hold time for a long press."""
         pin = self.factory.pin(BUTTON_PIN_BASE + seat)
         with self._lock:
             self._pending += 1
-        pin.drive_low()
 
         def release() -> None:
             pin.drive_high()
             with self._lock:
                 self._pending -= 1
 
-        threading.Timer(HOLD_S + 0.15 if long else 0.05, release).start()
+        def push() -> None:
+            pin.drive_low()
+            threading.Timer(HOLD_S + 0.15 if long else 0.05, release).start()
+
+        threading.Timer(0.1, push).start()
 
     @property
     def busy(self) -> bool:

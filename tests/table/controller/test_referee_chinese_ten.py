@@ -327,3 +327,21 @@ def test_out_of_turn_still_attributed_when_one_dealt_card_went_unread() -> None:
     wrong = next(c for c, seat in ref.owner.items() if seat == other)
     (flag,) = flags(ref.handle(appeared(wrong)))
     assert flag["rule"] == "out-of-turn" and flag["seat"] == other
+
+
+def test_unreadable_layout_card_at_the_deal_is_named_by_the_card_reader() -> None:
+    """The tracker could not agree on a card ("unknown"); the dealer's reader said which cards it
+    dealt face up, so the one still missing from the layout is that card."""
+    deck = shuffled(standard_pack(), 3)
+    ref = make_referee(rules="pagat", players=3, card_reader=True, dealer_machine=True)
+    it = iter(deck)
+    layout = deck[24:28]
+    for action in ref.start():
+        if action["do"] == "deal":
+            card = next(it)
+            ref.handle(Input("device", "dealt", str(card), data={"id": action["id"], "target": action["target"]}))
+    for card in layout[:3]:
+        ref.handle(appeared(card))
+    out = ref.handle(Input("table", "appeared", "unknown", "layout", track=9,
+                           candidates=((str(deck[0]), 0.45), (str(layout[3]), 0.3))))
+    assert ref.phase == "play" and layout[3] in ref.physical and not any(a["do"] == "prompt" for a in out)
