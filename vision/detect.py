@@ -61,13 +61,14 @@ class DetectorConfig:
 DEFAULT_CONFIG = DetectorConfig()
 
 
-def _edges(small_bgr: np.ndarray, cfg: DetectorConfig) -> np.ndarray:
+def _edges(small_bgr: np.ndarray, channels: tuple[np.ndarray, ...], least: np.ndarray,
+           cfg: DetectorConfig) -> np.ndarray:
     grey = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY)
     grey = cv2.GaussianBlur(grey, (3, 3), 0)
     edges = cv2.Canny(grey, cfg.canny_low, cfg.canny_high)
     # Chroma: max - min of the channels, high on coloured felt, low on white card paper.
-    b, g, r = cv2.split(small_bgr)
-    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    b, g, r = channels
+    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), least)
     chroma = cv2.GaussianBlur(chroma, (3, 3), 0)
     out: np.ndarray = cv2.bitwise_or(edges, cv2.Canny(chroma, cfg.canny_low, cfg.canny_high))
     return out
@@ -172,7 +173,9 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
         raise ValueError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
     s = config.scale
     small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
-    edges = _edges(small, config)
+    channels = cv2.split(small)
+    least = cv2.min(cv2.min(channels[0], channels[1]), channels[2])  # darkest channel: high on paper
+    edges = _edges(small, channels, least, config)
     min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
     # an 8-connected outline of that area has at least this many pixels (a 45-degree square: side / sqrt 2
     # steps per side); counting them is one C-level pass, so the per-contour Python work is for big ones
@@ -201,8 +204,6 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
         # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
         # outer outline of the white border holds the whole card even where busy court art or a striped
         # cloth breaks the edge map into pieces.
-        b, g, r = cv2.split(small)
-        least = cv2.min(cv2.min(b, g), r)
         _, paper = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)  # no opening: the
         # white border outside a printed frame line can be a pixel wide at this scale
         height, width = paper.shape
@@ -362,7 +363,7 @@ def _consider(contour: np.ndarray, grow: float, min_area: float, loose: Detector
 
 
 def _finish(c: _Candidate, config: DetectorConfig) -> np.ndarray | None:
-    quad = _refine_sides(c.hull, c.rough)
+    quad = c.rough if config.snap else _refine_sides(c.hull, c.rough)  # snapping refines at full res
     if c.grow:
         quad = _grow(quad, c.grow)
     return quad if _card_like(quad, c.area, config, config.scale) else None
@@ -373,10 +374,16 @@ def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]]) -> list[list[
     cards is a group of cards and is dropped."""
     candidates.sort(key=lambda t: t[0])  # small first: inner contours and single cards
     kept: list[tuple[float, np.ndarray, list[_Candidate]]] = []
-    for area, quad, cand in candidates:
-        inside = [i for i, (_, q, _) in enumerate(kept) if _overlap(q, quad) > 0.6]
+    boxes: list[tuple[float, float, float, float]] = []  # kept quads' bounding boxes: most pairs are
+    for area, quad, cand in candidates:                # far apart and need no polygon intersection
+        x0, y0 = (float(v) for v in quad.min(axis=0))
+        x1, y1 = (float(v) for v in quad.max(axis=0))
+        inside = [i for i, (_, q, _) in enumerate(kept)
+                  if boxes[i][0] < x1 and x0 < boxes[i][2] and boxes[i][1] < y1 and y0 < boxes[i][3]
+                  and _overlap(q, quad) > 0.6]
         if not inside:
             kept.append((area, quad, [cand]))
+            boxes.append((x0, y0, x1, y1))
             continue
         held = [kept[i][0] for i in inside]
         if len(inside) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(inside) >= 3):
@@ -386,6 +393,8 @@ def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]]) -> list[list[
         # picture, ornament border) and its edge. The larger outline is the card's edge.
         first = inside[0]
         kept[first] = (area, quad, [cand, *(c for i in inside for c in kept[i][2])])
+        boxes[first] = (x0, y0, x1, y1)
         for i in reversed(inside[1:]):
             del kept[i]
+            del boxes[i]
     return [c for _, _, c in kept]
