@@ -1,0 +1,130 @@
+"""Fine-tune the shipped cardnet from its own ONNX weights on new crop batches (minutes, not an hour).
+
+    python -m models.training.build_crops --scenes 1500 --seed 23 --out .cache/crops_23.npz
+    python -m models.training.finetune --crops .cache/crops_23.npz .cache/crops.npz --epochs 2 \\
+        --out .cache/cardnet_ft.onnx
+    python -m models.training.evaluate --model .cache/cardnet_ft.onnx --scenes 10   # compare, then copy
+
+The exported network has batch norm folded into the convolutions, so it is loaded into a twin of
+``train.build_net`` without batch norm (convolutions with bias), which exports to the same graph. The
+metadata (labels, normalisation, thresholds, designs) is copied from the shipped model's JSON; the
+``accuracy`` block is reset and must be measured with ``evaluate --write``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.training.synth import LABELS
+from models.training.train import META, MODEL, augment, export, meta_object
+from vision.classify import preprocess
+
+
+def build_folded_net():  # type: ignore[no-untyped-def]
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=True), nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *block(3, 16), nn.MaxPool2d(2),
+        *block(16, 24), nn.MaxPool2d(2),
+        *block(24, 48), nn.MaxPool2d(2),
+        *block(48, 64),
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 6 * 4, len(LABELS) + 1),
+    )
+
+
+def load_onnx_weights(net, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Copy the ONNX initialisers (conv weight/bias pairs in graph order, then the linear layer)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
+    layers = [m for m in net if isinstance(m, torch.nn.Conv2d)]
+    if len(convs) != len(layers):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(layers)}")
+    with torch.no_grad():
+        for node, layer in zip(convs, layers, strict=True):
+            layer.weight.copy_(torch.from_numpy(init[node.input[1]].copy()))
+            layer.bias.copy_(torch.from_numpy(init[node.input[2]].copy()))
+        linear = net[-1]
+        linear.weight.copy_(torch.from_numpy(init[gemm.input[1]].copy()))
+        linear.bias.copy_(torch.from_numpy(init[gemm.input[2]].copy()))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--crops", type=Path, nargs="+", required=True)
+    ap.add_argument("--per-file", type=int, default=25000, help="at most this many examples from each file")
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=6e-4)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--base", type=Path, default=MODEL)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    import torch
+    import torch.nn as nn
+
+    t_start = time.time()
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    xs, ys = [], []
+    for f in args.crops:
+        data = np.load(f)
+        pick = rng.permutation(len(data["labels"]))[:args.per_file]
+        xs.append(data["crops"][np.sort(pick)])
+        ys.append(data["labels"][np.sort(pick)])
+    crops, labels = np.concatenate(xs), np.concatenate(ys)
+    meta = json.loads(META.read_text())
+    x = torch.from_numpy(preprocess(crops, meta_object(meta)))
+    y = torch.from_numpy(np.repeat(labels, 2))
+    print(f"fine-tuning on {len(y)} corner crops from {len(args.crops)} files", flush=True)
+    net = build_folded_net()
+    load_onnx_weights(net, args.base)
+    gen = torch.Generator().manual_seed(args.seed)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    batch = 256
+    steps = args.epochs * ((len(x) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(args.epochs):
+        net.train()
+        perm = torch.randperm(len(x), generator=gen)
+        total, correct = 0.0, 0
+        for k in range(0, len(x), batch):
+            idx = perm[k:k + batch]
+            out = net(augment(x[idx], gen))
+            loss = loss_fn(out, y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+            correct += int((out.argmax(1) == y[idx]).sum())
+        print(f"  epoch {epoch + 1}/{args.epochs}: loss {total / len(x):.3f}, train acc {correct / len(x):.4f}, "
+              f"{time.time() - t_start:.0f}s", flush=True)
+    net.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    export(net, args.out)
+    meta["accuracy"] = {}
+    meta["training"] = {**meta.get("training", {}), "fine_tune": {
+        "base": str(args.base.name), "crop_files": [str(f) for f in args.crops], "examples": int(len(labels)),
+        "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "seconds": round(time.time() - t_start)}}
+    args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
