@@ -38,7 +38,8 @@ from table.journal import Journal
 GAMES = ("frog", "garbage")
 DEFAULT_RULES = {"frog": "foster-1909", "garbage": "standard"}
 BUTTON_PIN_BASE = 5
-HOLD_S = 0.06
+HOLD_S = 0.25  # a long press; short presses are held 30 ms, far from it even on a loaded machine
+GAP_S = 0.04  # between presses, past the bridge's debounce
 
 
 @dataclass
@@ -105,8 +106,9 @@ class Fingers:
 
     def press(self, seat: int, long: bool) -> None:
         pin = self.factory.pin(BUTTON_PIN_BASE + seat)
+        time.sleep(GAP_S)
         pin.drive_low()
-        time.sleep(HOLD_S + 0.04 if long else 0.03)
+        time.sleep(HOLD_S + 0.1 if long else 0.03)
         pin.drive_high()
 
 
@@ -128,8 +130,13 @@ class Controller:
         self.life = DealerLife(dealer)
         self.loop = TableLoop(self.session, dealer=self.life,
                               led_colours={k: _rgb(v) for k, v in DEFAULT_LEDS.items()})
-        self.buttons = SeatButtons({s: BUTTON_PIN_BASE + s for s in range(cfg.players)}, self.loop.post,
+        self.presses = 0  # button inputs posted (a bot waits for its press to arrive before the next)
+        self.buttons = SeatButtons({s: BUTTON_PIN_BASE + s for s in range(cfg.players)}, self._button,
                                    hold_s=HOLD_S, debounce_s=0.01, pin_factory=factory)
+
+    def _button(self, inp: Input) -> None:
+        self.loop.post(inp)
+        self.presses += 1
 
     @property
     def referee(self) -> Any:
@@ -185,7 +192,16 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
     def leds() -> dict[int, str]:
         return dict(holder["ctl"].loop.leds)
 
-    world = _make_world(cfg, ctl, scene, dealer, leds, idle, fingers.press, post)
+    def press(seat: int, long: bool) -> None:
+        """Press and release, then wait until gpiozero's callback has posted it (presses of one
+        seat in quick succession must not overlap)."""
+        before = holder["ctl"].presses
+        fingers.press(seat, long)
+        until = time.monotonic() + 2
+        while holder["ctl"].presses == before and time.monotonic() < until:
+            time.sleep(0.001)
+
+    world = _make_world(cfg, ctl, scene, dealer, leds, idle, press, post)
     if on_actions is not None:
         ctl.loop.listeners.append(on_actions)
     stop = threading.Event()
@@ -213,7 +229,7 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
         if prompt is None or prompt is answered[0] or not idle():
             return
         answered[0] = prompt
-        fingers.press(int(prompt["seat"]), not scene.on_mat(str(prompt["card"])))
+        press(int(prompt["seat"]), not scene.on_mat(str(prompt["card"])))
 
     def camera_tick() -> None:
         answer_prompt()
