@@ -42,7 +42,7 @@ from table.cards import Card, Suit, format_cards
 from table.controller import recognition
 from table.controller.referee import DEAL_COUNT, OUT_OF_TURN, Action, Flag, Input
 from table.errors import CardConflictError, ConfigError, IllegalMoveError, RecordError
-from table.frog.deal import HAND_SIZE, WIDOW, WIDOW_SIZE, deal_plan
+from table.frog.deal import HAND_SIZE, WIDOW, WIDOW_SIZE, active_seats, deal_plan
 from table.frog.match import FrogMatch
 from table.frog.play import FROG_PACK, POINTS
 from table.frog.rules import CONTRACT_WORDS, Contract, DealStyle, RuleSet, rule_set
@@ -176,7 +176,8 @@ class FrogReferee:
         for s in range(self.players):
             seats.append({
                 "seat": s,
-                "active": deal is not None and s in deal.active,
+                "active": s in (deal.active if deal is not None else active_seats(self.rules, self.players,
+                                                                                  self.match.dealer)),
                 "hand": None if deal is None or deal.hand(s) is None else [str(c) for c in deal.hand(s) or ()],
                 "tricks": sum(1 for t in deal.tricks if t.winner == s) if deal else 0,
                 "points": trick_points.get(s, 0),

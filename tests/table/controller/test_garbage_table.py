@@ -350,3 +350,18 @@ def test_rule_options_come_from_the_configuration() -> None:
     ref = make_referee(rules="standard", players=4, options={"ante": 2, "sets_multiply": True})
     assert ref.rules.ante == 2 and ref.rules.sets_multiply
     assert ref.rules == rules_named("standard,ante=2,sets_multiply=true")
+
+
+def test_terminal_panels_draw_both_games() -> None:
+    """The live view's panels read the referees' views (LED marks, flags, choices)."""
+    from table.controller.referee_frog import make_referee as make_frog
+    from table.demo.view_frog_garbage import render
+
+    t, truth = new("buy", 3)
+    play_match(t, truth, seed=8, until=lambda g: isinstance(g.step, AwaitMove))
+    panel = render(t.ref.view(), t.ref.leds())
+    assert "Garbage (buy)" in panel and "CHOOSE seat" in panel
+    frog = make_frog(rules="modern", players=4, options={"deals": 1})
+    frog.start()
+    panel = render(frog.view(), frog.leds())
+    assert "Frog (modern)" in panel and "(sits out)" in panel
