@@ -278,7 +278,9 @@ class ChineseTenReferee:
         if not candidates and inp.card:
             candidates = ((str(inp.card), 0.99),)
         reading = recognition.read_card(candidates, self._possible(), hint=None if hint is None else str(hint))
-        if reading.card is not None and reading.sure:
+        if reading.card is not None and (reading.sure or self.resyncing):
+            # (re-reading the table after a restart: the best possible card, no question asked,
+            # so the comparison with the journal is not held up)
             return Card.parse(reading.card)
         seat = self.state.to_act if self.state is not None else self.dealer
         ranked = [c for c, _ in reading.ranked] or [c for c, _ in candidates]
