@@ -1,17 +1,22 @@
 """Card detection: every card-shaped quadrilateral in a frame, independent of light and table colour.
 
-Works on a half-resolution grey frame (cards 80-300 px wide at 1280x720 are 40-150 px there):
+Candidates are found on a half-resolution frame (cards 80-300 px wide at 1280x720 are 40-150 px there)
+from several cues, because no single one works on every table:
 
-1. Edges: Canny on the grey frame and on a saturation-like channel (a white card on a pale cloth
-   differs in colour more than in brightness), closed with a small dilation.
-2. Regions: every contour of the edge map, outer and inner. An inner contour (a hole in the edge
-   map) is the inside of one card even when neighbouring cards' edges touch, which separates cards
-   lying a few pixels apart.
-3. Shape tests: convex hull -> four sides fitted by lines -> a quad with a card's aspect ratio (allowing
-   tilt), filling its hull (solidity), of card size. Coins, chips and hands are not quads; phones are
-   too long; table edges are too big.
-4. Duplicates (the outer and inner contour of one card) merge; a quad that holds two or more others is
-   a group of cards, not a card.
+1. Edges: Canny on the grey frame and on a chroma channel (max - min of the channels; a white card on a
+   pale cloth differs in colour more than in brightness). Every hole of the edge map is a candidate
+   card interior (holes stay separate even when neighbouring cards' edges touch), on the thin map and on
+   a slightly thickened one; the thickened map's outer outlines, filled and opened, are candidates too.
+2. Paper: card stock is bright in all three channels, felt, wood and most cloth are not. The darkest
+   channel thresholded globally (Otsu) and against its neighbourhood (adaptive) gives whole-card blobs
+   where court art or a striped cloth breaks the edge map into pieces.
+3. Shape tests: convex hull -> four corners -> a quad with a card's aspect ratio (allowing tilt), filling
+   its hull (solidity), of card size, not cut by the frame border. Coins, chips and hands are not quads;
+   phones are too long; table edges are too big.
+4. Grouping: outlines of one card (inner contour, outer contour, paper blob, a printed inner frame) merge,
+   the outermost preferred; an outline holding several cards is a group, not a card.
+5. Snapping (full resolution): every side is moved onto the strongest colour edge within ~10% of the
+   card's width, which fixes outlines a pixel or two off and outlines on a card's inner printed frame.
 
 Corners are returned in full-resolution pixels.
 """
@@ -240,6 +245,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
 
 _SNAP_T = np.linspace(0.12, 0.88, 12, dtype=np.float32)  # where along each side the edge is sampled
 _SNAP_O = np.linspace(-1.0, 1.0, 21, dtype=np.float32)  # offsets across it, in units of the search radius
+_SNAP_BIAS = 1 + 0.5 * _SNAP_O[1:-1]  # weight of an edge by how far out it lies
 
 
 def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: DetectorConfig = DEFAULT_CONFIG
@@ -270,7 +276,9 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     samples = cv2.remap(frame_bgr, np.ascontiguousarray(flat[..., 0]), np.ascontiguousarray(flat[..., 1]),
                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2).reshape(*shape[:3], -1)  # (Q, 4, T, O-2)
-    best = step.argmax(axis=3)
+    # the strongest step, outer ones favoured: a card's printed frame line is often a stronger edge than
+    # the card's own edge against the table, and lies just inside it
+    best = (step * _SNAP_BIAS).argmax(axis=3)
     strength = np.take_along_axis(step, best[..., None], axis=3)[..., 0]
     where = _SNAP_O[1:-1][best] * radius  # (Q, 4, T) offset of the edge, px
     # keep the samples on the side's main edge: strong enough, and near the median offset

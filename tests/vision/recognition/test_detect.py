@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -57,3 +58,16 @@ def test_empty_table_has_no_cards() -> None:
     for kind in ("felt", "wood", "cloth", "light", "dark"):
         scene = make_scene(rng, None, SceneSpec(n_cards=0, clutter=0, background=kind))
         assert detect_cards(scene.image) == []
+
+
+def test_outline_on_an_inner_printed_frame_snaps_to_the_card_edge() -> None:
+    """A quad on the card's printed frame line (6 px inside its edge) moves out onto the real edge."""
+    from vision.detect import snap_to_edges
+
+    frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
+    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])  # 140 x 196 card
+    cv2.fillConvexPoly(frame, edge.astype(np.int32), (235, 240, 240))
+    cv2.rectangle(frame, (156, 86), (284, 270), (30, 30, 30), 2)  # printed frame line
+    inner = np.float32([[157, 87], [283, 87], [283, 269], [157, 269]])
+    (snapped,) = snap_to_edges(frame, [inner])
+    assert np.abs(snapped - edge).max() < 2.0, snapped
