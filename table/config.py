@@ -40,6 +40,9 @@ DEFAULT_LEDS: dict[str, str] = {
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
+# The schemes vision.camera.camera_for opens (checked here so a typo fails at start, naming the key).
+CAMERA_SCHEMES = ("picam", "usb", "rtsp", "http", "https", "file", "folder", "sim")
+
 @dataclass(frozen=True, slots=True)
 class SeatConfig:
     name: str
@@ -49,7 +52,7 @@ class SeatConfig:
 
 @dataclass(frozen=True, slots=True)
 class CameraConfig:
-    spec: str = "sim:"  # vision's camera spec: picamera2:0, usb:0, file:PATH, folder:DIR, sim:
+    spec: str = "sim:"  # vision's camera spec: picam:0, usb:0, file:PATH, folder:DIR, sim: (vision/camera.py)
     mat: bool = True  # a printed mat with ArUco markers; False: fixed geometry from `layout`
     layout: str | None = None  # a zone layout file (vision/layouts/*.json) instead of the game's own
     fps: float = 15.0
@@ -169,6 +172,10 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
     spec = _get(cam, "camera.spec", str, "sim:")
     if not spec:
         raise ConfigError("camera.spec", "must not be empty")
+    scheme, sep, _ = spec.partition(":")
+    if sep and len(scheme) > 1 and scheme.lower() not in CAMERA_SCHEMES:
+        raise ConfigError("camera.spec", f"unknown camera {spec!r}; expected one of "
+                          + ", ".join(f"{s}:" for s in CAMERA_SCHEMES) + " or a video file or image folder")
     camera = CameraConfig(spec, _get(cam, "camera.mat", bool, True), _get(cam, "camera.layout", str, None),
                           float(fps))
 

@@ -44,6 +44,7 @@ def test_command_line_game_and_players_win() -> None:
     ({"seats": [{"name": ""}, {"name": "B"}, {"name": "C"}]}, "seats[0].name"),
     ({"camera": {"fps": 0}}, "camera.fps"),
     ({"camera": {"mat": "yes"}}, "camera.mat"),
+    ({"camera": {"spec": "picamera2:0"}}, "camera.spec"),
     ({"dealer": {"port": 7}}, "dealer.port"),
     ({"gpio": {"pin_factory": "pigpio-remote"}}, "gpio.pin_factory"),
     ({"gpio": {"buzzer": 99}}, "gpio.buzzer"),
@@ -57,6 +58,14 @@ def test_invalid_config_names_the_key(data: dict[str, object], key: str) -> None
         parse_config(data)
     assert info.value.key == key
     assert str(info.value).startswith(key + ":")
+
+
+def test_the_shipped_example_parses_and_names_a_camera_vision_opens() -> None:
+    from vision.camera import camera_for
+
+    cfg = load_config(Path(__file__).parents[3] / "docs" / "table.toml.example")
+    assert cfg.camera.spec == "picam:0"
+    assert type(camera_for(cfg.camera.spec)).__name__ == "PiCameraSource"  # built, not opened: no camera here
 
 
 def test_unreadable_or_malformed_file(tmp_path: Path) -> None:
