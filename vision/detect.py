@@ -178,7 +178,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
         raise ValueError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
     s = config.scale
     small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
-    channels = cv2.split(small)
+    channels = tuple(cv2.split(small))
     least = cv2.min(cv2.min(channels[0], channels[1]), channels[2])  # darkest channel: high on paper
     edges = _edges(small, channels, least, config)
     min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
@@ -193,11 +193,11 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     for c in _contours(edges, min_points, holes=True):
         _consider(c, 1.0, min_area, loose, candidates)
     outer = []
-    for c in _contours(thick, min_points, holes=None):
-        if c.hole:
-            _consider(c.points, 1.0, min_area, loose, candidates)
-        elif cv2.contourArea(c.points) >= min_area:
-            outer.append(c.points)
+    for tagged in _contours(thick, min_points, holes=None):
+        if tagged.hole:
+            _consider(tagged.points, 1.0, min_area, loose, candidates)
+        elif cv2.contourArea(tagged.points) >= min_area:
+            outer.append(tagged.points)
     # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
     solid = np.zeros(edges.shape, np.uint8)
     cv2.drawContours(solid, outer, -1, 255, -1)
@@ -332,11 +332,11 @@ def _contours(mask: np.ndarray, min_points: int, *, holes: bool | None) -> list[
     sizes = np.fromiter(map(len, contours), np.int64, len(contours))
     keep = sizes >= min_points
     if holes is False:
-        return [contours[i] for i in np.flatnonzero(keep)]
+        return [contours[int(i)] for i in np.flatnonzero(keep)]
     is_hole = hierarchy[0][:, 3] != -1
     if holes:
-        return [contours[i] for i in np.flatnonzero(keep & is_hole)]
-    return [_Contour(contours[i], bool(is_hole[i])) for i in np.flatnonzero(keep)]
+        return [contours[int(i)] for i in np.flatnonzero(keep & is_hole)]
+    return [_Contour(contours[int(i)], bool(is_hole[i])) for i in np.flatnonzero(keep)]
 
 
 def _resolve(candidates: list[_Candidate], config: DetectorConfig) -> list[np.ndarray]:
