@@ -54,7 +54,9 @@ def _scores(game: GameRow) -> str:
     if not game.result:
         return ""
     seats = game.result.get("seats", [])
-    return " ".join(f"{s.get('seat')}:{s.get('points')}" for s in seats if isinstance(s, dict))
+    # what the game settles in: chips (Frog), coins (Garbage), points (Chinese Ten)
+    return " ".join(f"{s.get('seat')}:{s.get('chips', s.get('coins', s.get('points')))}"
+                    for s in seats if isinstance(s, dict))
 
 
 def game_summary(game: GameRow) -> dict[str, Any]:

@@ -32,8 +32,9 @@ COMMANDS = ("confirm", "reject", "correct", "undo", "dispute", "quit")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", choices=["chinese-ten"], help="the game at the table")
-    parser.add_argument("--players", type=int, default=None, help="2, 3 or 4 (default: table.toml, else 3)")
+    parser.add_argument("game", choices=["chinese-ten", "frog", "garbage"], help="the game at the table")
+    parser.add_argument("--players", type=int, default=None,
+                        help="Chinese Ten 2-4, Frog 3-7, Garbage 3-8 (default: table.toml, else 3)")
     parser.add_argument("--config", type=Path, default=None, help="table.toml (see docs/table.toml.example)")
     parser.add_argument("--journal", type=Path, default=None, help="SQLite journal (default: table.toml or "
                                                                    f"{default_path()})")
@@ -72,10 +73,13 @@ def run(args: argparse.Namespace) -> int:
             cfg = load_config(args.config, game=args.game, players=args.players)
         else:
             cfg = parse_config({}, game=args.game, players=args.players)
-        from table.chinese_ten import rules_by_name
+        from table.controller.registry import referee_module
 
-        rules_by_name(cfg.rules, **dict(cfg.options)).check_players(cfg.players)
-    except ConfigError as exc:
+        # the game's own referee checks the rule set, its options and the player count
+        referee_module(cfg.game).make_referee(rules=cfg.rules, players=cfg.players, dealer=cfg.first_dealer,
+                                              options=dict(cfg.options), card_reader=cfg.dealer.card_reader,
+                                              dealer_machine=cfg.dealer.port is not None)
+    except (ConfigError, ValueError) as exc:
         print(f"cardtable play: configuration: {exc}", file=sys.stderr)
         return 2
     try:

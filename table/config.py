@@ -17,13 +17,20 @@ from typing import Any
 from table.errors import ConfigError
 
 GAMES = ("chinese-ten", "frog", "garbage")
-PLAYERS: dict[str, tuple[int, int]] = {"chinese-ten": (2, 4), "frog": (3, 7), "garbage": (2, 8)}
-RULE_SETS: dict[str, tuple[str, ...]] = {
-    "chinese-ten": ("pagat", "g4a", "red-frog-black-frog"),
-    "frog": ("foster-1909", "modern", "solo-slough", "straight-solo", "coeur-d-alene"),
-    "garbage": ("seed",),
-}
-DEFAULT_RULES = {"chinese-ten": "pagat", "frog": "foster-1909", "garbage": "seed"}
+PLAYERS: dict[str, tuple[int, int]] = {"chinese-ten": (2, 4), "frog": (3, 7), "garbage": (3, 12)}
+
+
+def _rule_set_names() -> dict[str, tuple[str, ...]]:
+    # The engines' own registries, so a rule set added there is accepted here without a second list.
+    from table.chinese_ten import RULE_SETS as chinese_ten
+    from table.frog.rules import RULE_SETS as frog
+    from table.garbage import RULE_SETS as garbage
+
+    return {"chinese-ten": tuple(chinese_ten), "frog": tuple(frog), "garbage": tuple(garbage)}
+
+
+RULE_SETS: dict[str, tuple[str, ...]] = _rule_set_names()
+DEFAULT_RULES = {"chinese-ten": "pagat", "frog": "foster-1909", "garbage": "standard"}
 
 # Pins a Raspberry Pi exposes as BCM GPIO numbers on its header.
 GPIO_PINS = range(0, 28)

@@ -32,8 +32,11 @@ class TerminalView:
             final = any(a["do"] == "over" for a in actions)
             if final or now - self._last >= self.min_gap:
                 self._last = now
-                self.out.write("\x1b[H\x1b[2J" + render_panel(session.referee.view(), session.referee.leds(),
-                                                               self.name) + "\n")
+                panel = render_panel
+                if session.referee.game != "chinese-ten":
+                    from table.demo.view_frog_garbage import render as panel
+                self.out.write("\x1b[H\x1b[2J" + panel(session.referee.view(), session.referee.leds(),
+                                                        self.name) + "\n")
                 self.out.flush()
             return
         for action in actions:
