@@ -63,13 +63,13 @@ def cheating_games(n: int, first_seed: int, players: int, cheat: float, senses: 
     }
 
 
-def killed_games(n: int, first_seed: int, cheat: float, tmp: Path) -> dict[str, Any]:
+def killed_games(n: int, first_seed: int, cheat: float, tmp: Path, timeout: float) -> dict[str, Any]:
     rng = random.Random(first_seed)
     rows = []
     for seed in range(first_seed, first_seed + n):
         journal = tmp / f"kill-{seed}.db"
         cmd = [sys.executable, "-m", "table", "demo", "--seed", str(seed), "--fast", "--cheat", str(cheat),
-               "--json", "--journal", str(journal)]
+               "--json", "--journal", str(journal), "--timeout", str(timeout)]
         kills, out = 0, None
         planned = rng.randint(1, 3)
         for _ in range(planned + 3):
@@ -83,11 +83,17 @@ def killed_games(n: int, first_seed: int, cheat: float, tmp: Path) -> dict[str, 
                     proc.wait()
                     kills += 1
                     continue
-            stdout, stderr = proc.communicate(timeout=900)
+            try:
+                stdout, stderr = proc.communicate(timeout=timeout + 120)
+            except subprocess.TimeoutExpired:  # the demo's own timeout should have ended it
+                proc.kill()
+                stdout, stderr = proc.communicate()
+                stderr += f"\nkilled: no answer {timeout + 120:g} s after the start"
             lines = stdout.strip().splitlines()
             out = json.loads(lines[-1]) if lines else {"agree": False, "error": stderr[-500:]}
             break
         row = {"seed": seed, "kills": kills, "agree": bool(out and out.get("agree")),
+               "error": out.get("error") if out else None,
                "resumed": bool(out and out.get("resumed")),
                "flags_matched": bool(out) and all(f["matched"] for f in out.get("flags", []))}
         rows.append(row)
@@ -104,6 +110,8 @@ def main() -> int:
     ap.add_argument("--cheat", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--senses", choices=["vision", "direct"], default="vision")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="a killed game's last run ends with an error after this many seconds")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-demo-") as d:
         tmp = Path(d)
@@ -111,7 +119,7 @@ def main() -> int:
         if args.games:
             summary["cheating"] = cheating_games(args.games, args.seed, args.players, args.cheat, args.senses, tmp)
         if args.kill_games:
-            summary["killed"] = killed_games(args.kill_games, args.seed + 500, args.cheat, tmp)
+            summary["killed"] = killed_games(args.kill_games, args.seed + 500, args.cheat, tmp, args.timeout)
     print(json.dumps(summary, indent=1))
     return 0
 

@@ -104,6 +104,8 @@ def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
     except (TableError, OSError) as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 1
+    if result.error:
+        print(f"cardtable demo: {result.error}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_json()))
         return 0 if result.agree else 1
@@ -113,7 +115,7 @@ def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
     if result.refereed:
         print(score_table(result.refereed))
     else:
-        print("the game did not finish")
+        print(f"the game did not finish: {result.error}" if result.error else "the game did not finish")
     cheats, flags = result.cheats, result.flags
     print(f"\nflags: {len(flags)} ({len(result.invented)} not matching an injected cheat); "
           f"cheats injected: {len(cheats)} ({len(result.missed)} missed)")

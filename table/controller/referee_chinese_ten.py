@@ -91,6 +91,7 @@ class ChineseTenReferee:
         self.seat_backs = [0] * players  # hand deal: face-down cards seen in each seat's zone
         self.owner: dict[Card, int] = {}  # cards the reader named as dealt to a seat
         self.layout_named: list[Card] = []  # cards the reader named as dealt to the layout
+        self.layout_unnamed = 0  # layout deals answered without the card (the answer lost in a restart)
         # the card being played or flipped, awaiting its capture
         self.pending: Card | None = None
         self.pending_kind = ""
@@ -108,6 +109,7 @@ class ChineseTenReferee:
         self.held: list[Input] = []
         self.resyncing = False
         self.resync_seen: set[Card] = set()
+        self.resync_doubts: list[Input] = []  # sightings the re-read could not name for sure: asked after
         self.messages: deque[str] = deque(maxlen=8)
         self.overrides: list[dict[str, Any]] = []
         self._result: dict[str, Any] | None = None
@@ -261,14 +263,24 @@ class ChineseTenReferee:
         st = self.state
         gone = self.physical | self._captured_all()
         if self.phase == "deal":
-            named = [c for c in self.layout_named if c not in self.physical]
-            if named:  # the card reader said which cards it dealt face up to the layout
+            named = {c for c in self.layout_named if c not in self.physical}
+            if named and not self._layout_unnamed_slots():
+                # the card reader said which cards it dealt face up to the layout
                 return {str(c) for c in named}
+            # A layout card the reader has not named (yet, or ever: its answer was lost in a
+            # restart): any unseen card, but not one the reader put in a hand or named elsewhere.
+            exclude = gone | set(self.owner) | set(self.layout_named)
+            return {str(c) for c in named} | {f for f in recognition.FACES if Card.parse(f) not in exclude}
         if st is not None and st.hands_known and self.phase in ("play", "capture"):
             cards = {c for seat in range(self.players) for c in (st.hand(seat) or ())}
             cards |= set(self.taken) | set(self.missing) | {c for c in st.layout if c not in self.physical}
             return {str(c) for c in cards if c not in gone}
         return {f for f in recognition.FACES if Card.parse(f) not in gone}
+
+    def _layout_unnamed_slots(self) -> int:
+        """Layout deals whose card the reader has not named: still in flight, or answered without it."""
+        in_flight = sum(1 for c in self.commands.values() if c.get("purpose") == "layout")
+        return in_flight + self.layout_unnamed
 
     def _identify(self, inp: Input, out: list[Action], *, hint: Card | None = None) -> Card | None:
         """The card an appearance shows, or None while people are asked to confirm it."""
@@ -277,22 +289,37 @@ class ChineseTenReferee:
         candidates = inp.candidates
         if not candidates and inp.card:
             candidates = ((str(inp.card), 0.99),)
-        reading = recognition.read_card(candidates, self._possible(), hint=None if hint is None else str(hint))
-        if reading.card is not None and (reading.sure or self.resyncing):
-            # (re-reading the table after a restart: the best possible card, no question asked,
-            # so the comparison with the journal is not held up)
+        possible = self._possible()
+        reading = recognition.read_card(candidates, possible, hint=None if hint is None else str(hint))
+        if self.resyncing and not self._resync_named(reading):
+            # Re-reading the table after a restart: a card not named for sure is not guessed. It
+            # is asked about once the re-read is over (asking now would hold up the comparison).
+            self.resync_doubts.append(inp)
+            return None
+        if reading.card is not None and reading.sure and not inp.data.get("doubt"):
             return Card.parse(reading.card)
         seat = self.state.to_act if self.state is not None else self.dealer
-        ranked = [c for c, _ in reading.ranked] or [c for c, _ in candidates]
+        ranked = [c for c, _ in recognition.posterior(candidates, possible)] or [c for c, _ in candidates]
         if not ranked:
             out.append(self._say(f"a card appeared on the layout that cannot be there ({inp.card}); "
                                  "check the table"))
             return None
-        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": ranked[1:6], "input": inp.to_json()}
+        # every possible card may be offered in turn: people are asked until they say yes
+        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": ranked[1:], "input": inp.to_json()}
+        which = "the card on the layout" if inp.data.get("doubt") else "the card just placed"
         out.append({"do": "prompt", "seat": seat, "card": ranked[0],
-                    "text": f"is the card just placed {ranked[0]}? press to confirm, hold to say no"})
+                    "text": f"is {which} {ranked[0]}? press to confirm, hold to say no"})
         self.messages.append(f"confirm: is it {ranked[0]}?")
         return None
+
+    def _resync_named(self, reading: recognition.Reading) -> bool:
+        """Whether a re-read card may be taken without asking: sure, and at the deal (the layout
+        must be named exactly before play starts) one the card reader named, when it has one."""
+        if reading.card is None or not reading.sure:
+            return False
+        if self.phase == "deal" and self.card_reader and self.dealer_machine:
+            return Card.parse(reading.card) in self.layout_named
+        return True
 
     # -- table events ---------------------------------------------------------------------------
 
@@ -598,6 +625,7 @@ class ChineseTenReferee:
                 self._flag(out, self.dealer, DEAL_COUNT, sorted(self.physical),
                            "deal: " + "; ".join(wrong) + "; deal again or fix it, then press to confirm")
                 return
+        self._reader_names_layout(out)
         hands = self.dealt_hands if self.card_reader and all(
             len(h) == 24 // self.players for h in self.dealt_hands) else None
         try:
@@ -624,6 +652,20 @@ class ChineseTenReferee:
         self.phase = "play"
         out.append(self._say(f"play starts: seat {st.to_act} to play; layout {format_cards(st.layout)}"))
 
+    def _reader_names_layout(self, out: list[Action]) -> None:
+        """The card reader named all four layout cards: where the camera read one differently (it
+        saw the card before the reader's answer came), the reader's card stands."""
+        if not (self.dealer_machine and self.card_reader and len(self.layout_named) == LAYOUT_SIZE):
+            return
+        misread = sorted(self.physical - set(self.layout_named))
+        unseen = [c for c in self.layout_named if c not in self.physical]
+        if len(misread) != 1 or len(unseen) != 1:
+            return
+        wrong, right = misread[0], unseen[0]
+        self.physical = (self.physical - {wrong}) | {right}
+        self.tracks = {t: right if c is wrong else c for t, c in self.tracks.items()}
+        out.append(self._say(f"the camera read {wrong} on the layout; the dealer's card reader says {right}"))
+
     # -- device events ----------------------------------------------------------------------------
 
     def _device(self, inp: Input, out: list[Action]) -> None:
@@ -638,6 +680,8 @@ class ChineseTenReferee:
                 self.deal_done += 1
                 if purpose == "layout" and card is not None:
                     self.layout_named.append(card)
+                elif purpose == "layout":
+                    self.layout_unnamed += 1
                 if purpose == "hand" and card is not None:
                     seat = int(str(cmd["target"]).split(":")[1])
                     self.dealt_hands[seat].append(card)
@@ -777,6 +821,15 @@ class ChineseTenReferee:
             self.resyncing = False
             for card in sorted(self.physical - self.resync_seen):
                 self._removed(card, Input("table", "removed", str(card), LAYOUT), out)
+            # The cards the re-read could not name for sure: people are asked, one at a time.
+            doubts, self.resync_doubts = self.resync_doubts, []
+            for doubt in doubts:
+                asked = Input(doubt.src, doubt.kind, doubt.card, doubt.zone, doubt.to, doubt.seat, doubt.track,
+                              doubt.candidates, doubt.text, dict(doubt.data, doubt=True))
+                if self.prompt is None:
+                    self._table(asked, out)
+                else:
+                    self.held.append(asked)
 
     def _check_flags(self, out: list[Action]) -> None:
         """Flags whose cause went away in the meantime (an extra card captured, say) are put right."""

@@ -77,6 +77,7 @@ class DemoResult:
     seconds: float
     frames: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None  # why the game did not finish (its time ran out), None when it did
 
     @property
     def agree(self) -> bool:
@@ -93,7 +94,7 @@ class DemoResult:
     def to_json(self) -> dict[str, Any]:
         return {"game_id": self.game_id, "refereed": self.refereed, "truth": self.truth, "agree": self.agree,
                 "flags": self.flags, "cheats": self.cheats, "resumed": self.resumed,
-                "seconds": round(self.seconds, 2), "frames": self.frames}
+                "seconds": round(self.seconds, 2), "frames": self.frames, "error": self.error}
 
 
 def _seats(result: dict[str, Any]) -> list[tuple[int, int, list[str]]]:
@@ -229,7 +230,8 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
         if session.resumed:
             loop.resync(senses.settled, timeout=60)
             world.hold_live = False
-        loop.run_until(lambda: referee.over and world.finished and loop.idle, timeout=cfg.timeout)
+        finished = loop.run_until(lambda: referee.over and world.finished and loop.idle, timeout=cfg.timeout)
+        error = None if finished else _stuck(cfg, referee, world, loop)
     finally:
         senses.stop()
         loop.stop()
@@ -251,9 +253,20 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
     truth = world.truth_result()
     flags = _match_flags(referee, world)
     result = DemoResult(session.game_id, refereed, truth, flags, [c.to_json() for c in world.cheats],
-                        session.resumed, time.monotonic() - t0, senses.frames, senses.stats())
+                        session.resumed, time.monotonic() - t0, senses.frames, senses.stats(), error)
     journal.close()
     return result
+
+
+def _stuck(cfg: DemoConfig, referee: Any, world: World, loop: TableLoop) -> str:
+    """Why a demo game did not finish in time: what the referee and the table were each waiting for."""
+    view = referee.view()
+    open_flags = [f"{f['rule']} at seat {f['seat']}" for f in view["flags"]]
+    return (f"the game did not finish within {cfg.timeout:g} s: referee in phase {view['phase']} "
+            f"(seat {view['to_act']} to act, layout {' '.join(view['layout']) or '-'}, "
+            f"open flags {', '.join(open_flags) or 'none'}, prompt {view['prompt'] and view['prompt']['card']}); "
+            f"table: {world.steps_done} bot actions, game {'over' if world.finished else 'not over'}; "
+            f"dealer commands in flight {len(referee.pending_commands())}, LEDs {loop.leds}")
 
 
 @dataclass

@@ -345,3 +345,91 @@ def test_unreadable_layout_card_at_the_deal_is_named_by_the_card_reader() -> Non
     out = ref.handle(Input("table", "appeared", "unknown", "layout", track=9,
                            candidates=((str(deck[0]), 0.45), (str(layout[3]), 0.3))))
     assert ref.phase == "play" and layout[3] in ref.physical and not any(a["do"] == "prompt" for a in out)
+
+
+def play_out(ref: ChineseTenReferee, truth: ChineseTenState) -> None:
+    """Play the rest of the deal on the table as the truth plays it (perfect camera events)."""
+    while truth.phase.value in ("play", "flip"):
+        if truth.phase.value == "play":
+            seat = truth.to_act
+            card = (truth.hand(seat) or ())[0]
+            take = next((t for t in truth.takes(card) if t), ())
+            ref.handle(appeared(card))
+            truth.play(seat, card, take)
+        else:
+            card = truth.stock_top
+            assert card is not None
+            take = next((t for t in truth.takes(card) if t), ())
+            flip(ref, card)
+            truth.flip(card, take)
+        if take:
+            for gone in (card, *take):
+                ref.handle(removed(gone))
+
+
+def test_restart_during_the_deal_asks_for_an_unreported_layout_card_the_camera_misreads() -> None:
+    """Recognition that knows the game (issue 8: "ask for confirmation when still unsure rather
+    than guess"), after kill -9 during the deal: the dealer's answer for the last face-up layout card
+    was lost, and on the re-read the camera is confident of a wrong face (a stock card). The referee
+    does not guess: once the re-read is over it asks, a hold says no, the next offer is the true card,
+    a press confirms; the deal then starts with the true layout and the game ends with the true score."""
+    from table.controller.referee_chinese_ten import result_json
+
+    deck, _, _ = find(3, one_target)
+    layout, misread = deck[24:28], deck[40]
+    journal: list[Input] = []
+    ref = make_referee(rules="pagat", players=3, card_reader=True, dealer_machine=True)
+    commands = [a for a in ref.start() if a["do"] in ("shuffle", "deal")]
+    journal.append(Input("device", "shuffled", data={"id": commands[0]["id"]}))
+    for cmd, card in zip(commands[1:-1], deck, strict=False):  # the last layout deal's answer is lost
+        journal.append(Input("device", "dealt", str(card), data={"id": cmd["id"], "target": cmd["target"]}))
+    journal += [appeared(card, track=i) for i, card in enumerate(layout[:3])]
+    for inp in journal:
+        ref.handle(inp)
+    assert ref.phase == "deal" and len(ref.physical) == 3
+
+    # the restart: a fresh referee rebuilt from the journal, then the camera's first view
+    ref = make_referee(rules="pagat", players=3, card_reader=True, dealer_machine=True)
+    ref.start()
+    for inp in journal:
+        ref.handle(inp)
+    ref.handle(Input("control", "resync_begin"))
+    for i, card in enumerate(layout[:3]):
+        assert ref.handle(appeared(card, track=10 + i)) == []
+    sighting = Input("table", "appeared", str(misread), "layout", track=13,
+                     candidates=((str(misread), 0.93), (str(layout[3]), 0.05)))
+    assert ref.handle(sighting) == [] and ref.prompt is None  # not guessed, not asked yet
+    out = ref.handle(Input("control", "resync_end"))
+    prompt = next(a for a in out if a["do"] == "prompt")
+    assert prompt["card"] == str(misread) and ref.leds()[0] == "confirm" and "on the layout" in str(prompt["text"])
+    # the machine's card count settles the lost answer: dealt, card unknown
+    ref.handle(Input("device", "dealt", data={"id": commands[-1]["id"], "target": "layout", "recovered": True}))
+    assert ref.phase == "deal"  # the layout is not complete until the card is named
+    out = ref.handle(press(0, long=True))
+    assert next(a for a in out if a["do"] == "prompt")["card"] == str(layout[3])
+    out = ref.handle(press(0))
+    assert any(a["do"] == "override" and a["what"] == f"the card is {layout[3]}" for a in out)
+    assert ref.phase == "play" and ref.state is not None
+    assert sorted(ref.state.initial_layout) == sorted(layout) and misread not in ref.physical
+
+    truth = ChineseTenState.from_deck(rules_by_name("pagat"), deck, players=3)
+    play_out(ref, truth)
+    assert ref.over and ref.result() == result_json(truth)
+
+
+def test_camera_misread_at_the_deal_gives_way_to_the_card_reader() -> None:
+    """The camera saw a layout card before the reader's answer and read it wrong; the reader named
+    all four layout cards, so its card stands and play starts with the true layout."""
+    deck = shuffled(standard_pack(), 3)
+    layout, misread = deck[24:28], deck[40]
+    ref = make_referee(rules="pagat", players=3, card_reader=True, dealer_machine=True)
+    commands = [a for a in ref.start() if a["do"] in ("shuffle", "deal")]
+    ref.handle(Input("device", "shuffled", data={"id": commands[0]["id"]}))
+    for cmd, card in zip(commands[1:-1], deck, strict=False):
+        ref.handle(Input("device", "dealt", str(card), data={"id": cmd["id"], "target": cmd["target"]}))
+    for i, card in enumerate(layout[:3]):
+        ref.handle(appeared(card, track=i))
+    ref.handle(Input("table", "appeared", str(misread), "layout", track=3, candidates=((str(misread), 0.97),)))
+    out = ref.handle(Input("device", "dealt", str(layout[3]), data={"id": commands[-1]["id"], "target": "layout"}))
+    assert ref.phase == "play" and ref.state is not None and sorted(ref.state.initial_layout) == sorted(layout)
+    assert any(a["do"] == "say" and str(misread) in str(a["text"]) for a in out)
