@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from models.training.synth import LABELS
-from models.training.train import META, MODEL, augment, export, meta_object
+from models.training.train import META, MODEL, augment, degrade, export, meta_object
 from vision.classify import preprocess
 
 
@@ -70,6 +70,8 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=6e-4)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--degrade", type=float, default=0.6,
+                    help="fraction of each batch given blur/low-resolution/glare/noise (train.degrade)")
     ap.add_argument("--base", type=Path, default=MODEL)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
@@ -105,7 +107,7 @@ def main() -> None:
         total, correct = 0.0, 0
         for k in range(0, len(x), batch):
             idx = perm[k:k + batch]
-            out = net(augment(x[idx], gen))
+            out = net(degrade(augment(x[idx], gen), gen, args.degrade))
             loss = loss_fn(out, y[idx])
             opt.zero_grad()
             loss.backward()
@@ -121,7 +123,7 @@ def main() -> None:
     meta["accuracy"] = {}
     meta["training"] = {**meta.get("training", {}), "fine_tune": {
         "base": str(args.base.name), "crop_files": [str(f) for f in args.crops], "examples": int(len(labels)),
-        "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "seconds": round(time.time() - t_start)}}
+        "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "degrade": args.degrade, "seconds": round(time.time() - t_start)}}
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 

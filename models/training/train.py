@@ -87,6 +87,52 @@ def augment(x, gen):  # type: ignore[no-untyped-def]
     return F.grid_sample(x, grid, padding_mode="border", align_corners=False)
 
 
+def degrade(x, gen, p: float = 0.6):  # type: ignore[no-untyped-def]
+    """Held-out failure modes on normalised crops: blur, low resolution, glare, noise, slight misalignment.
+
+    Applied to a fraction ``p`` of each batch on top of :func:`augment`; each effect is drawn per crop.
+    Small cards give index corners of under 25 px that the warp upscales to 32 px (downscale-upscale
+    imitates that); glare is a soft bright blob that saturates at the paper white.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    n, _, h, w = x.shape
+    pick = torch.rand(n, generator=gen) < p
+    if not bool(pick.any()):
+        return x
+    xs = x[pick].clone()
+    m = xs.shape[0]
+    # low resolution: shrink to 40-85% and warp back up (bilinear, like rectify)
+    if m:
+        s = float(0.4 + 0.45 * torch.rand(1, generator=gen))
+        low = F.interpolate(xs, size=(max(8, round(h * s)), max(6, round(w * s))), mode="area")
+        up = F.interpolate(low, size=(h, w), mode="bilinear", align_corners=False)
+        use = (torch.rand(m, 1, 1, 1, generator=gen) < 0.5).float()
+        xs = use * up + (1 - use) * xs
+    # blur: 3x3 box/gaussian mix of random strength
+    k = torch.tensor([[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]) / 16
+    blurred = F.conv2d(F.pad(xs, (1, 1, 1, 1), mode="replicate"), k.expand(3, 1, 3, 3).contiguous(), groups=3)
+    a = (torch.rand(m, 1, 1, 1, generator=gen) < 0.5).float() * torch.rand(m, 1, 1, 1, generator=gen)
+    xs = a * blurred + (1 - a) * xs
+    # glare: a soft bright blob pushing pixels toward (and past) paper white
+    yy = torch.linspace(0, 1, h).view(1, 1, h, 1)
+    xx = torch.linspace(0, 1, w).view(1, 1, 1, w)
+    cy = torch.rand(m, 1, 1, 1, generator=gen)
+    cx = torch.rand(m, 1, 1, 1, generator=gen)
+    r = 0.15 + 0.35 * torch.rand(m, 1, 1, 1, generator=gen)
+    blob = torch.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / (2 * r * r))
+    strength = (torch.rand(m, 1, 1, 1, generator=gen) < 0.35).float() * 0.9 * torch.rand(m, 1, 1, 1, generator=gen)
+    xs = torch.minimum(xs + strength * blob * (0.75 - xs), torch.tensor(0.75))
+    # contrast loss (haze / low light) and sensor noise
+    c = 1 - 0.4 * (torch.rand(m, 1, 1, 1, generator=gen) < 0.3).float() * torch.rand(m, 1, 1, 1, generator=gen)
+    xs = (xs - 0.75) * c + 0.75
+    xs = xs + 0.06 * torch.rand(m, 1, 1, 1, generator=gen) * torch.randn(xs.shape, generator=gen)
+    out = x.clone()
+    out[pick] = xs
+    return out
+
+
 def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int):  # type: ignore[no-untyped-def]
     import torch
     import torch.nn as nn
@@ -108,7 +154,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int):  
         total, correct, t0 = 0.0, 0, time.time()
         for k in range(0, len(xt), batch):
             idx = perm[k:k + batch]
-            xb = augment(xt[idx], gen)
+            xb = degrade(augment(xt[idx], gen), gen)
             out = net(xb)
             loss = loss_fn(out, yt[idx])
             opt.zero_grad()
