@@ -781,14 +781,16 @@ class FrogReferee:
         deal = self.deal
         if deal is None or deal.contract is not Contract.FROG or deal.bidder is None:
             return
-        self.extra_discards = max(0, self.extra_discards + (1 if kind == "appeared" else -1))
-        if self.extra_discards and not self._open(self.discard_flag):
+        # Signed: a camera that loses a face-down discard for a moment reports it removed, then
+        # appeared again when it re-finds it; that is the same card, not a fourth one.
+        self.extra_discards += 1 if kind == "appeared" else -1
+        if self.extra_discards > 0 and not self._open(self.discard_flag):
             self.discard_flag = self._flag(
                 out, deal.bidder, DISCARD_COUNT, [],
                 f"seat {deal.bidder} laid {WIDOW_SIZE + self.extra_discards} cards face down; a "
                 f"{self.rules.name_of(Contract.FROG)} bidder discards exactly {WIDOW_SIZE}: take "
                 f"{self.extra_discards} back")
-        elif not self.extra_discards:
+        elif self.extra_discards <= 0:
             self._clear(out, self.discard_flag)
 
     # -- tricks ---------------------------------------------------------------------------------------

@@ -600,3 +600,28 @@ def test_a_card_whose_reading_was_lost_in_a_restart_is_inferred() -> None:
     truth = truth_deal("foster-1909", 3, 0, deck)
     assert {s: sorted(truth.hand(s) or (), key=lambda c: c.index) for s in truth.active} == {
         s: sorted(t.ref.deal.hand(s) or (), key=lambda c: c.index) for s in truth.active}
+
+
+def test_a_discard_the_camera_loses_and_refinds_during_play_is_not_a_fourth() -> None:
+    """Discard count (exactly three): a face-down discard reported removed and then appeared again
+    once play has begun is the camera re-finding the same card, not a fourth discard; a card really
+    added after that is still flagged."""
+    seed = first_contract_seed("modern", 3, Contract.FROG)
+    deck = deck_for(seed)
+    t = Table(referee("modern", card_reader=False))
+    t.machine_deal(deck, t.start(), reader=False)
+    truth = truth_deal("modern", 3, 0, deck)
+    bots = {s: HeuristicBot(seed + s) for s in truth.active}
+    play_auction(t, truth, bots)
+    do_discard(t, truth, bots, named=False)
+    seat = truth.to_act
+    assert seat is not None
+    card = bots[seat].choose_play(truth, seat)
+    truth.play(seat, card)
+    t.face(card)
+    t.back("widow", "removed")
+    t.back("widow")
+    assert not t.flags(DISCARD_COUNT)
+    t.back("widow")
+    flags = t.flags(DISCARD_COUNT)
+    assert len(flags) == 1 and "laid 4 cards" in flags[0]["message"]
