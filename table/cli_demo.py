@@ -45,6 +45,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--direct", action="store_true",
                         help="perfect in-process senses instead of the camera pipeline and serial link (a quick "
                              "check of the referee alone)")
+    parser.add_argument("--vision", action="store_true",
+                        help="Frog: the camera pipeline (the default; --direct for perfect senses)")
     parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
     parser.add_argument("--new", action="store_true", help="start a new game even if this one is open")
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")

@@ -1,20 +1,12 @@
-"""EXPERIMENTAL: Frog demo senses through the real camera pipeline (``cardtable demo frog --vision``).
+"""Frog demo senses through the real camera pipeline (``cardtable demo frog``, the default for Frog;
+``--direct`` swaps in the perfect camera).
 
-Status: whole Frog deals have been refereed through it with the true chips, but the world's waits on
-the camera's quiet frames are timing-sensitive on a loaded machine (a bot may act before the tracker
-has reported its last change, giving a spurious out-of-turn), a face-down card laid on a pile cannot
-be counted by a camera (a wrong number of discards can go unseen), and Garbage's turn-up row and
-five-card seat slots overflow into piles the tracker misreads. The benchmark and the tests use the
-direct senses.
-
-The world acts on :class:`vision.simtable.SimTable` (a hand reaches in from the acting seat's side,
-cards are drawn face up or as backs, with perspective, lighting and noise); each frame goes through
-:class:`vision.watcher.TableWatcher` (calibration from the mat's markers, hand detection, the ONNX
-recogniser, the tracker) and its table events reach the controller, exactly as at a real table.
-The dealer machine stays the world's :class:`~table.demo.frog_garbage_base.GatedDealer`.
-
-A card the referee is unsure of comes back as a prompt; the players answer it (a short press when
-the card named is the one they placed, a hold otherwise), as people at the table would.
+Status: Frog deals are refereed through it with the true chips, every cheat flagged (figures in
+docs/performance.md, ``benchmarks/bench_demo_frog_garbage.py --vision``). Limits: a face-down card
+laid on a face-down pile cannot always be counted by a camera (a fourth discard stacked on one of
+the three may go unseen); the world waits for a quiet, settled table before each action, so a
+loaded machine makes a deal slower, not wrong. Kill-and-restart runs use the direct senses. Garbage
+is not wired: its turn-up row and five-card seat slots overflow into piles the tracker misreads.
 """
 
 from __future__ import annotations
