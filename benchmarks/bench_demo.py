@@ -10,6 +10,7 @@
 
     .venv/bin/python benchmarks/bench_demo.py                       # 20 games + 10 killed games
     .venv/bin/python benchmarks/bench_demo.py --games 3 --kill-games 1
+    .venv/bin/python benchmarks/bench_demo.py --seed 1508 --lost-layout-answer 4   # kill during the deal
 """
 
 from __future__ import annotations
@@ -102,6 +103,44 @@ def killed_games(n: int, first_seed: int, cheat: float, tmp: Path, timeout: floa
             "flags_all_matched": sum(r["flags_matched"] for r in rows)}
 
 
+def _layout_deals(journal: Path) -> int:
+    """Face-up layout deals the dealer machine made, from the world's log (written before it answers)."""
+    n = 0
+    for log in journal.parent.glob(journal.name + ".world-*.jsonl"):
+        n += log.read_text(encoding="utf-8").count('"dealt": ["layout"')
+    return n
+
+
+def lost_layout_answer(seed: int, nth: int, cheat: float, tmp: Path, timeout: float) -> dict[str, Any]:
+    """Kill the demo the moment the machine has dealt its ``nth`` face-up layout card (its answer
+    to the host most likely lost), restart with the same command: the game must end with the true
+    score, and any layout card the re-read could not name is asked about (prompts counted)."""
+    journal = tmp / f"layout-{seed}-{nth}.db"
+    cmd = [sys.executable, "-m", "table", "demo", "--seed", str(seed), "--fast", "--cheat", str(cheat),
+           "--json", "--journal", str(journal), "--timeout", str(timeout)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while proc.poll() is None and _layout_deals(journal) < nth:
+        time.sleep(0.002)
+    killed = proc.poll() is None
+    if killed:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with sqlite3.connect(journal) as db:
+        inputs = [json.loads(body) for (body,) in db.execute("SELECT body FROM entries WHERE kind = 'input'")]
+    answered = sum(1 for i in inputs if i.get("kind") == "dealt" and i.get("data", {}).get("target") == "layout")
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout + 120)
+    lines = done.stdout.strip().splitlines()
+    out = json.loads(lines[-1]) if lines else {"agree": False, "error": done.stderr[-500:]}
+    with sqlite3.connect(journal) as db:
+        prompts = [a["card"] for (body,) in db.execute("SELECT body FROM entries WHERE kind = 'verdict'")
+                   for a in json.loads(body)["actions"] if a["do"] == "prompt"]
+    row = {"seed": seed, "killed_after_layout_deal": nth if killed else None,
+           "layout_answers_journalled": answered, "prompts": prompts, "agree": bool(out.get("agree")),
+           "error": out.get("error")}
+    print(json.dumps(row), flush=True)
+    return row
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20)
@@ -112,10 +151,18 @@ def main() -> int:
     ap.add_argument("--senses", choices=["vision", "direct"], default="vision")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="a killed game's last run ends with an error after this many seconds")
+    ap.add_argument("--lost-layout-answer", type=int, metavar="N", default=0,
+                    help="instead: kill game --seed right after the machine deals its Nth layout card (1-4), "
+                         "then restart it")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-demo-") as d:
         tmp = Path(d)
         summary: dict[str, Any] = {"cpus": os.cpu_count()}
+        if args.lost_layout_answer:
+            summary["lost_layout_answer"] = lost_layout_answer(args.seed, args.lost_layout_answer, args.cheat, tmp,
+                                                               args.timeout)
+            print(json.dumps(summary, indent=1))
+            return 0
         if args.games:
             summary["cheating"] = cheating_games(args.games, args.seed, args.players, args.cheat, args.senses, tmp)
         if args.kill_games:
