@@ -121,7 +121,10 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export(net, args.out)
     meta["accuracy"] = {}
-    meta["training"] = {**meta.get("training", {}), "fine_tune": {
+    training = dict(meta.get("training", {}))
+    if "fine_tune" in training:  # keep the lineage: earlier fine-tunes of the base model, oldest first
+        training["earlier_fine_tunes"] = [*training.get("earlier_fine_tunes", []), training["fine_tune"]]
+    meta["training"] = {**training, "fine_tune": {
         "base": str(args.base.name), "crop_files": [str(f) for f in args.crops], "examples": int(len(labels)),
         "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "degrade": args.degrade, "seconds": round(time.time() - t_start)}}
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
