@@ -26,6 +26,8 @@ from table.garbage import AwaitCard, AwaitMove, GarbageGame, GarbageRules
 from table.garbage.bots import choose_move
 from table.garbage.record import result as game_result
 
+ROW_CARDS = 12  # turned cards the row holds before the dealer sweeps it (the layouts have 16 slots)
+
 
 def hand_seed(seed: int, hand: int) -> int:
     return seed * 10007 + hand
@@ -81,6 +83,14 @@ class GarbageWorld(ScriptWorld):
                 yield lambda: self.dealer.pending() is not None and self.idle()
                 request = self.dealer.pending()
                 assert request is not None
+                if not request.target.startswith("seat:") and len(self.turned) >= ROW_CARDS:
+                    # the row is full: the dealer sweeps the called cards aside (a camera could not
+                    # read cards laid on top of each other)
+                    swept, self.turned = self.turned, []
+                    yield from self.act(lambda: self.scene.take(swept))
+                    yield lambda: self.dealer.pending() is not None and self.idle()
+                    request = self.dealer.pending()
+                    assert request is not None
                 card = self.dealer.perform(request)
                 assert card is not None, "the dealer machine ran out of cards"
                 self.steps_done += 1
