@@ -87,7 +87,7 @@ class GarbageWorld(ScriptWorld):
                     # the row is full: the dealer sweeps the called cards aside (a camera could not
                     # read cards laid on top of each other)
                     swept, self.turned = self.turned, []
-                    yield from self.act(lambda: self.scene.take(swept))
+                    yield from self.act(partial(self.scene.take, swept))
                     yield lambda: self.dealer.pending() is not None and self.idle()
                     request = self.dealer.pending()
                     assert request is not None
