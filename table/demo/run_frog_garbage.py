@@ -378,8 +378,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run_cli(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else int(time.time()) % 100_000
     if args.game == "garbage" and getattr(args, "vision", False):
-        print("cardtable demo: Garbage through the camera pipeline is not wired yet (its turn-up row and seat "
-              "slots overflow into piles); run it without --vision", file=sys.stderr)
+        print("cardtable demo: Garbage through the camera pipeline is not reliable yet (a card slipped into a "
+              "hand lands on one of the seat's five slots and the camera misreads it); run it without --vision",
+              file=sys.stderr)
         return 2
     # Frog is watched through the real camera pipeline unless --direct asks for perfect senses
     senses = "vision" if args.game == "frog" and not getattr(args, "direct", False) else "direct"
