@@ -379,6 +379,7 @@ class PtyWire:
         os.close(slave)  # keep no copy, or the master never sees the host hang up
         os.set_blocking(master, False)
         self.master = master
+        self._closing = threading.Lock()  # unplug() (a timer thread) and stop() may race to close
 
     def read(self, timeout: float) -> bytes | None:
         if self.master < 0:
@@ -400,9 +401,11 @@ class PtyWire:
             os.write(self.master, data)
 
     def close(self) -> None:
-        if self.master >= 0:
-            os.close(self.master)
-            self.master = -1
+        with self._closing:
+            fd, self.master = self.master, -1
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 class TcpWire:
