@@ -155,7 +155,8 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
             if inp is not None:
                 loop.post(inp)
 
-    threading.Thread(target=watch, name="camera", daemon=True).start()
+    camera_thread = threading.Thread(target=watch, name="camera", daemon=True)
+    camera_thread.start()
     threading.Thread(target=terminal, name="terminal", daemon=True).start()
     try:
         loop.start(first)
@@ -164,6 +165,9 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
         loop.run_until(lambda: session.referee.over or quit_requested.is_set())
     finally:
         stopping.set()
+        # let the camera thread leave onnxruntime/OpenCV before the interpreter exits: a daemon thread
+        # killed inside native code aborts the process ("FATAL: exception not rethrown")
+        camera_thread.join(timeout=10)
         loop.stop()
         camera.close()
         if buttons is not None:
