@@ -34,13 +34,14 @@ Like every referee it is a pure function of its inputs (:mod:`table.controller.r
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from table.cards import Card, Suit, format_cards
 from table.controller import recognition
-from table.controller.referee import DEAL_COUNT, OUT_OF_TURN, Action, Flag, Input
+from table.controller.referee import DEAL_COUNT, OUT_OF_TURN, Action, Input
+from table.controller.referee_base import RefereeBookkeeping
 from table.errors import CardConflictError, ConfigError, IllegalMoveError, RecordError
 from table.frog.deal import HAND_SIZE, WIDOW, WIDOW_SIZE, active_seats, deal_plan
 from table.frog.match import FrogMatch
@@ -73,11 +74,12 @@ def _is_face(label: str | None) -> bool:
     return label is not None and label not in ("back", "unknown")
 
 
-class FrogReferee:
+class FrogReferee(RefereeBookkeeping):
     game = GAME
 
     def __init__(self, rules: RuleSet, *, players: int, dealer: int = 0, deals: int | None = None,
                  card_reader: bool = False, dealer_machine: bool = True) -> None:
+        self._init_bookkeeping()
         self.rules = rules
         self.players = players
         self.match = FrogMatch(rules, players, first_dealer=dealer)
@@ -91,16 +93,8 @@ class FrogReferee:
         self.deal_no = 1
         self.points = [0] * players
         self.deal_results: list[dict[str, Any]] = []
-        self.flags: dict[int, Flag] = {}
-        self._next_flag = 1
-        self._next_cmd = 1
-        self.commands: dict[int, Action] = {}
         self.hopper_left = 0
-        self.messages: deque[str] = deque(maxlen=10)
-        self.overrides: list[dict[str, Any]] = []
         self.choice: dict[str, Any] | None = None  # a bid or trump being chosen: seat, kind, options, index
-        self.prompt: dict[str, Any] | None = None  # a card reading awaiting confirmation
-        self.held: list[Input] = []
         self.resyncing = False
         self.resync_seen: set[Card] = set()
         self._result: dict[str, Any] | None = None
@@ -131,6 +125,9 @@ class FrogReferee:
         self.extra_discards = 0
 
     # -- protocol -------------------------------------------------------------------------------
+
+    def _flag_tag(self) -> dict[str, Any]:
+        return {"deal": self.deal_no}
 
     @property
     def over(self) -> bool:
@@ -200,54 +197,7 @@ class FrogReferee:
             "messages": list(self.messages),
         }
 
-    def handle(self, inp: Input) -> list[Action]:
-        if self.over and inp.src != "terminal":
-            return []
-        out: list[Action] = []
-        if self.prompt is not None and inp.src == "table":
-            self.held.append(inp)
-            return out
-        if inp.src == "table":
-            self._table(inp, out)
-        elif inp.src == "device":
-            self._device(inp, out)
-        elif inp.src in ("button", "terminal"):
-            self._person(inp, out)
-        elif inp.src == "control":
-            self._control(inp, out)
-        return out
-
     # -- helpers ----------------------------------------------------------------------------------
-
-    def _command(self, action: Action) -> Action:
-        action = dict(action, id=self._next_cmd)
-        self._next_cmd += 1
-        if action["do"] in ("deal", "shuffle"):
-            self.commands[action["id"]] = action
-        return action
-
-    def _say(self, text: str) -> Action:
-        self.messages.append(text)
-        return {"do": "say", "text": text}
-
-    def _flag(self, out: list[Action], seat: int, rule: str, cards: Iterable[Card], message: str) -> int:
-        flag = Flag(self._next_flag, seat, rule, tuple(str(c) for c in cards), message)
-        self._next_flag += 1
-        self.flags[flag.id] = flag
-        self.messages.append(f"FLAG {rule}: {message}")
-        out.append(flag.to_action() | {"deal": self.deal_no})
-        return flag.id
-
-    def _clear(self, out: list[Action], flag_id: int | None, how: str = "put right") -> None:
-        flag = self.flags.get(flag_id) if flag_id is not None else None
-        if flag is None or flag.state != "open":
-            return
-        flag.state = how
-        out.append({"do": "clear", "id": flag.id, "seat": flag.seat, "rule": flag.rule, "how": how})
-        self.messages.append(f"cleared {flag.rule} at seat {flag.seat}: {how}")
-
-    def _open(self, flag_id: int | None) -> bool:
-        return flag_id is not None and flag_id in self.flags and self.flags[flag_id].state == "open"
 
     def _name(self, contract: Contract | None) -> str:
         return "pass" if contract is None else self.rules.name_of(contract)
@@ -518,12 +468,6 @@ class FrogReferee:
         # reject: back to the first choice
         c["index"] = 0
         out.append(self._choice_prompt())
-
-    def _record_override(self, out: list[Action], who: str, what: str, why: str) -> None:
-        entry = {"who": who, "what": what, "why": why}
-        self.overrides.append(entry)
-        out.append({"do": "override", **entry})
-        self.messages.append(f"override by {who}: {what} ({why})")
 
     def _answer_prompt(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
         prompt = self.prompt

@@ -30,14 +30,14 @@ of its inputs (:mod:`table.controller.referee`).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from table.cards import Card
 from table.controller import recognition
-from table.controller.referee import OUT_OF_TURN, Action, Flag, Input
+from table.controller.referee import OUT_OF_TURN, Action, Input
+from table.controller.referee_base import RefereeBookkeeping
 from table.errors import CardConflictError, ConfigError, IllegalMoveError, RecordError
 from table.garbage import AwaitCard, AwaitMove, GarbageGame, GarbageRules, Move
 from table.garbage.core import MOVE_KINDS, HandResults
@@ -84,20 +84,17 @@ class Placed:
     flag: int | None = None
 
 
-class GarbageReferee:
+class GarbageReferee(RefereeBookkeeping):
     game = GAME
 
     def __init__(self, rules: GarbageRules, *, players: int, dealer: int = 0, card_reader: bool = False,
                  dealer_machine: bool = True) -> None:
+        self._init_bookkeeping()
         self.rules = rules
         self.players = players
         self.engine = GarbageGame(players, rules=rules, first_dealer=dealer)
         self.card_reader = card_reader
         self.dealer_machine = dealer_machine
-        self.flags: dict[int, Flag] = {}
-        self._next_flag = 1
-        self._next_cmd = 1
-        self.commands: dict[int, Action] = {}
         self.card_cmd: int | None = None  # the command dealing the awaited card
         self.hint: Card | None = None  # the awaited card as the machine's reader named it
         self.hopper_left = 0
@@ -105,10 +102,6 @@ class GarbageReferee:
         self._untracked = -1  # ids for sightings without a track
         self.missing: dict[int, tuple[int, Card]] = {}  # flag id -> (seat, card) taken out of a live hand
         self.choice: dict[str, Any] | None = None
-        self.prompt: dict[str, Any] | None = None
-        self.held: list[Input] = []
-        self.messages: deque[str] = deque(maxlen=10)
-        self.overrides: list[dict[str, Any]] = []
         self.ledger_seen = 0
         self.hand_no = 0
         self.phase = ""
@@ -119,6 +112,9 @@ class GarbageReferee:
         self._result: dict[str, Any] | None = None
 
     # -- protocol -----------------------------------------------------------------------------------
+
+    def _flag_tag(self) -> dict[str, Any]:
+        return {"hand": self.engine.deal}
 
     @property
     def over(self) -> bool:
@@ -177,57 +173,7 @@ class GarbageReferee:
             "messages": list(self.messages),
         }
 
-    def handle(self, inp: Input) -> list[Action]:
-        if self.over and inp.src != "terminal":
-            return []
-        out: list[Action] = []
-        if self.prompt is not None and inp.src == "table":
-            self.held.append(inp)
-            return out
-        if inp.src == "table":
-            self._table(inp, out)
-        elif inp.src == "device":
-            self._device(inp, out)
-        elif inp.src in ("button", "terminal"):
-            self._person(inp, out)
-        elif inp.src == "control":
-            self._control(inp, out)
-        return out
-
     # -- helpers ------------------------------------------------------------------------------------
-
-    def _command(self, action: Action) -> Action:
-        action = dict(action, id=self._next_cmd)
-        self._next_cmd += 1
-        if action["do"] in ("deal", "shuffle"):
-            self.commands[action["id"]] = action
-        return action
-
-    def _say(self, text: str) -> Action:
-        self.messages.append(text)
-        return {"do": "say", "text": text}
-
-    def _flag(self, out: list[Action], seat: int, rule: str, cards: Iterable[Card], message: str) -> int:
-        flag = Flag(self._next_flag, seat, rule, tuple(str(c) for c in cards), message)
-        self._next_flag += 1
-        self.flags[flag.id] = flag
-        self.messages.append(f"FLAG {rule}: {message}")
-        out.append(flag.to_action() | {"hand": self.engine.deal})
-        return flag.id
-
-    def _clear(self, out: list[Action], flag_id: int | None, how: str = "put right") -> None:
-        flag = self.flags.get(flag_id) if flag_id is not None else None
-        if flag is None or flag.state != "open":
-            return
-        flag.state = how
-        out.append({"do": "clear", "id": flag.id, "seat": flag.seat, "rule": flag.rule, "how": how})
-        self.messages.append(f"cleared {flag.rule} at seat {flag.seat}: {how}")
-
-    def _record_override(self, out: list[Action], who: str, what: str, why: str) -> None:
-        entry = {"who": who, "what": what, "why": why}
-        self.overrides.append(entry)
-        out.append({"do": "override", **entry})
-        self.messages.append(f"override by {who}: {what} ({why})")
 
     # -- the engine's requests ----------------------------------------------------------------------
 

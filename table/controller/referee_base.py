@@ -1,0 +1,108 @@
+"""What the Frog and Garbage referees keep alike: inputs routed by source, numbered flags, dealer
+commands, messages, overrides, and card readings held while a prompt awaits an answer.
+
+A referee subclasses :class:`RefereeBookkeeping`, calls :meth:`_init_bookkeeping` in ``__init__`` and
+implements the four input handlers and ``over``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from table.cards import Card
+from table.controller.referee import Action, Flag, Input
+
+
+class RefereeBookkeeping:
+    flags: dict[int, Flag]
+    commands: dict[int, Action]
+    messages: deque[str]
+    overrides: list[dict[str, Any]]
+    prompt: dict[str, Any] | None
+    held: list[Input]
+
+    def _init_bookkeeping(self) -> None:
+        self.flags = {}
+        self._next_flag = 1
+        self._next_cmd = 1
+        self.commands = {}
+        self.messages = deque(maxlen=10)
+        self.overrides = []
+        self.prompt = None  # a card reading awaiting confirmation
+        self.held = []  # table inputs that arrived while it waits
+
+    @property
+    def over(self) -> bool:
+        raise NotImplementedError
+
+    def handle(self, inp: Input) -> list[Action]:
+        """Judge one input; after the game only the terminal (overrides, corrections) is heard."""
+        if self.over and inp.src != "terminal":
+            return []
+        out: list[Action] = []
+        if self.prompt is not None and inp.src == "table":
+            self.held.append(inp)
+            return out
+        if inp.src == "table":
+            self._table(inp, out)
+        elif inp.src == "device":
+            self._device(inp, out)
+        elif inp.src in ("button", "terminal"):
+            self._person(inp, out)
+        elif inp.src == "control":
+            self._control(inp, out)
+        return out
+
+    def _table(self, inp: Input, out: list[Action]) -> None:
+        raise NotImplementedError
+
+    def _device(self, inp: Input, out: list[Action]) -> None:
+        raise NotImplementedError
+
+    def _person(self, inp: Input, out: list[Action]) -> None:
+        raise NotImplementedError
+
+    def _control(self, inp: Input, out: list[Action]) -> None:
+        raise NotImplementedError
+
+    def _flag_tag(self) -> dict[str, Any]:
+        """Extra fields on a flag action (the deal or hand it belongs to)."""
+        return {}
+
+    def _command(self, action: Action) -> Action:
+        action = dict(action, id=self._next_cmd)
+        self._next_cmd += 1
+        if action["do"] in ("deal", "shuffle"):
+            self.commands[action["id"]] = action
+        return action
+
+    def _say(self, text: str) -> Action:
+        self.messages.append(text)
+        return {"do": "say", "text": text}
+
+    def _flag(self, out: list[Action], seat: int, rule: str, cards: Iterable[Card], message: str) -> int:
+        flag = Flag(self._next_flag, seat, rule, tuple(str(c) for c in cards), message)
+        self._next_flag += 1
+        self.flags[flag.id] = flag
+        self.messages.append(f"FLAG {rule}: {message}")
+        out.append(flag.to_action() | self._flag_tag())
+        return flag.id
+
+    def _clear(self, out: list[Action], flag_id: int | None, how: str = "put right") -> None:
+        flag = self.flags.get(flag_id) if flag_id is not None else None
+        if flag is None or flag.state != "open":
+            return
+        flag.state = how
+        out.append({"do": "clear", "id": flag.id, "seat": flag.seat, "rule": flag.rule, "how": how})
+        self.messages.append(f"cleared {flag.rule} at seat {flag.seat}: {how}")
+
+    def _open(self, flag_id: int | None) -> bool:
+        return flag_id is not None and flag_id in self.flags and self.flags[flag_id].state == "open"
+
+    def _record_override(self, out: list[Action], who: str, what: str, why: str) -> None:
+        entry = {"who": who, "what": what, "why": why}
+        self.overrides.append(entry)
+        out.append({"do": "override", **entry})
+        self.messages.append(f"override by {who}: {what} ({why})")
