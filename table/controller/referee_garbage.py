@@ -362,41 +362,6 @@ class GarbageReferee(RefereeBookkeeping):
             c["index"] = 0
             out.append(self._choice_prompt())
 
-    def _answer_prompt(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
-        prompt = self.prompt
-        assert prompt is not None
-        original = Input.from_json(prompt["input"])
-        if kind in ("short", "confirm"):
-            card = prompt["card"]
-        elif kind == "correct" and inp.card:
-            try:
-                card = str(Card.parse(inp.card))
-            except ValueError:
-                out.append(self._say(f"{inp.card!r} is not a card"))
-                return
-        else:
-            alternatives = list(prompt["alternatives"])
-            if not alternatives:
-                self.prompt = None
-                out.append(self._say("no other card can be there; the sighting is ignored: check the table"))
-                self._release_held(out)
-                return
-            self.prompt = dict(prompt, card=alternatives[0], alternatives=alternatives[1:])
-            out.append({"do": "prompt", "seat": prompt["seat"], "card": alternatives[0],
-                        "text": f"then is it {alternatives[0]}? press to confirm, hold to say no"})
-            self._record_override(out, who, f"not {prompt['card']}", why)
-            return
-        self.prompt = None
-        self._record_override(out, who, f"the card is {card}", why)
-        confirmed = Input(original.src, original.kind, card, original.zone, original.to, original.seat,
-                          original.track, (), original.text, dict(original.data, confirmed=True))
-        self._table(confirmed, out)
-        self._release_held(out)
-
-    def _release_held(self, out: list[Action]) -> None:
-        while self.held and self.prompt is None:
-            self._table(self.held.pop(0), out)
-
     # -- the table ------------------------------------------------------------------------------------
 
     def _table(self, inp: Input, out: list[Action]) -> None:
