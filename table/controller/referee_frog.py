@@ -97,6 +97,10 @@ class FrogReferee(RefereeBookkeeping):
         self.choice: dict[str, Any] | None = None  # a bid or trump being chosen: seat, kind, options, index
         self.resyncing = False
         self.resync_seen: set[Card] = set()
+        # face-down cards in the widow zone, as the referee saw them come and go; after a restart the
+        # re-read's count tells what happened while the controller was down
+        self.widow_backs = 0
+        self.resync_backs = 0
         self._result: dict[str, Any] | None = None
         self._reset_deal()
 
@@ -490,6 +494,8 @@ class FrogReferee(RefereeBookkeeping):
             kind = "appeared"
         if self.resyncing and kind == "appeared":
             known = self._known_again(inp)
+            if not _is_face(inp.card) and zone == WIDOW:
+                self.resync_backs += 1
             if known is not None or not _is_face(inp.card):
                 if known is not None:
                     self.resync_seen.add(known)
@@ -511,6 +517,8 @@ class FrogReferee(RefereeBookkeeping):
             if card in self.on_mat:
                 return  # seen twice: the tracker re-found a card
             self.on_mat[card] = zone
+            if self.resyncing:  # laid while the controller was down: new to it, but on the table now
+                self.resync_seen.add(card)
             if inp.track is not None:
                 self.tracks[inp.track] = card
             if zone == WIDOW:
@@ -532,6 +540,8 @@ class FrogReferee(RefereeBookkeeping):
         """A face-down card: a hand dealt, the widow taken up, discards laid down."""
         if self.resyncing:
             return
+        if zone == WIDOW:
+            self.widow_backs = max(0, self.widow_backs + (1 if kind == "appeared" else -1))
         if self.stage == "deal" and kind == "appeared" and zone is not None:
             self.backs[zone] += 1
             return
@@ -922,12 +932,18 @@ class FrogReferee(RefereeBookkeeping):
         if inp.kind == "resync_begin":
             self.resyncing = True
             self.resync_seen = set()
+            self.resync_backs = 0
             self.tracks = {}
         elif inp.kind == "resync_end":
             self.resyncing = False
             for card in sorted(set(self.on_mat) - self.resync_seen, key=lambda c: c.index):
                 zone = self.on_mat.pop(card)
                 self._removed(card, zone, Input("table", "removed", str(card), zone), out)
+            # face-down cards laid in (or taken from) the widow while the controller was down count
+            # as if seen now
+            change = "appeared" if self.resync_backs > self.widow_backs else "removed"
+            for _ in range(abs(self.resync_backs - self.widow_backs)):
+                self._back(change, WIDOW, out)
 
 
 # -- results, records, factory ------------------------------------------------------------------------

@@ -385,7 +385,10 @@ class GarbageReferee(RefereeBookkeeping):
                 return
         if zone != TURNUP and _seat_of_zone(zone) is None:
             return
+        before = set(self.placed)
         self._appeared(inp, zone, out)
+        if self.resyncing:  # laid while the controller was down: new to it, but on the table now
+            self.resync_seen |= set(self.placed) - before
 
     def _known_again(self, inp: Input, zone: str) -> int | None:
         labels = {c for c, _ in inp.candidates[:2]} | ({str(inp.card)} if inp.card else set())

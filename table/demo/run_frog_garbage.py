@@ -11,16 +11,32 @@ Garbage, ``--direct``, kill-and-restart runs and the fast tests). The world (:mo
 :mod:`table.demo.garbage_world`) keeps the truth; at the end the refereed result is compared with it
 and every flag is paired with the cheat it caught.
 
-Kill and restart (``kill_at``): at those world steps the controller is torn down at once (its loop
-abandoned, the journal closed: what a ``kill -9`` leaves), the table stays as it is, and a new
-controller opens the same journal, replays it into a fresh referee, re-reads the table and re-sends
-the dealer commands left unanswered, exactly as ``cardtable play`` does after a restart.
+Killed and run again: the controller's journal and the world's log (``<journal>.world-<game>.jsonl``,
+each physical action the world performs written and fsynced before it happens: a card placed or taken,
+a card the dealer machine deals, a press, a terminal entry) survive a ``kill -9`` of the process. The
+same command (without ``--seed`` it finds the open game of that game, rules and players; ``--new``
+abandons it) opens the journal and replays it into a fresh referee; the world is rebuilt from the seed,
+its script re-run against the log (:meth:`~table.demo.frog_garbage_base.ScriptWorld.fast_forward`:
+waits pass at once, the table changes unseen, the machine deals the logged cards); the controller
+re-reads the table (direct senses report every card; a new camera pipeline reports what it sees) and
+settles the dealer commands left in flight: a card the machine dealt whose answer was lost is counted
+dealt from the hopper's count, not dealt again. A bot input the journal never got (the process died
+between the log and the button) is dropped from the log and made again. ``CARDTABLE_DEMO_SIGKILL_AT=N``
+makes the process SIGKILL itself once the log holds N entries (tests and benchmarks).
+
+In-process kill and restart (``kill_at``, tests and benchmarks): at those world steps the controller is
+torn down at once (its loop abandoned, the journal closed), the table stays as it is, and a new
+controller (with a new camera pipeline under ``senses="vision"``) opens the same journal, replays it,
+re-reads the table and re-sends the dealer commands left unanswered, exactly as ``cardtable play`` does
+after a restart.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import threading
 import time
@@ -33,11 +49,23 @@ from table.config import DEFAULT_LEDS
 from table.controller.core import GameSession
 from table.controller.loop import TableLoop
 from table.controller.referee import Action, Input
-from table.demo.frog_garbage_base import Cheat, DealerLife, DirectScene, GatedDealer, ScriptWorld
+from table.demo.frog_garbage_base import (
+    INPUT_ENTRIES,
+    Cheat,
+    DealerLife,
+    DirectScene,
+    GatedDealer,
+    RecordedScene,
+    ReplayDiverged,
+    ScriptWorld,
+    WorldRecord,
+)
+from table.demo.runner import WorldLog
 from table.errors import ConfigError, TableError
 from table.journal import Journal
 
 GAMES = ("frog", "garbage")
+KILL_ENV = "CARDTABLE_DEMO_SIGKILL_AT"
 DEFAULT_RULES = {"frog": "foster-1909", "garbage": "standard"}
 BUTTON_PIN_BASE = 5
 HOLD_S = 0.25  # a long press; short presses are held 30 ms, far from it even on a loaded machine
@@ -55,9 +83,10 @@ class FrogGarbageDemo:
     card_reader: bool = True
     journal: Path = Path("cardtable-demo.db")
     timeout: float = 300.0
-    kill_at: tuple[int, ...] = ()  # direct senses only
+    kill_at: tuple[int, ...] = ()  # world steps at which the controller is torn down and rebuilt in-process
     senses: str = "direct"  # or "vision": SimTable frames through the real camera pipeline
     verbose: bool = False
+    new: bool = False  # start a new game even when one with this key is open (else it is resumed)
 
     @property
     def rule_name(self) -> str:
@@ -85,6 +114,7 @@ class DemoOutcome:
     seconds: float
     error: str | None = None
     messages: list[str] = field(default_factory=list)
+    resumed: bool = False  # this run resumed a game a killed process left open
 
     @property
     def missed(self) -> list[dict[str, Any]]:
@@ -97,7 +127,8 @@ class DemoOutcome:
     def to_json(self) -> dict[str, Any]:
         return {"refereed": self.refereed, "truth": self.truth, "agree": self.agree, "flags": self.flags,
                 "cheats": self.cheats, "missed": len(self.missed), "invented": len(self.invented),
-                "restarts": self.restarts, "seconds": round(self.seconds, 2), "error": self.error}
+                "restarts": self.restarts, "resumed": self.resumed, "seconds": round(self.seconds, 2),
+                "error": self.error}
 
 
 class Fingers:
@@ -170,7 +201,25 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
     cfg.journal.parent.mkdir(parents=True, exist_ok=True)
     factory = MockFactory()
     dealer = GatedDealer(card_reader=cfg.card_reader)
-    ctl = Controller(cfg, dealer, factory, new=True)
+    ctl = Controller(cfg, dealer, factory, new=cfg.new)
+    resumed = ctl.session.resumed
+    wlog = WorldLog(world_log_path(cfg.journal, ctl.session.game_id), keep=resumed)
+    replay: list[dict[str, Any]] = []
+    if resumed:
+        heard = _inputs_heard(ctl.journal, ctl.session.game_id)
+        if heard and not wlog.entries:
+            wlog.close()
+            ctl.die(dealer)
+            raise ConfigError("journal", f"game {ctl.session.game_id} is open but the world's log "
+                              f"{wlog.path} is gone, so the table cannot be rebuilt; run with --new")
+        kept = kept_entries(wlog.entries, heard)
+        if len(kept) < len(wlog.entries):  # inputs lost with the process: out of the log, made again live
+            wlog.close()
+            _rewrite(wlog.path, kept)
+            wlog = WorldLog(wlog.path, keep=True)
+        replay = [e for e in kept if "prompt" not in e]  # answers to prompts are not the script's
+    record = WorldRecord(_crash_test(wlog), replay)
+    dealer.record = record
     fingers = Fingers(factory)
     holder = {"ctl": ctl}
     paused = threading.Event()
@@ -203,7 +252,18 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
         while holder["ctl"].presses == before and time.monotonic() < until:
             time.sleep(0.001)
 
-    world = _make_world(cfg, ctl, scene, dealer, leds, idle, press, post)
+    world = _make_world(cfg, ctl, RecordedScene(scene, record), dealer, leds, idle, press, post)
+    world.record = record
+    if resumed:
+        # the table as the killed process left it: the script re-run from the seed, the log standing in
+        # for the controller; then the controller re-reads it (below) before anyone moves
+        try:
+            world.fast_forward()
+        except ReplayDiverged as exc:
+            wlog.close()
+            ctl.die(dealer)
+            raise ConfigError("journal", f"the world's log {wlog.path} does not replay from seed {cfg.seed}: "
+                              f"{exc}; run with --new") from exc
     if on_actions is not None:
         ctl.loop.listeners.append(on_actions)
     stop = threading.Event()
@@ -231,7 +291,9 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
         if prompt is None or prompt is answered[0] or not idle():
             return
         answered[0] = prompt
-        press(int(prompt["seat"]), not scene.on_mat(str(prompt["card"])))
+        long = not scene.on_mat(str(prompt["card"]))
+        record.write({"prompt": [int(prompt["seat"]), long]})  # counted, not replayed: a lost answer is asked again
+        press(int(prompt["seat"]), long)
 
     def camera_tick() -> None:
         answer_prompt()
@@ -243,12 +305,17 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
                                   daemon=True)
     else:
         thread = threading.Thread(target=tick, name="world", daemon=True)
+    if resumed:
+        paused.set()  # the camera looks, nobody moves until the controller has re-read the table
     thread.start()
-    kills = sorted(cfg.kill_at) if camera is None else []
+    kills = sorted(cfg.kill_at)
     restarts = 0
     deadline = time.monotonic() + cfg.timeout
     error = None
     try:
+        if resumed:
+            _resync(ctl, scene, camera)
+            paused.clear()
         while time.monotonic() < deadline:
             c = holder["ctl"]
             if kills and world.steps_done >= kills[0] and not c.referee.over:
@@ -269,15 +336,9 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
                 holder["ctl"] = new
                 restarts += 1
                 new.loop.start(new.first)
-                shown = [False]
-
-                def settled(scene: DirectScene = scene, new: Controller = new, shown: list[bool] = shown) -> bool:
-                    if not shown[0]:
-                        shown[0] = True
-                        scene.show_all(new.loop.post)
-                    return True
-
-                new.loop.resync(settled, timeout=30)
+                if camera is not None:
+                    _new_watcher(camera)  # the new controller's camera pipeline starts from nothing
+                _resync(new, scene, camera)
                 paused.clear()
                 continue
             if c.referee.over and world.finished and c.judged():
@@ -293,6 +354,7 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
         holder["ctl"].buttons.close()
         dealer.cancel_all()
         holder["ctl"].loop.stop()
+        wlog.close()
     c = holder["ctl"]
     referee = c.referee
     refereed = referee.result()
@@ -303,9 +365,93 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
                           refereed is not None and truth is not None and comparable(refereed) == comparable(truth),
                           flags, [ch.to_json() for ch in world.cheats], restarts, time.monotonic() - t0,
                           error or world.error or (camera.error if camera is not None else None),
-                          list(referee.messages))
+                          list(referee.messages), resumed)
     c.journal.close()
     return outcome
+
+
+def _crash_test(wlog: WorldLog) -> Callable[[dict[str, Any]], None]:
+    """``wlog.append``; with ``CARDTABLE_DEMO_SIGKILL_AT=N`` in the environment (tests, benchmarks)
+    the process SIGKILLs itself once the log holds N entries: the world has logged an action it has
+    not done yet, exactly the moment between the log and the table."""
+    at = int(os.environ.get(KILL_ENV, "0") or 0)
+    count = [len(wlog.entries)]
+
+    def write(entry: dict[str, Any]) -> None:
+        wlog.append(entry)
+        count[0] += 1
+        if at and count[0] == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return write
+
+
+def world_log_path(journal: Path, game_id: int) -> Path:
+    """The world's log next to the journal, as the Chinese Ten demo keeps it."""
+    return Path(f"{journal}.world-{game_id}.jsonl")
+
+
+def _inputs_heard(journal: Journal, game_id: int) -> int:
+    """The bots' inputs the journal holds (seat buttons, terminal entries)."""
+    return sum(1 for e in journal.entries(game_id, kinds=("input",)) if e.body.get("src") in ("button", "terminal"))
+
+
+def kept_entries(log: list[dict[str, Any]], heard: int) -> list[dict[str, Any]]:
+    """What of the world's log really happened. A bot waits until each input of its own was judged
+    before it does anything else, so only the last logged inputs can be missing from the journal
+    (``heard`` of them reached it): the script's next step is then that lost input, made again
+    live. A lost answer to a prompt is dropped too (the prompt is still open and is answered again)."""
+    out = []
+    inputs = 0
+    for entry in log:
+        if any(k in entry for k in INPUT_ENTRIES):
+            inputs += 1
+            if inputs > heard:
+                if "prompt" in entry:
+                    continue
+                break
+        out.append(entry)
+    return out
+
+
+def _rewrite(path: Path, entries: list[dict[str, Any]]) -> None:
+    """Replace the world's log with ``entries`` (a new file renamed over the old: never half of one)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(e) + "\n" for e in entries)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _new_watcher(camera: Any) -> None:
+    """A restarted controller's camera pipeline: a new watcher (no calibration, no tracks), the
+    recogniser's model kept. The camera's thread takes it from its next frame on."""
+    from vision.watcher import TableWatcher
+
+    old = camera.watcher
+    camera.watcher = TableWatcher(old.layout, old.recognizer)
+
+
+def _resync(ctl: Controller, scene: Any, camera: Any) -> None:
+    """A (re)started controller compares the table with its journal: direct senses report every
+    card on the mat at once; a camera's new pipeline reports what it sees once its view settles.
+    Then the dealer commands left in flight are settled."""
+    if camera is None:
+        shown = [False]
+
+        def settled() -> bool:
+            if not shown[0]:
+                shown[0] = True
+                scene.show_all(ctl.loop.post)
+            return True
+    else:
+        first = camera.frames
+
+        def settled() -> bool:
+            return bool(camera.frames >= first + 8 and camera.idle())
+
+    ctl.loop.resync(settled, timeout=60)
 
 
 def _comparable(game: str) -> Callable[[dict[str, Any] | None], Any]:
@@ -318,7 +464,7 @@ def _comparable(game: str) -> Callable[[dict[str, Any] | None], Any]:
     return garbage_comparable
 
 
-def _make_world(cfg: FrogGarbageDemo, ctl: Controller, scene: DirectScene, dealer: GatedDealer,
+def _make_world(cfg: FrogGarbageDemo, ctl: Controller, scene: Any, dealer: GatedDealer,
                 leds: Callable[[], dict[int, str]], idle: Callable[[], bool], press: Callable[[int, bool], None],
                 terminal: Callable[[Input], None]) -> ScriptWorld:
     referee = ctl.referee
@@ -358,7 +504,10 @@ def match_flags(flags: list[Any], cheats: list[Cheat]) -> list[dict[str, Any]]:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", choices=GAMES)
     parser.add_argument("--players", type=int, default=3, help="Frog 3-7 (by rule set), Garbage 3-8 (default 3)")
-    parser.add_argument("--seed", type=int, default=None, help="shuffle seed (default: a new game each time)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="shuffle seed (default: resume the open demo game of this game, rules and players, "
+                             "or a new seed)")
+    parser.add_argument("--new", action="store_true", help="start a new game even if this one is open")
     parser.add_argument("--rules", default=None, help="Frog: foster-1909 (default), modern, solo-slough, "
                         "straight-solo, coeur-d-alene; Garbage: standard (default), stud, buy, ...")
     parser.add_argument("--deals", type=int, default=None, help="Frog: deals in the session (default one per player)")
@@ -375,8 +524,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help='print {"refereed": ..., "truth": ..., "agree": ..., "flags": [...]}')
 
 
+def resume_seed(args: argparse.Namespace) -> int | None:
+    """The seed of the newest open demo game of this game, rule set and player count (a killed run
+    to resume), as ``cardtable demo`` finds Chinese Ten's."""
+    from table.cli_demo import _resume_seed
+
+    rules = args.rules or DEFAULT_RULES[args.game]
+    return _resume_seed(Path(args.journal), f"demo:{args.game}:{rules}:{args.players}:")
+
+
 def run_cli(args: argparse.Namespace) -> int:
-    seed = args.seed if args.seed is not None else int(time.time()) % 100_000
+    seed = args.seed if args.seed is not None or getattr(args, "new", False) else resume_seed(args)
+    seed = seed if seed is not None else int(time.time()) % 100_000
     if args.game == "garbage" and getattr(args, "vision", False):
         print("cardtable demo: Garbage through the camera pipeline is not reliable yet (a card slipped into a "
               "hand lands on one of the seat's five slots and the camera misreads it); run it without --vision",
@@ -386,7 +545,8 @@ def run_cli(args: argparse.Namespace) -> int:
     senses = "vision" if args.game == "frog" and not getattr(args, "direct", False) else "direct"
     cfg = FrogGarbageDemo(args.game, rules=args.rules, players=args.players, seed=seed, cheat=args.cheat,
                           deals=getattr(args, "deals", None), card_reader=not getattr(args, "no_card_reader", False),
-                          journal=args.journal, senses=senses, timeout=float(getattr(args, "timeout", 900.0)))
+                          journal=args.journal, senses=senses, timeout=float(getattr(args, "timeout", 900.0)),
+                          new=bool(getattr(args, "new", False)))
     quiet = bool(args.json)
 
     def show(inp: Input | None, actions: list[Action]) -> None:
