@@ -191,11 +191,11 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     # Thin edges keep close cards apart; thickened ones close small gaps in an outline. Use both.
     thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
     for c in _contours(edges, min_points, holes=True):
-        _consider(c, 1.0, min_area, loose, candidates)
+        _consider(c, 1.0, min_area, loose, candidates, edges)
     outer = []
     for tagged in _contours(thick, min_points, holes=None):
         if tagged.hole:
-            _consider(tagged.points, 1.0, min_area, loose, candidates)
+            _consider(tagged.points, 1.0, min_area, loose, candidates, edges)
         elif cv2.contourArea(tagged.points) >= min_area:
             outer.append(tagged.points)
     # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
@@ -358,7 +358,7 @@ class _Candidate:
 
 
 def _consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorConfig,
-              out: list[_Candidate]) -> None:
+              out: list[_Candidate], edges: np.ndarray | None = None) -> None:
     area = cv2.contourArea(contour)
     if area < min_area:
         return
@@ -368,6 +368,33 @@ def _consider(contour: np.ndarray, grow: float, min_area: float, loose: Detector
     rough, hull = fit
     if _card_like(rough, area, loose, loose.scale):
         out.append(_Candidate(rough, hull, grow, area))
+    elif edges is not None:
+        for half in _split_pair(rough, edges, loose):
+            out.append(_Candidate(half, half, grow, area / 2))
+
+
+def _split_pair(quad: np.ndarray, edges: np.ndarray, loose: DetectorConfig) -> list[np.ndarray]:
+    """Two cards laid end to end a few pixels apart often share one outline (their gap closes at
+    detection scale): a quad about twice a card's length whose midline is an edge (the two cards'
+    ends) is split there. The edge test keeps a phone or a long box whole (and rejected)."""
+    q = order_corners(quad).astype(np.float32)
+    sides = [float(np.linalg.norm(q[(k + 1) % 4] - q[k])) for k in range(4)]
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    if not 2.3 <= max(a, b) / max(1e-6, min(a, b)) <= 3.6:
+        return []
+    if a > b:  # make sides 1 and 3 the long ones: q[1]->q[2] and q[3]->q[0]
+        q = np.roll(q, -1, axis=0)
+    m1, m2 = (q[1] + q[2]) / 2, (q[3] + q[0]) / 2  # midpoints of the long sides
+    t = np.linspace(0.15, 0.85, 24, dtype=np.float32)[:, None]
+    pts = np.rint(m2 + (m1 - m2) * t).astype(int)
+    h, w = edges.shape
+    near = cv2.dilate(edges, np.ones((5, 5), np.uint8))
+    inside = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+    if inside.mean() < 1 or (near[pts[:, 1], pts[:, 0]] > 0).mean() < 0.75:
+        return []
+    halves = [np.stack([q[0], q[1], m1, m2]), np.stack([m2, m1, q[2], q[3]])]
+    full_area = [cv2.contourArea(hq) for hq in halves]
+    return [hq for hq, ar in zip(halves, full_area, strict=True) if _card_like(hq, ar, loose, loose.scale)]
 
 
 def _finish(c: _Candidate, config: DetectorConfig) -> np.ndarray | None:

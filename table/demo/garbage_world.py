@@ -26,7 +26,7 @@ from table.garbage import AwaitCard, AwaitMove, GarbageGame, GarbageRules
 from table.garbage.bots import choose_move
 from table.garbage.record import result as game_result
 
-ROW_CARDS = 12  # turned cards the row holds before the dealer sweeps it (the layouts have 16 slots)
+ROW_CARDS = 8  # turned cards the row holds before the dealer sweeps it (the smallest layouts' row has 8 slots)
 
 
 def hand_seed(seed: int, hand: int) -> int:

@@ -1,13 +1,13 @@
-"""Frog demo senses through the real camera pipeline (``cardtable demo frog``, the default for Frog;
-``--direct`` swaps in the perfect camera).
+"""Frog and Garbage demo senses through the real camera pipeline (the default of ``cardtable demo
+frog|garbage``; ``--direct`` swaps in the perfect camera).
 
-Status: Frog deals are refereed through it with the true chips, every cheat flagged (figures in
-docs/performance.md, ``benchmarks/bench_demo_frog_garbage.py --vision``). Limits: a face-down card
-laid on a face-down pile cannot always be counted by a camera (a fourth discard stacked on one of
-the three may go unseen); the world waits for a quiet, settled table before each action, so a
-loaded machine makes a deal slower, not wrong. Kill-and-restart runs use the direct senses. Garbage
-is not wired: its turn-up row and five-card seat slots overflow into piles the tracker misreads.
-"""
+Status: Frog deals and Garbage matches are refereed through it with the true chips and coins, every
+cheat flagged (figures in docs/performance.md, ``benchmarks/bench_demo_frog_garbage.py --vision``).
+Every Garbage card lies on its own slot (eight per seat: seven cards and a bought or slipped-in one;
+the world sweeps the turn-up row after eight cards), because a camera cannot read cards laid on top
+of each other. Limits: a face-down card laid on a face-down pile cannot always be counted by a camera
+(a fourth Frog discard stacked on one of the three may go unseen); the world waits for a quiet,
+settled table before each action, so a loaded machine makes a game slower, not wrong."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from typing import Any
 
 HERE = Path(__file__).parent
 MATS = {"A3": (420.0, 297.0), "A2": (594.0, 420.0), "cloth-800x600": (800.0, 600.0),
-        "cloth-1000x700": (1000.0, 700.0)}
+        "cloth-1000x700": (1000.0, 700.0), "cloth-1250x850": (1250.0, 850.0)}
 BAND = 44.0  # markers live in the outer band; zones inside it
 MARKER = 32.0
 CARD_W, CARD_H = 63.0, 88.0
@@ -110,28 +110,43 @@ def frog(n: int) -> dict[str, Any]:
     return doc("frog", n, "A2", zones)
 
 
+HAND_SLOTS = 8  # seven cards and a bought one (or one slipped in): every card of a hand lies on its own
+HAND_PITCH_X, HAND_PITCH_Y = 71.0, 97.0  # 8-9 mm between a hand's cards: with 4 mm the detector merged two rows
+
+
+def garbage_mat(n: int) -> str:
+    """The smallest cloth on which every seat has room for HAND_SLOTS cards side by side in two rows
+    (four seats along an edge need 1.25 m) and the turn-up row still fits between the seats."""
+    return "cloth-800x600" if n <= 4 else "cloth-1000x700" if n <= 6 else "cloth-1250x850"
+
+
 def garbage(n: int) -> dict[str, Any]:
-    mat = "cloth-800x600" if n <= 4 else "cloth-1000x700"
+    mat = garbage_mat(n)
     w, h = MATS[mat]
-    two_rows = n > 4
-    block_h = 2 * PITCH_Y + 4 if two_rows else PITCH_Y + 4
+    widths = [rect[2] for _, rect, _ in seat_blocks(n, w, h, 0.0)]
+    rows = max(math.ceil(HAND_SLOTS / int(bw // HAND_PITCH_X)) for bw in widths)
+    block_h = (rows - 1) * HAND_PITCH_Y + CARD_H + 8
     zones = []
     for seat, rect, facing in seat_blocks(n, w, h, block_h):
         x, y, bw, bh = rect
-        cols = [3, 2] if two_rows else [5]
+        per_row = math.ceil(HAND_SLOTS / rows)
+        cols = [min(per_row, HAND_SLOTS - r * per_row) for r in range(rows)]
         slots = []
         for r, c in enumerate(cols):
-            x0 = x + (bw - c * PITCH_X) / 2 + PITCH_X / 2
-            row_y = y + 2 + CARD_H / 2 + r * PITCH_Y
+            x0 = x + (bw - c * HAND_PITCH_X) / 2 + HAND_PITCH_X / 2
+            row_y = y + 4 + CARD_H / 2 + r * HAND_PITCH_Y
             if facing == 180:
-                row_y = y + bh - 2 - CARD_H / 2 - r * PITCH_Y
-            slots += [(x0 + k * PITCH_X, row_y, float(facing)) for k in range(c)]
+                row_y = y + bh - 4 - CARD_H / 2 - r * HAND_PITCH_Y
+            slots += [(x0 + k * HAND_PITCH_X, row_y, float(facing)) for k in range(c)]
         zones.append(zone(f"seat:{seat}", "seat", f"Seat {seat}", rect, seat=seat, facing=facing, slots=slots))
     top, bottom = BAND + block_h + 4, h - BAND - block_h - 4
-    per_row = 10 if two_rows else 8
+    # the turn-up row beside the stock and discard piles (about 2.4 card widths), as many rows as fit
+    per_row = int((w - 2 * BAND - 4 - 2 * (CARD_W + 12)) // PITCH_X)
     row_w = per_row * PITCH_X + 4
-    rows = [top + 4 + CARD_H / 2, top + 4 + CARD_H / 2 + PITCH_Y]
-    slots = [(BAND + 2 + CARD_W / 2 + k * PITCH_X, yy, 0.0) for yy in rows for k in range(per_row)]
+    n_rows = max(1, min(2, int((bottom - top - 8) // PITCH_Y)))
+    y0 = top + (bottom - top - n_rows * PITCH_Y) / 2 + PITCH_Y / 2  # centred between the seats
+    ys = [y0 + r * PITCH_Y for r in range(n_rows)]
+    slots = [(BAND + 2 + CARD_W / 2 + k * PITCH_X, yy, 0.0) for yy in ys for k in range(per_row)]
     zones.append(zone("turnup", "turnup", "Turn-up row", (BAND, top, row_w, bottom - top), slots=slots))
     sx = BAND + row_w + 4
     half = (w - BAND - sx) / 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -9,6 +11,9 @@ import pytest
 from models.training.dataset import match
 from models.training.synth import HARD, SceneSpec, faces_deck, make_scene
 from vision.detect import detect_cards
+
+DATA = Path(__file__).parent / "data"
+MODEL = Path(__file__).resolve().parents[3] / "models" / "cardnet.onnx"
 
 
 def _found(spec: SceneSpec, scenes: int, seed: int) -> tuple[int, int, int]:
@@ -71,3 +76,23 @@ def test_outline_on_an_inner_printed_frame_snaps_to_the_card_edge() -> None:
     inner = np.float32([[157, 87], [283, 87], [283, 269], [157, 269]])
     (snapped,) = snap_to_edges(frame, [inner])
     assert np.abs(snapped - edge).max() < 2.0, snapped
+
+
+def test_cards_in_rows_a_few_pixels_apart_are_each_found() -> None:
+    """Detection spec: "cards close together (a few px apart)". A saved 1080p simulator frame (the
+    project's own faces) of a Garbage hand in two rows 4 mm apart: QS's outline merged with 2C's
+    above it into one shape too long for a card and QS was lost. Split at the edge across the
+    middle, the three whole cards in view (2C, 6D, QS) are all found and named."""
+    from vision.recognizer import Recognizer
+
+    frame = cv2.imread(str(DATA / "close_rows.png"))
+    recognizer = Recognizer(MODEL, threads=1)
+    names = sorted(r.card for r in recognizer.recognize(frame))
+    assert len(detect_cards(frame)) == 3
+    assert names == ["2C", "6D", "QS"], names
+
+def test_a_phone_twice_a_card_long_is_not_split_into_cards() -> None:
+    """The split needs an edge across the middle: a plain long dark rectangle stays rejected."""
+    frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
+    cv2.rectangle(frame, (270, 100), (360, 370), (235, 238, 240), -1)  # bright, 90 x 270: 3 to 1
+    assert detect_cards(frame) == []

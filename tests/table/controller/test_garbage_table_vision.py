@@ -1,0 +1,41 @@
+"""Garbage through the real camera pipeline (issue 9): simulated camera frames of the table go
+through the ONNX recogniser, the watcher and the tracker, and the table events they produce are
+refereed by the real controller. A whole three-player match (every player deals once) with
+cheating bots: a card slipped into a hand and a card taken out of a live hand are both seen by the
+camera alone; every cheat flagged, none invented, the coins equal to the simulation's truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from table.demo.run_frog_garbage import FrogGarbageDemo, run
+from vision.zones import layout_for
+
+
+def test_garbage_match_through_the_camera_pipeline_equals_truth(tmp_path: Path) -> None:
+    """standard, 3 players, seed 1: both kinds of cheat happen; the refereed coins, kitty and every
+    hand's outcome equal the truth's."""
+    cfg = FrogGarbageDemo("garbage", rules="standard", players=3, seed=1, cheat=0.1,
+                          journal=tmp_path / "vision.db", senses="vision", timeout=400)
+    out = run(cfg)
+    assert out.error is None
+    assert out.truth is not None and len(out.truth["hands"]) == 3
+    assert out.agree, (out.refereed, out.truth)
+    assert {c["rule"] for c in out.cheats} == {"extra-card", "hand-disturbed"}, out.cheats
+    assert not out.missed and not out.invented, out.flags
+
+
+def test_every_garbage_layout_has_a_slot_for_each_card_of_the_largest_hand() -> None:
+    """Seven cards and a bought (or slipped-in) one each lie on their own slot inside the seat's
+    area, and the turn-up row holds the eight cards the world turns before sweeping it."""
+    from table.demo.garbage_world import ROW_CARDS
+
+    for players in range(3, 9):
+        layout = layout_for("garbage", players)
+        for seat in range(1, players + 1):
+            zone = layout.zone(f"seat:{seat}")
+            assert len(zone.slots) >= 8, (players, seat)
+            x, y, w, h = zone.rect
+            for slot in zone.slots:  # the whole card inside the seat's rectangle
+                assert x + 31.5 <= slot.x <= x + w - 31.5 and y + 44 <= slot.y <= y + h - 44, (players, seat, slot)
+        assert len(layout.zone("turnup").slots) >= ROW_CARDS, players
