@@ -46,7 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="perfect in-process senses instead of the camera pipeline and serial link (a quick "
                              "check of the referee alone)")
     parser.add_argument("--vision", action="store_true",
-                        help="Frog: the camera pipeline (the default; --direct for perfect senses)")
+                        help="the camera pipeline (the default; --direct for perfect senses)")
     parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
     parser.add_argument("--new", action="store_true", help="start a new game even if this one is open")
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")

@@ -6,8 +6,8 @@ The controller is the product's: the game's referee behind :class:`~table.contro
 with its dealer and LED workers, gpiozero seat buttons on mock pins. The dealer machine is one the world
 cranks (:class:`~table.demo.frog_garbage_base.GatedDealer`). The table is seen either through the real
 camera pipeline (``senses="vision"``, :mod:`table.demo.vision_frog_garbage`: the command's default for
-Frog) or by a perfect camera (``senses="direct"``, :class:`~table.demo.frog_garbage_base.DirectScene`:
-Garbage, ``--direct``, kill-and-restart runs and the fast tests). The world (:mod:`table.demo.frog_world`,
+both games) or by a perfect camera (``senses="direct"``, :class:`~table.demo.frog_garbage_base.DirectScene`:
+``--direct``, kill-and-restart runs and the fast tests). The world (:mod:`table.demo.frog_world`,
 :mod:`table.demo.garbage_world`) keeps the truth; at the end the refereed result is compared with it
 and every flag is paired with the cheat it caught.
 
@@ -515,9 +515,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cheat", type=float, default=0.0, metavar="P", help="bots break a rule with probability P")
     parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
     parser.add_argument("--vision", action="store_true",
-                        help="Frog: the simulated table through the real camera pipeline (the default for Frog)")
+                        help="the simulated table through the real camera pipeline (the default)")
     parser.add_argument("--direct", action="store_true",
-                        help="perfect in-process senses instead of the camera pipeline (Garbage: always)")
+                        help="perfect in-process senses instead of the camera pipeline")
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
     parser.add_argument("--journal", type=Path, default=Path("cardtable-demo.db"), help="SQLite journal")
     parser.add_argument("--json", action="store_true",
@@ -536,13 +536,8 @@ def resume_seed(args: argparse.Namespace) -> int | None:
 def run_cli(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None or getattr(args, "new", False) else resume_seed(args)
     seed = seed if seed is not None else int(time.time()) % 100_000
-    if args.game == "garbage" and getattr(args, "vision", False):
-        print("cardtable demo: Garbage through the camera pipeline is not reliable yet (a card slipped into a "
-              "hand lands on one of the seat's five slots and the camera misreads it); run it without --vision",
-              file=sys.stderr)
-        return 2
-    # Frog is watched through the real camera pipeline unless --direct asks for perfect senses
-    senses = "vision" if args.game == "frog" and not getattr(args, "direct", False) else "direct"
+    # both games are watched through the real camera pipeline unless --direct asks for perfect senses
+    senses = "direct" if getattr(args, "direct", False) else "vision"
     cfg = FrogGarbageDemo(args.game, rules=args.rules, players=args.players, seed=seed, cheat=args.cheat,
                           deals=getattr(args, "deals", None), card_reader=not getattr(args, "no_card_reader", False),
                           journal=args.journal, senses=senses, timeout=float(getattr(args, "timeout", 900.0)),
