@@ -3,7 +3,7 @@
 
     .venv/bin/python benchmarks/bench_demo_frog_garbage.py [--games 20] [--cheat 0.1] [--kills 10]
     .venv/bin/python benchmarks/bench_demo_frog_garbage.py --vision [--games 10] [--deals 1]
-
+    .venv/bin/python benchmarks/bench_demo_frog_garbage.py --process-kills 10 [--senses direct]
 
 For each game: does the refereed result equal the truth, how many cheats were committed, flagged
 and missed, how many flags matched no cheat (invented). Rule sets, player counts and the dealer's
@@ -13,15 +13,26 @@ times at random world steps and must still end with the true result. Prints one 
 ``--vision``: Frog only, through the real camera pipeline (simulated camera frames, the ONNX
 recogniser, the watcher and tracker) instead of the direct senses; ``--deals`` deals per game
 (default: the rule set's session); no kills.
+
+``--process-kills N``: N games per game type run as ``cardtable demo frog|garbage ... --json``
+subprocesses (``python -m table``), each SIGKILLed one to three times at random moments (measured
+in entries of the world's log) and run again with the same command, without ``--seed`` (the open
+game is found in the journal), until it finishes: the result must equal the truth, every cheat
+flagged, no flag invented.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +77,76 @@ def games(game: str, count: int, cheat: float, folder: Path, *, kills: bool, sen
     }
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _logged(journal: Path) -> int:
+    """Entries in the world's logs next to ``journal`` (the world writes one before each action)."""
+    n = 0
+    for log in journal.parent.glob(journal.name + ".world-*.jsonl"):
+        with open(log, "rb") as fh:
+            n += sum(1 for _ in fh)
+    return n
+
+
+def killed_processes(game: str, count: int, cheat: float, folder: Path, *, senses: str = "direct",
+                     timeout: float = 300.0) -> dict[str, Any]:
+    """Each game: start it, SIGKILL it at random world-log positions, rerun the same command."""
+    table = FROG if game == "frog" else GARBAGE
+    rows = []
+    for seed in range(count):
+        rules, players = table[seed % len(table)]
+        rng = random.Random(1000 + seed)
+        journal = folder / f"{game}-proc-{seed}.db"
+        first = [sys.executable, "-m", "table", "demo", game, "--rules", rules, "--players", str(players),
+                 "--cheat", str(cheat), "--fast", "--json", "--journal", str(journal), "--timeout", str(timeout)]
+        if senses == "direct":
+            first.append("--direct")
+        if seed % 3 == 2:
+            first.append("--no-card-reader")
+        again = list(first)  # the same command; the seed is found in the journal
+        first += ["--seed", str(seed)]
+        planned = rng.randint(1, 3)
+        kills, runs, out = 0, 0, None
+        t0 = time.monotonic()
+        while runs < planned + 3:
+            proc = subprocess.Popen(first if runs == 0 else again, cwd=ROOT, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+            runs += 1
+            if kills < planned:
+                at = _logged(journal) + rng.randint(3, 150 if game == "frog" else 250)
+                while proc.poll() is None and _logged(journal) < at:
+                    time.sleep(0.002)
+                if proc.poll() is None:
+                    os.kill(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    kills += 1
+                    continue
+            try:
+                stdout, stderr = proc.communicate(timeout=timeout + 60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                stdout, stderr = proc.communicate()
+            lines = stdout.strip().splitlines()
+            out = json.loads(lines[-1]) if lines else {"agree": False, "error": stderr[-500:]}
+            break
+        out = out or {"agree": False, "error": "never finished"}
+        row = {"seed": seed, "rules": rules, "players": players, "kills": kills, "runs": runs,
+               "resumed": bool(out.get("resumed")), "agree": bool(out.get("agree")),
+               "cheats": len(out.get("cheats", [])), "missed": out.get("missed"), "invented": out.get("invented"),
+               "seconds": round(time.monotonic() - t0, 1), "error": out.get("error")}
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+    return {
+        "games": len(rows), "kills": sum(r["kills"] for r in rows),
+        "resumed": sum(r["resumed"] for r in rows), "agree": sum(r["agree"] for r in rows),
+        "cheats": sum(r["cheats"] for r in rows), "missed": sum(r["missed"] or 0 for r in rows),
+        "invented": sum(r["invented"] or 0 for r in rows),
+        "mean_seconds": round(statistics.mean(r["seconds"] for r in rows), 1),
+        "failures": [r for r in rows if not r["agree"] or r["missed"] or r["invented"] or r["error"]],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
@@ -73,10 +154,22 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--vision", action="store_true", help="Frog through the real camera pipeline")
     parser.add_argument("--deals", type=int, default=None, help="with --vision: Frog deals per game")
+    parser.add_argument("--process-kills", type=int, default=0, metavar="N",
+                        help="instead: N games per game type as subprocesses, SIGKILLed and run again")
+    parser.add_argument("--senses", choices=["direct", "vision"], default="direct",
+                        help="with --process-kills: the senses of the demo command")
+    parser.add_argument("--only", choices=["frog", "garbage"], default=None, help="with --process-kills: one game")
     args = parser.parse_args()
     out: dict[str, Any] = {"cheat": args.cheat}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        if args.process_kills:
+            out["senses"] = args.senses
+            for game in (args.only,) if args.only else ("frog", "garbage"):
+                out[f"{game}_process_killed"] = killed_processes(game, args.process_kills, args.cheat, folder,
+                                                                 senses=args.senses)
+            print(json.dumps(out, indent=1))
+            return
         if args.vision:
             out["senses"] = "vision"
             out["deals_per_game"] = args.deals
