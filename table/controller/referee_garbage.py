@@ -323,6 +323,8 @@ class GarbageReferee(RefereeBookkeeping):
             return
         if self.waiting_load and kind in ("short", "confirm"):
             self.waiting_load = False
+            # a new hand's pack or the reshuffled discards: the loop's lost-answer check counts from here
+            self.hopper_left = len(self.engine.stock_cards())
             self._record_override(out, who, "the dealer machine is loaded", why)
             out.append(self._command({"do": "shuffle", "deal": self.engine.deal}))
             self._ask(out)

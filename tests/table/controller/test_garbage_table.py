@@ -365,3 +365,20 @@ def test_terminal_panels_draw_both_games() -> None:
     frog.start()
     panel = render(frog.view(), frog.leds())
     assert "Frog (modern)" in panel and "(sits out)" in panel
+
+
+def test_hopper_count_restarts_when_the_machine_is_loaded_for_each_hand() -> None:
+    """The loop tells a lost 'dealt' answer from a card never dealt by comparing the machine's hopper
+    with the referee's count, so the count must follow each reload: a new hand's whole pack."""
+    t, truth = new("standard", 3)
+    assert t.ref.hopper_left == len(truth.pack)
+    counts: list[tuple[int, int]] = []
+
+    def second_hand_under_way(g: GarbageGame) -> bool:
+        if g.deal == 1 and not t.ref.waiting_load:  # loaded, and its first card dealt
+            counts.append((t.ref.hopper_left, len(truth.stock_cards())))
+            return True
+        return False
+
+    play_match(t, truth, seed=5, until=second_hand_under_way)
+    assert counts == [(len(truth.pack) - 1, len(truth.pack) - 1)], counts
