@@ -2,7 +2,7 @@
 (journal, table loop, mock-pin seat buttons, dealer commands), scored against the simulation's truth.
 
     .venv/bin/python benchmarks/bench_demo_frog_garbage.py [--games 20] [--cheat 0.1] [--kills 10]
-    .venv/bin/python benchmarks/bench_demo_frog_garbage.py --vision [--games 10] [--deals 1]
+    .venv/bin/python benchmarks/bench_demo_frog_garbage.py --vision [--only garbage] [--games 10] [--deals 1]
     .venv/bin/python benchmarks/bench_demo_frog_garbage.py --process-kills 10 [--senses direct]
 
 For each game: does the refereed result equal the truth, how many cheats were committed, flagged
@@ -10,9 +10,9 @@ and missed, how many flags matched no cheat (invented). Rule sets, player counts
 card reader vary with the seed. Then ``--kills`` games per game type are killed and restarted three
 times at random world steps and must still end with the true result. Prints one JSON object.
 
-``--vision``: Frog only, through the real camera pipeline (simulated camera frames, the ONNX
-recogniser, the watcher and tracker) instead of the direct senses; ``--deals`` deals per game
-(default: the rule set's session); no kills.
+``--vision``: through the real camera pipeline (simulated camera frames, the ONNX recogniser, the
+watcher and tracker) instead of the direct senses, Frog and Garbage (``--only`` one of them);
+``--deals`` Frog deals per game (default: the rule set's session); no kills.
 
 ``--process-kills N``: N games per game type run as ``cardtable demo frog|garbage ... --json``
 subprocesses (``python -m table``), each SIGKILLed one to three times at random moments (measured
@@ -56,13 +56,15 @@ def games(game: str, count: int, cheat: float, folder: Path, *, kills: bool, sen
             rng = random.Random(seed)
             kill_at = tuple(sorted(rng.randrange(5, 120 if game == "frog" else 200) for _ in range(3)))
         cfg = FrogGarbageDemo(game, rules=rules, players=players, seed=seed, cheat=cheat, card_reader=reader,
-                              journal=folder / f"{game}-{seed}-{int(kills)}.db", kill_at=kill_at, timeout=300,
+                              journal=folder / f"{game}-{seed}-{int(kills)}.db", kill_at=kill_at,
+                              timeout=300 if senses == "direct" else 1500,
                               senses=senses, deals=deals if game == "frog" else None)
         out = run(cfg)
         rows.append({"seed": seed, "rules": rules, "players": players, "card_reader": reader,
                      "agree": out.agree, "cheats": len(out.cheats), "flagged": len(out.cheats) - len(out.missed),
                      "missed": len(out.missed), "invented": len(out.invented), "restarts": out.restarts,
                      "seconds": round(out.seconds, 2), "error": out.error})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # progress: long camera runs
     return {
         "games": len(rows),
         "agree": sum(r["agree"] for r in rows),
@@ -152,13 +154,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--cheat", type=float, default=0.1)
     parser.add_argument("--kills", type=int, default=10)
-    parser.add_argument("--vision", action="store_true", help="Frog through the real camera pipeline")
+    parser.add_argument("--vision", action="store_true", help="through the real camera pipeline (no kills)")
     parser.add_argument("--deals", type=int, default=None, help="with --vision: Frog deals per game")
     parser.add_argument("--process-kills", type=int, default=0, metavar="N",
                         help="instead: N games per game type as subprocesses, SIGKILLed and run again")
     parser.add_argument("--senses", choices=["direct", "vision"], default="direct",
                         help="with --process-kills: the senses of the demo command")
-    parser.add_argument("--only", choices=["frog", "garbage"], default=None, help="with --process-kills: one game")
+    parser.add_argument("--only", choices=["frog", "garbage"], default=None,
+                        help="with --process-kills or --vision: one game")
     args = parser.parse_args()
     out: dict[str, Any] = {"cheat": args.cheat}
     with tempfile.TemporaryDirectory() as tmp:
@@ -173,8 +176,9 @@ def main() -> None:
         if args.vision:
             out["senses"] = "vision"
             out["deals_per_game"] = args.deals
-            out["frog"] = games("frog", args.games, args.cheat, folder, kills=False, senses="vision",
-                                deals=args.deals)
+            for game in (args.only,) if args.only else ("frog", "garbage"):
+                out[game] = games(game, args.games, args.cheat, folder, kills=False, senses="vision",
+                                  deals=args.deals)
             print(json.dumps(out, indent=1))
             return
         for game in ("frog", "garbage"):
