@@ -7,7 +7,9 @@ Every Garbage card lies on its own slot (eight per seat: seven cards and a bough
 the world sweeps the turn-up row after eight cards), because a camera cannot read cards laid on top
 of each other. Limits: a face-down card laid on a face-down pile cannot always be counted by a camera
 (a fourth Frog discard stacked on one of the three may go unseen); the world waits for a quiet,
-settled table before each action, so a loaded machine makes a game slower, not wrong."""
+settled table before each action, so a loaded machine makes a game slower, not wrong. Kill and
+restart with these senses (a fresh watcher re-reads the table) is spot-checked for Frog only; the
+measured kill runs (in-process and SIGKILL) use the direct senses."""
 
 from __future__ import annotations
 
