@@ -18,8 +18,11 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, required=True)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--hard-share", type=float, default=0.3,
+                    help="share of hard scenes (small, close, glare, tilt) among the scenes with cards")
     args = ap.parse_args()
-    crops, labels, stats = dataset.build(designs.training_decks(), args.scenes, args.seed)
+    crops, labels, stats = dataset.build(designs.training_decks(), args.scenes, args.seed,
+                                          hard_share=args.hard_share)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, crops=crops, labels=labels)
     print(f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "

@@ -51,17 +51,17 @@ def random_quad(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     return box.astype(np.float32)
 
 
-def random_spec(rng: np.random.Generator) -> SceneSpec:
+def random_spec(rng: np.random.Generator, hard_share: float = 0.3) -> SceneSpec:
     if rng.random() < 0.1:
         return SceneSpec(n_cards=0, clutter=int(rng.integers(2, 7)))
-    if rng.random() < 0.3:
+    if rng.random() < hard_share:
         return SceneSpec(**{**HARD.__dict__, "n_cards": int(rng.integers(8, 16))})
     return SceneSpec(n_cards=int(rng.integers(5, 14)), card_width=(80.0, 230.0),
                      clutter=int(rng.integers(0, 4)), face_down=0.1)
 
 
 def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: float = 0.3,
-          log_every: int = 200) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+          log_every: int = 200, hard_share: float = 0.3) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Crops (M, 2, 48, 32, 3) uint8 and labels (M,) int64 (0..52 LABELS, 53 not a card)."""
     rng = np.random.default_rng(seed)
     names = sorted(decks)
@@ -70,7 +70,7 @@ def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: flo
     stats = {"cards": 0, "detected": 0, "negatives": 0}
     for i in range(n_scenes):
         deck = decks[names[int(rng.integers(len(names)))]]
-        scene = make_scene(rng, deck, random_spec(rng))
+        scene = make_scene(rng, deck, random_spec(rng, hard_share))
         found = detect_cards(scene.image)
         for label, quad in scene.cards:
             stats["cards"] += 1
