@@ -393,13 +393,16 @@ class GarbageReferee(RefereeBookkeeping):
             self.resync_seen |= set(self.placed) - before
 
     def _known_again(self, inp: Input, zone: str) -> int | None:
-        labels = {c for c, _ in inp.candidates[:2]} | ({str(inp.card)} if inp.card else set())
-        for key, p in self.placed.items():
-            if key not in self.resync_seen and p.zone == zone and str(p.card) in labels:
-                if inp.track is not None and inp.track != key:
-                    self.placed[inp.track] = self.placed.pop(key)
-                    return inp.track
-                return key
+        # The reading first, the runner-up only if no known card has that face: a 4H re-seen must
+        # not take the place of the 4D beside it (which would leave the 4H "taken out of the hand").
+        labels = ([str(inp.card)] if inp.card else []) + [c for c, _ in inp.candidates[:2] if c != inp.card]
+        for label in labels:
+            for key, p in self.placed.items():
+                if key not in self.resync_seen and p.zone == zone and str(p.card) == label:
+                    if inp.track is not None and inp.track != key:
+                        self.placed[inp.track] = self.placed.pop(key)
+                        return inp.track
+                    return key
         return None
 
     def _track(self, inp: Input) -> int:
@@ -554,6 +557,13 @@ class GarbageReferee(RefereeBookkeeping):
         if inp.kind == "resync_begin":
             self.resyncing = True
             self.resync_seen = set()
+            # A restarted camera numbers its tracks from 1 again: the known cards move to keys no
+            # track can have, or re-keying a re-seen card would overwrite another not yet re-seen.
+            rekeyed: dict[int, Placed] = {}
+            for p in self.placed.values():
+                self._untracked -= 1
+                rekeyed[self._untracked] = p
+            self.placed = rekeyed
         elif inp.kind == "resync_end":
             self.resyncing = False
             for key in [k for k in self.placed if k not in self.resync_seen]:

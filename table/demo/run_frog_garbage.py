@@ -330,14 +330,14 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
                 while not c.judged() and time.monotonic() < drain:
                     c.loop.step(0.01)
                 c.die(dealer)  # kill -9: nothing more is judged or written
+                if camera is not None:
+                    _new_watcher(camera)  # the dead controller's camera pipeline dies with it
                 new = Controller(cfg, dealer, factory, new=False)
                 if on_actions is not None:
                     new.loop.listeners.append(on_actions)
                 holder["ctl"] = new
                 restarts += 1
                 new.loop.start(new.first)
-                if camera is not None:
-                    _new_watcher(camera)  # the new controller's camera pipeline starts from nothing
                 _resync(new, scene, camera)
                 paused.clear()
                 continue
@@ -449,7 +449,13 @@ def _resync(ctl: Controller, scene: Any, camera: Any) -> None:
         first = camera.frames
 
         def settled() -> bool:
-            return bool(camera.frames >= first + 8 and camera.idle())
+            # The new pipeline must have calibrated and looked long enough to confirm every card: a
+            # resync that ended on a quiet but still uncalibrated view took the whole table for new
+            # cards (a Garbage hand's cards flagged as slipped in). A view that never settles (a card
+            # left unreadable) ends the re-read after 200 frames.
+            tracker = camera.watcher.tracker
+            looked = tracker.frames_seen >= 8 and tracker.settled
+            return bool(camera.frames >= first + 8 and camera.idle() and (looked or camera.frames >= first + 200))
 
     ctl.loop.resync(settled, timeout=60)
 

@@ -101,7 +101,10 @@ class CameraSenses:
                     resting.clear()
                     tick()
                 frame = self.sim.next_frame()
-                events = self.watcher.process(frame.image, frame_index=frame.index, timestamp=frame.timestamp)
+                watcher = self.watcher
+                events = watcher.process(frame.image, frame_index=frame.index, timestamp=frame.timestamp)
+                if watcher is not self.watcher:
+                    events = []  # a killed controller's pipeline: what it saw dies with it
                 for event in events:
                     self.post(input_from_event(event))
                 signature = (self.sim._order, len(self.sim.cards))

@@ -382,3 +382,54 @@ def test_hopper_count_restarts_when_the_machine_is_loaded_for_each_hand() -> Non
 
     play_match(t, truth, seed=5, until=second_hand_under_way)
     assert counts == [(len(truth.pack) - 1, len(truth.pack) - 1)], counts
+
+
+def test_reread_by_a_restarted_camera_with_its_own_track_numbers() -> None:
+    """Issue 9, resume after kill: a new camera pipeline numbers its tracks from 1 again, so the
+    re-read reports the same cards under ids the old tracks had, in another order. Every card must
+    be known again: no card flagged as taken out of a hand, none as slipped in."""
+    t, truth = new("standard", 3)
+    driver = play_match(t, truth, seed=3, until=lambda g: g.phase == "bingo"
+                        and sum(p.role == "turnup" for p in t.ref.placed.values()) >= 2)
+    known = sorted(t.ref.placed.items())
+    assert len(known) >= 15
+    flags_before = len(t.flags())
+    t.send(Input("control", "resync_begin"))
+    t.on_table = {}
+    for new_id, (_, p) in enumerate(reversed(known), start=1):  # ids 1.. collide with the old ones
+        t.on_table.setdefault((p.zone, str(p.card)), []).append(new_id)
+        t.send(Input("table", "appeared", str(p.card), p.zone, track=new_id, candidates=((str(p.card), 0.97),)))
+    t.send(Input("control", "resync_end"))
+    assert len(t.flags()) == flags_before, t.flags()[flags_before:]
+    assert sorted((str(p.card), p.zone) for p in t.ref.placed.values()) == sorted(
+        (str(p.card), p.zone) for _, p in known)
+    driver.run()
+    assert t.ref.result() == result(truth)
+
+
+def test_reread_names_each_card_by_its_reading_before_the_runner_up() -> None:
+    """A re-read 4H whose runner-up is 4D must be the 4H, not the 4D lying beside it: matched by the
+    runner-up first, 4H took 4D's place, 4D took 2D's, and the 2D was flagged as slipped in (and the
+    4H as taken out). Each card here is re-read with the card laid before it as its runner-up."""
+    t, truth = new("standard", 3)
+    driver = play_match(t, truth, seed=3, until=lambda g: g.phase == "bingo")
+    seat = next(s for s in range(3) if len(truth.hand(s)) >= 3)
+    zone = f"seat:{seat}"
+    known = list(t.ref.placed.items())
+    mine = [(k, p) for k, p in known if p.zone == zone]
+    others = [(k, p) for k, p in known if p.zone != zone]
+    on_mat = {str(p.card) for _, p in known}
+    absent = next(f for f in ("2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C") if f not in on_mat)
+    before = len(t.flags())
+    t.send(Input("control", "resync_begin"))
+    t.on_table = {}
+    order = [(p, str(mine[i - 1][1].card) if i else absent) for i, (_, p) in enumerate(mine)][::-1] + \
+        [(p, str(p.card)) for _, p in others]
+    for new_id, (p, runner_up) in enumerate(order, start=1):
+        t.on_table.setdefault((p.zone, str(p.card)), []).append(new_id)
+        t.send(Input("table", "appeared", str(p.card), p.zone, track=new_id,
+                     candidates=((str(p.card), 0.95), (runner_up, 0.02))))
+    t.send(Input("control", "resync_end"))
+    assert t.flags()[before:] == []
+    driver.run()
+    assert t.ref.result() == result(truth)
