@@ -39,3 +39,15 @@ def test_every_garbage_layout_has_a_slot_for_each_card_of_the_largest_hand() -> 
             for slot in zone.slots:  # the whole card inside the seat's rectangle
                 assert x + 31.5 <= slot.x <= x + w - 31.5 and y + 44 <= slot.y <= y + h - 44, (players, seat, slot)
         assert len(layout.zone("turnup").slots) >= ROW_CARDS, players
+
+
+def test_garbage_controller_killed_three_times_with_camera_senses_equals_truth(tmp_path: Path) -> None:
+    """Resume after kill through the camera: the controller dies three times (journal closed, loop
+    abandoned) and a new one, with a new camera pipeline numbering its tracks from 1, re-reads the
+    table. Before the re-read fixes this run ended with 8 flags matching no cheat."""
+    cfg = FrogGarbageDemo("garbage", rules="standard", players=3, seed=1, cheat=0.1,
+                          journal=tmp_path / "killed.db", senses="vision", timeout=500, kill_at=(40, 120, 200))
+    out = run(cfg)
+    assert out.error is None and out.restarts == 3
+    assert out.agree, (out.refereed, out.truth)
+    assert not out.missed and not out.invented, out.flags
