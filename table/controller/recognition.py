@@ -72,3 +72,12 @@ def read_card(candidates: Sequence[tuple[str, float]], possible: Collection[str]
     best, share = ranked[0]
     sure = share >= accept_share and raw_mass >= MIN_POSSIBLE_MASS
     return Reading(best, sure, share, tuple(ranked[:8]))
+
+
+def readable_face(card: str | None, candidates: Sequence[tuple[str, float]]) -> bool:
+    """A face-up card: read as a face, or ``unknown`` (the camera's votes did not agree) with a face
+    as its best candidate, which the referee then identifies or asks about. ``back`` and an unknown
+    whose best guess is a back are face-down cards."""
+    if card is not None and card in FACES:
+        return True
+    return card == "unknown" and bool(candidates) and candidates[0][0] in FACES

@@ -70,10 +70,6 @@ def _seat_of_zone(zone: str | None) -> int | None:
     return None
 
 
-def _is_face(label: str | None) -> bool:
-    return label is not None and label not in ("back", "unknown")
-
-
 class FrogReferee(RefereeBookkeeping):
     game = GAME
 
@@ -492,18 +488,19 @@ class FrogReferee(RefereeBookkeeping):
                 return
         if kind == "turned":
             kind = "appeared"
+        face = recognition.readable_face(inp.card, inp.candidates)  # an unknown is asked about, not a back
         if self.resyncing and kind == "appeared":
             known = self._known_again(inp)
-            if not _is_face(inp.card) and zone == WIDOW:
+            if not face and zone == WIDOW:
                 self.resync_backs += 1
-            if known is not None or not _is_face(inp.card):
+            if known is not None or not face:
                 if known is not None:
                     self.resync_seen.add(known)
                     if inp.track is not None:
                         self.tracks[inp.track] = known
                 return
         known_track = kind == "removed" and inp.track is not None and inp.track in self.tracks
-        if not _is_face(inp.card) and not known_track:  # a face card gathered face down keeps its track
+        if not face and not known_track:  # a face card gathered face down keeps its track
             self._back(kind, zone, out)
             return
         if zone not in (TRICK, WIDOW):

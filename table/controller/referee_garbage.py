@@ -65,10 +65,6 @@ def _seat_of_zone(zone: str | None) -> int | None:
     return None
 
 
-def _is_face(label: str | None) -> bool:
-    return label is not None and label not in ("back", "unknown")
-
-
 def target_of(request: AwaitCard) -> str:
     """Where the awaited card goes: the seat's hand for poker cards, else the turn-up row."""
     return f"seat:{request.seat}" if request.purpose in ("deal", "buy") else TURNUP
@@ -373,7 +369,8 @@ class GarbageReferee(RefereeBookkeeping):
             kind, zone = "appeared", inp.to
         if kind == "turned":
             kind = "appeared"
-        if not _is_face(inp.card) or zone is None:
+        # "unknown": the camera could not agree on a face; its candidates still go to a question
+        if not recognition.readable_face(inp.card, inp.candidates) or zone is None:
             return
         if kind == "removed":
             self._removed(inp, zone, out)

@@ -625,3 +625,21 @@ def test_a_discard_the_camera_loses_and_refinds_during_play_is_not_a_fourth() ->
     t.back("widow")
     flags = t.flags(DISCARD_COUNT)
     assert len(flags) == 1 and "laid 4 cards" in flags[0]["message"]
+
+
+def test_card_the_camera_cannot_agree_on_is_identified_not_taken_for_a_back() -> None:
+    """A face-up card played to the trick but reported `unknown` (the camera's votes did not agree)
+    with its candidates: it was counted as a face-down card and the play never happened. Now it is
+    read from the candidates (here the only possible one) and the deal goes on as the engine's."""
+    t, truth, bots, seed = _to_first_play(reader=True)
+    seat = truth.to_act
+    assert seat is not None
+    card = bots[seat].choose_play(truth, seat)
+    truth.play(seat, card)
+    track = next(_track)
+    t.tracks[card] = track
+    got = t.send(Input("table", "appeared", "unknown", "trick", track=track,
+                       candidates=((str(card), 0.48), ("back", 0.2))))
+    assert [a["move"] for a in got if a["do"] == "move"] == [{"seat": seat, "play": str(card)}], got
+    play_tricks(t, truth, bots)
+    assert t.ref.deal is not None and t.ref.deal.points() == truth.points()

@@ -433,3 +433,27 @@ def test_reread_names_each_card_by_its_reading_before_the_runner_up() -> None:
     assert t.flags()[before:] == []
     driver.run()
     assert t.ref.result() == result(truth)
+
+
+def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
+    """Issue 9 (found in a camera run: the demo stalled): a turned card reported as `unknown` with
+    its candidates (no card reader to say which) must be asked about, not ignored; the dealer's
+    press confirms the best candidate and the game goes on to the true result."""
+    t, truth = new("standard", 3, card_reader=False)
+    d = play_match(t, truth, seed=2, until=lambda g: g.phase == "bingo" and isinstance(g.step, AwaitCard))
+    card = d.feeder.next_card(truth)
+    truth.supply(card)
+    cmd = t.ref.card_cmd
+    assert cmd is not None
+    t.send(Input("device", "dealt", data={"id": cmd, "target": TURNUP}))
+    other = next(str(c) for c in truth.stock_cards() if c != card)  # as possible as the true card
+    track = next(_track)
+    t.on_table.setdefault((TURNUP, str(card)), []).append(track)
+    got = t.send(Input("table", "appeared", "unknown", TURNUP, track=track,
+                       candidates=((str(card), 0.34), (other, 0.3))))
+    prompts = [a for a in got if a["do"] == "prompt"]
+    assert prompts and prompts[0]["card"] == str(card) and prompts[0]["seat"] == truth.dealer
+    t.send(Input("button", "short", seat=truth.dealer))
+    assert any(a["do"] == "supply" and a["card"] == str(card) for a in t.actions[-6:])
+    d.run()
+    assert t.ref.result() == result(truth)
