@@ -21,8 +21,14 @@ CARD_W, CARD_H = 63.0, 88.0
 PITCH_X, PITCH_Y = 69.0, 92.0
 
 
-def markers(w: float, h: float) -> list[dict[str, float]]:
-    m, s = 6.0, MARKER
+def marker_size(mat: str) -> float:
+    """Bigger markers on the 1.25 m cloth: at 1080p its 32 mm markers are ~36 px, too few for the
+    detector once the camera is turned (38 mm, 3 mm from the edge, still fits the 44 mm band)."""
+    return 38.0 if mat == "cloth-1250x850" else MARKER
+
+
+def markers(w: float, h: float, s: float = MARKER) -> list[dict[str, float]]:
+    m = 6.0 if s <= MARKER else 3.0
     at = [(m, m), (w - m - s, m), (w - m - s, h - m - s), (m, h - m - s)]
     n_long = max(1, round(w / 350))
     for k in range(1, n_long + 1):
@@ -161,7 +167,8 @@ def doc(game: str, n: int, mat: str, zones: list[dict[str, Any]]) -> dict[str, A
     w, h = MATS[mat]
     return {"format": 1, "game": game, "players": n, "mat": {"name": mat, "width_mm": w, "height_mm": h},
             "card_mm": [CARD_W, CARD_H],
-            "markers": {"dictionary": "DICT_4X4_50", "size_mm": MARKER, "at": markers(w, h)}, "zones": zones}
+            "markers": {"dictionary": "DICT_4X4_50", "size_mm": marker_size(mat),
+                        "at": markers(w, h, marker_size(mat))}, "zones": zones}
 
 
 def main() -> None:
