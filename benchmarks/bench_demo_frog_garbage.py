@@ -45,10 +45,10 @@ GARBAGE = (("standard", 3), ("four-flush", 4), ("seven-card", 5), ("stud", 4), (
 
 
 def games(game: str, count: int, cheat: float, folder: Path, *, kills: bool, senses: str = "direct",
-          deals: int | None = None) -> dict[str, Any]:
+          deals: int | None = None, seeds: list[int] | None = None) -> dict[str, Any]:
     table = FROG if game == "frog" else GARBAGE
     rows = []
-    for seed in range(count):
+    for seed in seeds if seeds is not None else range(count):
         rules, players = table[seed % len(table)]
         reader = seed % 3 != 2
         kill_at: tuple[int, ...] = ()
@@ -160,6 +160,8 @@ def main() -> None:
                         help="instead: N games per game type as subprocesses, SIGKILLed and run again")
     parser.add_argument("--senses", choices=["direct", "vision"], default="direct",
                         help="with --process-kills: the senses of the demo command")
+    parser.add_argument("--seeds", type=int, nargs="+", default=None,
+                        help="with --vision: these seeds only (rule set and players follow the seed)")
     parser.add_argument("--only", choices=["frog", "garbage"], default=None,
                         help="with --process-kills or --vision: one game")
     args = parser.parse_args()
@@ -178,7 +180,7 @@ def main() -> None:
             out["deals_per_game"] = args.deals
             for game in (args.only,) if args.only else ("frog", "garbage"):
                 out[game] = games(game, args.games, args.cheat, folder, kills=False, senses="vision",
-                                  deals=args.deals)
+                                  deals=args.deals, seeds=args.seeds)
             print(json.dumps(out, indent=1))
             return
         for game in ("frog", "garbage"):
