@@ -147,12 +147,15 @@ def garbage(n: int) -> dict[str, Any]:
         zones.append(zone(f"seat:{seat}", "seat", f"Seat {seat}", rect, seat=seat, facing=facing, slots=slots))
     top, bottom = BAND + block_h + 4, h - BAND - block_h - 4
     # the turn-up row beside the stock and discard piles (about 2.4 card widths), as many rows as fit
-    per_row = int((w - 2 * BAND - 4 - 2 * (CARD_W + 12)) // PITCH_X)
-    row_w = per_row * PITCH_X + 4
+    # the first card 8 mm in from the zone: the mat's mid-side marker sits level with the row, and a
+    # card 5 mm from it merged with its white border (seen on the 1250x850 cloth at 1080p)
+    inset = 8.0
+    per_row = int((w - 2 * BAND - 4 - inset - 2 * (CARD_W + 10)) // PITCH_X)
+    row_w = per_row * PITCH_X + 4 + inset
     n_rows = max(1, min(2, int((bottom - top - 8) // PITCH_Y)))
     y0 = top + (bottom - top - n_rows * PITCH_Y) / 2 + PITCH_Y / 2  # centred between the seats
     ys = [y0 + r * PITCH_Y for r in range(n_rows)]
-    slots = [(BAND + 2 + CARD_W / 2 + k * PITCH_X, yy, 0.0) for yy in ys for k in range(per_row)]
+    slots = [(BAND + 2 + inset + CARD_W / 2 + k * PITCH_X, yy, 0.0) for yy in ys for k in range(per_row)]
     zones.append(zone("turnup", "turnup", "Turn-up row", (BAND, top, row_w, bottom - top), slots=slots))
     sx = BAND + row_w + 4
     half = (w - BAND - sx) / 2
