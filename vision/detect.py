@@ -14,7 +14,9 @@ from several cues, because no single one works on every table:
    its hull (solidity), of card size, not cut by the frame border. Coins, chips and hands are not quads;
    phones are too long; table edges are too big.
 4. Grouping: outlines of one card (inner contour, outer contour, paper blob, a printed inner frame) merge,
-   the outermost preferred; an outline holding several cards is a group, not a card.
+   the outermost preferred unless a side of it lies off the edge map (a touching chip taken in, a corner
+   cut off) and a smaller one's sides do not; an outline holding several card-shaped outlines is a
+   group, not a card.
 5. Snapping (full resolution): every side is moved onto the strongest colour edge within ~10% of the
    card's width, which fixes outlines a pixel or two off and outlines on a card's inner printed frame.
 
@@ -226,7 +228,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
                 x, y, w, h = cv2.boundingRect(c)
                 if x > 0 and y > 0 and x + w < width and y + h < height:
                     _consider(c, 0.0, min_area, loose, candidates)
-    quads = _resolve(candidates, config)
+    near_edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # for the outline choice in _resolve
+    quads = _resolve(candidates, config, near_edges)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
         # card was found, so the extra texture it picks up cannot disturb the cards already found.
@@ -236,7 +239,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
         for c in _contours(faint, min_points, holes=True):
             _consider(c, 1.0, min_area, loose, extra)
         extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
-        quads += _resolve(extra, config)
+        quads += _resolve(extra, config, near_edges)
     full = [(q + 0.5) / s - 0.5 for q in quads]
     if config.snap and full:
         full = snap_to_edges(frame_bgr, full, config)
@@ -339,14 +342,68 @@ def _contours(mask: np.ndarray, min_points: int, *, holes: bool | None) -> list[
     return [_Contour(contours[int(i)], bool(is_hole[i])) for i in np.flatnonzero(keep)]
 
 
-def _resolve(candidates: list[_Candidate], config: DetectorConfig) -> list[np.ndarray]:
+def _resolve(candidates: list[_Candidate], config: DetectorConfig, edges: np.ndarray) -> list[np.ndarray]:
+    """One outline per card. ``edges``: the edge map dilated to a 5x5 neighbourhood."""
+    finish = _Finisher(config)
+    firsts: list[np.ndarray] = []
+    rests: list[list[_Candidate]] = []
+    for group in _merge([(cv2.contourArea(c.rough), c.rough, c) for c in candidates], finish):
+        group.sort(key=lambda c: -c.area)
+        for i, c in enumerate(group):
+            if (q := finish(c)) is not None:
+                firsts.append(q)
+                rests.append(group[i + 1:])
+                break
+    if not firsts:
+        return []
+    # The outermost outline is usually the card's edge (inner ones lie on its printed frame), but one
+    # that took in a touching chip, or cut a card's corner off, has a side across the table where
+    # there is no edge. Where the outermost one's weakest side is not on edges, the largest outline
+    # whose sides are (nearly as well as the best one's) wins.
+    support = _support(firsts, edges)
     quads = []
-    for group in _merge([(cv2.contourArea(c.rough), c.rough, c) for c in candidates]):
-        # the preferred outline that passes the exact test
-        quad = next((q for c in group if (q := _finish(c, config)) is not None), None)
-        if quad is not None:
-            quads.append(quad)
+    for first, s, group in zip(firsts, support, rests, strict=True):
+        rest = [q for c in group if (q := finish(c)) is not None] if s < 0.9 else []
+        if not rest:
+            quads.append(first)
+            continue
+        options = [(float(s), first), *zip(_support(rest, edges).tolist(), rest, strict=True)]
+        best = max(v for v, _ in options)
+        quads.append(max((q for v, q in options if v >= best - 0.15), key=cv2.contourArea))
     return quads
+
+
+class _Finisher:
+    """``_finish`` of each candidate, computed once (the merge and the choice both ask)."""
+
+    def __init__(self, config: DetectorConfig) -> None:
+        self.config = config
+        self.done: dict[int, np.ndarray | None] = {}
+
+    def __call__(self, c: _Candidate) -> np.ndarray | None:
+        key = id(c)
+        if key not in self.done:
+            self.done[key] = _finish(c, self.config)
+        return self.done[key]
+
+
+# Samples along each side (from 10% to 90% of it) as weights of the four corners: side k runs from
+# corner k to corner k+1, so the sample points of a quad are one matrix product.
+_SUPPORT_T = np.linspace(0.1, 0.9, 17)
+_SUPPORT_W = np.zeros((4 * len(_SUPPORT_T), 4))
+for _k in range(4):
+    _SUPPORT_W[_k * len(_SUPPORT_T):(_k + 1) * len(_SUPPORT_T), _k] = 1 - _SUPPORT_T
+    _SUPPORT_W[_k * len(_SUPPORT_T):(_k + 1) * len(_SUPPORT_T), (_k + 1) % 4] = _SUPPORT_T
+
+
+def _support(quads: list[np.ndarray], near_edges: np.ndarray) -> np.ndarray:
+    """For each quad, the fraction of samples on its weakest side that have an edge pixel within 2 px."""
+    h, w = near_edges.shape
+    q = np.clip(np.stack(quads), 0, (w - 1, h - 1))  # corners inside the map keep every sample inside
+    pts = (_SUPPORT_W @ q + 0.5).astype(np.intp)  # (Q, 4 * T, 2)
+    hit = near_edges[pts[..., 1], pts[..., 0]].reshape(len(quads), 4, -1) > 0
+    out: np.ndarray = hit.mean(axis=2).min(axis=1)
+    return out
 
 
 @dataclass
@@ -406,9 +463,10 @@ def _finish(c: _Candidate, config: DetectorConfig) -> np.ndarray | None:
     return quad if _card_like(quad, c.area, config, config.scale) else None
 
 
-def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]]) -> list[list[_Candidate]]:
-    """Candidates grouped per card, preferred (outermost) first; a candidate holding two or more
-    cards is a group of cards and is dropped."""
+def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]],
+           finish: _Finisher) -> list[list[_Candidate]]:
+    """Candidates grouped per card; a candidate holding two or more cards is a group of cards and is
+    dropped."""
     candidates.sort(key=lambda t: t[0])  # small first: inner contours and single cards
     kept: list[tuple[float, np.ndarray, list[_Candidate]]] = []
     boxes: list[tuple[float, float, float, float]] = []  # kept quads' bounding boxes: most pairs are
@@ -422,12 +480,15 @@ def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]]) -> list[list[
             kept.append((area, quad, [cand]))
             boxes.append((x0, y0, x1, y1))
             continue
-        held = [kept[i][0] for i in inside]
-        if len(inside) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(inside) >= 3):
-            continue  # a group of cards: several card-sized outlines filling it (two halves of a
-            # court picture are one card; three or more separate outlines are cards)
+        if len(inside) >= 2:
+            # Only outlines that pass as cards count as cards inside it: the blocks of a court
+            # picture (card-sized, not card-shaped) are one card's print, not a group.
+            held = [kept[i][0] for i in inside if any(finish(c) is not None for c in kept[i][2])]
+            if len(held) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(held) >= 3):
+                continue  # a group of cards: several card-sized outlines filling it (two halves of a
+                # court picture are one card; three or more separate outlines are cards)
         # One card seen twice: as an inner contour and an outer one, or as its inner frame (court
-        # picture, ornament border) and its edge. The larger outline is the card's edge.
+        # picture, ornament border) and its edge.
         first = inside[0]
         kept[first] = (area, quad, [cand, *(c for i in inside for c in kept[i][2])])
         boxes[first] = (x0, y0, x1, y1)
