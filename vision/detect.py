@@ -6,7 +6,9 @@ from several cues, because no single one works on every table:
 1. Edges: Canny on the grey frame and on a chroma channel (max - min of the channels; a white card on a
    pale cloth differs in colour more than in brightness). Every hole of the edge map is a candidate
    card interior (holes stay separate even when neighbouring cards' edges touch), on the thin map and on
-   a slightly thickened one; the thickened map's outer outlines, filled and opened, are candidates too.
+   a slightly thickened one; the thickened map's outer outlines, filled and opened, are candidates too,
+   and an outline with a gap (it encloses nothing) is one by its convex hull if every side of that lies
+   on edges.
 2. Paper: card stock is bright in all three channels, felt, wood and most cloth are not. The darkest
    channel thresholded globally (Otsu) and against its neighbourhood (adaptive) gives whole-card blobs
    where court art or a striped cloth breaks the edge map into pieces.
@@ -195,11 +197,14 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     for c in _contours(edges, min_points, holes=True):
         _consider(c, 1.0, min_area, loose, candidates, edges)
     outer = []
+    near_edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # edge pixels within 2 px
     for tagged in _contours(thick, min_points, holes=None):
         if tagged.hole:
             _consider(tagged.points, 1.0, min_area, loose, candidates, edges)
         elif cv2.contourArea(tagged.points) >= min_area:
             outer.append(tagged.points)
+        else:
+            _consider_open(tagged.points, min_area, loose, candidates, near_edges)
     # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
     solid = np.zeros(edges.shape, np.uint8)
     cv2.drawContours(solid, outer, -1, 255, -1)
@@ -228,7 +233,6 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
                 x, y, w, h = cv2.boundingRect(c)
                 if x > 0 and y > 0 and x + w < width and y + h < height:
                     _consider(c, 0.0, min_area, loose, candidates)
-    near_edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # for the outline choice in _resolve
     quads = _resolve(candidates, config, near_edges)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
@@ -428,6 +432,24 @@ def _consider(contour: np.ndarray, grow: float, min_area: float, loose: Detector
     elif edges is not None:
         for half in _split_pair(rough, edges, loose):
             out.append(_Candidate(half, half, grow, area / 2))
+
+
+def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, out: list[_Candidate],
+                   near_edges: np.ndarray) -> None:
+    """An outline with a gap or two (a white card on a pale table, a side in glare) encloses nothing,
+    so it is neither a hole nor a filled shape; its convex hull is the card. Accepted when the hull is
+    a card's shape and every side of it lies on edges."""
+    x, y, w, h = cv2.boundingRect(contour)
+    if w * h < min_area:
+        return
+    fit = _fit_quad(contour)
+    if fit is None:
+        return
+    rough, hull = fit
+    area = cv2.contourArea(hull)
+    if area >= min_area and _card_like(rough, area, loose, loose.scale) and \
+            _support([rough], near_edges)[0] >= 0.85:
+        out.append(_Candidate(rough, hull, 0.0, area))
 
 
 def _split_pair(quad: np.ndarray, edges: np.ndarray, loose: DetectorConfig) -> list[np.ndarray]:

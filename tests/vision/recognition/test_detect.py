@@ -124,3 +124,18 @@ def test_the_outline_whose_sides_lie_on_edges_wins() -> None:
     quads = detect_cards(scene.image)
     missed = [label for label, q in scene.cards if match(q, quads) is None]
     assert len(scene.cards) == 12 and missed == [], missed
+
+
+def test_an_outline_with_a_gap_is_a_card_by_its_hull() -> None:
+    """Detector round 3: a white card on a pale table whose outline has a gap (faint against the
+    table, by a glare spot) encloses no hole and fills to nothing, and was missed. Its convex hull is
+    card-shaped and every side of it lies on edges, so it is a card. A generated scene (seed 128,
+    the project's own faces) where the 2S at the lower right was missed that way."""
+    from models.training.evaluate import NORMAL
+
+    rng = np.random.default_rng(128)
+    scene = make_scene(rng, faces_deck(128 % 24), NORMAL)
+    quads = detect_cards(scene.image)
+    (two_spades,) = [q for label, q in scene.cards if label == "2S"]
+    assert match(two_spades, quads) is not None
+    assert sum(match(q, quads) is not None for _, q in scene.cards) >= 11
