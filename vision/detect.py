@@ -194,13 +194,13 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     # (a) holes of the edge map: card interiors, separate even when neighbouring cards' edges touch.
     # Thin edges keep close cards apart; thickened ones close small gaps in an outline. Use both.
     thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
-    for c in _contours(edges, min_points, holes=True):
-        _consider(c, 1.0, min_area, loose, candidates, edges)
-    outer = []
     near_edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # edge pixels within 2 px
+    for c in _contours(edges, min_points, holes=True):
+        _consider(c, 1.0, min_area, loose, candidates, edges, near_edges)
+    outer = []
     for tagged in _contours(thick, min_points, holes=None):
         if tagged.hole:
-            _consider(tagged.points, 1.0, min_area, loose, candidates, edges)
+            _consider(tagged.points, 1.0, min_area, loose, candidates, edges, near_edges)
         elif cv2.contourArea(tagged.points) >= min_area:
             outer.append(tagged.points)
         else:
@@ -222,7 +222,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
         for c in _contours(paper, min_points, holes=False):
             x, y, w, h = cv2.boundingRect(c)
             if x > 0 and y > 0 and x + w < width and y + h < height:  # a bright patch cut by the frame
-                _consider(c, 0.0, min_area, loose, candidates)  # edge is light, not a card
+                _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges)  # edge is light, not a card
         if config.local_paper_pass:
             # (c') paper brighter than the table around it: for small cards, glare and light gradients
             # that defeat one global threshold
@@ -232,7 +232,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
             for c in _contours(local, min_points, holes=False):
                 x, y, w, h = cv2.boundingRect(c)
                 if x > 0 and y > 0 and x + w < width and y + h < height:
-                    _consider(c, 0.0, min_area, loose, candidates)
+                    _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges)
     quads = _resolve(candidates, config, near_edges)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
@@ -419,7 +419,8 @@ class _Candidate:
 
 
 def _consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorConfig,
-              out: list[_Candidate], edges: np.ndarray | None = None) -> None:
+              out: list[_Candidate], edges: np.ndarray | None = None, near_edges: np.ndarray | None = None
+              ) -> None:
     area = cv2.contourArea(contour)
     if area < min_area:
         return
@@ -429,7 +430,15 @@ def _consider(contour: np.ndarray, grow: float, min_area: float, loose: Detector
     rough, hull = fit
     if _card_like(rough, area, loose, loose.scale):
         out.append(_Candidate(rough, hull, grow, area))
-    elif edges is not None:
+        return
+    if near_edges is not None and area >= 0.5 * (hull_area := cv2.contourArea(hull)) and \
+            _card_like(rough, hull_area, loose, loose.scale) and _support([rough], near_edges)[0] >= 0.85:
+        # Court art that reaches the card's edge, or a pale stripe of cloth touching it, cuts into the
+        # paper blob (or the white border's hole) and its outline dips in or out: not solid, but the
+        # hull is card-shaped, at least half of it is covered, and every side lies on edges.
+        out.append(_Candidate(rough, hull, grow, hull_area))
+        return
+    if edges is not None:
         for half in _split_pair(rough, edges, loose):
             out.append(_Candidate(half, half, grow, area / 2))
 
