@@ -448,9 +448,9 @@ def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, 
     """An outline with a gap or two (a white card on a pale table, a side in glare) encloses nothing,
     so it is neither a hole nor a filled shape; its convex hull is the card. Accepted when the hull is
     a card's shape and every side of it lies on edges."""
-    x, y, w, h = cv2.boundingRect(contour)
-    if w * h < min_area:
-        return
+    _, _, w, h = cv2.boundingRect(contour)
+    if min(w, h) < loose.min_width * loose.scale or w * h < min_area:  # a box holds a card's short side
+        return  # at any angle: most texture and print lines stop here, before the hull
     fit = _fit_quad(contour)
     if fit is None:
         return
