@@ -88,20 +88,32 @@ class HandDetector:
             return True
         ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
         skin = cv2.bitwise_and(cv2.inRange(ycc, (40, 138, 77), (250, 178, 127)), mask)
+        free = skin.copy()  # skin outside the known cards
         if len(cards):
             quads = [np.round(np.asarray(c, np.float32).reshape(4, 2) * self.scale).astype(np.int32) for c in cards]
-            cv2.fillPoly(skin, quads, 0)
-        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
+            cv2.fillPoly(free, quads, 0)
+        free = cv2.morphologyEx(free, cv2.MORPH_OPEN, self._kernel)
         self._was_occluded = False
-        if cv2.countNonZero(skin) >= self.edge_blob_frac * area:
-            n, labels, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+        edge_min = self.edge_blob_frac * area
+        if cv2.countNonZero(free) >= edge_min / 2:
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8)
             areas = stats[1:, cv2.CC_STAT_AREA]
             if n > 1 and areas.max() >= self.big_blob_frac * area:
                 self._was_occluded = True
             elif n > 1:
-                at_edge = np.unique(labels[band > 0])
-                self._was_occluded = any(
-                    lab > 0 and areas[lab - 1] >= self.edge_blob_frac * area for lab in at_edge)
+                # An arm reaches in from outside the mat. It is measured whole, cards it covers
+                # included: a hand lying over the cards near the rim leaves little skin outside
+                # them, and the cards under it would otherwise count as taken away.
+                whole = cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
+                _, whole_labels, whole_stats, _ = cv2.connectedComponentsWithStats(whole, connectivity=8)
+                for lab in np.unique(labels[band > 0]):
+                    if lab == 0 or areas[lab - 1] < edge_min / 2:
+                        continue
+                    joined = np.unique(whole_labels[labels == lab])
+                    total = sum(int(whole_stats[j, cv2.CC_STAT_AREA]) for j in joined if j > 0)
+                    if areas[lab - 1] >= edge_min or total >= edge_min:
+                        self._was_occluded = True
+                        break
         return self._was_occluded
 
 
