@@ -423,6 +423,12 @@ class ChineseTenReferee:
     def _known_again(self, inp: Input) -> Card | None:
         """After a restart: a card the referee already has on the layout, seen again."""
         labels = [c for c, _ in inp.candidates[:2]] or ([inp.card] if inp.card else [])
+        # The runner-up may name a known card only when the reading is not a sure sighting of a
+        # card that could be new (one laid while the controller was down, read before the card
+        # its runner-up names, would take that card's place).
+        if inp.candidates and inp.candidates[0][1] >= recognition.ACCEPT_SHARE and (
+                inp.candidates[0][0] in self._possible()):
+            labels = labels[:1]
         for label in labels:
             try:
                 card = Card.parse(label)

@@ -490,7 +490,7 @@ class FrogReferee(RefereeBookkeeping):
             kind = "appeared"
         face = recognition.readable_face(inp.card, inp.candidates)  # an unknown is asked about, not a back
         if self.resyncing and kind == "appeared":
-            known = self._known_again(inp)
+            known = self._known_again(inp, zone or TRICK)
             if not face and zone == WIDOW:
                 self.resync_backs += 1
             if known is not None or not face:
@@ -559,8 +559,14 @@ class FrogReferee(RefereeBookkeeping):
         elif self.stage in ("play", "gather") and kind in ("appeared", "removed"):
             self._late_discard(kind, out)
 
-    def _known_again(self, inp: Input) -> Card | None:
+    def _known_again(self, inp: Input, zone: str) -> Card | None:
         labels = [c for c, _ in inp.candidates[:2]] or ([inp.card] if inp.card else [])
+        # The runner-up may name a known card only when the reading is not a sure sighting of a
+        # card that may be new there (one played while the controller was down, read before the
+        # card already on the trick, would take that card's place).
+        if inp.candidates and inp.candidates[0][1] >= recognition.ACCEPT_SHARE and (
+                inp.candidates[0][0] in self._possible(zone)):
+            labels = labels[:1]
         for label in labels:
             try:
                 card = Card.parse(str(label))

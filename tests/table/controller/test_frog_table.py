@@ -627,6 +627,36 @@ def test_a_discard_the_camera_loses_and_refinds_during_play_is_not_a_fourth() ->
     assert len(flags) == 1 and "laid 4 cards" in flags[0]["message"]
 
 
+@pytest.mark.parametrize("reader", [True, False])
+def test_reread_card_played_while_down_is_not_taken_for_a_known_one_by_its_runner_up(reader: bool) -> None:
+    """Resume after kill: a card played while the controller was down is re-read before the card
+    already on the trick, with that card as its runner-up. A sure reading of a card that may be
+    played is that card; matched by the runner-up, the known card would later count as a new play."""
+    t, truth, bots, _ = _to_first_play(reader=reader)
+    first = truth.to_act
+    assert first is not None
+    led = bots[first].choose_play(truth, first)
+    truth.play(first, led)
+    t.face(led)
+    second = truth.to_act
+    assert second is not None
+    card = bots[second].choose_play(truth, second)
+    truth.play(second, card)
+    before = len(t.flags())
+    t.send(Input("control", "resync_begin"))
+    for c, runner_up in ((card, led), (led, card)):
+        t.tracks[c] = next(_track)
+        t.send(Input("table", "appeared", str(c), "trick", track=t.tracks[c],
+                     candidates=((str(c), 0.97), (str(runner_up), 0.01))))
+    t.send(Input("control", "resync_end"))
+    assert t.flags()[before:] == []
+    deal = t.ref.deal
+    assert deal is not None and [c for _, c in deal.current_trick] == [led, card]
+    play_tricks(t, truth, bots)
+    assert t.flags()[before:] == []
+    assert t.ref.deal is not None and t.ref.deal.tricks == truth.tricks
+
+
 def test_card_the_camera_cannot_agree_on_is_identified_not_taken_for_a_back() -> None:
     """A face-up card played to the trick but reported `unknown` (the camera's votes did not agree)
     with its candidates: it was counted as a face-down card and the play never happened. Now it is

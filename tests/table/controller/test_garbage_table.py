@@ -435,6 +435,45 @@ def test_reread_names_each_card_by_its_reading_before_the_runner_up() -> None:
     assert t.ref.result() == result(truth)
 
 
+@pytest.mark.parametrize("reader", [True, False])
+def test_reread_new_card_is_not_taken_for_a_known_one_by_its_runner_up(reader: bool) -> None:
+    """Found in the camera kill test: the machine turned a 5D into the row and the controller died
+    before the camera saw it. In the re-read the 5D (read 0.97, runner-up 3D) came before the known
+    3D and was matched to it by the runner-up; the real 3D then counted as the new call, and the
+    next hand was dealt into the row. A sure reading of a card that may still be turned is that
+    card."""
+    t, truth = new("standard", 3, card_reader=reader)
+    driver = play_match(t, truth, seed=3, until=lambda g: g.phase == "bingo"
+                        and sum(p.role == "turnup" for p in t.ref.placed.values()) >= 2)
+    step = truth.step
+    assert isinstance(step, AwaitCard) and target_of(step) == "turnup"
+    card = driver.feeder.next_card(truth)
+    truth.supply(card)
+    cmd = t.ref.card_cmd
+    assert cmd is not None
+    t.send(Input("device", "dealt", card=str(card) if reader else None, data={"id": cmd, "target": "turnup"}))
+    known = list(t.ref.placed.values())
+    turned = [p for p in known if p.zone == "turnup"]
+    before = len(t.flags())
+    t.send(Input("control", "resync_begin"))
+    t.on_table = {}
+    ids = itertools.count(1)
+    new_id = next(ids)
+    t.on_table[("turnup", str(card))] = [new_id]
+    t.send(Input("table", "appeared", str(card), "turnup", track=new_id,
+                 candidates=((str(card), 0.97), (str(turned[-1].card), 0.01))))
+    for p in known:
+        tid = next(ids)
+        t.on_table.setdefault((p.zone, str(p.card)), []).append(tid)
+        t.send(Input("table", "appeared", str(p.card), p.zone, track=tid, candidates=((str(p.card), 0.97),)))
+    t.send(Input("control", "resync_end"))
+    assert t.flags()[before:] == []
+    assert sorted(str(p.card) for p in t.ref.placed.values() if p.zone == "turnup") == sorted(
+        [str(p.card) for p in turned] + [str(card)])
+    driver.run()
+    assert t.ref.result() == result(truth)
+
+
 def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
     """Issue 9 (found in a camera run: the demo stalled): a turned card reported as `unknown` with
     its candidates (no card reader to say which) must be asked about, not ignored; the dealer's

@@ -433,3 +433,20 @@ def test_camera_misread_at_the_deal_gives_way_to_the_card_reader() -> None:
     out = ref.handle(Input("device", "dealt", str(layout[3]), data={"id": commands[-1]["id"], "target": "layout"}))
     assert ref.phase == "play" and ref.state is not None and sorted(ref.state.initial_layout) == sorted(layout)
     assert any(a["do"] == "say" and str(misread) in str(a["text"]) for a in out)
+
+
+def test_reread_card_played_while_down_is_not_taken_for_a_known_one_by_its_runner_up() -> None:
+    """Resume after kill: a card played to the layout while the controller was down is re-read
+    before the layout card its runner-up names. A sure reading of a card that may be new is that
+    card; matched by the runner-up, it would take the known card's place and the known card would
+    then count as a play."""
+    deck, card, _ = find(3, lambda st, seat, c, targets: not targets and len(st.layout) >= 3)
+    ref = dealt_referee(deck)
+    layout = sorted(ref.physical, key=lambda c: c.index)
+    out = ref.handle(Input("control", "resync_begin"))
+    out += ref.handle(appeared(card, track=50, candidates=((str(card), 0.97), (str(layout[0]), 0.01))))
+    for i, known in enumerate(layout):
+        out += ref.handle(appeared(known, track=51 + i, candidates=((str(known), 0.97),)))
+    out += ref.handle(Input("control", "resync_end"))
+    assert flags(out) == [] and ref.prompt is None
+    assert ref.physical == {*layout, card} and ref.phase == "flip"
