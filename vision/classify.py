@@ -26,14 +26,17 @@ def preprocess(crops: np.ndarray, meta: ModelMeta) -> np.ndarray:
         raise ValueError(f"expected crops of shape (N, 2, {meta.input_height}, {meta.input_width}, 3), "
                          f"got {crops.shape}")
     n = crops.shape[0]
-    pixels = crops.reshape(n * 2, -1, 3)
+    # channels first before anything else: the percentile then partitions contiguous rows (several
+    # times faster than along a strided axis) and the result is already the network's NCHW layout
+    planes = np.ascontiguousarray(crops.reshape(n * 2, -1, 3).transpose(0, 2, 1))  # (2N, 3, H*W) uint8
     # the percentile as one order statistic (np.partition: several times faster than np.percentile)
-    k = round(meta.percentile / 100 * (pixels.shape[1] - 1))
-    white = np.partition(pixels, k, axis=1)[:, k:k + 1, :].astype(np.float32)
-    flat = pixels.astype(np.float32)
-    scaled = np.minimum(flat / np.maximum(white, 24.0), 1.25) - meta.offset
-    nchw = scaled.reshape(n * 2, meta.input_height, meta.input_width, 3).transpose(0, 3, 1, 2)
-    return np.ascontiguousarray(nchw, np.float32)
+    k = round(meta.percentile / 100 * (planes.shape[2] - 1))
+    white = np.partition(planes, k, axis=2)[:, :, k:k + 1].astype(np.float32)
+    scaled = planes.astype(np.float32)
+    scaled /= np.maximum(white, np.float32(24.0))
+    np.minimum(scaled, np.float32(1.25), out=scaled)
+    scaled -= np.float32(meta.offset)
+    return scaled.reshape(n * 2, 3, meta.input_height, meta.input_width)
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:

@@ -131,7 +131,7 @@ def _refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
 def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale: float) -> bool:
     # Plain floats: for four points this is several times faster than numpy.
-    pts = [(float(x), float(y)) for x, y in quad]
+    pts = quad.tolist()
     ex = [pts[(k + 1) % 4][0] - pts[k][0] for k in range(4)]
     ey = [pts[(k + 1) % 4][1] - pts[k][1] for k in range(4)]
     sides = [math.hypot(ex[k], ey[k]) for k in range(4)]
@@ -281,16 +281,18 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     shape = pts.shape[:4]
     flat = pts.reshape(-1, len(_SNAP_O), 2)
     samples = cv2.remap(frame_bgr, np.ascontiguousarray(flat[..., 0]), np.ascontiguousarray(flat[..., 1]),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2).reshape(*shape[:3], -1)  # (Q, 4, T, O-2)
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
+    # integer steps (at most 3 * 255), then float32: the same values as differencing in float32
+    step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2, dtype=np.int16).astype(np.float32)
+    step = step.reshape(*shape[:3], -1)  # (Q, 4, T, O-2)
     # the strongest step, outer ones favoured: a card's printed frame line is often a stronger edge than
     # the card's own edge against the table, and lies just inside it
     best = (step * _SNAP_BIAS).argmax(axis=3)
     strength = np.take_along_axis(step, best[..., None], axis=3)[..., 0]
     where = _SNAP_O[1:-1][best] * radius  # (Q, 4, T) offset of the edge, px
     # keep the samples on the side's main edge: strong enough, and near the median offset
-    good = strength >= 0.5 * np.median(strength, axis=2, keepdims=True)
-    centre_o = np.nanmedian(np.where(good, where, np.nan), axis=2, keepdims=True)
+    good = strength >= 0.5 * _median_rows(strength)
+    centre_o = _median_rows(where, good)
     good &= np.abs(where - centre_o) <= 0.35 * radius + 0.75
     g = good.astype(np.float32)
     # offset along each side as a straight line o(t) = c0 + c1 t, least squares over the kept samples
@@ -315,6 +317,22 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
             out.append(quad)
         else:
             out.append(quads[i])
+    return out
+
+
+def _median_rows(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    """Median along the last axis of the ``keep`` entries (all when None), keepdims: np.median /
+    np.nanmedian's result (the middle value, or the mean of the middle two in the array's dtype)
+    without nanmedian's per-row Python loop."""
+    n = values.shape[-1]
+    if keep is None:
+        s = np.sort(values, axis=-1)
+        return (s[..., (n - 1) // 2:(n - 1) // 2 + 1] + s[..., n // 2:n // 2 + 1]) / 2
+    s = np.sort(np.where(keep, values, np.inf), axis=-1)  # the kept values first, in order
+    count = keep.sum(axis=-1, keepdims=True)
+    lo = np.take_along_axis(s, np.maximum(count - 1, 0) // 2, axis=-1)
+    hi = np.take_along_axis(s, np.minimum(count // 2, n - 1), axis=-1)
+    out: np.ndarray = np.where(count > 0, (lo + hi) / 2, np.nan)
     return out
 
 

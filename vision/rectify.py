@@ -7,6 +7,8 @@ degrees) look the same either way up, so the classifier reads both and combines 
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -22,15 +24,44 @@ def order_corners(quad: np.ndarray) -> np.ndarray:
     the card and never lays it sideways.
     """
     pts = np.asarray(quad, np.float32).reshape(4, 2)
+    # Plain floats: for four points this is several times faster than numpy (it runs ~36 times a
+    # frame). Near-ties, where float64 could decide differently from the float32 reference below,
+    # go to the reference, so the result is the same bit for bit.
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts.tolist()
+    cx, cy = (x0 + x1 + x2 + x3) / 4, (y0 + y1 + y2 + y3) / 4
+    ang = [math.atan2(y0 - cy, x0 - cx), math.atan2(y1 - cy, x1 - cx), math.atan2(y2 - cy, x2 - cx),
+           math.atan2(y3 - cy, x3 - cx)]
+    order = sorted(range(4), key=ang.__getitem__)  # increasing angle with y down = clockwise on screen
+    xs, ys = (x0, x1, x2, x3), (y0, y1, y2, y3)
+    px, py = [xs[i] for i in order], [ys[i] for i in order]
+    side = [math.hypot(px[k] - px[k - 3], py[k] - py[k - 3]) for k in range(4)]  # edge k -> k+1
+    gaps = [ang[order[k + 1]] - ang[order[k]] for k in range(3)]
+    gaps.append(math.pi - max(map(abs, ang)))  # an angle near +-pi can wrap round in float32
+    along, across = side[0] + side[2], side[1] + side[3]
+    if not (min(gaps) >= 1e-4 and abs(along - across) >= 1e-5 * (along + across)):  # NaN too
+        return _order_corners_np(pts)
+    if along > across:  # edge 0->1 is long: start one corner later
+        order = order[1:] + order[:1]
+    # Of the two short sides, start with the one nearer the image top-left (stable across frames).
+    s0, s2 = xs[order[0]] + ys[order[0]], xs[order[2]] + ys[order[2]]
+    if not abs(s2 - s0) >= 1e-5 * (abs(s0) + abs(s2) + 1):
+        return _order_corners_np(pts)
+    if s2 < s0:
+        order = order[2:] + order[:2]
+    out: np.ndarray = pts[order]
+    return out
+
+
+def _order_corners_np(pts: np.ndarray) -> np.ndarray:
+    """The reference ``order_corners`` in float32 numpy, for near-ties."""
     centre = pts.mean(axis=0)
     angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
-    order = np.argsort(angles)  # increasing angle with y down = clockwise on screen
+    order = np.argsort(angles)
     p = pts[order]
     d = p - p[[1, 2, 3, 0]]
     side = np.sqrt((d * d).sum(axis=1))
-    if side[0] + side[2] > side[1] + side[3]:  # edge 0->1 is long: start one corner later
+    if side[0] + side[2] > side[1] + side[3]:
         order = order[[1, 2, 3, 0]]
-    # Of the two short sides, start with the one nearer the image top-left (stable across frames).
     if pts[order[2]].sum() < pts[order[0]].sum():
         order = order[[2, 3, 0, 1]]
     out: np.ndarray = pts[order]
