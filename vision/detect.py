@@ -131,7 +131,7 @@ def _refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
 def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale: float) -> bool:
     # Plain floats: for four points this is several times faster than numpy.
-    pts = quad.tolist()
+    pts: list[list[float]] = quad.tolist()
     ex = [pts[(k + 1) % 4][0] - pts[k][0] for k in range(4)]
     ey = [pts[(k + 1) % 4][1] - pts[k][1] for k in range(4)]
     sides = [math.hypot(ex[k], ey[k]) for k in range(4)]
@@ -327,7 +327,8 @@ def _median_rows(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarr
     n = values.shape[-1]
     if keep is None:
         s = np.sort(values, axis=-1)
-        return (s[..., (n - 1) // 2:(n - 1) // 2 + 1] + s[..., n // 2:n // 2 + 1]) / 2
+        mid: np.ndarray = (s[..., (n - 1) // 2:(n - 1) // 2 + 1] + s[..., n // 2:n // 2 + 1]) / 2
+        return mid
     s = np.sort(np.where(keep, values, np.inf), axis=-1)  # the kept values first, in order
     count = keep.sum(axis=-1, keepdims=True)
     lo = np.take_along_axis(s, np.maximum(count - 1, 0) // 2, axis=-1)

@@ -21,7 +21,7 @@ from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
 from vision.errors import ImageError
 from vision.faces import all_cards
 from vision.model_meta import ModelMeta, load_meta
-from vision.rectify import corner_crops, order_corners
+from vision.rectify import CORNER_H, CORNER_W, corner_crops, order_corners
 
 LABELS: tuple[str, ...] = (*all_cards(), "back")
 """Classifier outputs: the 52 faces "AC".."KC", "AD".., "AH".., "AS".."KS" (suit-major, as
@@ -98,7 +98,9 @@ class Recognizer:
         """(N, 54) probabilities over MODEL_LABELS for the quads, one onnxruntime run for all of them."""
         if not len(quads):
             return np.zeros((0, len(MODEL_LABELS)), np.float32)
-        crops = np.stack([corner_crops(frame_bgr, q) for q in quads])
+        crops = np.empty((len(quads), 2, CORNER_H, CORNER_W, 3), np.uint8)
+        for q, out in zip(quads, crops, strict=True):
+            corner_crops(frame_bgr, q, out)
         return postprocess(self.classifier.infer(preprocess(crops, self.meta)))
 
 

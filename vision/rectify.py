@@ -70,8 +70,12 @@ def _order_corners_np(pts: np.ndarray) -> np.ndarray:
 
 def card_homography(quad: np.ndarray, width: float = CARD_W, height: float = CARD_H) -> np.ndarray:
     """Homography from a portrait card of ``width`` x ``height`` to the (ordered) quad in the image."""
-    src = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    src = _CARD_SRC if (width, height) == (CARD_W, CARD_H) else \
+        np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     return cv2.getPerspectiveTransform(src, order_corners(quad))
+
+
+_CARD_SRC = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
 
 
 def warp_card(frame: np.ndarray, quad: np.ndarray, width: int = CARD_W, height: int = CARD_H) -> np.ndarray:
@@ -95,14 +99,23 @@ def _crop_to_card(which: int) -> np.ndarray:
     return np.array([[-sx, 0, CARD_W - 0.5 * sx], [0, -sy, CARD_H - 0.5 * sy], [0, 0, 1]], np.float64)
 
 
-def corner_crops(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+_CROP_TO_CARD = (_crop_to_card(0), _crop_to_card(1))
+
+
+def corner_crops(frame: np.ndarray, quad: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The two index corners of the card at ``quad``: (2, CORNER_H, CORNER_W, channels), upright.
 
     Each crop is warped straight from the full-resolution frame (no intermediate card image), which is
-    both sharper and cheaper than warping the whole card first.
+    both sharper and cheaper than warping the whole card first. ``out``: a C-contiguous array of that
+    shape and the frame's dtype to write into (a frame's crops go into one batch without a copy).
     """
+    if out is None:
+        out = np.empty((2, CORNER_H, CORNER_W, *frame.shape[2:]), frame.dtype)
     h = card_homography(quad).astype(np.float64)
-    crops = [cv2.warpPerspective(frame, h @ _crop_to_card(k), (CORNER_W, CORNER_H),
-                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-             for k in (0, 1)]
-    return np.stack(crops)
+    for k in (0, 1):
+        dst = out[k]
+        got = cv2.warpPerspective(frame, h @ _CROP_TO_CARD[k], (CORNER_W, CORNER_H), dst=dst,
+                                  flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        if got is not dst:  # OpenCV allocated its own (``out`` not contiguous): copy it in
+            dst[...] = got
+    return out
