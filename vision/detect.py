@@ -521,8 +521,7 @@ def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]],
     kept: list[tuple[float, np.ndarray, list[_Candidate]]] = []
     boxes: list[tuple[float, float, float, float]] = []  # kept quads' bounding boxes: most pairs are
     for area, quad, cand in candidates:                # far apart and need no polygon intersection
-        x0, y0 = (float(v) for v in quad.min(axis=0))
-        x1, y1 = (float(v) for v in quad.max(axis=0))
+        (x0, y0), (x1, y1) = quad.min(axis=0).tolist(), quad.max(axis=0).tolist()
         inside = [i for i, (_, q, _) in enumerate(kept)
                   if boxes[i][0] < x1 and x0 < boxes[i][2] and boxes[i][1] < y1 and y0 < boxes[i][3]
                   and _overlap(q, quad) > 0.6]
