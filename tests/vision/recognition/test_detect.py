@@ -153,3 +153,22 @@ def test_a_card_whose_outline_dips_in_is_found_by_its_hull_on_edges() -> None:
     label, ten = scene.cards[5]
     assert label == "TH" and match(ten, quads) is not None
     assert sum(match(q, quads) is not None for _, q in scene.cards) >= 11
+
+
+def test_snap_medians_equal_numpy_median_and_nanmedian() -> None:
+    """snap_to_edges' vectorised medians must be np.median / np.nanmedian exactly (same dtype and bits)."""
+    import warnings
+
+    from vision.detect import _median_rows
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        shape = (int(rng.integers(1, 14)), 4, 12)
+        v = (rng.integers(0, 60, shape) * rng.choice([1.0, 0.5, 0.37])).astype(np.float32)
+        assert np.array_equal(_median_rows(v), np.median(v, axis=2, keepdims=True))
+        keep = rng.random(shape) < rng.uniform(0.0, 1.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows
+            ref = np.nanmedian(np.where(keep, v, np.nan), axis=2, keepdims=True)
+        got = _median_rows(v, keep)
+        assert got.dtype == ref.dtype and np.array_equal(got, ref, equal_nan=True)

@@ -55,3 +55,29 @@ def test_crops_show_the_upright_index_at_any_rotation() -> None:
         # same pair of crops, possibly swapped (upside down swaps the corners)
         d = min(np.abs(crops - ref).mean(), np.abs(crops[::-1] - ref).mean())
         assert d < different / 2, angle
+
+
+def test_fast_order_matches_the_float32_reference_including_near_ties() -> None:
+    """The plain-float order_corners must give the numpy reference's result bit for bit: random quads,
+    card-like boxes, and squares / symmetric rectangles whose ties only the reference may decide."""
+    from vision.rectify import _order_corners_np
+
+    rng = np.random.default_rng(7)
+    quads = [rng.uniform(0, 1280, (4, 2)) for _ in range(300)]
+    quads += [_box(*rng.uniform(50, 900, 2).tolist(), *rng.uniform(40, 300, 2).tolist(), rng.uniform(0, 360)) for _ in range(300)]
+    quads += [_box(*rng.integers(0, 500, 2).tolist(), w, w, a) for w in (1, 7, 60) for a in (0, 45, 90, 30.5)]
+    quads += [np.array([[0, 0], [w, 0], [w, h], [0, h]], float)[rng.permutation(4)]
+              for w, h in rng.integers(1, 40, (100, 2))]
+    for q in quads:
+        q32 = np.asarray(q, np.float32)
+        got, ref = order_corners(q32[rng.permutation(4)]), _order_corners_np(q32)
+        assert got.dtype == np.float32 and {tuple(p) for p in got} == {tuple(p) for p in q32}
+        assert np.array_equal(order_corners(q32), ref)
+
+
+def test_corner_crops_into_a_batch_equal_fresh_crops() -> None:
+    frame = np.random.default_rng(3).integers(0, 256, (200, 300, 3), dtype=np.uint8)
+    quad = _box(150, 100, 60, 84, 20)
+    batch = np.zeros((2, 2, CORNER_H, CORNER_W, 3), np.uint8)
+    corner_crops(frame, quad, batch[1])
+    assert np.array_equal(batch[1], corner_crops(frame, quad)) and not batch[0].any()
