@@ -1,0 +1,117 @@
+"""Recognition speed, A/B: the working tree's detector and classifier against another revision's,
+interleaved frame by frame in one process (a shared machine's load hits both sides alike).
+
+    .venv/bin/python benchmarks/bench_recognition_ab.py --against 490e16d [--frames 40] [--runs 3]
+
+The other revision's ``vision/detect.py``, ``vision/rectify.py`` and ``vision/classify.py`` are read
+with ``git show`` and loaded under other names; the model file is the working tree's for both, so
+only the code differs. First the identity check (same outlines, largest corner difference, largest
+probability difference), then per frame old and new in alternating order, one thread, process CPU
+time; median over frames, per run, and the median of the runs. Frames: 1280x720 with 12 cards of the
+project's own drawn designs (seeded, as ``bench_recognition.py --speed-only`` makes them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+import types
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from models.training.evaluate import NORMAL  # noqa: E402
+from models.training.synth import faces_deck, make_scene  # noqa: E402
+from vision import detect as new_det  # noqa: E402
+from vision import rectify as new_rect  # noqa: E402
+from vision.recognizer import Recognizer  # noqa: E402
+
+
+def _module_at(rev: str, path: str, name: str, renames: dict[str, str]) -> types.ModuleType:
+    src = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True,
+                         text=True).stdout
+    for old, new in renames.items():
+        src = src.replace(old, new)
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod
+    exec(compile(src, f"{rev}:{path}", "exec"), mod.__dict__)  # noqa: S102 - our own history
+    return mod
+
+
+def frames(count: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out: list[np.ndarray] = []
+    while len(out) < count:
+        scene = make_scene(rng, faces_deck(len(out) % 8), replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
+        if len(scene.cards) == 12:
+            out.append(scene.image)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--against", required=True, help="git revision to compare with (e.g. HEAD~3)")
+    ap.add_argument("--frames", type=int, default=40)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=102)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    rev = args.against
+    old_rect = _module_at(rev, "vision/rectify.py", "ab_old_rectify", {})
+    old_det = _module_at(rev, "vision/detect.py", "ab_old_detect",
+                         {"from vision.rectify import": "from ab_old_rectify import"})
+    old_cls = _module_at(rev, "vision/classify.py", "ab_old_classify", {})
+    rec = Recognizer(threads=1)
+
+    def classify(side: Any, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        if side == "new":  # the path users run
+            return rec.model_probabilities(frame, [new_rect.order_corners(q) for q in quads])
+        ordered = [old_rect.order_corners(q) for q in quads]
+        crops = np.stack([old_rect.corner_crops(frame, q) for q in ordered])
+        probs: np.ndarray = old_cls.postprocess(rec.classifier.infer(old_cls.preprocess(crops, rec.meta)))
+        return probs
+
+    imgs = frames(args.frames, args.seed)
+    same, worst, pmax, quads = True, 0.0, 0.0, 0
+    for f in imgs:
+        a, b = old_det.detect_cards(f), new_det.detect_cards(f)
+        if len(a) != len(b):
+            same = False
+            continue
+        quads += len(a)
+        if a:
+            worst = max(worst, float(np.abs(np.stack(a) - np.stack(b)).max()))
+            pmax = max(pmax, float(np.abs(classify("old", f, a) - classify("new", f, a)).max()))
+    print(f"identity: same outline counts {same}, {quads} outlines, largest corner difference {worst:.3f} px, "
+          f"largest probability difference {pmax:.2e}")
+    runs: dict[str, list[float]] = {k: [] for k in ("detect old", "detect new", "classify old", "classify new")}
+    for _ in range(args.runs):
+        per: dict[str, list[float]] = {k: [] for k in runs}
+        for i, f in enumerate(imgs):
+            for side in (("old", "new") if i % 2 else ("new", "old")):
+                det = old_det if side == "old" else new_det
+                t0 = time.process_time()
+                q = det.detect_cards(f)
+                t1 = time.process_time()
+                if q:
+                    classify(side, f, q)
+                t2 = time.process_time()
+                per[f"detect {side}"].append(t1 - t0)
+                per[f"classify {side}"].append(t2 - t1)
+        for k in runs:
+            runs[k].append(1000 * statistics.median(per[k]))
+    for k, v in runs.items():
+        print(f"{k}: runs {[round(x, 2) for x in v]} ms, median {statistics.median(v):.2f} ms process CPU")
+
+
+if __name__ == "__main__":
+    main()
