@@ -1,4 +1,4 @@
-"""What the Frog and Garbage referees keep alike: inputs routed by source, numbered flags, dealer
+"""What the referees (Chinese Ten, Frog, Garbage) keep alike: inputs routed by source, numbered flags, dealer
 commands, messages, overrides, and card readings held while a prompt awaits an answer.
 
 A referee subclasses :class:`RefereeBookkeeping`, calls :meth:`_init_bookkeeping` in ``__init__`` and
@@ -23,12 +23,12 @@ class RefereeBookkeeping:
     prompt: dict[str, Any] | None
     held: list[Input]
 
-    def _init_bookkeeping(self) -> None:
+    def _init_bookkeeping(self, *, messages: int = 10) -> None:
         self.flags = {}
         self._next_flag = 1
         self._next_cmd = 1
         self.commands = {}
-        self.messages = deque(maxlen=10)
+        self.messages = deque(maxlen=messages)
         self.overrides = []
         self.prompt = None  # a card reading awaiting confirmation
         self.held = []  # table inputs that arrived while it waits
@@ -45,6 +45,10 @@ class RefereeBookkeeping:
         if self.prompt is not None and inp.src == "table":
             self.held.append(inp)
             return out
+        self._dispatch(inp, out)
+        return out
+
+    def _dispatch(self, inp: Input, out: list[Action]) -> None:
         if inp.src == "table":
             self._table(inp, out)
         elif inp.src == "device":
@@ -53,7 +57,6 @@ class RefereeBookkeeping:
             self._person(inp, out)
         elif inp.src == "control":
             self._control(inp, out)
-        return out
 
     def _table(self, inp: Input, out: list[Action]) -> None:
         raise NotImplementedError

@@ -29,7 +29,6 @@ rebuilds it exactly.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,9 +45,9 @@ from table.controller.referee import (
     TWO_CARDS,
     WRONG_CARD,
     Action,
-    Flag,
     Input,
 )
+from table.controller.referee_base import RefereeBookkeeping
 from table.errors import CardConflictError, IllegalMoveError, RecordError
 from table.journal import Entry, GameRow
 
@@ -66,7 +65,7 @@ def _seat_of_zone(zone: str | None) -> int | None:
     return None
 
 
-class ChineseTenReferee:
+class ChineseTenReferee(RefereeBookkeeping):
     game = GAME
 
     def __init__(self, rules: RuleSet, *, players: int, dealer: int = 0, card_reader: bool = False,
@@ -77,14 +76,11 @@ class ChineseTenReferee:
         self.dealer = dealer
         self.card_reader = card_reader
         self.dealer_machine = dealer_machine
+        self._init_bookkeeping(messages=8)  # flags, dealer commands in flight, prompt, messages
         self.phase = "deal"
         self.state: ChineseTenState | None = None
         self.physical: set[Card] = set()
         self.tracks: dict[int, Card] = {}
-        self.flags: dict[int, Flag] = {}
-        self._next_flag = 1
-        self._next_cmd = 1
-        self.commands: dict[int, Action] = {}  # dealer commands in flight
         self.dealt_hands: list[list[Card]] = [[] for _ in range(players)]
         self.deal_done = 0
         self.hopper_left = 52  # cards the dealer machine should still hold
@@ -105,13 +101,9 @@ class ChineseTenReferee:
         self.take_deferred = False
         self.flip_ready = False  # the dealer has reported dealing the flip (or it is a hand flip)
         self.reflip: Card | None = None
-        self.prompt: dict[str, Any] | None = None
-        self.held: list[Input] = []
         self.resyncing = False
         self.resync_seen: set[Card] = set()
         self.resync_doubts: list[Input] = []  # sightings the re-read could not name for sure: asked after
-        self.messages: deque[str] = deque(maxlen=8)
-        self.overrides: list[dict[str, Any]] = []
         self._result: dict[str, Any] | None = None
 
     # -- protocol -------------------------------------------------------------------------------
@@ -195,47 +187,11 @@ class ChineseTenReferee:
             self.take_deferred = False
             if self.pending is not None:
                 self._judge_take(out, final=True)
-        if inp.src == "table":
-            self._table(inp, out)
-        elif inp.src == "device":
-            self._device(inp, out)
-        elif inp.src in ("button", "terminal"):
-            self._person(inp, out)
-        elif inp.src == "control":
-            self._control(inp, out)
+        self._dispatch(inp, out)
         self._check_flags(out)
         return out
 
     # -- helpers --------------------------------------------------------------------------------
-
-    def _command(self, action: Action) -> Action:
-        action = dict(action, id=self._next_cmd)
-        self._next_cmd += 1
-        if action["do"] in ("deal", "shuffle"):
-            self.commands[action["id"]] = action
-        return action
-
-    def _say(self, text: str) -> Action:
-        self.messages.append(text)
-        return {"do": "say", "text": text}
-
-    def _flag(self, out: list[Action], seat: int, rule: str, cards: Iterable[Card], message: str) -> int:
-        flag = Flag(self._next_flag, seat, rule, tuple(str(c) for c in cards), message)
-        self._next_flag += 1
-        self.flags[flag.id] = flag
-        self.messages.append(f"FLAG {rule}: {message}")
-        out.append(flag.to_action())
-        return flag.id
-
-    def _clear(self, out: list[Action], flag_id: int | None, how: str = "put right") -> None:
-        if flag_id is None:
-            return
-        flag = self.flags.get(flag_id)
-        if flag is None or flag.state != "open":
-            return
-        flag.state = how
-        out.append({"do": "clear", "id": flag_id, "seat": flag.seat, "rule": flag.rule, "how": how})
-        self.messages.append(f"cleared {flag.rule} at seat {flag.seat}: {how}")
 
     def _seat_holding(self, card: Card) -> int | None:
         st = self.state
@@ -744,43 +700,6 @@ class ChineseTenReferee:
             return
         if kind == "correct":
             out.append(self._say("nothing to correct: no card is waiting for confirmation"))
-
-    def _record_override(self, out: list[Action], who: str, what: str, why: str) -> None:
-        entry = {"who": who, "what": what, "why": why}
-        self.overrides.append(entry)
-        out.append({"do": "override", **entry})
-        self.messages.append(f"override by {who}: {what} ({why})")
-
-    def _answer_prompt(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
-        prompt = self.prompt
-        assert prompt is not None
-        original = Input.from_json(prompt["input"])
-        if kind == "confirm":
-            card = prompt["card"]
-        elif kind == "correct" and inp.card:
-            card = str(Card.parse(inp.card))
-        else:
-            alternatives = list(prompt["alternatives"])
-            if not alternatives:
-                self.prompt = None
-                out.append(self._say("no other card can be there; the sighting is ignored: check the table"))
-                self._release_held(out)
-                return
-            self.prompt = dict(prompt, card=alternatives[0], alternatives=alternatives[1:])
-            out.append({"do": "prompt", "seat": prompt["seat"], "card": alternatives[0],
-                        "text": f"then is it {alternatives[0]}? press to confirm, hold to say no"})
-            self._record_override(out, who, f"not {prompt['card']}", why)
-            return
-        self.prompt = None
-        self._record_override(out, who, f"the card is {card}", why)
-        confirmed = Input(original.src, original.kind, card, original.zone, original.to, original.seat,
-                          original.track, (), original.text, dict(original.data, confirmed=True))
-        self._table(confirmed, out)
-        self._release_held(out)
-
-    def _release_held(self, out: list[Action]) -> None:
-        while self.held and self.prompt is None:
-            self._table(self.held.pop(0), out)
 
     def _done_without_capture(self, out: list[Action]) -> None:
         st = self.state

@@ -450,3 +450,20 @@ def test_reread_card_played_while_down_is_not_taken_for_a_known_one_by_its_runne
     out += ref.handle(Input("control", "resync_end"))
     assert flags(out) == [] and ref.prompt is None
     assert ref.physical == {*layout, card} and ref.phase == "flip"
+
+
+def test_a_correction_that_is_not_a_card_is_answered_not_raised() -> None:
+    """Bad input gets a clear error and loses nothing: answering the referee's question with
+    something that is not a card (a typo at the terminal) is said so; the question stays open."""
+    deck, card, _ = find(3, lambda st, seat, c, targets: not targets and len(st.layout) >= 3)
+    ref = dealt_referee(deck)
+    assert ref.state is not None
+    other = next(c for seat in range(3) for c in ref.state.hand(seat) or () if c != card)
+    ref.handle(Input("table", "appeared", "unknown", "layout", track=77,
+                     candidates=((str(card), 0.5), (str(other), 0.45))))
+    assert ref.prompt is not None
+    out = ref.handle(Input("terminal", "correct", "ZZ", seat=None))
+    assert any(a["do"] == "say" and "'ZZ' is not a card" in str(a["text"]) for a in out)
+    assert ref.prompt is not None and ref.overrides == []
+    out = ref.handle(Input("terminal", "correct", str(card)))
+    assert ref.prompt is None and card in ref.physical
