@@ -104,11 +104,13 @@ class HandDetector:
                 # An arm reaches in from outside the mat. It is measured whole, cards it covers
                 # included: a hand lying over the cards near the rim leaves little skin outside
                 # them, and the cards under it would otherwise count as taken away.
-                whole = cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
-                _, whole_labels, whole_stats, _ = cv2.connectedComponentsWithStats(whole, connectivity=8)
+                whole_labels: np.ndarray | None = None
                 for lab in np.unique(labels[band > 0]):
                     if lab == 0 or areas[lab - 1] < edge_min / 2:
                         continue
+                    if whole_labels is None:  # once, and only when a blob reaches the rim
+                        whole = cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
+                        _, whole_labels, whole_stats, _ = cv2.connectedComponentsWithStats(whole, connectivity=8)
                     joined = np.unique(whole_labels[labels == lab])
                     total = sum(int(whole_stats[j, cv2.CC_STAT_AREA]) for j in joined if j > 0)
                     if areas[lab - 1] >= edge_min or total >= edge_min:
