@@ -196,11 +196,11 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
     near_edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # edge pixels within 2 px
     for c in _contours(edges, min_points, holes=True):
-        _consider(c, 1.0, min_area, loose, candidates, edges, near_edges)
+        _consider(c, 1.0, min_area, loose, candidates, near_edges, split=True)
     outer = []
     for tagged in _contours(thick, min_points, holes=None):
         if tagged.hole:
-            _consider(tagged.points, 1.0, min_area, loose, candidates, edges, near_edges)
+            _consider(tagged.points, 1.0, min_area, loose, candidates, near_edges, split=True)
         elif cv2.contourArea(tagged.points) >= min_area:
             outer.append(tagged.points)
         else:
@@ -438,8 +438,7 @@ class _Candidate:
 
 
 def _consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorConfig,
-              out: list[_Candidate], edges: np.ndarray | None = None, near_edges: np.ndarray | None = None
-              ) -> None:
+              out: list[_Candidate], near_edges: np.ndarray | None = None, *, split: bool = False) -> None:
     area = cv2.contourArea(contour)
     if area < min_area:
         return
@@ -457,8 +456,8 @@ def _consider(contour: np.ndarray, grow: float, min_area: float, loose: Detector
         # hull is card-shaped, at least half of it is covered, and every side lies on edges.
         out.append(_Candidate(rough, hull, grow, hull_area))
         return
-    if edges is not None:
-        for half in _split_pair(rough, edges, loose):
+    if split and near_edges is not None:
+        for half in _split_pair(rough, near_edges, loose):
             out.append(_Candidate(half, half, grow, area / 2))
 
 
@@ -480,7 +479,7 @@ def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, 
         out.append(_Candidate(rough, hull, 0.0, area))
 
 
-def _split_pair(quad: np.ndarray, edges: np.ndarray, loose: DetectorConfig) -> list[np.ndarray]:
+def _split_pair(quad: np.ndarray, near_edges: np.ndarray, loose: DetectorConfig) -> list[np.ndarray]:
     """Two cards laid end to end a few pixels apart often share one outline (their gap closes at
     detection scale): a quad about twice a card's length whose midline is an edge (the two cards'
     ends) is split there. The edge test keeps a phone or a long box whole (and rejected)."""
@@ -494,12 +493,10 @@ def _split_pair(quad: np.ndarray, edges: np.ndarray, loose: DetectorConfig) -> l
     m1, m2 = (q[1] + q[2]) / 2, (q[3] + q[0]) / 2  # midpoints of the long sides
     t = np.linspace(0.15, 0.85, 24, dtype=np.float32)[:, None]
     pts = np.rint(m2 + (m1 - m2) * t).astype(int)
-    h, w = edges.shape
+    h, w = near_edges.shape
     if pts.min() < 2 or (pts[:, 0] >= w - 2).any() or (pts[:, 1] >= h - 2).any():
         return []
-    # an edge within 2 px of each sample (a 5x5 window per point, not a dilation of the whole map)
-    hits = sum(bool(edges[y - 2:y + 3, x - 2:x + 3].any()) for x, y in pts)
-    if hits < 0.75 * len(pts):
+    if (near_edges[pts[:, 1], pts[:, 0]] > 0).mean() < 0.75:  # an edge within 2 px of most samples
         return []
     halves = [np.stack([q[0], q[1], m1, m2]), np.stack([m2, m1, q[2], q[3]])]
     full_area = [cv2.contourArea(hq) for hq in halves]

@@ -68,14 +68,15 @@ def _order_corners_np(pts: np.ndarray) -> np.ndarray:
     return out
 
 
+_CARD_SRC = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
+
+
 def card_homography(quad: np.ndarray, width: float = CARD_W, height: float = CARD_H) -> np.ndarray:
     """Homography from a portrait card of ``width`` x ``height`` to the (ordered) quad in the image."""
     src = _CARD_SRC if (width, height) == (CARD_W, CARD_H) else \
         np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     return cv2.getPerspectiveTransform(src, order_corners(quad))
 
-
-_CARD_SRC = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
 
 
 def warp_card(frame: np.ndarray, quad: np.ndarray, width: int = CARD_W, height: int = CARD_H) -> np.ndarray:

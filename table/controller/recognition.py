@@ -81,3 +81,18 @@ def readable_face(card: str | None, candidates: Sequence[tuple[str, float]]) -> 
     if card is not None and card in FACES:
         return True
     return card == "unknown" and bool(candidates) and candidates[0][0] in FACES
+
+
+def reread_labels(card: str | None, candidates: Sequence[tuple[str, float]], possible: Collection[str]) -> list[str]:
+    """After a restart, the faces by which a re-read sighting may be matched to a card the referee
+    already knows, in order: the reading, then its runner-up. The runner-up (a misread known card)
+    is left out when the camera is sure of the reading (``ACCEPT_SHARE``) and the reading is
+    ``possible`` as a new card: a card laid while the controller was down, re-read before the known
+    card its runner-up names, would otherwise take that card's place."""
+    reading = card if card in FACES else (candidates[0][0] if candidates else card)
+    if reading is None:
+        return []
+    labels = [reading] + [c for c, _ in candidates[:2] if c != reading]
+    if dict(candidates).get(reading, 0.0) >= ACCEPT_SHARE and reading in possible:
+        return labels[:1]
+    return labels

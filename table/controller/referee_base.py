@@ -45,8 +45,16 @@ class RefereeBookkeeping:
         if self.prompt is not None and inp.src == "table":
             self.held.append(inp)
             return out
+        self._before_input(inp, out)
         self._dispatch(inp, out)
+        self._after_input(out)
         return out
+
+    def _before_input(self, inp: Input, out: list[Action]) -> None:
+        """A game's work owed before the next input is judged (none by default)."""
+
+    def _after_input(self, out: list[Action]) -> None:
+        """A game's checks after each input (none by default)."""
 
     def _dispatch(self, inp: Input, out: list[Action]) -> None:
         if inp.src == "table":

@@ -176,20 +176,15 @@ class ChineseTenReferee(RefereeBookkeeping):
             "messages": list(self.messages),
         }
 
-    def handle(self, inp: Input) -> list[Action]:
-        if self.over and inp.src != "terminal":
-            return []
-        if self.prompt is not None and inp.src == "table":
-            self.held.append(inp)  # judged once the card in question is settled
-            return []
-        out: list[Action] = []
+    def _before_input(self, inp: Input, out: list[Action]) -> None:
+        # one card taken that is no capture yet waits for its pair; any other input settles it
         if self.take_deferred and not (inp.src == "table" and inp.kind in ("removed", "moved")):
             self.take_deferred = False
             if self.pending is not None:
                 self._judge_take(out, final=True)
-        self._dispatch(inp, out)
+
+    def _after_input(self, out: list[Action]) -> None:
         self._check_flags(out)
-        return out
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -378,13 +373,7 @@ class ChineseTenReferee(RefereeBookkeeping):
 
     def _known_again(self, inp: Input) -> Card | None:
         """After a restart: a card the referee already has on the layout, seen again."""
-        labels = [c for c, _ in inp.candidates[:2]] or ([inp.card] if inp.card else [])
-        # The runner-up may name a known card only when the reading is not a sure sighting of a
-        # card that could be new (one laid while the controller was down, read before the card
-        # its runner-up names, would take that card's place).
-        if inp.candidates and inp.candidates[0][1] >= recognition.ACCEPT_SHARE and (
-                inp.candidates[0][0] in self._possible()):
-            labels = labels[:1]
+        labels = recognition.reread_labels(inp.card, inp.candidates, self._possible())
         for label in labels:
             try:
                 card = Card.parse(label)

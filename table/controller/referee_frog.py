@@ -560,13 +560,7 @@ class FrogReferee(RefereeBookkeeping):
             self._late_discard(kind, out)
 
     def _known_again(self, inp: Input, zone: str) -> Card | None:
-        labels = [c for c, _ in inp.candidates[:2]] or ([inp.card] if inp.card else [])
-        # The runner-up may name a known card only when the reading is not a sure sighting of a
-        # card that may be new there (one played while the controller was down, read before the
-        # card already on the trick, would take that card's place).
-        if inp.candidates and inp.candidates[0][1] >= recognition.ACCEPT_SHARE and (
-                inp.candidates[0][0] in self._possible(zone)):
-            labels = labels[:1]
+        labels = recognition.reread_labels(inp.card, inp.candidates, self._possible(zone))
         for label in labels:
             try:
                 card = Card.parse(str(label))

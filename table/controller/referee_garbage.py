@@ -392,13 +392,9 @@ class GarbageReferee(RefereeBookkeeping):
     def _known_again(self, inp: Input, zone: str) -> int | None:
         # The reading first, the runner-up only if no known card has that face: a 4H re-seen must
         # not take the place of the 4D beside it (which would leave the 4H "taken out of the hand").
-        # And a sure reading of a card that may still be turned is that card: a 5D turned while the
-        # controller was down, runner-up 3D, must not take the known 3D's place (the 3D would then
-        # count as the new call).
-        labels = ([str(inp.card)] if inp.card else []) + [c for c, _ in inp.candidates[:2] if c != inp.card]
-        sure = dict(inp.candidates).get(str(inp.card), 0.0) >= recognition.ACCEPT_SHARE
-        if sure and any(str(c) == str(inp.card) for c in self.engine.stock_cards()):
-            labels = labels[:1]
+        # A sure reading of a card still in the stock is that card (a 5D turned while the controller
+        # was down, runner-up 3D, must not take the known 3D's place).
+        labels = recognition.reread_labels(inp.card, inp.candidates, {str(c) for c in self.engine.stock_cards()})
         for label in labels:
             for key, p in self.placed.items():
                 if key not in self.resync_seen and p.zone == zone and str(p.card) == label:
