@@ -1,6 +1,7 @@
 """Build a batch of training crops into a file (lets several batches be made in parallel).
 
     python -m models.training.build_crops --scenes 2000 --seed 11 --out .cache/crops_11.npz
+    python -m models.training.build_crops --decks fonts --scenes 1500 --seed 41 --out .cache/crops_f41.npz
 """
 
 from __future__ import annotations
@@ -20,8 +21,14 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--hard-share", type=float, default=0.3,
                     help="share of hard scenes (small, close, glare, tilt) among the scenes with cards")
+    ap.add_argument("--decks", choices=("designs", "fonts", "all"), default="designs",
+                    help="designs: rendered Debian designs and vision.faces drawings; fonts: faces drawn with "
+                         "the installed fonts (models/training/font_faces.py); all: both")
     args = ap.parse_args()
-    crops, labels, stats = dataset.build(designs.training_decks(), args.scenes, args.seed,
+    decks = {} if args.decks == "fonts" else designs.training_decks()
+    if args.decks != "designs":
+        decks |= designs.font_decks()
+    crops, labels, stats = dataset.build(decks, args.scenes, args.seed,
                                           hard_share=args.hard_share)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, crops=crops, labels=labels)

@@ -27,6 +27,7 @@ NOT_USED = {
 }
 
 FACE_STYLES = tuple(range(24))  # vision.faces styles used in training (the project's own drawings)
+FONT_STYLES = tuple(range(240))  # font_faces styles: the installed typefaces (training only)
 
 
 def rendered_designs(cache: Path = CACHE) -> dict[str, Path]:
@@ -40,6 +41,12 @@ def training_decks(cache: Path = CACHE) -> dict[str, Deck]:
     for style in FACE_STYLES:
         decks[f"faces:{style}"] = faces_deck(style)
     return decks
+
+
+def font_decks() -> dict[str, Deck]:
+    """Faces drawn with the installed fonts (needs Pillow and the font packages; see models/README.md)."""
+    from models.training.font_faces import font_deck  # Pillow is a training-only dependency
+    return {f"fonts:{style}": font_deck(style) for style in FONT_STYLES}
 
 
 def held_out_decks(cache: Path = CACHE) -> dict[str, Deck]:

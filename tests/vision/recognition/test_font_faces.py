@@ -1,0 +1,76 @@
+"""models.training.font_faces: training faces drawn with the installed fonts (Pillow, any TTF/OTF font)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.training import font_faces
+from models.training.font_faces import FontFacesError, font_deck, font_style, rank_fonts, render_font_face
+from vision.faces import all_cards
+
+
+@pytest.fixture(autouse=True)
+def _few_fonts_are_enough(monkeypatch: pytest.MonkeyPatch) -> None:
+    # CI machines may have only DejaVu; the drawing itself is what these tests check.
+    monkeypatch.setattr(font_faces, "MIN_FONTS", 1)
+
+
+def test_installed_text_fonts_are_found_and_symbol_fonts_are_not() -> None:
+    fonts = rank_fonts()
+    assert fonts, "no installed font draws A, 2-10, J, Q, K (fonts-dejavu-core is in every Debian image)"
+    assert not [p for p in fonts if any(w in p.name for w in font_faces.NOT_TEXT)]
+
+
+def test_a_font_without_the_glyphs_is_rejected(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.ttf"
+    junk.write_bytes(b"not a font")
+    assert not font_faces._has_glyphs(junk, font_faces.RANK_GLYPHS)
+    # A real text font has letters but no private-use glyph, so that "glyph" is the missing-glyph box.
+    assert not font_faces._has_glyphs(rank_fonts()[0], "A\ue001")
+
+
+def test_every_card_renders_in_several_styles() -> None:
+    for style in (0, 5, 17):
+        h = round(120 * font_style(style).aspect)
+        for card in all_cards():
+            img = render_font_face(card, style, width=120)
+            assert img.shape == (h, 120, 3) and img.dtype == np.uint8
+
+
+def test_index_corners_are_turned_180_degrees() -> None:
+    for style in range(6):
+        img = render_font_face("7H", style, width=200)
+        top_left = img[:80, :50].astype(int)
+        bottom_right = img[-80:, -50:][::-1, ::-1].astype(int)
+        assert np.abs(top_left - bottom_right).mean() < 8, style
+
+
+def test_the_index_corner_has_ink_in_the_suit_colour() -> None:
+    for style in range(8):
+        for card, red in (("QH", True), ("9D", True), ("9S", False), ("KC", False)):
+            corner = render_font_face(card, style, width=200)[:70, :50].reshape(-1, 3).astype(int)
+            ink = corner[corner.sum(axis=1) < 450]
+            assert len(ink) > 40, (style, card)  # the index is there
+            redness = (ink[:, 2] - ink[:, :2].mean(axis=1)).mean()
+            assert (redness > 60) == red, (style, card, redness)
+
+
+def test_styles_differ_and_are_deterministic() -> None:
+    assert np.array_equal(render_font_face("TS", 3), render_font_face("TS", 3))
+    assert len({render_font_face("TS", s).tobytes() for s in range(6)}) == 6
+
+
+def test_deck_gives_faces_and_backs_with_rounded_alpha() -> None:
+    deck = font_deck(4, width=150)
+    face, back = deck("JD"), deck("back")
+    assert face.shape[2] == 4 and back.shape == face.shape
+    assert face[0, 0, 3] == 0 and face[face.shape[0] // 2, 75, 3] == 255
+
+
+def test_too_few_fonts_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(font_faces, "MIN_FONTS", 10_000)
+    with pytest.raises(FontFacesError, match="install the font packages"):
+        font_style(0)
