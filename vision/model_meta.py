@@ -29,6 +29,7 @@ class ModelMeta:
     min_confidence: float
     min_margin: float
     not_a_card: float  # drop a detected outline when the "none" output is at least this probable
+    crop_fraction: tuple[float, float]  # (width, height) of the card each index crop covers
     training_designs: tuple[str, ...]
     held_out_designs: tuple[str, ...]
     accuracy: dict[str, Any]
@@ -43,7 +44,10 @@ def _need(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: 
     return value
 
 
-def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | None = None) -> ModelMeta:
+def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | None = None,
+               expected_crop: tuple[int, int, float, float] | None = None) -> ModelMeta:
+    """Validate ``data``. ``expected_crop``: (height, width, width fraction, height fraction) of the index
+    crops the pipeline cuts; a model trained on other crops would read every card wrong, so it is refused."""
     if not isinstance(data, dict):
         raise ModelError(f"{where}: metadata must be a JSON object")
     labels = _need(data, "labels", list, where)
@@ -56,6 +60,15 @@ def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | Non
     h, w, c = (_need(size, k, int, where) for k in ("height", "width", "channels"))
     if h <= 0 or w <= 0 or c not in (1, 3):
         raise ModelError(f"{where}: bad input_size {size!r}")
+    crop = _need(data, "corner_crop", dict, where)
+    fw, fh = (float(_need(crop, k, (int, float), where)) for k in ("card_width_fraction", "card_height_fraction"))
+    if not (0 < fw <= 0.5 and 0 < fh <= 0.5):
+        raise ModelError(f"{where}: bad corner_crop {crop!r} (fractions of the card, 0..0.5)")
+    if expected_crop is not None and (h, w, round(fw, 4), round(fh, 4)) != (
+            expected_crop[0], expected_crop[1], round(expected_crop[2], 4), round(expected_crop[3], 4)):
+        raise ModelError(f"{where}: the model reads {h}x{w} crops of {fw:g} x {fh:g} of the card, the pipeline "
+                         f"cuts {expected_crop[0]}x{expected_crop[1]} of {expected_crop[2]:g} x "
+                         f"{expected_crop[3]:g}: retrain the model or use the matching vision/rectify.py")
     norm = _need(data, "normalisation", dict, where)
     method = _need(norm, "method", str, where)
     if method not in NORMALISATIONS:
@@ -76,10 +89,11 @@ def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | Non
         raise ModelError(f"{where}: designs both trained on and held out: {sorted(set(train) & set(held))}")
     accuracy = _need(data, "accuracy", dict, where)
     return ModelMeta(tuple(labels), h, w, c, method, percentile, offset, min_conf, min_margin, not_a_card,
-                     tuple(map(str, train)), tuple(map(str, held)), accuracy)
+                     (fw, fh), tuple(map(str, train)), tuple(map(str, held)), accuracy)
 
 
-def load_meta(path: str | Path, *, expected_labels: tuple[str, ...] | None = None) -> ModelMeta:
+def load_meta(path: str | Path, *, expected_labels: tuple[str, ...] | None = None,
+              expected_crop: tuple[int, int, float, float] | None = None) -> ModelMeta:
     """Read and validate the metadata file at ``path``."""
     path = Path(path)
     try:
@@ -90,4 +104,4 @@ def load_meta(path: str | Path, *, expected_labels: tuple[str, ...] | None = Non
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ModelError(f"{path}: metadata is not valid JSON ({exc})") from exc
-    return parse_meta(data, path, expected_labels=expected_labels)
+    return parse_meta(data, path, expected_labels=expected_labels, expected_crop=expected_crop)

@@ -21,7 +21,14 @@ from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
 from vision.errors import ImageError
 from vision.faces import all_cards
 from vision.model_meta import ModelMeta, load_meta
-from vision.rectify import CORNER_H, CORNER_W, corner_crops, order_corners
+from vision.rectify import (
+    CORNER_FRACTION_H,
+    CORNER_FRACTION_W,
+    CORNER_H,
+    CORNER_W,
+    corner_crops,
+    order_corners,
+)
 
 LABELS: tuple[str, ...] = (*all_cards(), "back")
 """Classifier outputs: the 52 faces "AC".."KC", "AD".., "AH".., "AS".."KS" (suit-major, as
@@ -32,6 +39,8 @@ NOT_A_CARD = "none"
 MODEL_LABELS: tuple[str, ...] = (*LABELS, NOT_A_CARD)
 """The network's outputs: LABELS plus "none", a detected outline that is not a card (a phone, a chip,
 a pattern on the cloth). "none" never reaches callers: such outlines are dropped by ``recognize``."""
+PIPELINE_CROP = (CORNER_H, CORNER_W, CORNER_FRACTION_W, CORNER_FRACTION_H)
+"""The index crops ``rectify`` cuts (pixels, card fractions); a model must declare the same in its metadata."""
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cardnet.onnx"
 
 
@@ -61,7 +70,8 @@ class Recognizer:
                  min_confidence: float | None = None, min_margin: float | None = None,
                  detector: DetectorConfig = DEFAULT_CONFIG) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
-        self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS)
+        self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
+                                          expected_crop=PIPELINE_CROP)
         self.classifier = OnnxClassifier(path, self.meta, threads=threads)
         self.min_confidence = self.meta.min_confidence if min_confidence is None else min_confidence
         self.min_margin = self.meta.min_margin if min_margin is None else min_margin

@@ -14,7 +14,11 @@ import numpy as np
 
 CARD_ASPECT = 1.4  # height / width of a standard playing card (88 x 63 mm)
 CARD_W, CARD_H = 128, 180  # full rectified card, pixels
-CORNER_W, CORNER_H = 32, 48  # one index-corner crop, pixels: covers x < 0.25 W, y < 0.267 H
+CORNER_W, CORNER_H = 32, 48  # one index-corner crop, pixels
+# The crop covers x < 0.25 W, y < 0.267 H of the card. A jumbo index (rank over suit, as on many poker decks)
+# reaches about 0.38 H, so its suit is cut off; a crop of 0.32 x 0.40 was tried and read worse (see
+# models/README.md), so the metadata records the fractions and a model for other crops is refused.
+CORNER_FRACTION_W, CORNER_FRACTION_H = 0.25, 0.267
 
 
 def order_corners(quad: np.ndarray) -> np.ndarray:
@@ -88,8 +92,8 @@ def warp_card(frame: np.ndarray, quad: np.ndarray, width: int = CARD_W, height: 
 
 # Crop placement: corner crop pixel (u, v) -> card pixel. The second crop is the bottom-right corner
 # turned 180 degrees, so both show an upright index.
-_CROP_SCALE_X = CARD_W / 4 / CORNER_W
-_CROP_SCALE_Y = CARD_H * 0.267 / CORNER_H
+_CROP_SCALE_X = CARD_W * CORNER_FRACTION_W / CORNER_W
+_CROP_SCALE_Y = CARD_H * CORNER_FRACTION_H / CORNER_H
 
 
 def _crop_to_card(which: int) -> np.ndarray:

@@ -31,7 +31,8 @@ def main() -> None:
     crops, labels, stats = dataset.build(decks, args.scenes, args.seed,
                                           hard_share=args.hard_share)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out, crops=crops, labels=labels)
+    # The deck names travel with the crops, so a fine-tune on them lists them among its training designs.
+    np.savez(args.out, crops=crops, labels=labels, decks=np.array(sorted(decks)))
     print(f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
           f"{stats['negatives']} negatives", flush=True)
 

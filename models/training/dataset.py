@@ -61,15 +61,21 @@ def random_spec(rng: np.random.Generator, hard_share: float = 0.3) -> SceneSpec:
 
 
 def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: float = 0.3,
-          log_every: int = 200, hard_share: float = 0.3) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
-    """Crops (M, 2, 48, 32, 3) uint8 and labels (M,) int64 (0..52 LABELS, 53 not a card)."""
+          log_every: int = 200, hard_share: float = 0.3,
+          font_share: float = 0.4) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """Crops (M, 2, CORNER_H, CORNER_W, 3) uint8 and labels (M,) int64 (0..52 LABELS, 53 not a card).
+
+    When ``decks`` mixes font-drawn decks ("fonts:N") with others, a scene's deck is a font deck with
+    probability ``font_share`` (there are far more font styles than designs)."""
     rng = np.random.default_rng(seed)
-    names = sorted(decks)
+    fonts = sorted(k for k in decks if k.startswith("fonts:"))
+    others = sorted(k for k in decks if not k.startswith("fonts:"))
     crops: list[np.ndarray] = []
     labels: list[int] = []
     stats = {"cards": 0, "detected": 0, "negatives": 0}
     for i in range(n_scenes):
-        deck = decks[names[int(rng.integers(len(names)))]]
+        pool = fonts if fonts and (not others or rng.random() < font_share) else others
+        deck = decks[pool[int(rng.integers(len(pool)))]]
         scene = make_scene(rng, deck, random_spec(rng, hard_share))
         found = detect_cards(scene.image)
         for label, quad in scene.cards:

@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from models.training.synth import LABELS
-from models.training.train import META, MODEL, augment, degrade, export, meta_object
+from models.training.train import META, MODEL, augment, degrade, export, meta_object, training_design_names
 from vision.classify import preprocess
+from vision.rectify import CORNER_H, CORNER_W
 
 
 def build_folded_net():  # type: ignore[no-untyped-def]
@@ -36,7 +37,7 @@ def build_folded_net():  # type: ignore[no-untyped-def]
         *block(16, 24), nn.MaxPool2d(2),
         *block(24, 48), nn.MaxPool2d(2),
         *block(48, 64),
-        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 6 * 4, len(LABELS) + 1),
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
     )
 
 
@@ -83,13 +84,17 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
     xs, ys = [], []
+    meta = json.loads(META.read_text())
+    trained_on = set(meta["training_designs"])
     for f in args.crops:
         data = np.load(f)
+        if "decks" in data:  # written by build_crops since the font-drawn decks
+            trained_on |= set(training_design_names({str(k): None for k in data["decks"]}))
         pick = rng.permutation(len(data["labels"]))[:args.per_file]
         xs.append(data["crops"][np.sort(pick)])
         ys.append(data["labels"][np.sort(pick)])
     crops, labels = np.concatenate(xs), np.concatenate(ys)
-    meta = json.loads(META.read_text())
+    meta["training_designs"] = sorted(trained_on)
     x = torch.from_numpy(preprocess(crops, meta_object(meta)))
     y = torch.from_numpy(np.repeat(labels, 2))
     print(f"fine-tuning on {len(y)} corner crops from {len(args.crops)} files", flush=True)

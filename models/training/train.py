@@ -23,7 +23,7 @@ from models.training.render_designs import CACHE
 from models.training.synth import LABELS
 from vision.classify import preprocess
 from vision.model_meta import ModelMeta
-from vision.rectify import CORNER_H, CORNER_W
+from vision.rectify import CORNER_FRACTION_H, CORNER_FRACTION_W, CORNER_H, CORNER_W
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "cardnet.onnx"
@@ -38,6 +38,7 @@ def base_meta(training: list[str], held_out: list[str]) -> dict[str, object]:
         "name": "cardnet",
         "labels": [*LABELS, "none"],
         "input_size": {"height": CORNER_H, "width": CORNER_W, "channels": 3},
+        "corner_crop": {"card_width_fraction": CORNER_FRACTION_W, "card_height_fraction": CORNER_FRACTION_H},
         "input_layout": "NCHW, BGR, two crops per card (top-left index; bottom-right index turned 180 deg)",
         "normalisation": NORMALISATION,
         "thresholds": THRESHOLDS,
@@ -45,6 +46,13 @@ def base_meta(training: list[str], held_out: list[str]) -> dict[str, object]:
         "held_out_designs": held_out,
         "accuracy": {},
     }
+
+
+def training_design_names(decks: dict[str, object]) -> list[str]:
+    """Design names for the metadata: the font-drawn styles as one range entry, not 240 lines."""
+    fonts = sorted(int(k.split(":")[1]) for k in decks if k.startswith("fonts:"))
+    names = sorted(k for k in decks if not k.startswith("fonts:"))
+    return names + ([f"fonts:{fonts[0]}-{fonts[-1]}"] if fonts else [])
 
 
 def meta_object(data: dict[str, object]) -> ModelMeta:
@@ -64,7 +72,7 @@ def build_net():  # type: ignore[no-untyped-def]
         *block(16, 24), nn.MaxPool2d(2),         # -> 12x8
         *block(24, 48), nn.MaxPool2d(2),         # -> 6x4
         *block(48, 64),
-        nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * 6 * 4, len(LABELS) + 1),
+        nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
     )
 
 
@@ -180,6 +188,9 @@ def export(net, path: Path) -> None:  # type: ignore[no-untyped-def]
 def main() -> None:
     ap = argparse.ArgumentParser(description="Train cardnet and export it to models/")
     ap.add_argument("--scenes", type=int, default=2400, help="training scenes to synthesise")
+    ap.add_argument("--hard-share", type=float, default=0.3, help="share of hard scenes among scenes with cards")
+    ap.add_argument("--font-share", type=float, default=0.0,
+                    help="share of scenes dealt from font-drawn decks (font_faces.py; needs Pillow and fonts)")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)
@@ -187,10 +198,11 @@ def main() -> None:
     ap.add_argument("--crops", type=Path, nargs="*", default=[],
                     help="train on these crop files (from build_crops) instead of building crops")
     ap.add_argument("--eval-scenes", type=int, default=40, help="held-out scenes per design for the model card")
+    ap.add_argument("--out", type=Path, default=MODEL, help="where to write the ONNX model (metadata beside it)")
     args = ap.parse_args()
     t_start = time.time()
 
-    decks = designs.training_decks()
+    decks = designs.training_decks() | (designs.font_decks() if args.font_share > 0 else {})
     held = designs.held_out_decks()
     print(f"{len(decks)} training designs, {len(held)} held out: {', '.join(held)}", flush=True)
     crops_file = CACHE.parent / "crops.npz"
@@ -203,27 +215,28 @@ def main() -> None:
         data = np.load(crops_file)
         crops, labels = data["crops"], data["labels"]
     else:
-        crops, labels, stats = dataset.build(decks, args.scenes, args.seed)
+        crops, labels, stats = dataset.build(decks, args.scenes, args.seed, hard_share=args.hard_share,
+                                             font_share=args.font_share)
         print(f"crops: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
               f"{stats['negatives']} negatives", flush=True)
         np.savez(crops_file, crops=crops, labels=labels)
-    meta = base_meta(sorted(decks), sorted(held))
+    meta = base_meta(training_design_names(decks), sorted(held))
     m = meta_object(meta)
     x = preprocess(crops, m)  # (2M, 3, H, W)
     y = np.repeat(labels, 2)
     print(f"training on {len(y)} corner crops ({time.time() - t_start:.0f}s so far)", flush=True)
     net = train(x, y, args.epochs, args.seed, args.threads)
-    MODEL.parent.mkdir(parents=True, exist_ok=True)
-    export(net, MODEL)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    export(net, args.out)
     meta["training"] = {"scenes": args.scenes if not args.crops else None, "examples": int(len(labels)),
                         "crop_files": [str(f) for f in args.crops], "epochs": args.epochs,
                         "seed": args.seed, "seconds": round(time.time() - t_start)}
-    META.write_text(json.dumps(meta, indent=2) + "\n")
-    print(f"wrote {MODEL} ({MODEL.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
+    args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 
     from models.training import evaluate
 
-    evaluate.main(["--scenes", str(args.eval_scenes), "--write"])
+    evaluate.main(["--model", str(args.out), "--scenes", str(args.eval_scenes), "--write"])
 
 
 if __name__ == "__main__":

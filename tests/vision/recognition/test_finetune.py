@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from vision.recognizer import DEFAULT_MODEL
+from vision.rectify import CORNER_H, CORNER_W
 
 
 def test_fine_tune_twin_loads_the_shipped_weights_exactly() -> None:
@@ -18,7 +19,7 @@ def test_fine_tune_twin_loads_the_shipped_weights_exactly() -> None:
     net = build_folded_net()
     load_onnx_weights(net, DEFAULT_MODEL)
     net.eval()
-    x = np.random.default_rng(0).uniform(-0.5, 0.75, (4, 3, 48, 32)).astype(np.float32)
+    x = np.random.default_rng(0).uniform(-0.5, 0.75, (4, 3, CORNER_H, CORNER_W)).astype(np.float32)
     session = ort.InferenceSession(str(DEFAULT_MODEL), providers=["CPUExecutionProvider"])
     expected = session.run(None, {session.get_inputs()[0].name: x})[0]
     with torch.no_grad():

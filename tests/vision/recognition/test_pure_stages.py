@@ -28,7 +28,7 @@ def test_preprocess_shape_and_white_point(meta) -> None:  # type: ignore[no-unty
 
 def test_preprocess_refuses_wrong_shapes(meta) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match="expected crops"):
-        preprocess(np.zeros((2, 48, 32, 3), np.uint8), meta)
+        preprocess(np.zeros((2, 40, 32, 3), np.uint8), meta)
 
 
 def test_postprocess_combines_the_two_corners() -> None:

@@ -1,0 +1,28 @@
+"""models.training.dataset: training crops from the project's own detector and warp."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.training.dataset import NONE, build
+from models.training.synth import Deck, faces_deck
+from vision.rectify import CORNER_H, CORNER_W
+
+
+def _counting(deck: Deck, calls: dict[str, int], name: str) -> Deck:
+    def wrapped(label: str) -> np.ndarray:
+        calls[name] += 1
+        return deck(label)
+    return wrapped
+
+
+@pytest.mark.parametrize(("font_share", "used"), [(0.0, {"faces:1"}), (1.0, {"fonts:0"})])
+def test_font_share_picks_the_deck_kind(font_share: float, used: set[str]) -> None:
+    calls = {"faces:1": 0, "fonts:0": 0}
+    decks = {"faces:1": _counting(faces_deck(1), calls, "faces:1"),
+             "fonts:0": _counting(faces_deck(2), calls, "fonts:0")}  # a stand-in named like a font deck
+    crops, labels, stats = build(decks, 4, seed=3, log_every=0, font_share=font_share)
+    assert {k for k, n in calls.items() if n} == used
+    assert crops.shape[1:] == (2, CORNER_H, CORNER_W, 3) and len(crops) == len(labels)
+    assert stats["cards"] > 0 and (labels < NONE).sum() >= stats["cards"]  # every card cut at least once
