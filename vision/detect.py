@@ -156,7 +156,7 @@ def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale
             turn != (ex2 * ey3 - ey2 * ex3 > 0):
         return False
     area = 0.5 * abs(x0 * y1 - x1 * y0 + (x1 * y2 - x2 * y1) + (x2 * y3 - x3 * y2) + (x3 * y0 - x0 * y3))
-    return area > 0 and contour_area / area >= cfg.min_solidity
+    return bool(area > 0 and contour_area / area >= cfg.min_solidity)
 
 
 def _grow(quad: np.ndarray, pixels: float) -> np.ndarray:
