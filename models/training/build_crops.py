@@ -24,12 +24,14 @@ def main() -> None:
     ap.add_argument("--decks", choices=("designs", "fonts", "all"), default="designs",
                     help="designs: rendered Debian designs and vision.faces drawings; fonts: faces drawn with "
                          "the installed fonts (models/training/font_faces.py); all: both")
+    ap.add_argument("--font-share", type=float, default=0.3,
+                    help="with --decks all: share of scenes dealt from a font-drawn deck")
     args = ap.parse_args()
     decks = {} if args.decks == "fonts" else designs.training_decks()
     if args.decks != "designs":
         decks |= designs.font_decks()
     crops, labels, stats = dataset.build(decks, args.scenes, args.seed,
-                                          hard_share=args.hard_share)
+                                          hard_share=args.hard_share, font_share=args.font_share)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     # The deck names travel with the crops, so a fine-tune on them lists them among its training designs.
     np.savez(args.out, crops=crops, labels=labels, decks=np.array(sorted(decks)))

@@ -62,7 +62,7 @@ def random_spec(rng: np.random.Generator, hard_share: float = 0.3) -> SceneSpec:
 
 def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: float = 0.3,
           log_every: int = 200, hard_share: float = 0.3,
-          font_share: float = 0.4) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+          font_share: float = 0.3) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Crops (M, 2, CORNER_H, CORNER_W, 3) uint8 and labels (M,) int64 (0..52 LABELS, 53 not a card).
 
     When ``decks`` mixes font-drawn decks ("fonts:N") with others, a scene's deck is a font deck with
