@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -31,6 +32,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from kill_loop import run_with_kills  # noqa: E402
 
 from table.demo.runner import DemoConfig, run_demo  # noqa: E402
 
@@ -71,28 +74,11 @@ def killed_games(n: int, first_seed: int, cheat: float, tmp: Path, timeout: floa
         journal = tmp / f"kill-{seed}.db"
         cmd = [sys.executable, "-m", "table", "demo", "--seed", str(seed), "--fast", "--cheat", str(cheat),
                "--json", "--journal", str(journal), "--timeout", str(timeout)]
-        kills, out = 0, None
         planned = rng.randint(1, 3)
-        for _ in range(planned + 3):
-            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            if kills < planned:
-                at = _entries(journal) + rng.randint(10, 160)  # a random moment, measured in journal entries
-                while proc.poll() is None and _entries(journal) < at:
-                    time.sleep(0.01)
-                if proc.poll() is None:
-                    os.kill(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    kills += 1
-                    continue
-            try:
-                stdout, stderr = proc.communicate(timeout=timeout + 120)
-            except subprocess.TimeoutExpired:  # the demo's own timeout should have ended it
-                proc.kill()
-                stdout, stderr = proc.communicate()
-                stderr += f"\nkilled: no answer {timeout + 120:g} s after the start"
-            lines = stdout.strip().splitlines()
-            out = json.loads(lines[-1]) if lines else {"agree": False, "error": stderr[-500:]}
-            break
+        # a random moment, measured in journal entries
+        done = run_with_kills(cmd, cmd, cwd=ROOT, progress=functools.partial(_entries, journal), rng=rng, planned=planned,
+                              step=(10, 160), timeout=timeout + 120, poll_s=0.01)
+        kills, out = done.kills, done.out
         row = {"seed": seed, "kills": kills, "agree": bool(out and out.get("agree")),
                "error": out.get("error") if out else None,
                "resumed": bool(out and out.get("resumed")),

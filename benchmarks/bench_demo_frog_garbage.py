@@ -24,17 +24,17 @@ flagged, no flag invented.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import os
 import random
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from kill_loop import run_with_kills
 
 from table.demo.run_frog_garbage import FrogGarbageDemo, run
 
@@ -109,30 +109,10 @@ def killed_processes(game: str, count: int, cheat: float, folder: Path, *, sense
         again = list(first)  # the same command; the seed is found in the journal
         first += ["--seed", str(seed)]
         planned = rng.randint(1, 3)
-        kills, runs, out = 0, 0, None
         t0 = time.monotonic()
-        while runs < planned + 3:
-            proc = subprocess.Popen(first if runs == 0 else again, cwd=ROOT, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True)
-            runs += 1
-            if kills < planned:
-                at = _logged(journal) + rng.randint(3, 150 if game == "frog" else 250)
-                while proc.poll() is None and _logged(journal) < at:
-                    time.sleep(0.002)
-                if proc.poll() is None:
-                    os.kill(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    kills += 1
-                    continue
-            try:
-                stdout, stderr = proc.communicate(timeout=timeout + 60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                stdout, stderr = proc.communicate()
-            lines = stdout.strip().splitlines()
-            out = json.loads(lines[-1]) if lines else {"agree": False, "error": stderr[-500:]}
-            break
-        out = out or {"agree": False, "error": "never finished"}
+        done = run_with_kills(first, again, cwd=ROOT, progress=functools.partial(_logged, journal), rng=rng, planned=planned,
+                              step=(3, 150 if game == "frog" else 250), timeout=timeout + 60, poll_s=0.002)
+        kills, runs, out = done.kills, done.runs, done.out
         row = {"seed": seed, "rules": rules, "players": players, "kills": kills, "runs": runs,
                "resumed": bool(out.get("resumed")), "agree": bool(out.get("agree")),
                "cheats": len(out.get("cheats", [])), "missed": out.get("missed"), "invented": out.get("invented"),
