@@ -243,7 +243,7 @@ def render_font_face(card: str, style: int, width: int = 200) -> np.ndarray:
 def font_deck(style: int, width: int = 200) -> Deck:
     """A deck drawn in font style ``style`` (backs from the project's own back drawings)."""
     height = round(width * font_style(style).aspect)
-    alpha = _rounded_alpha(height, width, width * rng_radius(style))
+    alpha = _rounded_alpha(height, width, width * corner_radius(style))
     cache: dict[str, np.ndarray] = {}
 
     def deck(label: str) -> np.ndarray:
@@ -256,6 +256,6 @@ def font_deck(style: int, width: int = 200) -> Deck:
     return deck
 
 
-def rng_radius(style: int) -> float:
+def corner_radius(style: int) -> float:
     """Corner radius as a fraction of the width (real decks range from nearly square to well rounded)."""
     return random.Random(9000 + style).uniform(0.02, 0.08)
