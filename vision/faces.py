@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -198,20 +199,26 @@ def render_face(card: str, *, width: int = 250, height: int = 350, style: int = 
     img = np.empty((height, width, 3), np.uint8)
     img[:] = st.paper
     _draw_centre(img, rank, suit, st, colour)
-    # The bottom-right index is the top-left one turned 180 degrees: draw, turn, draw, turn back.
-    _draw_index(img, rank, suit, st, colour)
-    img = np.ascontiguousarray(img[::-1, ::-1])
-    _draw_index(img, rank, suit, st, colour)
-    img = np.ascontiguousarray(img[::-1, ::-1])
-    _draw_border(img, st, colour)
+    img = draw_both_indices(img, lambda face: _draw_index(face, rank, suit, st, colour))
+    draw_border(img, st.border, colour)
     return img
 
 
-def _draw_border(img: np.ndarray, st: FaceStyle, colour: tuple[int, int, int]) -> None:
+def draw_both_indices(img: np.ndarray, draw_index: Callable[[np.ndarray], None]) -> np.ndarray:
+    """Draw the top-left index with ``draw_index``, then the same turned 180 degrees bottom-right
+    (draw, turn, draw, turn back); returns the new image."""
+    draw_index(img)
+    img = np.ascontiguousarray(img[::-1, ::-1])
+    draw_index(img)
+    return np.ascontiguousarray(img[::-1, ::-1])
+
+
+def draw_border(img: np.ndarray, border: int, colour: tuple[int, int, int]) -> None:
+    """``border`` 0: none; 1: a thin grey line at the edge; 2: an inset frame in ``colour`` (in place)."""
     h, w = img.shape[:2]
-    if st.border == 1:
+    if border == 1:
         cv2.rectangle(img, (1, 1), (w - 2, h - 2), (150, 150, 150), 1)
-    elif st.border == 2:
+    elif border == 2:
         m = round(w * 0.025)
         cv2.rectangle(img, (m, m), (w - 1 - m, h - 1 - m), colour, max(1, w // 125), cv2.LINE_AA)
 

@@ -3,7 +3,8 @@
 Why: the project's own drawings (``vision/faces.py``) know only OpenCV's six Hershey fonts. The held-out
 failures of model v4 were clean, readable index corners in typefaces it had never seen (a crossed 7, a
 round Q), left ``unknown``. Real decks are printed in many typefaces; Debian's font packages give a few
-hundred families (``models/training/fonts.txt`` lists the ones the shipped model was trained with).
+hundred families (``python -m models.training.font_faces`` lists them; ``models/training/fonts.txt`` holds the
+list model v5 was trained with).
 
 A style number fixes everything (typeface for the rank, suit shapes from a font or from the project's
 polygons, index size, layout and position, weight, width, inks, paper, border), so
@@ -22,7 +23,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from models.training.synth import Deck, _rounded_alpha
-from vision.faces import _PIPS, draw_suit, render_back
+from vision.faces import _PIPS, draw_border, draw_both_indices, draw_suit, render_back
 
 FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
 RANK_GLYPHS = "A234567890JQK"
@@ -51,35 +52,54 @@ def _font_files() -> list[Path]:
     return sorted(set(files))
 
 
-def _mask(font: ImageFont.FreeTypeFont, text: str) -> bytes:
+def _mask(font: ImageFont.FreeTypeFont, text: str) -> tuple[tuple[int, int], bytes]:
+    """What ``text`` draws: (size, pixels), comparable between glyphs."""
     box = font.getbbox(text)
     img = Image.new("L", (max(1, box[2] - box[0]), max(1, box[3] - box[1])), 0)
     ImageDraw.Draw(img).text((-box[0], -box[1]), text, font=font, fill=255)
-    return img.tobytes() + bytes(str(img.size), "ascii")
+    return img.size, img.tobytes()
+
+
+def _draws(font: ImageFont.FreeTypeFont, chars: str) -> bool:
+    """Every char draws something other than the font's missing-glyph box, each a different glyph."""
+    missing = _mask(font, "\ue000")  # private use: no text font maps it, so this is .notdef
+    masks = [_mask(font, c) for c in chars]
+    return all(m != missing and any(m[1]) for m in masks) and len(set(masks)) == len(masks)
 
 
 def _has_glyphs(path: Path, chars: str) -> bool:
-    """Every char draws something other than the font's missing-glyph box."""
     try:
-        font = ImageFont.truetype(str(path), 40)
-        missing = _mask(font, "\ue000")  # private use: no text font maps it, so this is .notdef
-        masks = [_mask(font, c) for c in chars]
+        return _draws(ImageFont.truetype(str(path), 40), chars)
     except (OSError, ValueError):
         return False
-    return all(m != missing and any(m[:-10]) for m in masks) and len(set(masks)) == len(masks)
 
 
 @lru_cache(maxsize=1)
+def _scan() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """(rank fonts, suit fonts) of the installed fonts: each font file opened once."""
+    suit_chars = "".join(SUIT_GLYPHS.values())
+    ranks: list[Path] = []
+    suits: list[Path] = []
+    for path in _font_files():
+        try:
+            font = ImageFont.truetype(str(path), 40)
+            if not any(w in path.name for w in NOT_TEXT) and _draws(font, RANK_GLYPHS):
+                ranks.append(path)
+            if _draws(font, suit_chars):
+                suits.append(path)
+        except (OSError, ValueError):  # not a font Pillow can read: skipped
+            continue
+    return tuple(ranks), tuple(suits)
+
+
 def rank_fonts() -> tuple[Path, ...]:
     """Installed fonts that draw all of A, 2-10, J, Q, K as distinct glyphs."""
-    return tuple(p for p in _font_files()
-                 if not any(w in p.name for w in NOT_TEXT) and _has_glyphs(p, RANK_GLYPHS))
+    return _scan()[0]
 
 
-@lru_cache(maxsize=1)
 def suit_fonts() -> tuple[Path, ...]:
     """Installed fonts that draw the four filled suit symbols."""
-    return tuple(p for p in _font_files() if _has_glyphs(p, "".join(SUIT_GLYPHS.values())))
+    return _scan()[1]
 
 
 def _family(path: Path) -> str:
@@ -208,7 +228,8 @@ def _centre(img: np.ndarray, st: FontStyle, rank: str, suit: str, colour: tuple[
     cv2.rectangle(img, (px0, py0), (px1, py1), tint, -1)
     half = img[py0:(py0 + py1) // 2, px0:px1]
     ph, pw = half.shape[:2]
-    rng = random.Random(hash((rank, suit, st.court_tint)) & 0xFFFF)
+    # a str seed is hashed the same in every process (hash() of a tuple of str is salted per process)
+    rng = random.Random(f"{rank}{suit}{st.court_tint}")
     for _ in range(6):
         p0 = (rng.randrange(pw), rng.randrange(ph))
         p1 = (rng.randrange(pw), rng.randrange(ph))
@@ -228,15 +249,8 @@ def render_font_face(card: str, style: int, width: int = 200) -> np.ndarray:
     img = np.empty((height, width, 3), np.uint8)
     img[:] = st.paper
     _centre(img, st, rank, suit, colour)
-    _index(img, st, rank, suit, colour)
-    img = np.ascontiguousarray(img[::-1, ::-1])
-    _index(img, st, rank, suit, colour)
-    img = np.ascontiguousarray(img[::-1, ::-1])
-    if st.border == 1:
-        cv2.rectangle(img, (1, 1), (width - 2, height - 2), (150, 150, 150), 1)
-    elif st.border == 2:
-        m = round(width * 0.025)
-        cv2.rectangle(img, (m, m), (width - 1 - m, height - 1 - m), colour, max(1, width // 125), cv2.LINE_AA)
+    img = draw_both_indices(img, lambda face: _index(face, st, rank, suit, colour))
+    draw_border(img, st.border, colour)
     return img
 
 
@@ -259,3 +273,26 @@ def font_deck(style: int, width: int = 200) -> Deck:
 def corner_radius(style: int) -> float:
     """Corner radius as a fraction of the width (real decks range from nearly square to well rounded)."""
     return random.Random(9000 + style).uniform(0.02, 0.08)
+
+
+APT_LINE = ("apt-get install fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 "
+            "fonts-noto-core fonts-crosextra-carlito fonts-crosextra-caladea fonts-linuxlibertine fonts-ebgaramond "
+            "fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-cantarell fonts-comfortaa fonts-inconsolata "
+            "fonts-firacode fonts-sil-gentium fonts-adf-accanthis fonts-symbola fonts-courier-prime fonts-quicksand")
+
+
+def listing() -> str:
+    """``models/training/fonts.txt``: the installed fonts the faces draw with, and how to install them."""
+    ranks, suits = rank_fonts(), suit_fonts()
+    lines = ["# Fonts the training faces (models/training/font_faces.py) draw with; written by",
+             "#   python -m models.training.font_faces > models/training/fonts.txt",
+             f"# Debian packages (bookworm): {APT_LINE}",
+             f"# {len(ranks)} font files in {len({_family(p) for p in ranks})} families draw the ranks; "
+             f"{len(suits)} draw the suit symbols.",
+             "# rank fonts (file names):", *(p.name for p in ranks),
+             "# suit fonts (file names):", *(p.name for p in suits)]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(listing(), end="")

@@ -26,3 +26,11 @@ def test_font_share_picks_the_deck_kind(font_share: float, used: set[str]) -> No
     assert {k for k, n in calls.items() if n} == used
     assert crops.shape[1:] == (2, CORNER_H, CORNER_W, 3) and len(crops) == len(labels)
     assert stats["cards"] > 0 and (labels < NONE).sum() >= stats["cards"]  # every card cut at least once
+
+
+def test_training_design_names_fold_the_font_styles_into_one_range() -> None:
+    from models.training.train import training_design_names
+
+    decks = {"gnome:anglo": None, "faces:3": None, **{f"fonts:{k}": None for k in (7, 0, 239, 12)}}
+    assert training_design_names(decks) == ["faces:3", "gnome:anglo", "fonts:0-239"]
+    assert training_design_names({"kde:standard": None}) == ["kde:standard"]

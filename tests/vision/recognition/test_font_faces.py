@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -74,3 +77,20 @@ def test_too_few_fonts_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(font_faces, "MIN_FONTS", 10_000)
     with pytest.raises(FontFacesError, match="install the font packages"):
         font_style(0)
+
+
+def test_faces_are_the_same_in_every_process() -> None:
+    """Court pictures once took their seed from hash(), which Python salts per process."""
+    code = ("import hashlib; from models.training import font_faces as f; f.MIN_FONTS = 1; "
+            "print(hashlib.sha256(b''.join(f.render_font_face(c, s).tobytes() "
+            "for s in range(4) for c in ('JH', 'QS', 'KD'))).hexdigest())")
+    root = Path(__file__).resolve().parents[3]
+    digests = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(digests) == 1
+
+
+def test_listing_names_the_fonts_and_the_packages() -> None:
+    text = font_faces.listing()
+    assert "apt-get install" in text and rank_fonts()[0].name in text
+    assert f"{len(rank_fonts())} font files" in text
