@@ -52,6 +52,7 @@ class Recognition:
     confidence: float  # probability of the top label (also when the card is "unknown")
     corners: np.ndarray  # (4, 2) float32 image pixels, card outline clockwise
     probabilities: np.ndarray  # (53,) softmax over LABELS
+    presence: float = 1.0  # probability that the outline is a card at all (1 - the model's "none")
 
 
 def metadata_path(model_path: Path) -> Path:
@@ -101,7 +102,7 @@ class Recognizer:
                 if drop_non_cards:
                     continue
                 label = UNKNOWN
-            out.append(Recognition(label, conf, quad, p))
+            out.append(Recognition(label, conf, quad, p, 1.0 - float(p_none)))
         return out
 
     def model_probabilities(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:

@@ -733,7 +733,7 @@ class SimOracle:
                 out.append(self._read(cards[int(d.argmin())]))
             else:
                 probs = np.full(len(LABELS), 1 / len(LABELS), np.float32)
-                out.append(Recognition("unknown", float(probs[0]), q, probs))
+                out.append(Recognition("unknown", float(probs[0]), q, probs, presence=0.0))
         return out
 
     def _corners(self, c: SimCard) -> np.ndarray:

@@ -38,6 +38,8 @@ class Observation(Protocol):
     def corners(self) -> np.ndarray: ...
     @property
     def probabilities(self) -> np.ndarray: ...
+    @property
+    def presence(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,8 @@ class TrackerConfig:
     match_mm: float = 32.0  # a sighting this close to a track's centre is that card
     max_wait_frames: int = 10  # a newcomer without agreement by then is reported as "unknown"
     fast_confidence: float = 0.9  # two unopposed votes this confident are enough
-    min_presence: float = 0.25  # a sighting this unsure (of any label) does not start a new track
+    min_presence: float = 0.25  # a sighting this unsure of its label starts a new track only if ...
+    card_presence: float = 0.9  # ... the model is at least this sure that it is a card at all
     one_pack: bool = True  # flag a card that is already on the table
 
 
@@ -93,6 +96,13 @@ def _gate(obs: Observation, cfg: TrackerConfig) -> str | None:
         if float(top2[1] - top2[0]) < cfg.min_margin:
             return None
     return obs.card if obs.confidence >= cfg.min_confidence else None
+
+
+def _starts_track(obs: Observation, cfg: TrackerConfig) -> bool:
+    """A new sighting starts a track when the model names it with some confidence or, failing that, is
+    sure it is a card: a clear card in an unfamiliar design can read ``unknown`` at 0.2 yet be a card
+    at 0.99, while a stray outline (a mat marking, a chip) is unsure of both."""
+    return obs.confidence >= cfg.min_presence or obs.presence >= cfg.card_presence
 
 
 class Tracker:
@@ -169,7 +179,7 @@ class Tracker:
             used_tracks.add(tid)
             self._observe(self.tracks[tid], observations[i], centres[i], frame)
         for i in keep:
-            if i not in used_obs and observations[i].confidence >= c.min_presence:
+            if i not in used_obs and _starts_track(observations[i], c):
                 t = Track(self._next_id, float(centres[i][0]), float(centres[i][1]),
                           np.asarray(observations[i].corners, np.float32), frame, deque(maxlen=c.window))
                 self._next_id += 1

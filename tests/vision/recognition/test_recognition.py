@@ -47,6 +47,7 @@ def test_recognition_result_shape(recognizer: Recognizer) -> None:
         assert r.corners.shape == (4, 2) and r.corners.dtype == np.float32
         assert r.probabilities.shape == (53,) and abs(float(r.probabilities.sum()) - 1) < 1e-4
         assert 0 <= r.confidence <= 1
+        assert 0.5 < r.presence <= 1  # recognize drops outlines the model calls "none"
 
 
 def test_own_drawn_cards_on_generated_tables(recognizer: Recognizer) -> None:
@@ -57,8 +58,8 @@ def test_own_drawn_cards_on_generated_tables(recognizer: Recognizer) -> None:
         f, n, x = _score(recognizer, scene.image, scene.cards)
         cards += len(scene.cards)
         found, named, false = found + f, named + n, false + x
-    assert found >= 0.93 * cards, f"found {found}/{cards}"  # measured 73/77 (model v4)
-    assert named >= 0.92 * cards, f"named {named}/{cards}"  # measured 73/77 (model v4)
+    assert found >= 0.93 * cards, f"found {found}/{cards}"  # measured 73/77 (model v4), 75/77 (v5)
+    assert named >= 0.92 * cards, f"named {named}/{cards}"  # measured 73/77 (model v4), 75/77 (v5)
     assert false <= 3  # measured 3: outlines of real cards off by more than the 12% match criterion
 
 
@@ -73,7 +74,7 @@ def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks
             _, n, _ = _score(recognizer, scene.image, scene.cards)
             cards += len(scene.cards)
             named += n
-    assert named >= 0.9 * cards, f"named {named}/{cards}"  # measured 100/110 (v4; v3 103/110)
+    assert named >= 0.92 * cards, f"named {named}/{cards}"  # measured 104/110 (v5; v4 100/110, v3 103/110)
 
 
 @needs_designs
@@ -96,7 +97,7 @@ def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, h
             res = recognizer.classify_quads(frame, quads)
             right += sum(r.card == lab for r, lab in zip(res, chunk, strict=True))
             total += len(chunk)
-    assert right >= 0.94 * total, f"{right}/{total} held-out renders named"  # measured 75/78 (model v4)
+    assert right >= 0.94 * total, f"{right}/{total} held-out renders named"  # measured 75/78 (models v4 and v5)
 
 
 def test_no_false_cards_on_clutter_only_tables(recognizer: Recognizer) -> None:
@@ -149,4 +150,5 @@ def test_classify_quads_keeps_order_and_count(recognizer: Recognizer) -> None:
     res = recognizer.classify_quads(scene.image, quads)
     assert len(res) == len(quads)
     assert res[-1].card == "unknown"  # bare table: not a card
+    assert res[-1].presence < 0.5 and min(r.presence for r in res[:-1]) > 0.9
     assert recognizer.classify_quads(scene.image, []) == []

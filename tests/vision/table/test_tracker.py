@@ -17,14 +17,14 @@ SLOT = [(s.x, s.y) for s in LAYOUT.zone("layout").slots]
 PILE = LAYOUT.zone("capture:1").slots[0]
 
 
-def seen(card: str, at: tuple[float, float], conf: float = 0.85) -> Recognition:
+def seen(card: str, at: tuple[float, float], conf: float = 0.85, presence: float = 1.0) -> Recognition:
     """A sighting; 0.85 is a good read but not strong enough for the two-vote fast path."""
     x, y = at
     corners = np.array([[x - 31.5, y - 44], [x + 31.5, y - 44], [x + 31.5, y + 44], [x - 31.5, y + 44]], np.float32) * 2
     probs = np.full(len(LABELS), (1 - conf) / (len(LABELS) - 1), np.float32)
     if card != "unknown":
         probs[LABELS.index(card)] = conf
-    return Recognition(card, conf, corners, probs)
+    return Recognition(card, conf, corners, probs, presence)
 
 
 class Run:
@@ -114,6 +114,17 @@ def test_unreadable_card_is_reported_unknown_with_probabilities() -> None:
     ev = r.steps(10, seen("unknown", SLOT[4], conf=0.3))
     assert kinds(ev) == [("appeared", "unknown", "layout")]
     assert ev[0].probabilities is not None
+
+
+def test_a_sure_card_of_unsure_label_starts_a_track_and_a_stray_outline_does_not() -> None:
+    """An unfamiliar design can read "unknown" at 0.2 and still be a card for certain (Garbage seed 14's
+    slipped 5C); it must be reported (as unknown, so a cheat is still caught), where an outline unsure of
+    both its label and of being a card is ignored."""
+    r = Run()
+    assert r.steps(12, seen("unknown", SLOT[1], conf=0.2, presence=0.6)) == []
+    assert r.tracker.tracks == {}
+    ev = r.steps(12, seen("unknown", SLOT[4], conf=0.2, presence=0.99))
+    assert kinds(ev) == [("appeared", "unknown", "layout")]
 
 
 def test_occlusion_holds_events_and_absence_under_a_hand_is_not_removal() -> None:
