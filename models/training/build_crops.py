@@ -2,6 +2,7 @@
 
     python -m models.training.build_crops --scenes 2000 --seed 11 --out .cache/crops_11.npz
     python -m models.training.build_crops --decks fonts --scenes 1500 --seed 41 --out .cache/crops_f41.npz
+    python -m models.training.build_crops --decks fonts --font-styles 240-479 --scenes 1500 --seed 51 --out ...
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ def main() -> None:
                          "the installed fonts (models/training/font_faces.py); all: both")
     ap.add_argument("--font-share", type=float, default=0.3,
                     help="with --decks all: share of scenes dealt from a font-drawn deck")
+    ap.add_argument("--font-styles", type=_style_range, default=designs.FONT_STYLES, metavar="A-B",
+                    help="font_faces styles to deal from (default 0-239; from 240 on the pip field varies "
+                         "and some indices are jumbo)")
     args = ap.parse_args()
     decks = {} if args.decks == "fonts" else designs.training_decks()
     if args.decks != "designs":
-        decks |= designs.font_decks()
+        decks |= designs.font_decks(args.font_styles)
     crops, labels, stats = dataset.build(decks, args.scenes, args.seed,
                                           hard_share=args.hard_share, font_share=args.font_share)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -37,6 +41,17 @@ def main() -> None:
     np.savez(args.out, crops=crops, labels=labels, decks=np.array(sorted(decks)))
     print(f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
           f"{stats['negatives']} negatives", flush=True)
+
+
+def _style_range(text: str) -> tuple[int, ...]:
+    a, _, b = text.partition("-")
+    try:
+        lo, hi = int(a), int(b or a)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a style range such as 240-479, got {text!r}") from None
+    if lo < 0 or hi < lo:
+        raise argparse.ArgumentTypeError(f"empty or negative style range {text!r}")
+    return tuple(range(lo, hi + 1))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ polygons, index size, layout and position, weight, width, inks, paper, border), 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,6 +29,9 @@ FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
 RANK_GLYPHS = "A234567890JQK"
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 MIN_FONTS = 20  # fewer usable rank typefaces than this and the variety this module exists for is gone
+VARIED_LAYOUT_FROM = 240  # styles from here on also vary the pip field and may have jumbo indices
+# (styles 0-239, which model v5 was trained on, keep the fixed pip field and draw as they always did)
+FIXED_PIPS = (0.32, 0.68, 0.22, 0.78, 0.16)  # pip field x0, x1, y0, y1 (card fractions), pip size (of width)
 # Fonts whose letters are not Latin letters although their cmap says so (symbol, dingbat, math, Nushu).
 NOT_TEXT = ("Symbol", "D050000L", "Math", "Nushu", "Symbola")
 
@@ -123,6 +126,7 @@ class FontStyle:
     border: int  # 0 none, 1 thin grey line, 2 inset frame in ink
     court_tint: tuple[int, int, int]
     aspect: float  # card height / width
+    pips: tuple[float, float, float, float, float] = FIXED_PIPS  # pip field x0, x1, y0, y1; pip size
 
 
 def font_style(style: int) -> FontStyle:
@@ -138,7 +142,7 @@ def font_style(style: int) -> FontStyle:
     rank_font = rng.choice(families[rng.choice(sorted(families))])
     suit_font = rng.choice(suits) if suits and rng.random() < 0.6 else None
     beside = rng.random() < 0.1
-    return FontStyle(
+    st = FontStyle(
         rank_font=rank_font, suit_font=suit_font,
         rank_height=rng.uniform(0.09, 0.13) if beside else rng.uniform(0.10, 0.20),
         suit_height=rng.uniform(0.55, 1.0), width_scale=rng.uniform(0.7, 1.3) if rng.random() < 0.4 else 1.0,
@@ -147,6 +151,19 @@ def font_style(style: int) -> FontStyle:
         paper=rng.choice(_PAPERS), border=rng.choice((0, 0, 1, 2)),
         court_tint=(rng.randrange(40, 220), rng.randrange(40, 220), rng.randrange(40, 220)),
         aspect=rng.uniform(1.36, 1.5))
+    if style < VARIED_LAYOUT_FROM:
+        return st
+    # A second generator, so that the draws above (and styles 0-239) stay as they were.
+    more = random.Random(f"layout {style}")
+    x0, y0 = more.uniform(0.2, 0.36), more.uniform(0.13, 0.26)
+    pips = (x0, 1 - x0, y0, 1 - y0, more.uniform(0.12, 0.22))
+    if st.beside or more.random() >= 0.3:
+        return replace(st, pips=pips)
+    # Jumbo indices (plastic and bridge decks): the rank about a quarter of the card wide, a small suit
+    # under it that a 27%-of-height crop cuts, the pips pushed to the middle.
+    return replace(st, pips=(max(x0, 0.3), 1 - max(x0, 0.3), max(y0, 0.22), 1 - max(y0, 0.22), pips[4]),
+                   rank_height=more.uniform(0.2, 0.3), suit_height=more.uniform(0.4, 0.7),
+                   inset=more.uniform(0.02, 0.05), gap=more.uniform(0.0, 0.15))
 
 
 @lru_cache(maxsize=4096)
@@ -217,9 +234,10 @@ def _centre(img: np.ndarray, st: FontStyle, rank: str, suit: str, colour: tuple[
         _suit(img, st, suit, (w / 2, h / 2), w * 0.4, colour)
         return
     if rank in _PIPS:
-        x0, x1, y0, y1 = w * 0.32, w * 0.68, h * 0.22, h * 0.78
+        fx0, fx1, fy0, fy1, size = st.pips
+        x0, x1, y0, y1 = w * fx0, w * fx1, h * fy0, h * fy1
         for col, row in _PIPS[rank]:
-            _suit(img, st, suit, (x0 + col * (x1 - x0), y0 + row * (y1 - y0)), w * 0.16, colour,
+            _suit(img, st, suit, (x0 + col * (x1 - x0), y0 + row * (y1 - y0)), w * size, colour,
                   upside_down=row > 0.5)
         return
     # Court: a tinted picture panel with a big letter, a few strokes of "drawing", mirrored top to bottom.

@@ -94,3 +94,26 @@ def test_listing_names_the_fonts_and_the_packages() -> None:
     text = font_faces.listing()
     assert "apt-get install" in text and rank_fonts()[0].name in text
     assert f"{len(rank_fonts())} font files" in text
+
+
+def test_styles_from_240_vary_the_pip_field_and_some_have_jumbo_indices() -> None:
+    assert {font_style(s).pips for s in range(0, 240, 7)} == {font_faces.FIXED_PIPS}  # v5's styles as drawn
+    varied = [font_style(s) for s in range(240, 300)]
+    assert len({st.pips for st in varied}) == len(varied)
+    jumbo = [s for s, st in zip(range(240, 300), varied, strict=True) if st.rank_height >= 0.2]
+    assert 5 <= len(jumbo) <= 30, jumbo
+    for style in jumbo[:3]:  # the big rank is in the corner, in the suit's colour
+        corner = render_font_face("9D", style, width=200)[:90, :70].reshape(-1, 3).astype(int)
+        ink = corner[corner.sum(axis=1) < 450]
+        assert len(ink) > 150 and (ink[:, 2] - ink[:, :2].mean(axis=1)).mean() > 60, style
+
+
+def test_build_crops_reads_a_style_range() -> None:
+    import argparse
+
+    from models.training.build_crops import _style_range
+
+    assert _style_range("240-243") == (240, 241, 242, 243) and _style_range("7") == (7,)
+    for bad in ("x-3", "9-2", "-1"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _style_range(bad)
