@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,9 @@ def main() -> None:
                                           hard_share=args.hard_share, font_share=args.font_share)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     # The deck names travel with the crops, so a fine-tune on them lists them among its training designs.
-    np.savez(args.out, crops=crops, labels=labels, decks=np.array(sorted(decks)))
+    # ... and so does the command that made them, for the fine-tune's record.
+    command = "python -m models.training.build_crops " + " ".join(sys.argv[1:])
+    np.savez(args.out, crops=crops, labels=labels, decks=np.array(sorted(decks)), command=np.array(command))
     print(f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
           f"{stats['negatives']} negatives", flush=True)
 

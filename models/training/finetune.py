@@ -86,10 +86,13 @@ def main() -> None:
     xs, ys = [], []
     meta = json.loads(META.read_text())
     trained_on = set(meta["training_designs"])
+    commands = []
     for f in args.crops:
         data = np.load(f)
         if "decks" in data:  # written by build_crops since the font-drawn decks
             trained_on |= set(training_design_names({str(k): None for k in data["decks"]}))
+        if "command" in data:  # written by build_crops since model v6
+            commands.append(str(data["command"]))
         pick = rng.permutation(len(data["labels"]))[:args.per_file]
         xs.append(data["crops"][np.sort(pick)])
         ys.append(data["labels"][np.sort(pick)])
@@ -131,7 +134,8 @@ def main() -> None:
         training["earlier_fine_tunes"] = [*training.get("earlier_fine_tunes", []), training["fine_tune"]]
     meta["training"] = {**training, "fine_tune": {
         "base": str(args.base.name), "crop_files": [str(f) for f in args.crops], "examples": int(len(labels)),
-        "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "degrade": args.degrade, "seconds": round(time.time() - t_start)}}
+        "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "degrade": args.degrade, "seconds": round(time.time() - t_start),
+        **({"crop_commands": commands} if commands else {})}}
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 
