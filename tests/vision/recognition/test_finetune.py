@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -25,3 +27,29 @@ def test_fine_tune_twin_loads_the_shipped_weights_exactly() -> None:
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy()
     assert np.abs(got - expected).max() < 1e-4
+
+
+def test_fine_tune_records_the_crop_batches_designs_and_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The candidate's metadata says what it was trained on: the decks and commands stored with each batch."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import json
+    import sys
+
+    from models.training import finetune
+
+    rng = np.random.default_rng(3)
+    crops = tmp_path / "crops_x.npz"
+    np.savez(crops, crops=rng.integers(0, 255, (40, 2, CORNER_H, CORNER_W, 3), dtype=np.uint8),
+             labels=rng.integers(0, 54, 40), decks=np.array(["fonts:240", "fonts:241", "fonts:300"]),
+             command=np.array("python -m models.training.build_crops --seed 1"))
+    out = tmp_path / "cand.onnx"
+    monkeypatch.setattr(sys, "argv", ["finetune", "--crops", str(crops), "--epochs", "1", "--threads", "1",
+                                      "--out", str(out)])
+    finetune.main()
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert "fonts:240-300" in meta["training_designs"]
+    assert set(json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())["training_designs"]) <= \
+        set(meta["training_designs"])
+    assert meta["training"]["fine_tune"]["crop_commands"] == ["python -m models.training.build_crops --seed 1"]
+    assert meta["accuracy"] == {}  # to be measured by evaluate before it can ship
