@@ -55,6 +55,7 @@ class DetectorConfig:
     local_offset: float = 16.0  # paper is this much brighter (least channel) than its neighbourhood
     snap: bool = True  # move each side onto the strongest edge at full resolution
     snap_radius: float = 0.1  # search across a side, as a fraction of the card's short side
+    snap_max_skew: float = 1.0  # degrees: snapping may not make opposite sides less parallel than this
     faint_low: int = 12
     faint_high: int = 36
 
@@ -309,13 +310,51 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     rx, ry = p0[..., 0] - p1[..., 0], p0[..., 1] - p1[..., 1]
     t = (rx * -direction[..., 1] + direction[..., 0] * ry) / np.where(np.abs(det2) > 1e-6, det2, 1)
     snapped = (p1 + t[..., None] * d1).astype(np.float32)
+    skew_limit = np.sin(np.radians(config.snap_max_skew))
+    new_skew, old_skew = _skew(snapped), _skew(q)  # (Q, 2)
     out = []
     for i in range(len(quads)):
         quad = snapped[i]
+        for pair in np.nonzero(new_skew[i] > old_skew[i] + skew_limit)[0]:
+            # One side of this pair was fitted onto another edge (a neighbour's, a shadow's) and tilted:
+            # the side that turned most keeps its rough direction, at the fitted offset mid-side.
+            sides = (int(pair), int(pair) + 2)
+            turn = [abs(_cross(direction[i, k], d[i, k])) for k in sides]
+            k = sides[int(np.argmax(turn))]
+            direction[i, k] = d[i, k]
+            p0[i, k] = a[i, k] + (c0[i, k] + 0.5 * c1[i, k]) * normal[i, k]
+            quad = _corners(p0[i], direction[i])
         if (np.abs(det2[i]) > 1e-6).all() and _card_like(quad, float(cv2.contourArea(quad)), config, 1.0):
             out.append(quad)
         else:
             out.append(quads[i])
+    return out
+
+
+def _cross(u: np.ndarray, v: np.ndarray) -> float:
+    """Sine of the angle between two directions."""
+    return float((u[0] * v[1] - u[1] * v[0]) / max(float(np.linalg.norm(u) * np.linalg.norm(v)), 1e-9))
+
+
+def _skew(quads: np.ndarray) -> np.ndarray:
+    """(Q, 2): sine of the angle between sides 0 and 2, and between sides 1 and 3, of each quad."""
+    d = np.roll(quads, -1, axis=1) - quads
+    d = d / np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-9)
+    cross = d[:, :2, 0] * d[:, 2:, 1] - d[:, :2, 1] * d[:, 2:, 0]
+    return np.abs(cross)
+
+
+def _corners(p0: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Corner k of one quad: where side k-1 (through p0[k-1] along direction[k-1]) meets side k."""
+    out = np.empty((4, 2), np.float32)
+    for k in range(4):
+        (x1, y1), (u1, v1) = p0[k - 1], direction[k - 1]
+        (x2, y2), (u2, v2) = p0[k], direction[k]
+        det = u1 * -v2 + u2 * v1
+        if abs(det) < 1e-6:
+            return np.asarray(p0, np.float32)  # parallel sides: refused by _card_like below
+        t = ((x2 - x1) * -v2 + u2 * (y2 - y1)) / det
+        out[k] = (x1 + t * u1, y1 + t * v1)
     return out
 
 

@@ -172,3 +172,23 @@ def test_snap_medians_equal_numpy_median_and_nanmedian() -> None:
             ref = np.nanmedian(np.where(keep, v, np.nan), axis=2, keepdims=True)
         got = _median_rows(v, keep)
         assert got.dtype == ref.dtype and np.array_equal(got, ref, equal_nan=True)
+
+
+def test_a_side_snapped_onto_a_neighbours_edge_does_not_tilt() -> None:
+    """A neighbouring card whose edge fans away from this one's right side: part of that side's samples
+    land on the neighbour's edge and would tilt it (bottom-right corner 4.5 px out); snapping may not make
+    opposite sides less parallel, so the side keeps its rough direction."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG, snap_to_edges
+
+    frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
+    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
+    cv2.fillConvexPoly(frame, edge.astype(np.int32), (235, 240, 240))
+    neighbour = np.float32([[310, 60], [450, 60], [450, 300], [293, 300]])  # 3 px away at the bottom
+    cv2.fillConvexPoly(frame, neighbour.astype(np.int32), (250, 250, 250))
+    rough = edge + np.float32([[1, 1], [-2, 1], [-2, -1], [1, -1]])
+    (unguarded,) = snap_to_edges(frame, [rough], replace(DEFAULT_CONFIG, snap_max_skew=90.0))
+    assert np.abs(unguarded - edge).max() > 3.5  # the failure this guards against
+    (snapped,) = snap_to_edges(frame, [rough])
+    assert np.abs(snapped - edge).max() < 2.0, snapped
