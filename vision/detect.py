@@ -340,8 +340,8 @@ def _skew(quads: np.ndarray) -> np.ndarray:
     """(Q, 2): sine of the angle between sides 0 and 2, and between sides 1 and 3, of each quad."""
     d = np.roll(quads, -1, axis=1) - quads
     d = d / np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-9)
-    cross = d[:, :2, 0] * d[:, 2:, 1] - d[:, :2, 1] * d[:, 2:, 0]
-    return np.abs(cross)
+    cross: np.ndarray = np.abs(d[:, :2, 0] * d[:, 2:, 1] - d[:, :2, 1] * d[:, 2:, 0])
+    return cross
 
 
 def _corners(p0: np.ndarray, direction: np.ndarray) -> np.ndarray:
