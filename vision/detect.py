@@ -323,7 +323,8 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
             k = sides[int(np.argmax(turn))]
             direction[i, k] = d[i, k]
             p0[i, k] = a[i, k] + (c0[i, k] + 0.5 * c1[i, k]) * normal[i, k]
-            quad = _corners(p0[i], direction[i])
+            repaired = _corners(p0[i], direction[i])
+            quad = quads[i] if repaired is None else repaired
         if (np.abs(det2[i]) > 1e-6).all() and _card_like(quad, float(cv2.contourArea(quad)), config, 1.0):
             out.append(quad)
         else:
@@ -344,15 +345,16 @@ def _skew(quads: np.ndarray) -> np.ndarray:
     return cross
 
 
-def _corners(p0: np.ndarray, direction: np.ndarray) -> np.ndarray:
-    """Corner k of one quad: where side k-1 (through p0[k-1] along direction[k-1]) meets side k."""
+def _corners(p0: np.ndarray, direction: np.ndarray) -> np.ndarray | None:
+    """Corner k of one quad: where side k-1 (through p0[k-1] along direction[k-1]) meets side k; None
+    when two adjacent sides are parallel."""
     out = np.empty((4, 2), np.float32)
     for k in range(4):
         (x1, y1), (u1, v1) = p0[k - 1], direction[k - 1]
         (x2, y2), (u2, v2) = p0[k], direction[k]
         det = u1 * -v2 + u2 * v1
         if abs(det) < 1e-6:
-            return np.asarray(p0, np.float32)  # parallel sides: refused by _card_like below
+            return None
         t = ((x2 - x1) * -v2 + u2 * (y2 - y1)) / det
         out[k] = (x1 + t * u1, y1 + t * v1)
     return out

@@ -192,3 +192,13 @@ def test_a_side_snapped_onto_a_neighbours_edge_does_not_tilt() -> None:
     assert np.abs(unguarded - edge).max() > 3.5  # the failure this guards against
     (snapped,) = snap_to_edges(frame, [rough])
     assert np.abs(snapped - edge).max() < 2.0, snapped
+
+
+def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
+    from vision.detect import _corners
+
+    box = np.float32([[0, 0], [10, 0], [10, 14], [0, 14]])
+    direction = np.roll(box, -1, axis=0) - box
+    assert np.allclose(_corners(box + direction * 0.3, direction), box)  # any point on each side will do
+    direction[1] = direction[0]  # side 1 parallel to side 0: no corner between them
+    assert _corners(box, direction) is None
