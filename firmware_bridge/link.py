@@ -305,7 +305,9 @@ class Link:
             try:
                 port.write(data)
             except Exception as exc:
-                raise LinkError(f"write failed ({exc.__class__.__name__}: {exc})") from exc
+                if self._port is not port:  # lost and closed under us by the reader: say why
+                    raise LinkError(self._down_reason) from exc
+                raise LinkError(f"link lost: write failed ({exc.__class__.__name__}: {exc})") from exc
         self._last_tx = time.monotonic()
         self.stats.frames_out += 1
 

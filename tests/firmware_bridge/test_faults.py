@@ -172,6 +172,34 @@ class GarbagePort:
         pass
 
 
+class FailingPort(GarbagePort):
+    """A port whose writes fail: with the reader closing it first (``link`` set), or on its own."""
+
+    link: Link | None = None
+
+    def write(self, data: bytes) -> int:
+        if self.link is not None:
+            self.link._lost(self, OSError(5, "Input/output error"))  # the reader got there first
+            raise TypeError("argument must be an int, or have a fileno() method.")  # pyserial, closed port
+        raise OSError(5, "Input/output error")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("reader_first", [True, False])
+def test_a_write_that_fails_as_the_link_drops_says_link_lost(reader_first: bool) -> None:
+    """A deal cut by an unplugged cable must say "link lost", also when the writer loses the race with the
+    reader (CI once saw "write failed (TypeError: ...)" from pyserial's closed descriptor)."""
+    port = FailingPort([])
+    link = Link("race://", opener=lambda url: port, heartbeat_s=60)
+    port.link = link if reader_first else None
+    try:
+        with pytest.raises(LinkError, match="link lost"):
+            link._write(b"\x00")
+    finally:
+        link.close()
+
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.binary(min_size=1, max_size=200), max_size=10))
 def test_random_bytes_never_raise_out_of_the_reader(chunks: list[bytes]) -> None:
