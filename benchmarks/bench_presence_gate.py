@@ -28,26 +28,17 @@ from models.training.dataset import match  # noqa: E402
 from models.training.evaluate import NORMAL  # noqa: E402
 from models.training.synth import HARD, make_scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
-from vision.recognizer import DEFAULT_MODEL, LABELS, Recognizer  # noqa: E402
+from vision.recognizer import DEFAULT_MODEL, Recognizer  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
 from vision.tracker import TrackerConfig  # noqa: E402
 
 
 def sightings(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]]) -> list[tuple[bool, float, float]]:
-    """(is a true card, top label's probability, "not a card" probability) per outline the recogniser keeps."""
-    quads = [order_corners(q) for q in detect_cards(image, rec.detector)]
-    if not quads:
-        return []
-    raw = rec.model_probabilities(image, quads)
-    p_none = raw[:, len(LABELS)]
-    probs = raw[:, :len(LABELS)] / np.maximum(raw[:, :len(LABELS)].sum(axis=1, keepdims=True), 1e-12)
-    cards = set()
-    for _, quad in truth:
-        q = match(quad, quads)
-        if q is not None:
-            cards.add(next(k for k, x in enumerate(quads) if x is q))
-    return [(i in cards, float(probs[i].max()), float(p_none[i])) for i in range(len(quads))
-            if p_none[i] < rec.meta.not_a_card]
+    """(is a true card, top label's probability, presence) per outline the recogniser keeps."""
+    quads = [order_corners(q) for q in detect_cards(image, rec.detector)]  # as match expects them
+    cards = {id(q) for q in (match(t, quads) for _, t in truth) if q is not None}
+    return [(id(q) in cards, r.confidence, r.presence) for q, r in zip(quads, rec.classify_quads(image, quads), strict=True)
+            if r.presence > 1 - rec.meta.not_a_card]
 
 
 def main() -> None:
@@ -70,7 +61,7 @@ def main() -> None:
     cfg = TrackerConfig()
     card = np.array([r[0] for r in rows], bool)
     conf = np.array([r[1] for r in rows])
-    presence = 1 - np.array([r[2] for r in rows])
+    presence = np.array([r[2] for r in rows])
     rules = {
         f"label probability >= {cfg.min_presence} (before)": conf >= cfg.min_presence,
         f"... or card presence >= {cfg.card_presence} (now)": (conf >= cfg.min_presence) | (presence >= cfg.card_presence),

@@ -38,8 +38,7 @@ def main() -> None:
     crops, labels, stats = dataset.build(decks, args.scenes, args.seed,
                                           hard_share=args.hard_share, font_share=args.font_share)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    # The deck names travel with the crops, so a fine-tune on them lists them among its training designs.
-    # ... and so does the command that made them, for the fine-tune's record.
+    # The deck names and this command travel with the crops, for the record of a fine-tune on them.
     command = "python -m models.training.build_crops " + " ".join(sys.argv[1:])
     np.savez(args.out, crops=crops, labels=labels, decks=np.array(sorted(decks)), command=np.array(command))
     print(f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "

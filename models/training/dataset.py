@@ -11,6 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from models.training.designs import is_font_deck
 from models.training.synth import HARD, LABELS, Deck, SceneSpec, make_scene
 from vision.detect import detect_cards
 from vision.rectify import corner_crops, order_corners
@@ -65,11 +66,11 @@ def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: flo
           font_share: float = 0.3) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Crops (M, 2, CORNER_H, CORNER_W, 3) uint8 and labels (M,) int64 (0..52 LABELS, 53 not a card).
 
-    When ``decks`` mixes font-drawn decks ("fonts:N") with others, a scene's deck is a font deck with
+    When ``decks`` mixes font-drawn decks ("fonts:N", ``designs.is_font_deck``) with others, a scene's deck is a font deck with
     probability ``font_share`` (there are far more font styles than designs)."""
     rng = np.random.default_rng(seed)
-    fonts = sorted(k for k in decks if k.startswith("fonts:"))
-    others = sorted(k for k in decks if not k.startswith("fonts:"))
+    fonts = sorted(k for k in decks if is_font_deck(k))
+    others = sorted(k for k in decks if not is_font_deck(k))
     crops: list[np.ndarray] = []
     labels: list[int] = []
     stats = {"cards": 0, "detected": 0, "negatives": 0}

@@ -43,10 +43,17 @@ def training_decks(cache: Path = CACHE) -> dict[str, Deck]:
     return decks
 
 
+FONT_PREFIX = "fonts:"  # deck names of the font-drawn styles: "fonts:12"
+
+
+def is_font_deck(name: str) -> bool:
+    return name.startswith(FONT_PREFIX)
+
+
 def font_decks(styles: tuple[int, ...] = FONT_STYLES) -> dict[str, Deck]:
     """Faces drawn with the installed fonts (needs Pillow and the font packages; see models/README.md)."""
     from models.training.font_faces import font_deck  # Pillow is a training-only dependency
-    return {f"fonts:{style}": font_deck(style) for style in styles}
+    return {f"{FONT_PREFIX}{style}": font_deck(style) for style in styles}
 
 
 def held_out_decks(cache: Path = CACHE) -> dict[str, Deck]:

@@ -50,9 +50,9 @@ def base_meta(training: list[str], held_out: list[str]) -> dict[str, object]:
 
 def training_design_names(decks: dict[str, object]) -> list[str]:
     """Design names for the metadata: the font-drawn styles as one range entry, not 240 lines."""
-    fonts = sorted(int(k.split(":")[1]) for k in decks if k.startswith("fonts:"))
-    names = sorted(k for k in decks if not k.startswith("fonts:"))
-    return names + ([f"fonts:{fonts[0]}-{fonts[-1]}"] if fonts else [])
+    fonts = sorted(int(k.removeprefix(designs.FONT_PREFIX)) for k in decks if designs.is_font_deck(k))
+    names = sorted(k for k in decks if not designs.is_font_deck(k))
+    return names + ([f"{designs.FONT_PREFIX}{fonts[0]}-{fonts[-1]}"] if fonts else [])
 
 
 def meta_object(data: dict[str, object]) -> ModelMeta:
