@@ -21,6 +21,9 @@ from several cues, because no single one works on every table:
    group, not a card.
 5. Snapping (full resolution): every side is moved onto the strongest colour edge within ~10% of the
    card's width, which fixes outlines a pixel or two off and outlines on a card's inner printed frame.
+6. Repair: an outline whose opposite sides are further from parallel than perspective allows has one
+   corner off (a side on a neighbour's or a shadow's edge); it is rebuilt from its other three corners
+   where the rebuilt sides lie on edges at least as well.
 
 Corners are returned in full-resolution pixels.
 """
@@ -56,6 +59,11 @@ class DetectorConfig:
     snap: bool = True  # move each side onto the strongest edge at full resolution
     snap_radius: float = 0.1  # search across a side, as a fraction of the card's short side
     snap_max_skew: float = 1.0  # degrees: snapping may not make opposite sides less parallel than this
+    repair_skew: bool = True  # rebuild the one corner of an outline that is off (see _repair_skewed)
+    # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
+    # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
+    # generated scenes' cards reach 0.0005, outlines with one corner off 0.0006-0.0026.
+    max_perspective: float = 0.0007
     faint_low: int = 12
     faint_high: int = 36
 
@@ -201,9 +209,11 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     for tagged in _contours(thick, min_points, holes=None):
         if tagged.hole:
             _consider(tagged.points, 1.0, min_area, loose, candidates, near_edges, split=True)
-        elif cv2.contourArea(tagged.points) >= min_area:
-            outer.append(tagged.points)
         else:
+            if cv2.contourArea(tagged.points) >= min_area:
+                outer.append(tagged.points)
+            # an outline with a gap can still enclose a card's area (court art touching the edge line
+            # closes part of it), and then fills to a shape that is not the card: try its hull too
             _consider_open(tagged.points, min_area, loose, candidates, near_edges)
     # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
     solid = np.zeros(edges.shape, np.uint8)
@@ -247,6 +257,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     full = [(q + 0.5) / s - 0.5 for q in quads]
     if config.snap and full:
         full = snap_to_edges(frame_bgr, full, config)
+    if config.repair_skew and full:
+        full = _repair_skewed(frame_bgr, full, near_edges, config)
     return [order_corners(q) for q in full]
 
 
@@ -461,11 +473,18 @@ for _k in range(4):
 
 def _support(quads: list[np.ndarray], near_edges: np.ndarray) -> np.ndarray:
     """For each quad, the fraction of samples on its weakest side that have an edge pixel within 2 px."""
+    out: np.ndarray = _side_hits(np.stack(quads), near_edges).min(axis=1)
+    return out
+
+
+def _side_hits(quads: np.ndarray, near_edges: np.ndarray) -> np.ndarray:
+    """(Q, 4): for each side of each (Q, 4, 2) quad at detection scale, the fraction of its samples that
+    have an edge pixel within 2 px."""
     h, w = near_edges.shape
-    q = np.clip(np.stack(quads), 0, (w - 1, h - 1))  # corners inside the map keep every sample inside
+    q = np.clip(quads, 0, (w - 1, h - 1))  # corners inside the map keep every sample inside
     pts = (_SUPPORT_W @ q + 0.5).astype(np.intp)  # (Q, 4 * T, 2)
     hit = near_edges[pts[..., 1], pts[..., 0]].reshape(len(quads), 4, -1) > 0
-    out: np.ndarray = hit.mean(axis=2).min(axis=1)
+    out: np.ndarray = hit.mean(axis=2)
     return out
 
 
@@ -582,3 +601,39 @@ def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]],
             del kept[i]
             del boxes[i]
     return [c for _, _, c in kept]
+
+
+def _repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: np.ndarray,
+                   config: DetectorConfig) -> list[np.ndarray]:
+    """Outlines with one corner off, rebuilt from their other three corners.
+
+    A side fitted onto a neighbour's, a shadow's or the cloth's edge leaves three corners right and one
+    off, and its opposite sides further from parallel than perspective can turn a card's. Each corner of
+    such an outline in turn is rebuilt as the parallelogram of the other three, the result snapped onto
+    the edges, and the rebuilt outline whose weakest side lies best on edges replaces the old one if
+    that side lies on edges at least as well as the old outline's weakest. ``quads``: full resolution;
+    ``near_edges``: the edge map within 2 px at detection scale.
+    """
+    q = np.stack(quads).astype(np.float32)
+    length = np.linalg.norm(np.roll(q, -1, axis=1) - q, axis=2)
+    apart = np.stack([length[:, 1] + length[:, 3], length[:, 0] + length[:, 2]], axis=1) / 2  # sides 0-2, 1-3
+    skewed = np.flatnonzero((_skew(q) > config.max_perspective * apart).any(axis=1))
+    if not len(skewed):
+        return quads
+    s = config.scale
+    out = list(quads)
+    for i in skewed:
+        tries = []
+        for k in range(4):
+            t = q[i].copy()
+            t[k] = t[k - 1] + t[(k + 1) % 4] - t[(k + 2) % 4]
+            tries.append(t)
+        rebuilt = [t for t in snap_to_edges(frame_bgr, tries, config)
+                   if _card_like(t, float(cv2.contourArea(t)), config, 1.0)]
+        if not rebuilt:
+            continue
+        support = _side_hits((np.stack(rebuilt) + 0.5) * s - 0.5, near_edges).min(axis=1)
+        best = int(np.argmax(support))
+        if support[best] >= _side_hits((q[i:i + 1] + 0.5) * s - 0.5, near_edges).min():
+            out[i] = rebuilt[best]
+    return out
