@@ -18,7 +18,8 @@ from several cues, because no single one works on every table:
 4. Grouping: outlines of one card (inner contour, outer contour, paper blob, a printed inner frame) merge,
    the outermost preferred unless a side of it lies off the edge map (a touching chip taken in, a corner
    cut off) and a smaller one's sides do not; an outline holding several card-shaped outlines is a
-   group, not a card.
+   group, not a card; so is one far larger than two or more card outlines whose corners lie on it
+   (cards a few pixels apart closed into one outline).
 5. Snapping (full resolution): every side is moved onto the strongest colour edge within ~10% of the
    card's width, which fixes outlines a pixel or two off and outlines on a card's inner printed frame.
 6. Repair: an outline whose opposite sides are further from parallel than perspective allows has one
@@ -569,6 +570,22 @@ def _finish(c: _Candidate, config: DetectorConfig) -> np.ndarray | None:
     return quad if _card_like(quad, c.area, config, config.scale) else None
 
 
+def _cluster(quad: np.ndarray, cards: list[np.ndarray]) -> bool:
+    """Is the outline ``quad`` (detection scale) a cluster of the card outlines ``cards`` inside it?
+
+    Cards a few pixels apart can close into one outline around several of them that passes as a large
+    card; it holds two or more card outlines far smaller than itself whose sides lie on its own. A card
+    whose court picture is split into two card-shaped halves is not one: the halves lie inside its
+    white margin, off its outline.
+    """
+    if len(cards) < 2 or max(cv2.contourArea(c) for c in cards) * 2.2 >= cv2.contourArea(quad):
+        return False
+    rim = quad.reshape(-1, 1, 2).astype(np.float32)
+    on_rim = sum(1 for c in cards
+                 if min(abs(cv2.pointPolygonTest(rim, (float(x), float(y)), True)) for x, y in c) < 3.0)
+    return on_rim >= 2
+
+
 def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]],
            finish: _Finisher) -> list[list[_Candidate]]:
     """Candidates grouped per card; a candidate holding two or more cards is a group of cards and is
@@ -588,10 +605,13 @@ def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]],
         if len(inside) >= 2:
             # Only outlines that pass as cards count as cards inside it: the blocks of a court
             # picture (card-sized, not card-shaped) are one card's print, not a group.
-            held = [kept[i][0] for i in inside if any(finish(c) is not None for c in kept[i][2])]
+            cards = [i for i in inside if any(finish(c) is not None for c in kept[i][2])]
+            held = [kept[i][0] for i in cards]
             if len(held) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(held) >= 3):
                 continue  # a group of cards: several card-sized outlines filling it (two halves of a
                 # court picture are one card; three or more separate outlines are cards)
+            if _cluster(quad, [kept[i][1] for i in cards]):
+                continue
         # One card seen twice: as an inner contour and an outer one, or as its inner frame (court
         # picture, ornament border) and its edge.
         first = inside[0]
