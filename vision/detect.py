@@ -211,8 +211,11 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
         if tagged.hole:
             _consider(tagged.points, 1.0, min_area, loose, candidates, near_edges, split=True)
         else:
-            if cv2.contourArea(tagged.points) >= min_area:
+            area = cv2.contourArea(tagged.points)
+            if area >= min_area:
                 outer.append(tagged.points)
+                if tagged.inner_area >= 0.5 * area:
+                    continue  # a closed outline: its hole is a candidate already
             # an outline with a gap can still enclose a card's area (court art touching the edge line
             # closes part of it), and then fills to a shape that is not the card: try its hull too
             _consider_open(tagged.points, min_area, loose, candidates, near_edges)
@@ -394,6 +397,7 @@ def _median_rows(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarr
 class _Contour:
     points: np.ndarray
     hole: bool
+    inner_area: float = 0.0  # an outer contour's first hole (the inside of a closed outline), 0 if none
 
 
 @overload
@@ -415,7 +419,10 @@ def _contours(mask: np.ndarray, min_points: int, *, holes: bool | None) -> list[
     is_hole = hierarchy[0][:, 3] != -1
     if holes:
         return [contours[int(i)] for i in np.flatnonzero(keep & is_hole)]
-    return [_Contour(contours[int(i)], bool(is_hole[i])) for i in np.flatnonzero(keep)]
+    child = hierarchy[0][:, 2]
+    return [_Contour(contours[i], bool(is_hole[i]),
+                     0.0 if is_hole[i] or child[i] < 0 else float(cv2.contourArea(contours[child[i]])))
+            for i in map(int, np.flatnonzero(keep))]
 
 
 def _resolve(candidates: list[_Candidate], config: DetectorConfig, edges: np.ndarray) -> list[np.ndarray]:
