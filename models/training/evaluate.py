@@ -102,8 +102,18 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--scenes", type=int, default=40, help="scenes per held-out design and kind")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--write", action="store_true", help="store the result in the model's metadata")
+    ap.add_argument("--clutter-frames", type=int, metavar="N",
+                    help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
+    if args.clutter_frames is not None and args.write:
+        ap.error("--clutter-frames measures one part only; it cannot --write the model card")
     rec = Recognizer(args.model)
+    if args.clutter_frames is not None:
+        only: dict[str, object] = {
+            "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}",
+            "clutter_only": clutter_only(rec, args.clutter_frames, args.seed).rates()}
+        print(json.dumps(only, indent=2))
+        return only
     held = designs.held_out_decks()
     normal, per_normal = evaluate_decks(rec, held, NORMAL, args.scenes, args.seed)
     hard, per_hard = evaluate_decks(rec, held, HARD, args.scenes, args.seed + 1)

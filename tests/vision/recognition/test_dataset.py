@@ -34,3 +34,18 @@ def test_training_design_names_fold_the_font_styles_into_one_range() -> None:
     decks = {"gnome:anglo": None, "faces:3": None, **{f"fonts:{k}": None for k in (7, 0, 239, 12)}}
     assert training_design_names(decks) == ["faces:3", "gnome:anglo", "fonts:0-239"]
     assert training_design_names({"kde:standard": None}) == ["kde:standard"]
+
+
+def test_evaluate_measures_clutter_only_tables_on_their_own(capsys: pytest.CaptureFixture[str]) -> None:
+    """`evaluate --clutter-frames N --seed S`: only the clutter-only tables (the false-card target), N
+    frames dealt from S, the same frames `clutter_only` deals; it refuses to --write a partial model card."""
+    from models.training.evaluate import clutter_only, main
+    from vision.recognizer import Recognizer
+
+    result = main(["--clutter-frames", "3", "--seed", "555"])
+    assert set(result) == {"command", "clutter_only"}
+    assert result["clutter_only"] == clutter_only(Recognizer(), 3, 555).rates()
+    assert result["command"] == "python -m models.training.evaluate --clutter-frames 3 --seed 555"
+    with pytest.raises(SystemExit):
+        main(["--clutter-frames", "3", "--write"])
+    assert "cannot --write" in capsys.readouterr().err
