@@ -8,6 +8,10 @@ them. For every outline the recogniser reports that matches no card (corners wit
 width, ``models.training.dataset.match``), it prints the overlap (IoU) with the nearest true card, whether
 that card was found by another outline, and how far each corner is from the card's nearest corner, in card
 widths. ``--picture`` draws each case (green: the card, red: the outline).
+
+It also reports how far from parallel opposite sides are, as the sine of the angle between them per pixel
+of their distance (what ``DetectorConfig.max_perspective`` bounds): the largest over every true card of
+the scenes, and each false outline's.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from models.training import designs  # noqa: E402
 from models.training.dataset import match  # noqa: E402
 from models.training.evaluate import NORMAL  # noqa: E402
 from models.training.synth import HARD, make_scene  # noqa: E402
+from vision.detect import _skew  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
 
@@ -37,13 +42,21 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / (cv2.contourArea(a32) + cv2.contourArea(b32) - inter + 1e-9))
 
 
+def skew_per_px(quad: np.ndarray) -> float:
+    """The larger, over the two pairs of opposite sides, of sin(angle between them) / their distance."""
+    q = order_corners(quad).astype(np.float32)
+    length = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)
+    apart = np.array([length[1] + length[3], length[0] + length[2]]) / 2
+    return float((_skew(q[None])[0] / apart).max())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=8, help="scenes per held-out design and kind")
     ap.add_argument("--picture", type=Path)
     args = ap.parse_args()
     rec = Recognizer()
-    cases, tiles = [], []
+    cases, tiles, true_skew = [], [], []
     for spec, seed, kind in ((NORMAL, 2024, "realistic"), (HARD, 2025, "hard")):
         for k, (design, deck) in enumerate(sorted(designs.held_out_decks().items())):
             rng = np.random.default_rng([seed, k])
@@ -52,13 +65,15 @@ def main() -> None:
                 seen = rec.recognize(scene.image)
                 quads = [r.corners for r in seen]
                 found = [match(q, quads) for _, q in scene.cards]
+                true_skew += [skew_per_px(q) for _, q in scene.cards]
                 for r in seen:
                     if any(f is r.corners for f in found):
                         continue
                     overlaps = [iou(r.corners, q) for _, q in scene.cards]
                     j = int(np.argmax(overlaps)) if overlaps else -1
                     case = {"kind": kind, "design": design, "read": r.card,
-                            "iou": round(overlaps[j], 2) if overlaps else 0.0}
+                            "iou": round(overlaps[j], 2) if overlaps else 0.0,
+                            "skew_per_px": round(skew_per_px(r.corners), 5)}
                     if overlaps and overlaps[j] > 0.05:
                         label, truth = scene.cards[j]
                         t = order_corners(truth)
@@ -80,7 +95,9 @@ def main() -> None:
     one_corner = [c for c in on_card if sorted(c["corner_errors"])[2] <= 0.08]
     print(json.dumps({"command": f"benchmarks/false_outlines.py --scenes {args.scenes}", "false_outlines": len(cases),
                       "on_a_card": len(on_card), "its_card_found_by_another": sum(c["card_found_by_another"] for c in on_card),
-                      "one_corner_off_three_within_8pct": len(one_corner)}))
+                      "one_corner_off_three_within_8pct": len(one_corner),
+                      "true_cards": len(true_skew), "true_card_skew_per_px_max": round(max(true_skew), 5),
+                      "false_outline_skew_per_px": sorted(c["skew_per_px"] for c in cases)}))
     if args.picture is not None and tiles:
         blank = np.zeros_like(tiles[0])
         rows = [np.hstack(tiles[i:i + 5] + [blank] * (5 - len(tiles[i:i + 5]))) for i in range(0, len(tiles), 5)]
