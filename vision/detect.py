@@ -581,9 +581,10 @@ def _cluster(quad: np.ndarray, cards: list[np.ndarray]) -> bool:
     """Is the outline ``quad`` (detection scale) a cluster of the card outlines ``cards`` inside it?
 
     Cards a few pixels apart can close into one outline around several of them that passes as a large
-    card; it holds two or more card outlines far smaller than itself whose sides lie on its own. A card
-    whose court picture is split into two card-shaped halves is not one: the halves lie inside its
-    white margin, off its outline.
+    card. It is at least 2.2 times the area of each card outline inside it (a card's printed frame covers
+    well over half the card), and two or more of them have a corner within 3 px of its rim. A card whose
+    court picture is split into two card-shaped halves is not one: the halves lie inside its white
+    margin, off its rim.
     """
     if len(cards) < 2 or max(cv2.contourArea(c) for c in cards) * 2.2 >= cv2.contourArea(quad):
         return False
