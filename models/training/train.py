@@ -49,10 +49,17 @@ def base_meta(training: list[str], held_out: list[str]) -> dict[str, object]:
 
 
 def training_design_names(decks: dict[str, object]) -> list[str]:
-    """Design names for the metadata: the font-drawn styles as one range entry, not 240 lines."""
+    """Design names for the metadata: each unbroken run of font-drawn styles as one range entry
+    ("fonts:0-239"), not 240 lines; a style on its own keeps its own name."""
     fonts = sorted(int(k.removeprefix(designs.FONT_PREFIX)) for k in decks if designs.is_font_deck(k))
     names = sorted(k for k in decks if not designs.is_font_deck(k))
-    return names + ([f"{designs.FONT_PREFIX}{fonts[0]}-{fonts[-1]}"] if fonts else [])
+    runs: list[list[int]] = []
+    for style in fonts:
+        if runs and style == runs[-1][-1] + 1:
+            runs[-1].append(style)
+        else:
+            runs.append([style])
+    return names + [f"{designs.FONT_PREFIX}{r[0]}" + (f"-{r[-1]}" if len(r) > 1 else "") for r in runs]
 
 
 def meta_object(data: dict[str, object]) -> ModelMeta:

@@ -28,11 +28,15 @@ def test_font_share_picks_the_deck_kind(font_share: float, used: set[str]) -> No
     assert stats["cards"] > 0 and (labels < NONE).sum() >= stats["cards"]  # every card cut at least once
 
 
-def test_training_design_names_fold_the_font_styles_into_one_range() -> None:
+def test_training_design_names_fold_each_unbroken_run_of_font_styles_into_a_range() -> None:
+    """A range entry claims every style in it, so only unbroken runs fold (styles 0, 7, 12 and 239 used
+    to be written "fonts:0-239")."""
     from models.training.train import training_design_names
 
-    decks = {"gnome:anglo": None, "faces:3": None, **{f"fonts:{k}": None for k in (7, 0, 239, 12)}}
+    decks = {"gnome:anglo": None, "faces:3": None, **{f"fonts:{k}": None for k in range(240)}}
     assert training_design_names(decks) == ["faces:3", "gnome:anglo", "fonts:0-239"]
+    gaps = {f"fonts:{k}": None for k in (7, 0, 239, 12, 8, 9)}
+    assert training_design_names(gaps) == ["fonts:0", "fonts:7-9", "fonts:12", "fonts:239"]
     assert training_design_names({"kde:standard": None}) == ["kde:standard"]
 
 
