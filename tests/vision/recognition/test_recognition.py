@@ -58,9 +58,11 @@ def test_own_drawn_cards_on_generated_tables(recognizer: Recognizer) -> None:
         f, n, x = _score(recognizer, scene.image, scene.cards)
         cards += len(scene.cards)
         found, named, false = found + f, named + n, false + x
-    assert found >= 0.93 * cards, f"found {found}/{cards}"  # measured 73/77 (model v4), 75/77 (v5, v6)
-    assert named >= 0.92 * cards, f"named {named}/{cards}"  # measured 73/77 (model v4), 75/77 (v5, v6)
-    assert false <= 3  # measured 3 (v4), 2 (v5, v6): outlines of real cards off by more than the 12% match criterion
+    # measured: found 73/77 (model v4), 75/77 (v5, v6), 76/77 (v6 with the detectors since snapped sides
+    # stay parallel); named 73, 75, 76; false 3, 2, 1 (outlines of real cards off by more than the 12% match)
+    assert found >= 0.93 * cards, f"found {found}/{cards}"
+    assert named >= 0.92 * cards, f"named {named}/{cards}"
+    assert false <= 3
 
 
 @needs_designs
@@ -74,7 +76,7 @@ def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks
             _, n, _ = _score(recognizer, scene.image, scene.cards)
             cards += len(scene.cards)
             named += n
-    assert named >= 0.93 * cards, f"named {named}/{cards}"  # measured 106/110 (v6; v5 104, v4 100, v3 103)
+    assert named >= 0.93 * cards, f"named {named}/{cards}"  # measured 106/110 (v6, also detector round 4; v5 104, v4 100, v3 103)
 
 
 @needs_designs
