@@ -31,7 +31,7 @@ from models.training import designs  # noqa: E402
 from models.training.dataset import match  # noqa: E402
 from models.training.evaluate import NORMAL  # noqa: E402
 from models.training.synth import HARD, make_scene  # noqa: E402
-from vision.detect import _skew  # noqa: E402
+from vision.detect import skew_per_px  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
 
@@ -42,12 +42,8 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / (cv2.contourArea(a32) + cv2.contourArea(b32) - inter + 1e-9))
 
 
-def skew_per_px(quad: np.ndarray) -> float:
-    """The larger, over the two pairs of opposite sides, of sin(angle between them) / their distance."""
-    q = order_corners(quad).astype(np.float32)
-    length = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)
-    apart = np.array([length[1] + length[3], length[0] + length[2]]) / 2
-    return float((_skew(q[None])[0] / apart).max())
+def skew_of(quad: np.ndarray) -> float:
+    return float(skew_per_px(order_corners(quad).astype(np.float32)[None])[0])
 
 
 def main() -> None:
@@ -65,7 +61,7 @@ def main() -> None:
                 seen = rec.recognize(scene.image)
                 quads = [r.corners for r in seen]
                 found = [match(q, quads) for _, q in scene.cards]
-                true_skew += [skew_per_px(q) for _, q in scene.cards]
+                true_skew += [skew_of(q) for _, q in scene.cards]
                 for r in seen:
                     if any(f is r.corners for f in found):
                         continue
@@ -73,7 +69,7 @@ def main() -> None:
                     j = int(np.argmax(overlaps)) if overlaps else -1
                     case = {"kind": kind, "design": design, "read": r.card,
                             "iou": round(overlaps[j], 2) if overlaps else 0.0,
-                            "skew_per_px": round(skew_per_px(r.corners), 5)}
+                            "skew_per_px": round(skew_of(r.corners), 5)}
                     if overlaps and overlaps[j] > 0.05:
                         label, truth = scene.cards[j]
                         t = order_corners(truth)

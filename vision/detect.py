@@ -353,6 +353,15 @@ def _cross(u: np.ndarray, v: np.ndarray) -> float:
     return float((u[0] * v[1] - u[1] * v[0]) / max(float(np.linalg.norm(u) * np.linalg.norm(v)), 1e-9))
 
 
+def skew_per_px(quads: np.ndarray) -> np.ndarray:
+    """(Q,): how far from parallel each (Q, 4, 2) quad's opposite sides are, for the pair furthest from it:
+    the sine of the angle between them per pixel of their distance (what ``max_perspective`` bounds)."""
+    length = np.linalg.norm(np.roll(quads, -1, axis=1) - quads, axis=2)
+    apart = np.stack([length[:, 1] + length[:, 3], length[:, 0] + length[:, 2]], axis=1) / 2  # sides 0-2, 1-3
+    out: np.ndarray = (_skew(quads) / np.maximum(apart, 1e-9)).max(axis=1)
+    return out
+
+
 def _skew(quads: np.ndarray) -> np.ndarray:
     """(Q, 2): sine of the angle between sides 0 and 2, and between sides 1 and 3, of each quad."""
     d = np.roll(quads, -1, axis=1) - quads
@@ -643,9 +652,7 @@ def _repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: n
     ``near_edges``: the edge map within 2 px at detection scale.
     """
     q = np.stack(quads).astype(np.float32)
-    length = np.linalg.norm(np.roll(q, -1, axis=1) - q, axis=2)
-    apart = np.stack([length[:, 1] + length[:, 3], length[:, 0] + length[:, 2]], axis=1) / 2  # sides 0-2, 1-3
-    skewed = np.flatnonzero((_skew(q) > config.max_perspective * apart).any(axis=1))
+    skewed = np.flatnonzero(skew_per_px(q) > config.max_perspective)
     if not len(skewed):
         return quads
     s = config.scale

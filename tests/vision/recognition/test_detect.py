@@ -220,7 +220,7 @@ def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> Non
     outline with three corners right and one 13-30% of its width off, a side fitted onto a neighbour's or a
     shadow's edge. Such an outline's opposite sides are further from parallel than perspective allows; the
     corner is rebuilt from the other three where the rebuilt sides lie on edges."""
-    from vision.detect import DEFAULT_CONFIG, _repair_skewed, _skew
+    from vision.detect import DEFAULT_CONFIG, _repair_skewed, skew_per_px
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
     card = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
@@ -228,11 +228,12 @@ def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> Non
     off = card.copy()
     off[2] += (28, 22)  # 20% of the width out, onto the cloth
     assert match(card, [off]) is None  # counted as a miss and a false card
+    assert skew_per_px(off[None])[0] > DEFAULT_CONFIG.max_perspective
     (repaired,) = _repair_skewed(frame, [off], _near_edges(frame), DEFAULT_CONFIG)
     assert np.abs(repaired - card).max() < 2.0, repaired
-    # a card seen in perspective (opposite sides 3 degrees apart, 140 px: within the allowance) is left alone
+    # a card seen in perspective (opposite sides 1.8 degrees apart, 140 px: within the allowance) is left alone
     keystone = np.float32([[153, 80], [287, 80], [290, 276], [150, 276]])
-    assert _skew(keystone[None])[0].max() < DEFAULT_CONFIG.max_perspective * 140
+    assert skew_per_px(keystone[None])[0] < DEFAULT_CONFIG.max_perspective
     (kept,) = _repair_skewed(frame, [keystone], _near_edges(frame), DEFAULT_CONFIG)
     assert np.array_equal(kept, keystone)
 
