@@ -62,24 +62,40 @@ def training_design_names(decks: dict[str, object]) -> list[str]:
     return names + [f"{designs.FONT_PREFIX}{r[0]}" + (f"-{r[-1]}" if len(r) > 1 else "") for r in runs]
 
 
+def _widths(text: str) -> tuple[int, int, int, int]:
+    """``--widths 24,40,72,96``: four positive channel counts."""
+    try:
+        a, b, c, d = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected four channel counts like 24,40,72,96, got {text!r}") from None
+    if min(a, b, c, d) < 1:
+        raise argparse.ArgumentTypeError(f"channel counts must be positive, got {text!r}")
+    return a, b, c, d
+
+
 def meta_object(data: dict[str, object]) -> ModelMeta:
     from vision.model_meta import parse_meta
 
     return parse_meta(data, Path("<training>"))
 
 
-def build_net():  # type: ignore[no-untyped-def]
+WIDTHS = (16, 24, 48, 64)
+"""Channels of the four convolution blocks of the shipped network (``finetune`` rebuilds this one)."""
+
+
+def build_net(widths: tuple[int, int, int, int] = WIDTHS):  # type: ignore[no-untyped-def]
     import torch.nn as nn
 
     def block(cin: int, cout: int) -> list[nn.Module]:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
 
+    a, b, c, d = widths
     return nn.Sequential(
-        *block(3, 16), nn.MaxPool2d(2),          # 48x32 -> 24x16
-        *block(16, 24), nn.MaxPool2d(2),         # -> 12x8
-        *block(24, 48), nn.MaxPool2d(2),         # -> 6x4
-        *block(48, 64),
-        nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
+        *block(3, a), nn.MaxPool2d(2),           # 48x32 -> 24x16
+        *block(a, b), nn.MaxPool2d(2),           # -> 12x8
+        *block(b, c), nn.MaxPool2d(2),           # -> 6x4
+        *block(c, d),
+        nn.Flatten(), nn.Dropout(0.3), nn.Linear(d * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
     )
 
 
@@ -148,14 +164,15 @@ def degrade(x, gen, p: float = 0.6):  # type: ignore[no-untyped-def]
     return out
 
 
-def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int):  # type: ignore[no-untyped-def]
+def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int,  # type: ignore[no-untyped-def]
+          widths: tuple[int, int, int, int] = WIDTHS):
     import torch
     import torch.nn as nn
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     gen = torch.Generator().manual_seed(seed)
-    net = build_net()
+    net = build_net(widths)
     xt = torch.from_numpy(x)
     yt = torch.from_numpy(y)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -206,6 +223,9 @@ def main() -> None:
                     help="train on these crop files (from build_crops) instead of building crops")
     ap.add_argument("--eval-scenes", type=int, default=40, help="held-out scenes per design for the model card")
     ap.add_argument("--out", type=Path, default=MODEL, help="where to write the ONNX model (metadata beside it)")
+    ap.add_argument("--widths", type=_widths, default=WIDTHS, metavar="A,B,C,D",
+                    help="channels of the four convolution blocks (default 16,24,48,64, the shipped network; "
+                         "finetune works only on that one)")
     args = ap.parse_args()
     t_start = time.time()
 
@@ -232,12 +252,12 @@ def main() -> None:
     x = preprocess(crops, m)  # (2M, 3, H, W)
     y = np.repeat(labels, 2)
     print(f"training on {len(y)} corner crops ({time.time() - t_start:.0f}s so far)", flush=True)
-    net = train(x, y, args.epochs, args.seed, args.threads)
+    net = train(x, y, args.epochs, args.seed, args.threads, args.widths)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export(net, args.out)
     meta["training"] = {"scenes": args.scenes if not args.crops else None, "examples": int(len(labels)),
                         "crop_files": [str(f) for f in args.crops], "epochs": args.epochs,
-                        "seed": args.seed, "seconds": round(time.time() - t_start)}
+                        "seed": args.seed, "widths": list(args.widths), "seconds": round(time.time() - t_start)}
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 

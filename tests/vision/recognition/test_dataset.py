@@ -53,3 +53,17 @@ def test_evaluate_measures_clutter_only_tables_on_their_own(capsys: pytest.Captu
     with pytest.raises(SystemExit):
         main(["--clutter-frames", "3", "--write"])
     assert "cannot --write" in capsys.readouterr().err
+
+
+def test_train_widths_take_four_positive_channel_counts() -> None:
+    """`train --widths A,B,C,D` sets the channels of the four convolution blocks (a wider network trained
+    from scratch); anything else is refused with a message that says what was expected."""
+    import argparse
+
+    from models.training.train import WIDTHS, _widths
+
+    assert _widths("24,40,72,96") == (24, 40, 72, 96)
+    assert WIDTHS == (16, 24, 48, 64)  # the shipped network, which finetune rebuilds
+    for bad in ("24,40,72", "24,40,x,96", "24,40,0,96"):
+        with pytest.raises(argparse.ArgumentTypeError, match="channel counts"):
+            _widths(bad)
