@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
 from models.training.dataset import match  # noqa: E402
-from models.training.evaluate import NORMAL  # noqa: E402
+from models.training.evaluate import NORMAL, held_out_scenes  # noqa: E402
 from models.training.synth import HARD, make_scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
 from vision.recognizer import DEFAULT_MODEL, Recognizer  # noqa: E402
@@ -48,12 +48,9 @@ def main() -> None:
     args = ap.parse_args()
     rec = Recognizer(args.model)
     rows: list[tuple[bool, float, float]] = []
-    for k, (_, deck) in enumerate(sorted(designs.held_out_decks().items())):
-        for spec, seed in ((NORMAL, 7), (HARD, 8)):
-            rng = np.random.default_rng([seed, k])
-            for _ in range(args.scenes):
-                scene = make_scene(rng, deck, spec)
-                rows += sightings(rec, scene.image, scene.cards)
+    for spec, seed in ((NORMAL, 7), (HARD, 8)):
+        for _, scene in held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed):
+            rows += sightings(rec, scene.image, scene.cards)
     rng = np.random.default_rng(9)
     for _ in range(args.scenes * 6):
         scene = make_scene(rng, None, replace(NORMAL, n_cards=0, clutter=int(rng.integers(2, 7))))

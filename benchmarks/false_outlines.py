@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
 from models.training.dataset import match  # noqa: E402
-from models.training.evaluate import NORMAL  # noqa: E402
-from models.training.synth import HARD, make_scene  # noqa: E402
+from models.training.evaluate import NORMAL, held_out_scenes  # noqa: E402
+from models.training.synth import HARD  # noqa: E402
 from vision.detect import skew_per_px  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
@@ -54,37 +54,34 @@ def main() -> None:
     rec = Recognizer()
     cases, tiles, true_skew = [], [], []
     for spec, seed, kind in ((NORMAL, 2024, "realistic"), (HARD, 2025, "hard")):
-        for k, (design, deck) in enumerate(sorted(designs.held_out_decks().items())):
-            rng = np.random.default_rng([seed, k])
-            for _ in range(args.scenes):
-                scene = make_scene(rng, deck, spec)
-                seen = rec.recognize(scene.image)
-                quads = [r.corners for r in seen]
-                found = [match(q, quads) for _, q in scene.cards]
-                true_skew += [skew_of(q) for _, q in scene.cards]
-                for r in seen:
-                    if any(f is r.corners for f in found):
-                        continue
-                    overlaps = [iou(r.corners, q) for _, q in scene.cards]
-                    j = int(np.argmax(overlaps)) if overlaps else -1
-                    case = {"kind": kind, "design": design, "read": r.card,
-                            "iou": round(overlaps[j], 2) if overlaps else 0.0,
-                            "skew_per_px": round(skew_of(r.corners), 5)}
-                    if overlaps and overlaps[j] > 0.05:
-                        label, truth = scene.cards[j]
-                        t = order_corners(truth)
-                        width = float(np.linalg.norm(t[0] - t[1]))
-                        case |= {"card": label, "card_found_by_another": found[j] is not None,
-                                 "corner_errors": [round(float(np.linalg.norm(c - t, axis=1).min()) / width, 2)
-                                                   for c in r.corners]}
-                        if args.picture is not None:
-                            img = scene.image.copy()
-                            cv2.polylines(img, [truth.astype(np.int32).reshape(-1, 1, 2)], True, (0, 255, 0), 1)
-                            cv2.polylines(img, [r.corners.astype(np.int32).reshape(-1, 1, 2)], True, (0, 0, 255), 1)
-                            x, y = (int(v) for v in truth.mean(0))
-                            tiles.append(cv2.copyMakeBorder(img, 120, 120, 120, 120, cv2.BORDER_CONSTANT)
-                                         [y:y + 240, x:x + 240])
-                    cases.append(case)
+        for design, scene in held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed):
+            seen = rec.recognize(scene.image)
+            quads = [r.corners for r in seen]
+            found = [match(q, quads) for _, q in scene.cards]
+            true_skew += [skew_of(q) for _, q in scene.cards]
+            for r in seen:
+                if any(f is r.corners for f in found):
+                    continue
+                overlaps = [iou(r.corners, q) for _, q in scene.cards]
+                j = int(np.argmax(overlaps)) if overlaps else -1
+                case = {"kind": kind, "design": design, "read": r.card,
+                        "iou": round(overlaps[j], 2) if overlaps else 0.0,
+                        "skew_per_px": round(skew_of(r.corners), 5)}
+                if overlaps and overlaps[j] > 0.05:
+                    label, truth = scene.cards[j]
+                    t = order_corners(truth)
+                    width = float(np.linalg.norm(t[0] - t[1]))
+                    case |= {"card": label, "card_found_by_another": found[j] is not None,
+                             "corner_errors": [round(float(np.linalg.norm(c - t, axis=1).min()) / width, 2)
+                                               for c in r.corners]}
+                    if args.picture is not None:
+                        img = scene.image.copy()
+                        cv2.polylines(img, [truth.astype(np.int32).reshape(-1, 1, 2)], True, (0, 255, 0), 1)
+                        cv2.polylines(img, [r.corners.astype(np.int32).reshape(-1, 1, 2)], True, (0, 0, 255), 1)
+                        x, y = (int(v) for v in truth.mean(0))
+                        tiles.append(cv2.copyMakeBorder(img, 120, 120, 120, 120, cv2.BORDER_CONSTANT)
+                                     [y:y + 240, x:x + 240])
+                cases.append(case)
     for c in cases:
         print(json.dumps(c))
     on_card = [c for c in cases if "corner_errors" in c]

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
 from models.training.dataset import match  # noqa: E402
-from models.training.evaluate import NORMAL  # noqa: E402
-from models.training.synth import HARD, make_scene  # noqa: E402
+from models.training.evaluate import NORMAL, held_out_scenes  # noqa: E402
+from models.training.synth import HARD  # noqa: E402
 from vision.classify import decide  # noqa: E402
 from vision.recognizer import LABELS, UNKNOWN, Recognizer  # noqa: E402
 
@@ -38,20 +38,17 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[2024, 99])
     args = ap.parse_args()
     rec = Recognizer()
-    held = sorted(designs.held_out_decks().items())
+    held = designs.held_out_decks()
     found: dict[str, list[tuple[str, np.ndarray | None]]] = {"realistic": [], "hard": []}
     for seed in args.seeds:
         for spec, offset, kind in ((NORMAL, 0, "realistic"), (HARD, 1, "hard")):
-            for k, (_, deck) in enumerate(held):
-                rng = np.random.default_rng([seed + offset, k])
-                for _ in range(args.scenes):
-                    scene = make_scene(rng, deck, spec)
-                    seen = rec.recognize(scene.image)
-                    quads = [r.corners for r in seen]
-                    for label, quad in scene.cards:
-                        q = match(quad, quads)
-                        probs = None if q is None else next(r for r in seen if r.corners is q).probabilities
-                        found[kind].append((label, probs))
+            for _, scene in held_out_scenes(held, spec, args.scenes, seed + offset):
+                seen = rec.recognize(scene.image)
+                quads = [r.corners for r in seen]
+                for label, quad in scene.cards:
+                    q = match(quad, quads)
+                    probs = None if q is None else next(r for r in seen if r.corners is q).probabilities
+                    found[kind].append((label, probs))
     rows = []
     for kind, cards in found.items():
         for conf, margin in PAIRS:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from models.training import designs
 from models.training.dataset import match
-from models.training.synth import HARD, Deck, SceneSpec, make_scene
+from models.training.synth import HARD, Deck, Scene, SceneSpec, make_scene
 from vision.recognizer import DEFAULT_MODEL, Recognizer, metadata_path
 
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
@@ -73,16 +74,21 @@ def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.nd
     return t
 
 
-def evaluate_decks(rec: Recognizer, decks: dict[str, Deck], spec: SceneSpec, scenes: int,
-                   seed: int) -> tuple[Tally, dict[str, Tally]]:
-    total, per = Tally(), {}
+def held_out_scenes(decks: dict[str, Deck], spec: SceneSpec, scenes: int, seed: int) -> Iterator[tuple[str, Scene]]:
+    """The scenes this evaluation deals: for each design in name order (the k-th), ``scenes`` scenes from
+    the generator seeded [seed, k]. Benchmarks that measure other things on the same frames use this."""
     for k, (name, deck) in enumerate(sorted(decks.items())):
         rng = np.random.default_rng([seed, k])
-        tally = Tally()
         for _ in range(scenes):
-            scene = make_scene(rng, deck, spec)
-            tally.add(score_scene(rec, scene.image, scene.cards))
-        per[name] = tally
+            yield name, make_scene(rng, deck, spec)
+
+
+def evaluate_decks(rec: Recognizer, decks: dict[str, Deck], spec: SceneSpec, scenes: int,
+                   seed: int) -> tuple[Tally, dict[str, Tally]]:
+    total, per = Tally(), {name: Tally() for name in sorted(decks)}
+    for name, scene in held_out_scenes(decks, spec, scenes, seed):
+        tally = score_scene(rec, scene.image, scene.cards)
+        per[name].add(tally)
         total.add(tally)
     return total, per
 
