@@ -21,7 +21,16 @@ from pathlib import Path
 import numpy as np
 
 from models.training.synth import LABELS
-from models.training.train import META, MODEL, augment, degrade, export, meta_object, training_design_names
+from models.training.train import (
+    META,
+    MODEL,
+    augment,
+    batch_record,
+    degrade,
+    export,
+    meta_object,
+    training_design_names,
+)
 from vision.classify import preprocess
 from vision.rectify import CORNER_H, CORNER_W
 
@@ -89,10 +98,11 @@ def main() -> None:
     commands = []
     for f in args.crops:
         data = np.load(f)
-        if "decks" in data:  # written by build_crops since the font-drawn decks
-            trained_on |= set(training_design_names({str(k): None for k in data["decks"]}))
-        if "command" in data:  # written by build_crops since model v6
-            commands.append(str(data["command"]))
+        decks, command = batch_record(data)  # stored by build_crops since the font decks / model v6
+        if decks is not None:
+            trained_on |= set(training_design_names(dict.fromkeys(decks)))
+        if command is not None:
+            commands.append(command)
         pick = rng.permutation(len(data["labels"]))[:args.per_file]
         xs.append(data["crops"][np.sort(pick)])
         ys.append(data["labels"][np.sort(pick)])

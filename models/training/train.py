@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -60,6 +62,25 @@ def training_design_names(decks: dict[str, object]) -> list[str]:
         else:
             runs.append([style])
     return names + [f"{designs.FONT_PREFIX}{r[0]}" + (f"-{r[-1]}" if len(r) > 1 else "") for r in runs]
+
+
+def batch_record(batch: Any) -> tuple[list[str] | None, str | None]:
+    """The deck names and the command ``build_crops`` stored with a crop batch (an ``np.load`` result);
+    None for what a batch made before they were stored lacks."""
+    decks = [str(k) for k in batch["decks"]] if "decks" in batch else None
+    return decks, str(batch["command"]) if "command" in batch else None
+
+
+def crop_batch_designs(batches: list[Any], default: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Training design names and build commands of the crop batches a model is trained on. A batch made
+    before ``build_crops`` stored its decks was dealt from ``default`` (the training designs)."""
+    names: set[str] = set()
+    commands = []
+    for decks, command in map(batch_record, batches):
+        names |= set(default if decks is None else decks)
+        if command is not None:
+            commands.append(command)
+    return training_design_names(dict.fromkeys(names)), commands
 
 
 def _widths(text: str) -> tuple[int, int, int, int]:
@@ -233,10 +254,12 @@ def main() -> None:
     held = designs.held_out_decks()
     print(f"{len(decks)} training designs, {len(held)} held out: {', '.join(held)}", flush=True)
     crops_file = CACHE.parent / "crops.npz"
+    names, commands = training_design_names(decks), []
     if args.crops:
         parts = [np.load(f) for f in args.crops]
         crops = np.concatenate([p["crops"] for p in parts])
         labels = np.concatenate([p["labels"] for p in parts])
+        names, commands = crop_batch_designs(parts, decks)  # the decks the crops came from
         print(f"crops: {len(labels)} examples from {len(parts)} files", flush=True)
     elif args.reuse_crops and crops_file.exists():
         data = np.load(crops_file)
@@ -247,7 +270,7 @@ def main() -> None:
         print(f"crops: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
               f"{stats['negatives']} negatives", flush=True)
         np.savez(crops_file, crops=crops, labels=labels)
-    meta = base_meta(training_design_names(decks), sorted(held))
+    meta = base_meta(names, sorted(held))
     m = meta_object(meta)
     x = preprocess(crops, m)  # (2M, 3, H, W)
     y = np.repeat(labels, 2)
@@ -256,7 +279,8 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export(net, args.out)
     meta["training"] = {"scenes": args.scenes if not args.crops else None, "examples": int(len(labels)),
-                        "crop_files": [str(f) for f in args.crops], "epochs": args.epochs,
+                        "crop_files": [str(f) for f in args.crops], **({"crop_commands": commands} if commands else {}),
+                        "epochs": args.epochs,
                         "seed": args.seed, "widths": list(args.widths), "seconds": round(time.time() - t_start)}
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,19 @@ def test_train_widths_take_four_positive_channel_counts() -> None:
     for bad in ("24,40,72", "24,40,x,96", "24,40,0,96"):
         with pytest.raises(argparse.ArgumentTypeError, match="channel counts"):
             _widths(bad)
+
+
+def test_a_model_trained_on_crop_batches_lists_the_decks_they_were_dealt_from(tmp_path: Path) -> None:
+    """`train --crops` took its training designs from the decks it would deal itself, not from the batches:
+    a network trained on font-drawn crops listed no font styles. The batches' stored decks count now, and an
+    older batch without them counts as dealt from the training designs; build commands are kept in order."""
+    from models.training.train import crop_batch_designs
+
+    new = tmp_path / "new.npz"
+    np.savez(new, labels=np.zeros(1), decks=np.array(["fonts:0", "fonts:1", "gnome:anglo"]),
+             command=np.array("python -m models.training.build_crops --seed 1"))
+    old = tmp_path / "old.npz"
+    np.savez(old, labels=np.zeros(1))
+    names, commands = crop_batch_designs([np.load(new), np.load(old)], ["kde:standard", "gnome:anglo"])
+    assert names == ["gnome:anglo", "kde:standard", "fonts:0-1"]
+    assert commands == ["python -m models.training.build_crops --seed 1"]
