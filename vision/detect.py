@@ -50,7 +50,12 @@ class DetectorConfig:
     max_aspect: float = 1.85
     min_solidity: float = 0.88  # contour area / quad area
     max_side_ratio: float = 1.35  # opposite sides of a tilted card stay within this ratio
-    canny_low: int = 30
+    # Canny thresholds. Grey is lower than chroma: a white card without a printed border line on a pale
+    # cloth (or touching the pale table edge) differs from it by ~10 grey levels; 30/90 lost such cards,
+    # and 20/60 finds them without more false outlines (docs/performance.md, "Detector round 5").
+    grey_low: int = 20
+    grey_high: int = 60
+    canny_low: int = 30  # chroma
     canny_high: int = 90
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
@@ -65,6 +70,10 @@ class DetectorConfig:
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
     # generated scenes' cards reach 0.0005, outlines with one corner off 0.0006-0.0026.
     max_perspective: float = 0.0007
+    # Of one card's outlines, the largest whose weakest side lies on edges within this much of the best
+    # one's wins. 0.15 let an outline with a corner off the card win on a patterned cloth once grey edges
+    # were traced lower (round 5); 0.1 is as good or better on every measured frame set.
+    pick_margin: float = 0.1
     faint_low: int = 12
     faint_high: int = 36
 
@@ -84,7 +93,7 @@ def _edges(small_bgr: np.ndarray, channels: tuple[np.ndarray, ...], least: np.nd
            cfg: DetectorConfig) -> np.ndarray:
     grey = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY)
     grey = cv2.GaussianBlur(grey, (3, 3), 0)
-    edges = cv2.Canny(grey, cfg.canny_low, cfg.canny_high)
+    edges = cv2.Canny(grey, cfg.grey_low, cfg.grey_high)
     # Chroma: max - min of the channels, high on coloured felt, low on white card paper.
     b, g, r = channels
     chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), least)
@@ -461,7 +470,7 @@ def _resolve(candidates: list[_Candidate], config: DetectorConfig, edges: np.nda
             continue
         options = [(float(s), first), *zip(_support(rest, edges).tolist(), rest, strict=True)]
         best = max(v for v, _ in options)
-        quads.append(max((q for v, q in options if v >= best - 0.15), key=cv2.contourArea))
+        quads.append(max((q for v, q in options if v >= best - config.pick_margin), key=cv2.contourArea))
     return quads
 
 

@@ -3,12 +3,17 @@
     python -m models.training.build_crops --scenes 1500 --seed 23 --out .cache/crops_23.npz
     python -m models.training.finetune --crops .cache/crops_23.npz .cache/crops.npz --epochs 2 \\
         --out .cache/cardnet_ft.onnx
-    python -m models.training.evaluate --model .cache/cardnet_ft.onnx --scenes 10   # compare, then copy
+    python -m models.training.evaluate --model .cache/cardnet_ft.onnx --scenes 10   # compare
+    python -m models.training.quantize --model .cache/cardnet_ft.onnx --crops .cache/crops_23.npz \\
+        --out models/cardnet.onnx                                                  # then ship, measure
 
-The exported network has batch norm folded into the convolutions, so it is loaded into a twin of
-``train.build_net`` without batch norm (convolutions with bias), which exports to the same graph. The
-metadata (labels, normalisation, thresholds, designs) is copied from the shipped model's JSON; the
-``accuracy`` block is reset and must be measured with ``evaluate --write``.
+The shipped model is int8 (``quantize.py``); its weights are read dequantised, so a fine-tune can start
+from it, though starting from the float model it was quantised from (``--base``) loses nothing. The
+result is float; quantise it before shipping. The exported network has batch norm folded into the
+convolutions, so it is loaded into a twin of ``train.build_net`` without batch norm (convolutions with
+bias), which exports to the same graph; its widths are read from the file. The metadata (labels,
+normalisation, thresholds, designs) is copied from the shipped model's JSON; the ``accuracy`` block is
+reset and must be measured with ``evaluate --write``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +30,7 @@ from models.training.synth import LABELS
 from models.training.train import (
     META,
     MODEL,
+    WIDTHS,
     augment,
     batch_record,
     degrade,
@@ -35,29 +42,60 @@ from vision.classify import preprocess
 from vision.rectify import CORNER_H, CORNER_W
 
 
-def build_folded_net():  # type: ignore[no-untyped-def]
+def onnx_constants(path: Path) -> tuple[Any, dict[str, np.ndarray]]:
+    """The model and its constant tensors by name, in float: initialisers, and the outputs of
+    ``DequantizeLinear`` nodes over initialisers, so the shipped int8 model (``quantize.py``) is read
+    as the float weights it stands for ((q - zero point) x scale, per channel along the node's axis)."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    consts = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type == "DequantizeLinear" and all(name in consts for name in node.input):
+            q, scale, *zero = (consts[name] for name in node.input)
+            axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+            shape = [1] * q.ndim
+            if scale.ndim == 1 and q.ndim > 0:
+                shape[axis] = -1
+            zp = zero[0].astype(np.float64).reshape(shape) if zero else 0.0
+            consts[node.output[0]] = ((q.astype(np.float64) - zp) * scale.astype(np.float64).reshape(shape)
+                                      ).astype(np.float32)
+    return model, consts
+
+
+def onnx_widths(path: Path) -> tuple[int, int, int, int]:
+    """Channels of the four convolution blocks of an exported cardnet, read from its weight shapes, so a
+    network trained with ``train --widths`` is fine-tuned as itself."""
+    model, consts = onnx_constants(path)
+    outs = [int(consts[n.input[1]].shape[0]) for n in model.graph.node if n.op_type == "Conv"]
+    if len(outs) != 4:
+        raise ValueError(f"{path}: {len(outs)} convolutions, a cardnet has 4")
+    return outs[0], outs[1], outs[2], outs[3]
+
+
+def build_folded_net(widths: tuple[int, int, int, int] = WIDTHS):  # type: ignore[no-untyped-def]
     import torch.nn as nn
 
     def block(cin: int, cout: int) -> list[nn.Module]:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=True), nn.ReLU(inplace=True)]
 
+    a, b, c, d = widths
     return nn.Sequential(
-        *block(3, 16), nn.MaxPool2d(2),
-        *block(16, 24), nn.MaxPool2d(2),
-        *block(24, 48), nn.MaxPool2d(2),
-        *block(48, 64),
-        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
+        *block(3, a), nn.MaxPool2d(2),
+        *block(a, b), nn.MaxPool2d(2),
+        *block(b, c), nn.MaxPool2d(2),
+        *block(c, d),
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
     )
 
 
 def load_onnx_weights(net, path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Copy the ONNX initialisers (conv weight/bias pairs in graph order, then the linear layer)."""
-    import onnx
+    """Copy the ONNX weights (conv weight/bias pairs in graph order, then the linear layer); an int8
+    model gives its dequantised weights."""
     import torch
-    from onnx import numpy_helper
 
-    model = onnx.load(str(path))
-    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    model, init = onnx_constants(path)
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
     layers = [m for m in net if isinstance(m, torch.nn.Conv2d)]
@@ -111,7 +149,8 @@ def main() -> None:
     x = torch.from_numpy(preprocess(crops, meta_object(meta)))
     y = torch.from_numpy(np.repeat(labels, 2))
     print(f"fine-tuning on {len(y)} corner crops from {len(args.crops)} files", flush=True)
-    net = build_folded_net()
+    widths = onnx_widths(args.base)
+    net = build_folded_net(widths)
     load_onnx_weights(net, args.base)
     gen = torch.Generator().manual_seed(args.seed)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -140,10 +179,12 @@ def main() -> None:
     export(net, args.out)
     meta["accuracy"] = {}
     training = dict(meta.get("training", {}))
+    training.pop("quantization", None)  # the result is float until quantize.py is run on it
     if "fine_tune" in training:  # keep the lineage: earlier fine-tunes of the base model, oldest first
         training["earlier_fine_tunes"] = [*training.get("earlier_fine_tunes", []), training["fine_tune"]]
     meta["training"] = {**training, "fine_tune": {
-        "base": str(args.base.name), "crop_files": [str(f) for f in args.crops], "examples": int(len(labels)),
+        "base": str(args.base.name), "base_widths": list(widths), "crop_files": [str(f) for f in args.crops],
+        "examples": int(len(labels)),
         "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "degrade": args.degrade, "seconds": round(time.time() - t_start),
         **({"crop_commands": commands} if commands else {})}}
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")

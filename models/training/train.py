@@ -100,8 +100,9 @@ def meta_object(data: dict[str, object]) -> ModelMeta:
     return parse_meta(data, Path("<training>"))
 
 
-WIDTHS = (16, 24, 48, 64)
-"""Channels of the four convolution blocks of the shipped network (``finetune`` rebuilds this one)."""
+WIDTHS = (24, 40, 72, 96)
+"""Channels of the four convolution blocks of the shipped network (model v8; v1-v7 had 16/24/48/64).
+``finetune`` reads them from the model it starts from."""
 
 
 def build_net(widths: tuple[int, int, int, int] = WIDTHS):  # type: ignore[no-untyped-def]
@@ -244,9 +245,10 @@ def main() -> None:
                     help="train on these crop files (from build_crops) instead of building crops")
     ap.add_argument("--eval-scenes", type=int, default=40, help="held-out scenes per design for the model card")
     ap.add_argument("--out", type=Path, default=MODEL, help="where to write the ONNX model (metadata beside it)")
+    ap.add_argument("--no-quantize", action="store_true",
+                    help="write the float32 model to --out instead of its int8 form (quantize.py)")
     ap.add_argument("--widths", type=_widths, default=WIDTHS, metavar="A,B,C,D",
-                    help="channels of the four convolution blocks (default 16,24,48,64, the shipped network; "
-                         "finetune works only on that one)")
+                    help="channels of the four convolution blocks (default 24,40,72,96, the shipped network)")
     args = ap.parse_args()
     t_start = time.time()
 
@@ -276,13 +278,23 @@ def main() -> None:
     y = np.repeat(labels, 2)
     print(f"training on {len(y)} corner crops ({time.time() - t_start:.0f}s so far)", flush=True)
     net = train(x, y, args.epochs, args.seed, args.threads, args.widths)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    export(net, args.out)
+    # The int8 form ships (quantize.py); the float model is kept beside the crops to fine-tune from.
+    float_out = args.out if args.no_quantize else CACHE.parent / f"{args.out.stem}_float.onnx"
+    float_out.parent.mkdir(parents=True, exist_ok=True)
+    export(net, float_out)
     meta["training"] = {"scenes": args.scenes if not args.crops else None, "examples": int(len(labels)),
                         "crop_files": [str(f) for f in args.crops], **({"crop_commands": commands} if commands else {}),
                         "epochs": args.epochs,
                         "seed": args.seed, "widths": list(args.widths), "seconds": round(time.time() - t_start)}
-    args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    float_out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    if not args.no_quantize:
+        from models.training import quantize
+
+        pick = np.sort(np.random.default_rng(args.seed).permutation(len(x))[:1000])
+        quantize.quantize_model(float_out, args.out, [x[pick[i:i + 50]] for i in range(0, len(pick), 50)])
+        quantize.write_meta(float_out, args.out, {"format": quantize.QUANT_FORMAT, "float_model": float_out.name,
+                                                  "calibration_crops": "the training crops",
+                                                  "calibration_cards": len(pick) // 2, "seed": args.seed})
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 
     from models.training import evaluate

@@ -116,14 +116,21 @@ def test_the_outline_whose_sides_lie_on_edges_wins() -> None:
     """Detector round 3: of one card's outlines the largest used to win, also when it had taken in a
     touching chip or cut a card's corner off (a side across the table, on no edge), and the card was
     missed (corners >12% off). A generated scene (seed 19, the project's own faces) where that
-    happened: every card is found once the best-supported outline is chosen."""
+    happened: every card is found once the best-supported outline is chosen. Round 5 traced grey edges
+    lower, the checked cloth gave the 8C's outline with a corner off the card nearly full support, and
+    within the old margin (0.15 of the best) it won again as the largest; the margin is now 0.1."""
+    from dataclasses import replace
+
     from models.training.evaluate import NORMAL
+    from vision.detect import DEFAULT_CONFIG
 
     rng = np.random.default_rng(19)
     scene = make_scene(rng, faces_deck(19), NORMAL)
     quads = detect_cards(scene.image)
     missed = [label for label, q in scene.cards if match(q, quads) is None]
     assert len(scene.cards) == 12 and missed == [], missed
+    wide = detect_cards(scene.image, replace(DEFAULT_CONFIG, pick_margin=0.15))
+    assert [label for label, q in scene.cards if match(q, wide) is None] == ["8C"]
 
 
 def test_an_outline_with_a_gap_is_a_card_by_its_hull() -> None:
@@ -297,3 +304,47 @@ def test_a_court_picture_in_two_card_shaped_halves_is_one_card() -> None:
     cv2.rectangle(frame, (239, 233), (389, 338), (200, 60, 40), -1)
     quads = detect_cards(frame)
     assert len(quads) == 1 and match(card, quads) is not None, quads
+
+
+def _borderless_cards_on_cream(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """White cards with no printed border line on a cream cloth (the held-out kde:tigullio-international
+    on a pale table): about 20 grey levels apart, and card and cloth both pass for paper."""
+    rng = np.random.default_rng(seed)
+    frame = np.empty((720, 1280, 3), np.float32)
+    frame[:] = (196, 210, 222)  # cream, BGR
+    frame += np.linspace(-8, 8, 1280, dtype=np.float32)[None, :, None]  # light falls off across the table
+    truth = []
+    for k in range(6):
+        cx, cy = 180 + 190 * k, 240 + 240 * (k % 2)
+        w, h = 120 + 6 * k, 170 + 8 * k
+        rect = ((float(cx), float(cy)), (float(w), float(h)), float(rng.uniform(-35, 35)))
+        quad = cv2.boxPoints(rect).astype(np.float32)
+        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (220, 234, 234), lineType=cv2.LINE_AA)
+        for _ in range(3):  # a few dark pips, so the inside is not blank
+            px, py = cx + rng.uniform(-0.25, 0.25) * w, cy + rng.uniform(-0.25, 0.25) * h
+            cv2.circle(frame, (int(px), int(py)), 9, (40, 40, 40), -1, cv2.LINE_AA)
+        truth.append(quad)
+    frame = cv2.GaussianBlur(frame, (0, 0), 1.2) + rng.normal(0, 1.5, frame.shape).astype(np.float32)
+    return np.clip(frame, 0, 255).astype(np.uint8), truth
+
+
+def test_white_cards_without_a_border_line_on_a_cream_cloth_are_found() -> None:
+    """Detector round 5: a card whose edge is only paper against a pale cloth gave Canny on grey at
+    30/90 too little to close an outline, and such cards were lost (kde:tigullio-international lost 11%
+    of its cards in realistic scenes). Grey is now traced at 20/60; chroma, noisier on coloured felt,
+    stays at 30/90. Three frames of six cards: the old thresholds find 4 of the 18 (so the frames test
+    the change), the new ones 16, and nothing else."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+
+    old = replace(DEFAULT_CONFIG, grey_low=30, grey_high=90)
+    found = found_before = extra = 0
+    for seed in (1, 2, 3):
+        frame, truth = _borderless_cards_on_cream(seed)
+        quads = detect_cards(frame)
+        hits = sum(match(q, quads) is not None for q in truth)
+        found, extra = found + hits, extra + len(quads) - hits
+        found_before += sum(match(q, detect_cards(frame, old)) is not None for q in truth)
+    assert found >= 15 and extra == 0
+    assert found_before <= 8

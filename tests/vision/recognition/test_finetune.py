@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,29 +12,64 @@ from vision.recognizer import DEFAULT_MODEL
 from vision.rectify import CORNER_H, CORNER_W
 
 
-def test_fine_tune_twin_loads_the_shipped_weights_exactly() -> None:
+def test_fine_tune_twin_loads_an_exported_network_exactly(tmp_path: Path) -> None:
+    """The twin without batch norm reproduces an exported (batch-norm folded) network of the shipped
+    widths, read from the file itself."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
     import onnxruntime as ort
 
-    from models.training.finetune import build_folded_net, load_onnx_weights
+    from models.training.finetune import build_folded_net, load_onnx_weights, onnx_widths
+    from models.training.train import WIDTHS, build_net, export
 
-    net = build_folded_net()
-    load_onnx_weights(net, DEFAULT_MODEL)
+    torch.manual_seed(0)
+    trained = build_net(WIDTHS)
+    with torch.no_grad():  # batch norm statistics away from the identity, so folding them matters
+        for m in trained:
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.2, 0.2)
+                m.running_var.uniform_(0.5, 2.0)
+    trained.eval()
+    path = tmp_path / "float.onnx"
+    export(trained, path)
+    assert onnx_widths(path) == WIDTHS
+    net = build_folded_net(onnx_widths(path))
+    load_onnx_weights(net, path)
     net.eval()
     x = np.random.default_rng(0).uniform(-0.5, 0.75, (4, 3, CORNER_H, CORNER_W)).astype(np.float32)
-    session = ort.InferenceSession(str(DEFAULT_MODEL), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     expected = session.run(None, {session.get_inputs()[0].name: x})[0]
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy()
     assert np.abs(got - expected).max() < 1e-4
 
 
+def test_fine_tune_twin_starts_from_the_shipped_int8_model() -> None:
+    """Loaded from the shipped int8 model, the twin answers as that model does up to its quantisation."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import onnxruntime as ort
+
+    from models.training.finetune import build_folded_net, load_onnx_weights, onnx_widths
+
+    net = build_folded_net(onnx_widths(DEFAULT_MODEL))
+    load_onnx_weights(net, DEFAULT_MODEL)
+    net.eval()
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.3, 0.75, (64, 3, CORNER_H, CORNER_W)).astype(np.float32)  # pale paper ...
+    x[:, :, 4:20, 3:14] = rng.uniform(-0.5, -0.2, (64, 3, 1, 1))  # ... with a dark index stroke
+    session = ort.InferenceSession(str(DEFAULT_MODEL), providers=["CPUExecutionProvider"])
+    expected = session.run(None, {session.get_inputs()[0].name: x})[0]
+    with torch.no_grad():
+        got = net(torch.from_numpy(x)).numpy()
+    assert (got.argmax(1) == expected.argmax(1)).mean() >= 0.9
+    assert np.abs(got - expected).mean() < 0.05 * (expected.max() - expected.min())
+
+
 def test_fine_tune_records_the_crop_batches_designs_and_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The candidate's metadata says what it was trained on: the decks and commands stored with each batch."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    import json
     import sys
 
     from models.training import finetune

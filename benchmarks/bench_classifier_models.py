@@ -1,0 +1,85 @@
+"""Classification speed of two or more models on the same outlines, interleaved in one process.
+
+    .venv/bin/python benchmarks/bench_classifier_models.py HEAD~1:models/cardnet.onnx models/cardnet.onnx \\
+        [--frames 40] [--runs 3]
+
+A model is a file (its .json beside it) or ``REV:PATH`` (read with ``git show``, metadata too). Frames
+are the speed frames of ``bench_recognition_ab.py`` (1280x720, 12 cards of the project's own drawn
+designs, seeded); each frame's outlines are detected once, then every model classifies them (corner
+crops, preprocessing, one onnxruntime run, postprocess: ``Recognizer.model_probabilities``, the path
+users run) in an order rotated each frame, one thread, process CPU time. Prints the median per frame
+per run and the median of runs, per card, and how often each model's top label agrees with the first's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_recognition_ab import frames  # noqa: E402
+from vision.detect import detect_cards  # noqa: E402
+from vision.recognizer import Recognizer  # noqa: E402
+
+
+def model_file(spec: str, tmp: Path, index: int) -> Path:
+    """A path as given, or ``REV:PATH`` written (with its metadata) from git into ``tmp``."""
+    if ":" not in spec:
+        return Path(spec)
+    rev, path = spec.split(":", 1)
+    out = tmp / f"model{index}.onnx"
+    for suffix in (".onnx", ".json"):
+        blob = subprocess.run(["git", "show", f"{rev}:{Path(path).with_suffix(suffix)}"], cwd=ROOT, check=True,
+                              capture_output=True).stdout
+        out.with_suffix(suffix).write_bytes(blob)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("models", nargs="+", help="model files or REV:PATH")
+    ap.add_argument("--frames", type=int, default=40)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=102)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        recs = [Recognizer(model_file(m, Path(tmp), i), threads=1) for i, m in enumerate(args.models)]
+    imgs = frames(args.frames, args.seed)
+    outlines = [detect_cards(f) for f in imgs]
+    cards = sum(len(q) for q in outlines)
+    agree = [0] * len(recs)
+    top0 = [recs[0].model_probabilities(f, q).argmax(1) for f, q in zip(imgs, outlines, strict=True)]
+    for k, rec in enumerate(recs):
+        for f, q, t in zip(imgs, outlines, top0, strict=True):
+            agree[k] += int((rec.model_probabilities(f, q).argmax(1) == t).sum())
+    runs: list[list[float]] = [[] for _ in recs]
+    for _ in range(args.runs):
+        per: list[list[float]] = [[] for _ in recs]
+        for i, (f, q) in enumerate(zip(imgs, outlines, strict=True)):
+            order = [(i + j) % len(recs) for j in range(len(recs))]
+            for k in order:
+                t0 = time.process_time()
+                recs[k].model_probabilities(f, q)
+                per[k].append(time.process_time() - t0)
+        for k in range(len(recs)):
+            runs[k].append(1000 * statistics.median(per[k]))
+    per_frame = cards / len(imgs)
+    print(f"{len(imgs)} frames, {per_frame:.1f} outlines a frame, {args.runs} runs, one thread, process CPU")
+    for k, spec in enumerate(args.models):
+        med = statistics.median(runs[k])
+        print(f"{spec}: classification {med:.2f} ms a frame (runs {[round(x, 2) for x in runs[k]]}), "
+              f"{med / per_frame:.3f} ms a card; top label as the first model's {agree[k]}/{cards}")
+
+
+if __name__ == "__main__":
+    main()
