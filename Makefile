@@ -18,5 +18,5 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check table vision firmware_bridge tests benchmarks
-	$(BIN)/mypy table
+	$(BIN)/mypy table models
 	$(BIN)/pytest -n 2 -q

@@ -104,6 +104,7 @@ def load_onnx_weights(net, path: Path) -> None:  # type: ignore[no-untyped-def]
     with torch.no_grad():
         for node, layer in zip(convs, layers, strict=True):
             layer.weight.copy_(torch.from_numpy(init[node.input[1]].copy()))
+            assert layer.bias is not None  # build_folded_net's convolutions have biases
             layer.bias.copy_(torch.from_numpy(init[node.input[2]].copy()))
         linear = net[-1]
         linear.weight.copy_(torch.from_numpy(init[gemm.input[1]].copy()))

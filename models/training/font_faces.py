@@ -58,7 +58,7 @@ def _font_files() -> list[Path]:
 def _mask(font: ImageFont.FreeTypeFont, text: str) -> tuple[tuple[int, int], bytes]:
     """What ``text`` draws: (size, pixels), comparable between glyphs."""
     box = font.getbbox(text)
-    img = Image.new("L", (max(1, box[2] - box[0]), max(1, box[3] - box[1])), 0)
+    img = Image.new("L", (max(1, int(box[2] - box[0])), max(1, int(box[3] - box[1]))), 0)
     ImageDraw.Draw(img).text((-box[0], -box[1]), text, font=font, fill=255)
     return img.size, img.tobytes()
 
@@ -173,7 +173,7 @@ def _glyph(font_path: Path, text: str, height: int, width_scale: float, bold: in
     font = ImageFont.truetype(str(font_path), size)
     stroke = round(size * bold / 100)
     box = font.getbbox(text, stroke_width=stroke)
-    img = Image.new("L", (box[2] - box[0] + 4, box[3] - box[1] + 4), 0)
+    img = Image.new("L", (int(box[2] - box[0]) + 4, int(box[3] - box[1]) + 4), 0)
     ImageDraw.Draw(img).text((2 - box[0], 2 - box[1]), text, font=font, fill=255, stroke_width=stroke,
                              stroke_fill=255)
     ink = np.asarray(img, np.float32) / 255.0

@@ -143,7 +143,13 @@ def render_design(name: str, path: Path, width: int = 200, *, cache: Path = CACH
 
 def load_design(folder: Path) -> dict[str, np.ndarray]:
     """The rendered cards of a design as BGRA arrays keyed by label."""
-    return {label: cv2.imread(str(folder / f"{label}.png"), cv2.IMREAD_UNCHANGED) for label in LABELS}
+    cards = {}
+    for label in LABELS:
+        img = cv2.imread(str(folder / f"{label}.png"), cv2.IMREAD_UNCHANGED)
+        if img is None:
+            raise FileNotFoundError(f"{folder / label}.png: missing or unreadable (render the design again)")
+        cards[label] = np.asarray(img)
+    return cards
 
 
 def render_all(width: int = 200, only: list[str] | None = None, *, cache: Path = CACHE) -> dict[str, Path]:

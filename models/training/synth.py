@@ -74,7 +74,7 @@ def _gauss(rng: np.random.Generator, shape: tuple[int, ...], sigma: float) -> np
     """Fast Gaussian noise (OpenCV's generator, seeded from ``rng`` so scenes stay reproducible)."""
     cv2.setRNGSeed(int(rng.integers(1 << 30)))
     out = np.empty(shape, np.float32)
-    cv2.randn(out, 0.0, float(sigma))
+    cv2.randn(out, 0.0, float(sigma))  # type: ignore[call-overload]  # the stubs want arrays for mean and sigma
     return out
 
 
@@ -117,7 +117,8 @@ def make_background(rng: np.random.Generator, w: int, h: int, kind: str | None =
     else:
         base = rng.integers(10, 70, 3).astype(np.float32)
         img = base[None, None, :] * (1 + 0.2 * (_smooth_noise(rng, h, w, 60) - 0.5))[:, :, None]
-    return np.clip(img, 0, 255).astype(np.uint8)
+    out: np.ndarray = np.clip(img, 0, 255).astype(np.uint8)
+    return out
 
 
 # --- clutter: things on a table that are not cards ---------------------------------------------------
@@ -305,12 +306,13 @@ def _light(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.nda
 
 
 def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.ndarray:
+    img = np.asarray(img)  # the same array; typed loosely, as OpenCV's results are
     if rng.random() < spec.blur:
         if rng.random() < 0.5:
             img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.8 if spec.hard else 1.3))
         else:  # motion blur
             k = int(rng.integers(3, 9 if spec.hard else 6))
-            kernel = np.zeros((k, k), np.float32)
+            kernel: np.ndarray = np.zeros((k, k), np.float32)
             kernel[k // 2, :] = 1 / k
             rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
             kernel = cv2.warpAffine(kernel, rot, (k, k))
@@ -319,7 +321,8 @@ def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.nd
     img = cv2.add(img.astype(np.float32), noise, dtype=cv2.CV_8U)
     quality = int(rng.integers(35 if spec.hard else 55, 95))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return img if decoded is None else np.asarray(decoded)
 
 
 def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(),
@@ -341,7 +344,7 @@ def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = Sc
                 label = "back" if rng.random() < spec.face_down else str(rng.choice(LABELS[:52]))
             _composite(img, deck(label), quad)
             scene.cards.append((label, quad))
-    occupied = np.zeros(img.shape[:2], np.uint8)
+    occupied: np.ndarray = np.zeros(img.shape[:2], np.uint8)
     for _, q in scene.cards:
         cv2.fillConvexPoly(occupied, cv2.convexHull(q.astype(np.int32)), 255)
     occupied = cv2.dilate(occupied, np.ones((15, 15), np.uint8))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ def base_meta(training: list[str], held_out: list[str]) -> dict[str, object]:
     }
 
 
-def training_design_names(decks: dict[str, object]) -> list[str]:
+def training_design_names(decks: Mapping[str, object]) -> list[str]:
     """Design names for the metadata: each unbroken run of font-drawn styles as one range entry
     ("fonts:0-239"), not 240 lines; a style on its own keeps its own name."""
     fonts = sorted(int(k.removeprefix(designs.FONT_PREFIX)) for k in decks if designs.is_font_deck(k))
@@ -121,7 +121,7 @@ def build_net(widths: tuple[int, int, int, int] = WIDTHS):  # type: ignore[no-un
     )
 
 
-def augment(x, gen):  # type: ignore[no-untyped-def]
+def augment(x: Any, gen: Any) -> Any:  # torch tensors; torch is imported only to train
     """Per-crop contrast/brightness/colour gain and a small shift/scale, on normalised tensors."""
     import torch
     import torch.nn.functional as F
@@ -140,7 +140,7 @@ def augment(x, gen):  # type: ignore[no-untyped-def]
     return F.grid_sample(x, grid, padding_mode="border", align_corners=False)
 
 
-def degrade(x, gen, p: float = 0.6):  # type: ignore[no-untyped-def]
+def degrade(x: Any, gen: Any, p: float = 0.6) -> Any:
     """Held-out failure modes on normalised crops: blur, low resolution, glare, noise, slight misalignment.
 
     Applied to a fraction ``p`` of each batch on top of :func:`augment`; each effect is drawn per crop.
@@ -256,7 +256,7 @@ def main() -> None:
     held = designs.held_out_decks()
     print(f"{len(decks)} training designs, {len(held)} held out: {', '.join(held)}", flush=True)
     crops_file = CACHE.parent / "crops.npz"
-    names, commands = training_design_names(decks), []
+    names, commands = training_design_names(decks), list[str]()
     if args.crops:
         parts = [np.load(f) for f in args.crops]
         crops = np.concatenate([p["crops"] for p in parts])
@@ -293,8 +293,8 @@ def main() -> None:
         pick = np.sort(np.random.default_rng(args.seed).permutation(len(x))[:1000])
         quantize.quantize_model(float_out, args.out, [x[pick[i:i + 50]] for i in range(0, len(pick), 50)])
         quantize.write_meta(float_out, args.out, {"format": quantize.QUANT_FORMAT, "float_model": float_out.name,
-                                                  "calibration_crops": "the training crops",
-                                                  "calibration_cards": len(pick) // 2, "seed": args.seed})
+                                                  "calibration_crops": f"{len(pick)} corner crops of the training crops",
+                                                  "seed": args.seed})
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 
     from models.training import evaluate
