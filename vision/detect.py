@@ -52,11 +52,11 @@ class DetectorConfig:
     max_side_ratio: float = 1.35  # opposite sides of a tilted card stay within this ratio
     # Canny thresholds. Grey is lower than chroma: a white card without a printed border line on a pale
     # cloth (or touching the pale table edge) differs from it by ~10 grey levels; 30/90 lost such cards,
-    # and 20/60 finds them without more false outlines (docs/performance.md, "Detector round 5").
+    # and 20/60 finds them without more false outlines (docs/performance.md, detector round 5).
     grey_low: int = 20
     grey_high: int = 60
-    canny_low: int = 30  # chroma
-    canny_high: int = 90
+    chroma_low: int = 30
+    chroma_high: int = 90
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     local_paper_pass: bool = True
@@ -98,7 +98,7 @@ def _edges(small_bgr: np.ndarray, channels: tuple[np.ndarray, ...], least: np.nd
     b, g, r = channels
     chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), least)
     chroma = cv2.GaussianBlur(chroma, (3, 3), 0)
-    out: np.ndarray = cv2.bitwise_or(edges, cv2.Canny(chroma, cfg.canny_low, cfg.canny_high))
+    out: np.ndarray = cv2.bitwise_or(edges, cv2.Canny(chroma, cfg.chroma_low, cfg.chroma_high))
     return out
 
 

@@ -83,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--cards must be at least 1")
     with np.load(args.crops) as data:
         crops = data["crops"]
+    if not len(crops):
+        ap.error(f"{args.crops}: no cards to calibrate on")
     batches = calibration_batches(crops, args.model.with_suffix(".json"), args.cards, args.seed)
     quantize_model(args.model, args.out, batches)
     write_meta(args.model, args.out, {"format": QUANT_FORMAT, "float_model": args.model.name,

@@ -123,6 +123,11 @@ def test_quantize_command_records_what_it_did_and_keeps_the_float_model(tmp_path
     assert src.read_bytes() == before
     with pytest.raises(SystemExit):
         quantize.main(["--model", str(src), "--crops", str(crops), "--out", str(src)])
+    empty = tmp_path / "empty.npz"
+    np.savez(empty, crops=_crops(0, 4), labels=np.zeros(0, np.int64))
+    with pytest.raises(SystemExit):
+        quantize.main(["--model", str(src), "--crops", str(empty), "--out", str(tmp_path / "x.onnx")])
+    assert not (tmp_path / "x.onnx").exists()
 
 
 def test_the_shipped_model_is_the_int8_form_its_metadata_names() -> None:
