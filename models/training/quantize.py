@@ -55,7 +55,9 @@ def quantize_model(src: Path, dst: Path, batches: list[np.ndarray]) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(tmp) / "prepared.onnx"
-        quant_pre_process(str(src), str(prepared))  # shape inference + graph clean-up, as the tool advises
+        # shape inference + graph clean-up, as the tool advises; ONNX shape inference suffices for this static
+        # graph (the symbolic kind would need sympy, which the project does not otherwise need)
+        quant_pre_process(str(src), str(prepared), skip_symbolic_shape=True)
         dst.parent.mkdir(parents=True, exist_ok=True)
         quantize_static(str(prepared), str(dst), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
                         reduce_range=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
