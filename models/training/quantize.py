@@ -30,12 +30,16 @@ from vision.model_meta import load_meta
 QUANT_FORMAT = "static int8 QDQ, weights per channel (7-bit range), activations uint8, min/max calibration"
 
 
-def calibration_batches(crops: np.ndarray, meta_path: Path, count: int, seed: int,
-                        batch: int = 50) -> list[np.ndarray]:
+def batches(x: np.ndarray, size: int = 50) -> list[np.ndarray]:
+    """Preprocessed network input in calibration batches (``train`` calibrates on its own crops)."""
+    x = x.astype(np.float32, copy=False)
+    return [x[i:i + size] for i in range(0, len(x), size)]
+
+
+def calibration_batches(crops: np.ndarray, meta_path: Path, count: int, seed: int) -> list[np.ndarray]:
     """``count`` cards drawn at random from (N, 2, H, W, 3) crops, both corners, preprocessed as at run time."""
     pick = np.sort(np.random.default_rng(seed).permutation(len(crops))[:count])
-    x = preprocess(crops[pick], load_meta(meta_path)).astype(np.float32)
-    return [x[i:i + batch] for i in range(0, len(x), batch)]
+    return batches(preprocess(crops[pick], load_meta(meta_path)))
 
 
 def quantize_model(src: Path, dst: Path, batches: list[np.ndarray]) -> None:
@@ -64,10 +68,12 @@ def quantize_model(src: Path, dst: Path, batches: list[np.ndarray]) -> None:
 
 
 def write_meta(src: Path, dst: Path, record: dict[str, Any]) -> None:
-    """The float model's metadata beside the int8 model, with the quantisation recorded, accuracy reset."""
+    """The float model's metadata beside the int8 model, with the quantisation (``QUANT_FORMAT``, the float
+    model's name and ``record``: what it was calibrated on) recorded, accuracy reset."""
     meta = json.loads(src.with_suffix(".json").read_text())
     meta["accuracy"] = {}
-    meta["training"] = {**meta.get("training", {}), "quantization": record}
+    meta["training"] = {**meta.get("training", {}),
+                        "quantization": {"format": QUANT_FORMAT, "float_model": src.name, **record}}
     dst.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
@@ -89,8 +95,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"{args.crops}: no cards to calibrate on")
     batches = calibration_batches(crops, args.model.with_suffix(".json"), args.cards, args.seed)
     quantize_model(args.model, args.out, batches)
-    write_meta(args.model, args.out, {"format": QUANT_FORMAT, "float_model": args.model.name,
-                                      "calibration_crops": str(args.crops),
+    write_meta(args.model, args.out, {"calibration_crops": str(args.crops),
                                       "calibration_cards": min(args.cards, len(crops)), "seed": args.seed})
     kib = args.out.stat().st_size / 1024
     print(f"wrote {args.out} ({kib:.0f} KiB) from {args.model} ({args.model.stat().st_size / 1024:.0f} KiB)")

@@ -101,7 +101,7 @@ def meta_object(data: dict[str, object]) -> ModelMeta:
 
 
 WIDTHS = (24, 40, 72, 96)
-"""Channels of the four convolution blocks of the shipped network (model v8; v1-v7 had 16/24/48/64).
+"""Channels of the four convolution blocks of the shipped network (models v8 and v9; v1-v7 had 16/24/48/64).
 ``finetune`` reads them from the model it starts from."""
 
 
@@ -291,9 +291,8 @@ def main() -> None:
         from models.training import quantize
 
         pick = np.sort(np.random.default_rng(args.seed).permutation(len(x))[:1000])
-        quantize.quantize_model(float_out, args.out, [x[pick[i:i + 50]] for i in range(0, len(pick), 50)])
-        quantize.write_meta(float_out, args.out, {"format": quantize.QUANT_FORMAT, "float_model": float_out.name,
-                                                  "calibration_crops": f"{len(pick)} corner crops of the training crops",
+        quantize.quantize_model(float_out, args.out, quantize.batches(x[pick]))
+        quantize.write_meta(float_out, args.out, {"calibration_crops": f"{len(pick)} corner crops of the training crops",
                                                   "seed": args.seed})
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 

@@ -65,7 +65,7 @@ def test_train_widths_take_four_positive_channel_counts() -> None:
     from models.training.train import WIDTHS, _widths
 
     assert _widths("24,40,72,96") == (24, 40, 72, 96)
-    assert WIDTHS == (24, 40, 72, 96)  # the shipped network (v8)
+    assert WIDTHS == (24, 40, 72, 96)  # the shipped network (v8, v9)
     for bad in ("24,40,72", "24,40,x,96", "24,40,0,96"):
         with pytest.raises(argparse.ArgumentTypeError, match="channel counts"):
             _widths(bad)

@@ -123,6 +123,8 @@ def test_quantize_command_records_what_it_did_and_keeps_the_float_model(tmp_path
     assert src.read_bytes() == before
     with pytest.raises(SystemExit):
         quantize.main(["--model", str(src), "--crops", str(crops), "--out", str(src)])
+    with pytest.raises(SystemExit):
+        quantize.main(["--model", str(src), "--crops", str(crops), "--cards", "0", "--out", str(tmp_path / "x.onnx")])
     empty = tmp_path / "empty.npz"
     np.savez(empty, crops=_crops(0, 4), labels=np.zeros(0, np.int64))
     with pytest.raises(SystemExit):
