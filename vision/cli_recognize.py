@@ -8,6 +8,10 @@ With ``--json`` one JSON object per line per image or video frame::
 (video frames also carry ``"frame": n``). ``ms`` is the recognition time of that image (detection and
 classification, not file decoding). A file that cannot be read gets a clear message on stderr; the
 others are still processed and the exit status is 1 at the end.
+
+``--table-rect W,H,X0,Y0,X1,Y1,X2,Y2,X3,Y3`` calibrates a tilted view for every input: any rectangle
+lying on the table (the mat, a sheet of A4 paper: 210,297) of W x H and where its corners appear in the
+image, clockwise from its top-left. Card shapes are then judged on the table (``detect_cards(plane=)``).
 """
 
 from __future__ import annotations
@@ -36,6 +40,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", type=Path, default=None, help="ONNX model (default: models/cardnet.onnx)")
     parser.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
     parser.add_argument("--max-frames", type=int, default=None, metavar="N", help="at most N frames per video")
+    parser.add_argument("--table-rect", metavar="W,H,X0,Y0,...", default=None,
+                        help="a W x H rectangle on the table and its 4 corners in the image (x,y px, clockwise "
+                             "from its top-left): card shapes are judged on the table, for tilted views")
+
+
+def table_plane(spec: str) -> np.ndarray:
+    """``--table-rect`` -> the image-to-table homography. Raises ValueError saying what is wrong."""
+    try:
+        vals = [float(v) for v in spec.split(",")]
+    except ValueError:
+        raise ValueError(f"--table-rect: not a list of numbers: {spec!r}") from None
+    if len(vals) != 10 or not all(np.isfinite(vals)):
+        raise ValueError(f"--table-rect needs 10 numbers (W,H and 4 corners x,y), got {len(vals)}")
+    w, h = vals[:2]
+    if w <= 0 or h <= 0:
+        raise ValueError(f"--table-rect: the rectangle's size must be positive, got {w:g} x {h:g}")
+    corners = np.array(vals[2:], np.float32).reshape(4, 2)
+    edges = np.roll(corners, -1, axis=0) - corners
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if not (turns > 1.0).all():
+        raise ValueError("--table-rect: the 4 image corners must go clockwise around a convex quadrilateral")
+    table = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    hom: np.ndarray = cv2.getPerspectiveTransform(corners, table).astype(np.float64)
+    return hom
 
 
 def read_frames(path: Path, max_frames: int | None = None) -> Iterator[tuple[int | None, np.ndarray]]:
@@ -99,6 +127,7 @@ def _annotation_path(out_dir: Path, path: Path, index: int, frame: int | None, u
 
 def run(args: argparse.Namespace) -> int:
     try:
+        plane = None if args.table_rect is None else table_plane(args.table_rect)
         recognizer = Recognizer(args.model, threads=args.threads)
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
@@ -116,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             for frame_no, frame in read_frames(path, args.max_frames):
                 start = time.perf_counter()
-                cards = recognizer.recognize(frame)
+                cards = recognizer.recognize(frame, plane=plane)
                 ms = (time.perf_counter() - start) * 1000
                 _report(name, frame_no, cards, ms, as_json=args.json)
                 if args.annotate is not None:

@@ -76,14 +76,28 @@ class DetectorConfig:
     pick_margin: float = 0.1
     faint_low: int = 12
     faint_high: int = 36
+    max_corner_cos: float = 0.4  # corners within about 66..114 degrees
+    # The table plane, when the table is calibrated: a homography (9 floats, row-major) from full-resolution
+    # image pixels to any metric plane coordinates (the mat's millimetres). The shape tests (aspect,
+    # opposite sides, corner angles) are then made on the table, where every card is a rectangle, instead
+    # of in the image, where a far-side card of a tilted camera reads 0.9..2.1 (``detect_cards(plane=)``).
+    plane: tuple[float, ...] | None = None
+    plane_min_aspect: float = 1.25  # poker 88/63 = 1.40, bridge 89/57 = 1.56, mini 67/44 = 1.52
+    plane_max_aspect: float = 1.75
+    # Opposite sides and corners: a card on the table is a rectangle, but the rough corners (before the
+    # sides are snapped) of true cards reach a side ratio of 1.25 and a corner cosine of 0.26 there.
+    plane_side_ratio: float = 1.3
+    plane_corner_cos: float = 0.3  # corners within about 73..107 degrees
+    plane_max_skew: float = 0.07  # opposite sides within 4 degrees of parallel, else a corner is off
 
     @property
     def loose(self) -> DetectorConfig:
         """Wider limits for the rough corners, before the sides are fitted."""
         return replace(self, min_aspect=self.min_aspect * 0.9, max_aspect=self.max_aspect * 1.1,
                        min_solidity=self.min_solidity * 0.95, max_corner_cos=self.max_corner_cos + 0.1,
-                       max_side_ratio=self.max_side_ratio * 1.1)
-    max_corner_cos: float = 0.4  # corners within about 66..114 degrees
+                       max_side_ratio=self.max_side_ratio * 1.1, plane_min_aspect=self.plane_min_aspect * 0.9,
+                       plane_max_aspect=self.plane_max_aspect * 1.1, plane_side_ratio=self.plane_side_ratio * 1.1,
+                       plane_corner_cos=self.plane_corner_cos + 0.1)
 
 
 DEFAULT_CONFIG = DetectorConfig()
@@ -158,17 +172,13 @@ def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale
         return False
     a, b = (s0 + s2) / 2, (s1 + s3) / 2
     short, long_ = (a, b) if a <= b else (b, a)
-    if not cfg.min_width * scale <= short <= cfg.max_width * scale:
+    if cfg.plane is not None:
+        if short > cfg.max_width * scale or not _rectangle_on_plane(quad, short * long_, cfg, scale):
+            return False
+    elif not cfg.min_width * scale <= short <= cfg.max_width * scale:
         return False
-    if not cfg.min_aspect <= long_ / short <= cfg.max_aspect:
-        return False
-    ratio = cfg.max_side_ratio
-    if max(s0, s2) > ratio * min(s0, s2) or max(s1, s3) > ratio * min(s1, s3):
-        return False
-    # corners near square (a tilted camera bends them a little); one turning direction (convex)
-    cos = cfg.max_corner_cos
-    if abs(ex3 * ex0 + ey3 * ey0) > cos * s3 * s0 or abs(ex0 * ex1 + ey0 * ey1) > cos * s0 * s1 or \
-            abs(ex1 * ex2 + ey1 * ey2) > cos * s1 * s2 or abs(ex2 * ex3 + ey2 * ey3) > cos * s2 * s3:
+    elif not _quad_like_card(s0, s1, s2, s3, (ex0, ey0, ex1, ey1, ex2, ey2, ex3, ey3), short, long_,
+                             cfg.min_aspect, cfg.max_aspect, cfg.max_side_ratio, cfg.max_corner_cos):
         return False
     turn = ex3 * ey0 - ey3 * ex0 > 0
     if turn != (ex0 * ey1 - ey0 * ex1 > 0) or turn != (ex1 * ey2 - ey1 * ex2 > 0) or \
@@ -176,6 +186,49 @@ def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale
         return False
     area = 0.5 * abs(x0 * y1 - x1 * y0 + (x1 * y2 - x2 * y1) + (x2 * y3 - x3 * y2) + (x3 * y0 - x0 * y3))
     return bool(area > 0 and contour_area / area >= cfg.min_solidity)
+
+
+def _quad_like_card(s0: float, s1: float, s2: float, s3: float, e: tuple[float, ...], short: float, long_: float,
+                    min_aspect: float, max_aspect: float, ratio: float, cos: float) -> bool:
+    """Aspect, opposite sides and corner angles of a quad with sides ``s0..s3`` along edges ``e``."""
+    if not min_aspect <= long_ / short <= max_aspect:
+        return False
+    if max(s0, s2) > ratio * min(s0, s2) or max(s1, s3) > ratio * min(s1, s3):
+        return False
+    # corners near square (a tilted camera bends them a little in the image)
+    ex0, ey0, ex1, ey1, ex2, ey2, ex3, ey3 = e
+    return not (abs(ex3 * ex0 + ey3 * ey0) > cos * s3 * s0 or abs(ex0 * ex1 + ey0 * ey1) > cos * s0 * s1
+                or abs(ex1 * ex2 + ey1 * ey2) > cos * s1 * s2 or abs(ex2 * ex3 + ey2 * ey3) > cos * s2 * s3)
+
+
+def _rectangle_on_plane(quad: np.ndarray, image_area: float, cfg: DetectorConfig, scale: float) -> bool:
+    """The shape and size tests on the table plane (``cfg.plane``) for a quad at ``scale`` of the frame.
+
+    Size: a far-side card of a tilted camera is squeezed along the tilt (to ~0.65 at 30 degrees), so its
+    short side in the image can be well under ``min_width`` though the card is as readable as one a
+    little smaller seen square on. Its width is taken as that of a card of its shape on the table with
+    the same image area (``image_area``: product of its mean opposite sides), which the squeeze changes
+    only by its square root."""
+    assert cfg.plane is not None
+    h0, h1, h2, h3, h4, h5, h6, h7, h8 = cfg.plane
+    pts = []
+    for x, y in quad.tolist():
+        x, y = (x + 0.5) / scale - 0.5, (y + 0.5) / scale - 0.5  # full-resolution pixels
+        w = h6 * x + h7 * y + h8
+        if w <= 1e-9:  # beyond the horizon of the plane: not on the table
+            return False
+        pts.append(((h0 * x + h1 * y + h2) / w, (h3 * x + h4 * y + h5) / w))
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts
+    e = (x1 - x0, y1 - y0, x2 - x1, y2 - y1, x3 - x2, y3 - y2, x0 - x3, y0 - y3)
+    s0, s1, s2, s3 = math.hypot(e[0], e[1]), math.hypot(e[2], e[3]), math.hypot(e[4], e[5]), math.hypot(e[6], e[7])
+    a, b = (s0 + s2) / 2, (s1 + s3) / 2
+    if min(a, b) <= 1e-9:
+        return False
+    short, long_ = (a, b) if a <= b else (b, a)
+    if image_area < (cfg.min_width * scale) ** 2 * (long_ / short):
+        return False
+    return _quad_like_card(s0, s1, s2, s3, e, short, long_, cfg.plane_min_aspect, cfg.plane_max_aspect,
+                           cfg.plane_side_ratio, cfg.plane_corner_cos)
 
 
 def _grow(quad: np.ndarray, pixels: float) -> np.ndarray:
@@ -194,10 +247,17 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter) / max(1e-6, min(cv2.contourArea(a), cv2.contourArea(b)))
 
 
-def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG) -> list[np.ndarray]:
-    """Card outlines in ``frame_bgr``: a list of (4, 2) float32 quads, clockwise, full-res pixels."""
+def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
+                 plane: np.ndarray | None = None) -> list[np.ndarray]:
+    """Card outlines in ``frame_bgr``: a list of (4, 2) float32 quads, clockwise, full-res pixels.
+
+    ``plane``: the calibrated table, a 3x3 homography from image pixels to table coordinates (such as
+    ``Calibration.image_to_mat``); the card shape is then tested on the table (see ``DetectorConfig.plane``).
+    """
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
         raise ValueError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
+    if plane is not None:
+        config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
     s = config.scale
     small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
     channels = tuple(cv2.split(small))
@@ -273,6 +333,26 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG)
     if config.repair_skew and full:
         full = _repair_skewed(frame_bgr, full, near_edges, config)
     return [order_corners(q) for q in full]
+
+
+def plane_tuple(plane: np.ndarray, frame_shape: tuple[int, ...]) -> tuple[float, ...]:
+    """A table homography as ``DetectorConfig.plane``: checked, signed so that points in the frame map
+    with a positive third coordinate (a homography and its negative are the same map)."""
+    h = np.asarray(plane, np.float64)
+    if h.shape != (3, 3) or not np.isfinite(h).all() or abs(np.linalg.det(h)) < 1e-15:
+        raise ValueError(f"the table plane must be an invertible 3x3 homography, got shape {h.shape}")
+    rows, cols = frame_shape[:2]
+    if h[2] @ (cols / 2, rows / 2, 1.0) < 0:
+        h = -h
+    return tuple(float(v) for v in h.ravel())
+
+
+def _plane_points(quads: np.ndarray, plane: tuple[float, ...]) -> np.ndarray:
+    """(Q, 4, 2) full-resolution quads mapped onto the table plane."""
+    h = np.asarray(plane, np.float64).reshape(3, 3)
+    pts = np.concatenate([quads.astype(np.float64), np.ones((*quads.shape[:2], 1))], axis=2) @ h.T
+    out: np.ndarray = pts[..., :2] / np.where(np.abs(pts[..., 2:]) > 1e-12, pts[..., 2:], 1e-12)
+    return out
 
 
 _SNAP_T = np.linspace(0.12, 0.88, 12, dtype=np.float32)  # where along each side the edge is sampled
@@ -654,14 +734,18 @@ def _repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: n
     """Outlines with one corner off, rebuilt from their other three corners.
 
     A side fitted onto a neighbour's, a shadow's or the cloth's edge leaves three corners right and one
-    off, and its opposite sides further from parallel than perspective can turn a card's. Each corner of
+    off, and its opposite sides further from parallel than perspective can turn a card's (on a calibrated
+    table: further from parallel on the table than outline error explains). Each corner of
     such an outline in turn is rebuilt as the parallelogram of the other three, the result snapped onto
     the edges, and the rebuilt outline whose weakest side lies best on edges replaces the old one if
     that side lies on edges at least as well as the old outline's weakest. ``quads``: full resolution;
     ``near_edges``: the edge map within 2 px at detection scale.
     """
     q = np.stack(quads).astype(np.float32)
-    skewed = np.flatnonzero(skew_per_px(q) > config.max_perspective)
+    if config.plane is not None:  # on the table a card's opposite sides are parallel, wherever it lies
+        skewed = np.flatnonzero(_skew(_plane_points(q, config.plane)).max(axis=1) > config.plane_max_skew)
+    else:
+        skewed = np.flatnonzero(skew_per_px(q) > config.max_perspective)
     if not len(skewed):
         return quads
     s = config.scale

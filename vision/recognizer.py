@@ -3,6 +3,7 @@
     rec = Recognizer()                      # loads models/cardnet.onnx + models/cardnet.json
     for r in rec.recognize(frame_bgr):      # every card on the table
         print(r.card, r.confidence, r.corners)
+    rec.recognize(frame_bgr, plane=cal.image_to_mat)  # on a calibrated table: shapes tested on the table
     rec.classify_quads(frame_bgr, quads)    # when a tracker already knows where the cards are
 
 All crops of a frame go through onnxruntime in one batch.
@@ -78,10 +79,12 @@ class Recognizer:
         self.min_margin = self.meta.min_margin if min_margin is None else min_margin
         self.detector = detector
 
-    def recognize(self, frame_bgr: np.ndarray) -> list[Recognition]:
-        """Every card in the frame, named (or ``back`` / ``unknown``)."""
+    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list[Recognition]:
+        """Every card in the frame, named (or ``back`` / ``unknown``). ``plane``: the calibrated table
+        (image pixels -> table coordinates, as ``Calibration.image_to_mat``), so that card shapes are
+        judged on the table rather than in the tilted image."""
         frame = _check_frame(frame_bgr)
-        return self._classify(frame, detect_cards(frame, self.detector), drop_non_cards=True)
+        return self._classify(frame, detect_cards(frame, self.detector, plane=plane), drop_non_cards=True)
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """Name the cards at the given outlines ((4, 2) image points each, any corner order): one

@@ -715,7 +715,7 @@ class SimOracle:
         self.misread, self.weak, self.dropout = misread, weak, dropout
         self.rng = random.Random(seed)
 
-    def recognize(self, frame_bgr: np.ndarray) -> list[Recognition]:
+    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list[Recognition]:
         return [r for c in self.sim.visible() if self.rng.random() >= self.dropout for r in [self._read(c)]]
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:

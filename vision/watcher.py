@@ -25,7 +25,7 @@ from vision.zones import Layout
 class Recognises(Protocol):
     """``vision.recognizer.Recognizer``'s shape; ``classify_quads`` is used when present."""
 
-    def recognize(self, frame_bgr: np.ndarray) -> Sequence[Observation]: ...
+    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> Sequence[Observation]: ...
 
 
 class HandDetector:
@@ -155,8 +155,10 @@ class WatchStats:
 
 class TableWatcher:
     """Frames in, table events out. ``recognizer`` is a ``vision.recognizer.Recognizer`` (or
-    anything with its ``recognize(frame)``). Give a fixed ``calibration`` for a table without a mat,
-    otherwise the mat's markers are found and re-checked every ``calibrate_every`` frames."""
+    anything with its ``recognize(frame, plane=)``). Give a fixed ``calibration`` for a table without a
+    mat, otherwise the mat's markers are found and re-checked every ``calibrate_every`` frames. The
+    calibration goes to the recogniser as ``plane``: card shapes are judged on the mat, where every card
+    is a rectangle, not in the tilted image."""
 
     def __init__(self, layout: Layout, recognizer: Recognises, *, calibration: Calibration | None = None,
                  tracker_config: TrackerConfig | None = None, calibrate_every: int = 30, gate: bool = True,
@@ -181,7 +183,7 @@ class TableWatcher:
         self.last_occluded = False
         self._last_calibration = -(10**9)
 
-    def _look(self, image: np.ndarray) -> Sequence[Observation] | None:
+    def _look(self, image: np.ndarray, cal: Calibration) -> Sequence[Observation] | None:
         """Recognise as little as will do. Full detection on the two frames after the view changed
         (since the last detection), while a card is missing, and on the periodic refresh; when only
         votes are still needed on an unchanged frame, re-classify the outlines the last detection
@@ -195,7 +197,7 @@ class TableWatcher:
         if (not self.gate or self._detections_due > 0 or missing or self._since_recognised >= self.refresh_every
                 or not self._last_quads and not self.tracker.settled):
             self._detections_due -= 1
-            observations = self.recognizer.recognize(image)
+            observations = self.recognizer.recognize(image, plane=cal.image_to_mat)
             self.last_observations = observations
             self._last_quads = [np.asarray(o.corners, np.float32) for o in observations]
             self.change.remember(small)
@@ -205,7 +207,7 @@ class TableWatcher:
         if not self.tracker.settled:
             classify = getattr(self.recognizer, "classify_quads", None)
             if classify is None:
-                observations = self.recognizer.recognize(image)
+                observations = self.recognizer.recognize(image, plane=cal.image_to_mat)
                 st.recognised += 1
             else:
                 observations = classify(image, self._last_quads)
@@ -251,7 +253,7 @@ class TableWatcher:
         if occluded:
             st.occluded += 1
         else:
-            observations = self._look(image)
+            observations = self._look(image, cal)
         t3 = time.perf_counter()
         st.seconds["recognise"] += t3 - t2
         events = self.tracker.update(observations, calibration=cal, frame_index=frame_index,

@@ -211,6 +211,8 @@ class SceneSpec:
 class Scene:
     image: np.ndarray
     cards: list[tuple[str, np.ndarray]] = field(default_factory=list)
+    # image pixels -> table plane (the scene's own camera tilt undone): what a calibrated table knows
+    plane: np.ndarray | None = None
 
 
 def _tilt_homography(rng: np.random.Generator, w: int, h: int, max_deg: float) -> np.ndarray:
@@ -334,7 +336,7 @@ def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = Sc
     if spec.clutter and rng.random() < 0.3:
         _draw_edge(img, rng)
     tilt = _tilt_homography(rng, spec.width, spec.height, spec.max_tilt_deg)
-    scene = Scene(img)
+    scene = Scene(img, plane=np.linalg.inv(tilt))
     if deck is not None and spec.n_cards:
         quads = _place(rng, spec, tilt)
         for i, quad in enumerate(quads):

@@ -176,3 +176,25 @@ def test_nudged_camera_mid_game_recalibrates_without_false_events() -> None:
     sim.place("9H", "layout", seat=1)
     events = [e for f in sim.play() for e in watcher.process(f.image, frame_index=f.index)]
     assert [(e.kind.value, e.card, e.zone) for e in events] == [("appeared", "9H", "layout")]
+
+
+def test_the_recogniser_is_given_the_calibration_as_the_table_plane() -> None:
+    """Card shapes are judged on the mat: every full recognition gets the current calibration's
+    image-to-mat homography (none happens before there is one)."""
+    layout = layout_for("chinese-ten", 2)
+    sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=20))
+    oracle = SimOracle(sim)
+    planes: list[np.ndarray | None] = []
+
+    class Recording:
+        def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list:  # type: ignore[type-arg]
+            planes.append(plane)
+            return oracle.recognize(frame_bgr)
+
+    watcher = TableWatcher(layout, Recording())
+    sim.set_stock(["AS", "2D", "3C"])
+    for f in sim.play(extra_frames=4):
+        watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
+    cal = watcher.calibration
+    assert cal is not None and planes
+    assert all(p is not None and np.allclose(p, cal.image_to_mat) for p in planes)
