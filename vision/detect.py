@@ -339,7 +339,8 @@ def plane_tuple(plane: np.ndarray, frame_shape: tuple[int, ...]) -> tuple[float,
     """A table homography as ``DetectorConfig.plane``: checked, signed so that points in the frame map
     with a positive third coordinate (a homography and its negative are the same map)."""
     h = np.asarray(plane, np.float64)
-    if h.shape != (3, 3) or not np.isfinite(h).all() or abs(np.linalg.det(h)) < 1e-15:
+    if h.shape != (3, 3) or not np.isfinite(h).all() or not np.abs(h).max() > 0 or \
+            abs(np.linalg.det(h / np.abs(h).max())) < 1e-12:  # scaled first: any multiple is the same map
         raise ValueError(f"the table plane must be an invertible 3x3 homography, got shape {h.shape}")
     rows, cols = frame_shape[:2]
     if h[2] @ (cols / 2, rows / 2, 1.0) < 0:
