@@ -173,7 +173,8 @@ def _card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale
     a, b = (s0 + s2) / 2, (s1 + s3) / 2
     short, long_ = (a, b) if a <= b else (b, a)
     if cfg.plane is not None:
-        if short > cfg.max_width * scale or not _rectangle_on_plane(quad, short * long_, cfg, scale):
+        if short > cfg.max_width * scale or \
+                not _rectangle_on_plane(quad, short * long_ if short < cfg.min_width * scale else math.inf, cfg, scale):
             return False
     elif not cfg.min_width * scale <= short <= cfg.max_width * scale:
         return False
@@ -206,9 +207,9 @@ def _rectangle_on_plane(quad: np.ndarray, image_area: float, cfg: DetectorConfig
 
     Size: a far-side card of a tilted camera is squeezed along the tilt (to ~0.65 at 30 degrees), so its
     short side in the image can be well under ``min_width`` though the card is as readable as one a
-    little smaller seen square on. Its width is taken as that of a card of its shape on the table with
-    the same image area (``image_area``: product of its mean opposite sides), which the squeeze changes
-    only by its square root."""
+    little smaller seen square on. Such a card (``image_area``: the product of its mean opposite sides;
+    infinite when its short side is wide enough) passes if a card of its shape on the table with the same
+    image area would be ``min_width`` wide: the squeeze changes the area only by its square root."""
     assert cfg.plane is not None
     h0, h1, h2, h3, h4, h5, h6, h7, h8 = cfg.plane
     pts = []
@@ -719,6 +720,8 @@ def _merge(candidates: list[tuple[float, np.ndarray, _Candidate]],
                 # court picture are one card; three or more separate outlines are cards)
             if _cluster(quad, [kept[i][1] for i in cards]):
                 continue
+            if len(cards) >= 2 and finish(cand) is None:
+                continue  # not a card itself, it would only merge the cards under it into one
         # One card seen twice: as an inner contour and an outer one, or as its inner frame (court
         # picture, ornament border) and its edge.
         first = inside[0]
