@@ -8,7 +8,10 @@ from several cues, because no single one works on every table:
    card interior (holes stay separate even when neighbouring cards' edges touch), on the thin map and on
    a slightly thickened one; the thickened map's outer outlines, filled and opened, are candidates too,
    and an outline with a gap (it encloses nothing) is one by its convex hull if every side of that lies
-   on edges.
+   on edges. Where no card was found: the holes of a map thickened 3x3 (Canny breaks a card's edge where
+   another edge meets it, and the card's inside leaks out), and, where much of the frame is pale but no
+   card (a pink cloth, the pale table edge), the holes of a map with magenta-green opponent edges added
+   (a white card and a pale cloth can be one grey and one brightness but not one hue).
 2. Paper: card stock is bright in all three channels, felt, wood and most cloth are not. The darkest
    channel thresholded globally (Otsu) and against its neighbourhood (adaptive) gives whole-card blobs
    where court art or a striped cloth breaks the edge map into pieces.
@@ -57,6 +60,11 @@ class DetectorConfig:
     grey_high: int = 60
     chroma_low: int = 30
     chroma_high: int = 90
+    gap_close: int = 3  # holes of the edge map dilated this much, where no card was found (see _gap_pass)
+    hue_pass: bool = True  # magenta-green edges where pale non-card regions are (see _hue_pass)
+    hue_low: int = 8
+    hue_high: int = 24
+    hue_gate: float = 0.1  # share of the frame that is paper outside the cards found
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     local_paper_pass: bool = True
@@ -296,6 +304,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     for c in _contours(filled, min_points, holes=False):
         _consider(c, 0.0, min_area, loose, candidates)
+    paper = None
     if config.paper_pass:
         # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
         # outer outline of the white border holds the whole card even where busy court art or a striped
@@ -318,6 +327,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
                 if x > 0 and y > 0 and x + w < width and y + h < height:
                     _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges)
     quads = _resolve(candidates, config, near_edges)
+    if config.gap_close:
+        quads += _gap_pass(edges, quads, config, min_points, min_area, near_edges)
+    if config.hue_pass and paper is not None:
+        quads += _hue_pass(channels, edges, paper, quads, config, min_points, min_area)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
         # card was found, so the extra texture it picks up cannot disturb the cards already found.
@@ -334,6 +347,52 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     if config.repair_skew and full:
         full = _repair_skewed(frame_bgr, full, near_edges, config)
     return [order_corners(q) for q in full]
+
+
+def _gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig, min_points: int,
+              min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+    """(a') Cards whose outline has a gap where another edge meets it.
+
+    Canny's non-maximum suppression breaks an edge where another one meets it at a T: a card lying across
+    the border of a cloth stripe or the table's edge has a gap of a pixel or two there, and its inside leaks
+    into the table through it. The 2x2-thickened map of pass (a) does not always close it. Here the holes of
+    the edge map thickened ``gap_close`` x ``gap_close`` are candidates (grown back by half that), where no
+    card was found: cards found already are filled in, so the pass cannot disturb them."""
+    k = config.gap_close
+    closed = cv2.dilate(edges, np.ones((k, k), np.uint8))
+    for q in quads:
+        cv2.fillConvexPoly(closed, np.round(q).astype(np.int32), 255)
+    extra: list[_Candidate] = []
+    for c in _contours(closed, min_points, holes=True):
+        _consider(c, (k + 1) / 2, min_area, config.loose, extra)
+    extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
+    return _resolve(extra, config, near_edges)
+
+
+def _hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.ndarray, quads: list[np.ndarray],
+              config: DetectorConfig, min_points: int, min_area: float) -> list[np.ndarray]:
+    """(c'') Cards on a pale region that is not card stock: a pink or cream cloth, the pale table edge.
+
+    Card and region are both paper to the paper cues, and nearly one grey, so a card lying half on such
+    a region has no outline on that side. Their colours differ in hue (pale pink against a white card
+    with a green cast of the light), which chroma (max - min) hides. The edges of a magenta-green
+    opponent channel, (R + B) / 4 - G / 2, are added to the edge map, and its holes are candidates where
+    no card was found. Only when paper outside the cards found covers ``hue_gate`` of the frame: on felt
+    or wood it costs nothing."""
+    covered = np.zeros(paper.shape, np.uint8)
+    for q in quads:
+        cv2.fillConvexPoly(covered, np.round(q).astype(np.int32), 255)
+    if cv2.countNonZero(cv2.subtract(paper, covered)) < config.hue_gate * paper.size:
+        return []
+    b, g, r = channels
+    opponent = cv2.addWeighted(cv2.addWeighted(r, 0.25, b, 0.25, 128.0), 1.0, g, -0.5, 0.0)  # no saturation
+    hue = cv2.bitwise_or(edges, cv2.Canny(cv2.GaussianBlur(opponent, (3, 3), 0), config.hue_low, config.hue_high))
+    hue = cv2.bitwise_or(hue, covered)  # cards found: solid, so their print gives no holes to look at again
+    extra: list[_Candidate] = []
+    for c in _contours(hue, min_points, holes=True):
+        _consider(c, 1.0, min_area, config.loose, extra)
+    extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
+    return _resolve(extra, config, cv2.dilate(hue, np.ones((5, 5), np.uint8)))
 
 
 def plane_tuple(plane: np.ndarray, frame_shape: tuple[int, ...]) -> tuple[float, ...]:

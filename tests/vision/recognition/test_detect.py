@@ -375,3 +375,57 @@ def test_an_outline_that_is_no_card_does_not_merge_the_cards_inside_it() -> None
     frame, truth = _cards_on_a_pale_patch()
     quads = detect_cards(frame)
     assert len(quads) == 2 and all(match(q, quads) is not None for q in truth), quads
+
+
+def _white_cards_on_a_pink_band(seed: int, band_rows: int, pink: tuple[int, int, int],
+                                centre_y: float) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Five white cards with a green cast of the light (BGR 217, 235, 221) on green felt whose top
+    ``band_rows`` rows are a pale pink cloth (the table's edge, a cloth beyond it)."""
+    rng = np.random.default_rng(seed)
+    frame = np.empty((720, 1280, 3), np.float32)
+    frame[:] = (35, 80, 30)
+    frame[:band_rows] = pink
+    truth = []
+    for k in range(5):
+        cx, cy = 160 + 240 * k, centre_y + rng.uniform(-15, 15)
+        quad = cv2.boxPoints(((float(cx), float(cy)), (120.0, 168.0), float(rng.uniform(-25, 25)))).astype(np.float32)
+        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (217, 235, 221), lineType=cv2.LINE_AA)
+        for _ in range(3):  # a few red pips
+            cv2.circle(frame, (int(cx + rng.uniform(-30, 30)), int(cy + rng.uniform(-50, 50))), 8, (40, 40, 200), -1,
+                       cv2.LINE_AA)
+        truth.append(quad)
+    frame = cv2.GaussianBlur(frame, (0, 0), 1.2) + rng.normal(0, 1.5, frame.shape).astype(np.float32)
+    return np.clip(frame, 0, 255).astype(np.uint8), truth
+
+
+def _found_with(frames: list[tuple[np.ndarray, list[np.ndarray]]], **config: object) -> tuple[int, int]:
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+
+    cfg = replace(DEFAULT_CONFIG, **config)  # type: ignore[arg-type]
+    found = extra = 0
+    for frame, truth in frames:
+        quads = detect_cards(frame, cfg)
+        hits = sum(match(q, quads) is not None for q in truth)
+        found, extra = found + hits, extra + len(quads) - hits
+    return found, extra
+
+
+def test_cards_across_the_edge_of_a_pale_cloth_are_found_where_canny_leaves_a_gap() -> None:
+    """Session 8, the gap pass: cards lying across the border of a pink band. Canny breaks each card's
+    edge where the border meets it, the card's inside leaks into the table, and without the pass 5 of
+    the 15 cards are found; with it all 15, and nothing else."""
+    frames = [_white_cards_on_a_pink_band(seed, 200, (194, 178, 201), 200.0) for seed in (1, 2, 3)]
+    assert _found_with(frames, gap_close=0, hue_pass=False)[0] <= 8
+    assert _found_with(frames, hue_pass=False) == (15, 0)
+
+
+def test_white_cards_on_a_pink_cloth_of_their_own_grey_are_found_by_their_hue() -> None:
+    """Session 8, the hue pass: the cloth (BGR 225, 215, 250) is as grey and as bright in its darkest
+    channel as the cards, and its chroma differs from theirs by less than chroma's Canny threshold: no
+    edge and no paper cue finds them (0 of 15). Its hue does differ (pink against green-white), and the
+    magenta-green opponent edges find all 15, and nothing else."""
+    frames = [_white_cards_on_a_pink_band(seed, 400, (225, 215, 250), 190.0) for seed in (1, 2, 3)]
+    assert _found_with(frames, hue_pass=False)[0] == 0
+    assert _found_with(frames) == (15, 0)
