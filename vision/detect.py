@@ -363,8 +363,9 @@ def _gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig
     for q in quads:
         cv2.fillConvexPoly(closed, np.round(q).astype(np.int32), 255)
     extra: list[_Candidate] = []
+    loose = config.loose  # a dataclass replace: once, not per contour
     for c in _contours(closed, min_points, holes=True):
-        _consider(c, (k + 1) / 2, min_area, config.loose, extra)
+        _consider(c, (k + 1) / 2, min_area, loose, extra)
     extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
     return _resolve(extra, config, near_edges)
 
@@ -389,8 +390,9 @@ def _hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.nda
     hue = cv2.bitwise_or(edges, cv2.Canny(cv2.GaussianBlur(opponent, (3, 3), 0), config.hue_low, config.hue_high))
     hue = cv2.bitwise_or(hue, covered)  # cards found: solid, so their print gives no holes to look at again
     extra: list[_Candidate] = []
+    loose = config.loose
     for c in _contours(hue, min_points, holes=True):
-        _consider(c, 1.0, min_area, config.loose, extra)
+        _consider(c, 1.0, min_area, loose, extra)
     extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
     return _resolve(extra, config, cv2.dilate(hue, np.ones((5, 5), np.uint8)))
 
