@@ -18,5 +18,5 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check table vision firmware_bridge tests benchmarks
-	$(BIN)/mypy table models
+	$(BIN)/mypy table models vision firmware_bridge
 	$(BIN)/pytest -n 2 -q
