@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.errors import ImageError, ModelError
+from vision.errors import CalibrationError, ImageError, ModelError
 from vision.recognizer import Recognition, Recognizer
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".h264"}
@@ -46,21 +46,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def table_plane(spec: str) -> np.ndarray:
-    """``--table-rect`` -> the image-to-table homography. Raises ValueError saying what is wrong."""
+    """``--table-rect`` -> the image-to-table homography. Raises CalibrationError saying what is wrong."""
     try:
         vals = [float(v) for v in spec.split(",")]
     except ValueError:
-        raise ValueError(f"--table-rect: not a list of numbers: {spec!r}") from None
+        raise CalibrationError(f"--table-rect: not a list of numbers: {spec!r}") from None
     if len(vals) != 10 or not all(np.isfinite(vals)):
-        raise ValueError(f"--table-rect needs 10 numbers (W,H and 4 corners x,y), got {len(vals)}")
+        raise CalibrationError(f"--table-rect needs 10 numbers (W,H and 4 corners x,y), got {len(vals)}")
     w, h = vals[:2]
     if w <= 0 or h <= 0:
-        raise ValueError(f"--table-rect: the rectangle's size must be positive, got {w:g} x {h:g}")
+        raise CalibrationError(f"--table-rect: the rectangle's size must be positive, got {w:g} x {h:g}")
     corners = np.array(vals[2:], np.float32).reshape(4, 2)
     edges = np.roll(corners, -1, axis=0) - corners
     turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
     if not (turns > 1.0).all():
-        raise ValueError("--table-rect: the 4 image corners must go clockwise around a convex quadrilateral")
+        raise CalibrationError("--table-rect: the 4 image corners must go clockwise around a convex quadrilateral")
     table = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     hom: np.ndarray = cv2.getPerspectiveTransform(corners, table).astype(np.float64)
     return hom

@@ -41,6 +41,7 @@ from typing import overload
 import cv2
 import numpy as np
 
+from vision.errors import CalibrationError, ImageError
 from vision.rectify import order_corners
 
 
@@ -264,7 +265,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     ``Calibration.image_to_mat``); the card shape is then tested on the table (see ``DetectorConfig.plane``).
     """
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
-        raise ValueError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
+        raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
     if plane is not None:
         config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
     s = config.scale
@@ -403,7 +404,7 @@ def plane_tuple(plane: np.ndarray, frame_shape: tuple[int, ...]) -> tuple[float,
     h = np.asarray(plane, np.float64)
     if h.shape != (3, 3) or not np.isfinite(h).all() or not np.abs(h).max() > 0 or \
             abs(np.linalg.det(h / np.abs(h).max())) < 1e-12:  # scaled first: any multiple is the same map
-        raise ValueError(f"the table plane must be an invertible 3x3 homography, got shape {h.shape}")
+        raise CalibrationError(f"the table plane must be an invertible 3x3 homography, got shape {h.shape}")
     rows, cols = frame_shape[:2]
     if h[2] @ (cols / 2, rows / 2, 1.0) < 0:
         h = -h

@@ -18,6 +18,7 @@ from models.training.dataset import match
 from models.training.synth import _composite, faces_deck
 from table.cli import main
 from vision.detect import detect_cards, plane_tuple
+from vision.errors import CalibrationError
 
 LABELS = ["AS", "KH", "7D", "QC", "2H", "9S", "TD", "5C", "JH", "3S", "8D", "4C", "6H", "KS", "AD", "QH"]
 FELT = (40, 105, 35)
@@ -138,7 +139,7 @@ def test_a_homography_and_any_multiple_of_it_are_the_same_plane() -> None:
 @pytest.mark.parametrize("plane", [np.zeros((3, 3)), np.eye(2), np.full((3, 3), np.nan)])
 def test_a_plane_that_is_not_a_homography_is_refused(plane: np.ndarray) -> None:
     frame = np.full((100, 100, 3), FELT, np.uint8)
-    with pytest.raises(ValueError, match="invertible 3x3 homography"):
+    with pytest.raises(CalibrationError, match="invertible 3x3 homography"):
         detect_cards(frame, plane=plane)
 
 
