@@ -106,6 +106,12 @@ class DirectScene:
         with self._lock:
             return any(c == card and up for c, _, up in self.cards.values())
 
+    def newest_in(self, zone: str) -> str | None:
+        """The face of the card laid last in ``zone`` (None: none there, or face down)."""
+        with self._lock:
+            faces = [(c if up else None) for c, z, up in self.cards.values() if z == zone]
+        return faces[-1] if faces else None
+
     def show_all(self, post: Callable[[Input], None]) -> None:
         """What a freshly started camera reports: every card now on the mat (new track ids)."""
         with self._lock:
@@ -271,6 +277,10 @@ class RecordedScene:
 
     def on_mat(self, card: str) -> bool:
         return bool(self.scene.on_mat(card))
+
+    def newest_in(self, zone: str) -> str | None:
+        face: str | None = self.scene.newest_in(zone)
+        return face
 
     def _quietly(self, do: Callable[[], T]) -> T:
         sim = getattr(self.scene, "sim", None)

@@ -285,13 +285,13 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
     answered: list[Any] = [None]
 
     def answer_prompt() -> None:
-        """People confirm (short press) the card the referee names when it is the one on the table,
-        and say no (hold) otherwise."""
+        """People confirm (short press) the card the referee names when it is the card just laid where
+        the referee asks about, and say no (hold) otherwise (``confirms``)."""
         prompt = holder["ctl"].referee.prompt
         if prompt is None or prompt is answered[0] or not idle():
             return
         answered[0] = prompt
-        long = not scene.on_mat(str(prompt["card"]))
+        long = not confirms(scene, prompt)
         record.write({"prompt": [int(prompt["seat"]), long]})  # counted, not replayed: a lost answer is asked again
         press(int(prompt["seat"]), long)
 
@@ -431,6 +431,15 @@ def _new_watcher(camera: Any) -> None:
 
     old = camera.watcher
     camera.watcher = TableWatcher(old.layout, old.recognizer)
+
+
+def confirms(scene: Any, prompt: dict[str, Any]) -> bool:
+    """Whether a player looking at the table confirms the referee's "is the card just placed X?":
+    X is the card laid last in the zone the question is about (any card X on the mat when the prompt
+    names no zone)."""
+    zone = (prompt.get("input") or {}).get("zone")
+    named = str(prompt["card"])
+    return bool(scene.newest_in(str(zone)) == named) if zone else bool(scene.on_mat(named))
 
 
 def _resync(ctl: Controller, scene: Any, camera: Any) -> None:

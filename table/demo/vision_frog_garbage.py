@@ -61,6 +61,12 @@ class SimScene:
         with self._lock:
             return any(c == card for c, _ in self.labels.values())
 
+    def newest_in(self, zone: str) -> str | None:
+        """The card laid last in ``zone`` (ids grow with each card laid), None if none."""
+        with self._lock:
+            faces = [c for _, (c, z) in sorted(self.labels.items()) if z == zone]
+        return faces[-1] if faces else None
+
 
 class CameraSenses:
     """Renders frames, runs the watcher, posts its events; ticks the world once per frame."""

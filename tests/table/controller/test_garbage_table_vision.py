@@ -51,3 +51,32 @@ def test_garbage_controller_killed_three_times_with_camera_senses_equals_truth(t
     assert out.error is None and out.restarts == 3
     assert out.agree, (out.refereed, out.truth)
     assert not out.missed and not out.invented, out.flags
+
+
+def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked() -> None:
+    """Found in the camera benchmark (Garbage short, 8 players, 3 packs, seed 14): the camera could not
+    decide on a KC dealt to seat 7 (KS 0.33, KC 0.14), the referee asked "is the card just placed KS?",
+    and the simulated dealer confirmed because a KS lay elsewhere on the mat; the match's bingo then
+    paid a winner too many. A player looks at the card just laid in the zone asked about."""
+    from table.demo.frog_garbage_base import DirectScene
+    from table.demo.run_frog_garbage import confirms
+    from table.demo.vision_frog_garbage import SimScene
+    from vision.simtable import SimTable
+
+    direct = DirectScene(lambda inp: None)
+    sim = SimScene(SimTable(layout_for("garbage", 8), seed=1))
+    for scene in (direct, sim):
+        scene.place("KS", "seat:4")
+        scene.place("9D", "seat:7")
+        scene.place("KC", "seat:7")
+
+        def asked(card: str, zone: str | None, scene: object = scene) -> bool:
+            return confirms(scene, {"seat": 4, "card": card, "input": {"zone": zone} if zone else {}})
+
+        assert not asked("KS", "seat:7")  # a KS is on the mat, but not the card just laid there
+        assert asked("KC", "seat:7")
+        assert not asked("9D", "seat:7")  # laid there, but not last
+        assert asked("KS", "seat:4") and not asked("KS", "turnup")
+        assert asked("KS", None)  # no zone in the question: any such card on the mat
+    direct.place("AH", "seat:2", face_up=False)
+    assert not confirms(direct, {"seat": 2, "card": "AH", "input": {"zone": "seat:2"}})  # face down: not seen
