@@ -57,6 +57,40 @@ def test_evaluate_measures_clutter_only_tables_on_their_own(capsys: pytest.Captu
     assert "cannot --write" in capsys.readouterr().err
 
 
+def test_a_scenes_table_plane_maps_its_cards_to_rectangles() -> None:
+    """`Scene.plane` (what `evaluate --calibrated` hands the recogniser) is the scene's own camera tilt
+    undone: every card of a strongly tilted scene maps to a rectangle of the generator's card shape
+    (1.38-1.45 long to wide), though in the image it is a trapezium."""
+    import cv2
+
+    from models.training.synth import HARD, faces_deck, make_scene
+
+    rng = np.random.default_rng(8)
+    image_aspects = []
+    for _ in range(4):
+        scene = make_scene(rng, faces_deck(0), HARD)
+        assert scene.plane is not None
+        for _, quad in scene.cards:
+            on_table = cv2.perspectiveTransform(quad[None].astype(np.float64), scene.plane)[0]
+            sides = np.linalg.norm(np.roll(on_table, -1, axis=0) - on_table, axis=1)
+            assert abs(sides[0] - sides[2]) < 0.01 * sides[0] and abs(sides[1] - sides[3]) < 0.01 * sides[1]
+            edges = np.roll(on_table, -1, axis=0) - on_table
+            corner_cos = abs(float(edges[0] @ edges[1])) / (sides[0] * sides[1])
+            assert corner_cos < 0.01 and 1.37 < max(sides[:2]) / min(sides[:2]) < 1.46
+            img = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+            image_aspects.append(max(img[0] + img[2], img[1] + img[3]) / min(img[0] + img[2], img[1] + img[3]))
+    assert max(image_aspects) - min(image_aspects) > 0.15  # in the image they are not all one shape
+
+
+def test_evaluate_calibrated_says_so_in_its_command() -> None:
+    from models.training.evaluate import clutter_only, main
+    from vision.recognizer import Recognizer
+
+    result = main(["--clutter-frames", "2", "--seed", "7", "--calibrated"])
+    assert result["command"] == "python -m models.training.evaluate --clutter-frames 2 --seed 7 --calibrated"
+    assert result["clutter_only"] == clutter_only(Recognizer(), 2, 7, calibrated=True).rates()
+
+
 def test_train_widths_take_four_positive_channel_counts() -> None:
     """`train --widths A,B,C,D` sets the channels of the four convolution blocks (a wider network trained
     from scratch); anything else is refused with a message that says what was expected."""
