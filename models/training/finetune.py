@@ -179,6 +179,7 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export(net, args.out)
     meta["accuracy"] = {}
+    meta.pop("accuracy_calibrated", None)  # measured on the other model: evaluate --calibrated --write again
     training = dict(meta.get("training", {}))
     training.pop("quantization", None)  # the result is float until quantize.py is run on it
     if "fine_tune" in training:  # keep the lineage: earlier fine-tunes of the base model, oldest first

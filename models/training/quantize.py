@@ -72,6 +72,7 @@ def write_meta(src: Path, dst: Path, record: dict[str, Any]) -> None:
     model's name and ``record``: what it was calibrated on) recorded, accuracy reset."""
     meta = json.loads(src.with_suffix(".json").read_text())
     meta["accuracy"] = {}
+    meta.pop("accuracy_calibrated", None)  # measured on the other model: evaluate --calibrated --write again
     meta["training"] = {**meta.get("training", {}),
                         "quantization": {"format": QUANT_FORMAT, "float_model": src.name, **record}}
     dst.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
