@@ -337,11 +337,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         # card was found, so the extra texture it picks up cannot disturb the cards already found.
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         faint = cv2.Canny(grey, config.faint_low, config.faint_high)
-        extra: list[_Candidate] = []
-        for c in _contours(faint, min_points, holes=True):
-            _consider(c, 1.0, min_area, loose, extra)
-        extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
-        quads += _resolve(extra, config, near_edges)
+        quads += _cards_in_holes(faint, 1.0, quads, config, min_points, min_area, near_edges)
     full = [(q + 0.5) / s - 0.5 for q in quads]
     if config.snap and full:
         full = snap_to_edges(frame_bgr, full, config)
@@ -358,17 +354,10 @@ def _gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig
     the border of a cloth stripe or the table's edge has a gap of a pixel or two there, and its inside leaks
     into the table through it. The 2x2-thickened map of pass (a) does not always close it. Here the holes of
     the edge map thickened ``gap_close`` x ``gap_close`` are candidates (grown back by half that), where no
-    card was found: cards found already are filled in, so the pass cannot disturb them."""
+    card was found (``_filled``, ``_cards_in_holes``)."""
     k = config.gap_close
-    closed = cv2.dilate(edges, np.ones((k, k), np.uint8))
-    for q in quads:
-        cv2.fillConvexPoly(closed, np.round(q).astype(np.int32), 255)
-    extra: list[_Candidate] = []
-    loose = config.loose  # a dataclass replace: once, not per contour
-    for c in _contours(closed, min_points, holes=True):
-        _consider(c, (k + 1) / 2, min_area, loose, extra)
-    extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
-    return _resolve(extra, config, near_edges)
+    closed = cv2.bitwise_or(cv2.dilate(edges, np.ones((k, k), np.uint8)), _filled(edges.shape, quads))
+    return _cards_in_holes(closed, (k + 1) / 2, quads, config, min_points, min_area, near_edges)
 
 
 def _hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.ndarray, quads: list[np.ndarray],
@@ -381,21 +370,34 @@ def _hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.nda
     opponent channel, (R + B) / 4 - G / 2, are added to the edge map, and its holes are candidates where
     no card was found. Only when paper outside the cards found covers ``hue_gate`` of the frame: on felt
     or wood it costs nothing."""
-    covered = np.zeros(paper.shape, np.uint8)
-    for q in quads:
-        cv2.fillConvexPoly(covered, np.round(q).astype(np.int32), 255)
+    covered = _filled(paper.shape, quads)
     if cv2.countNonZero(cv2.subtract(paper, covered)) < config.hue_gate * paper.size:
         return []
     b, g, r = channels
     opponent = cv2.addWeighted(cv2.addWeighted(r, 0.25, b, 0.25, 128.0), 1.0, g, -0.5, 0.0)  # no saturation
     hue = cv2.bitwise_or(edges, cv2.Canny(cv2.GaussianBlur(opponent, (3, 3), 0), config.hue_low, config.hue_high))
-    hue = cv2.bitwise_or(hue, covered)  # cards found: solid, so their print gives no holes to look at again
+    hue = cv2.bitwise_or(hue, covered)
+    return _cards_in_holes(hue, 1.0, quads, config, min_points, min_area, cv2.dilate(hue, np.ones((5, 5), np.uint8)))
+
+
+def _filled(shape: tuple[int, ...], quads: list[np.ndarray]) -> np.ndarray:
+    """A mask with the cards found filled in: added to an edge map, their print gives no holes to look
+    at again, so a pass over that map cannot disturb them."""
+    mask = np.zeros(shape[:2], np.uint8)
+    for q in quads:
+        cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 255)
+    return mask
+
+
+def _cards_in_holes(mask: np.ndarray, grow: float, quads: list[np.ndarray], config: DetectorConfig,
+                    min_points: int, min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+    """The cards whose outlines are holes of ``mask`` (grown by ``grow``) and overlap no card of
+    ``quads``: the later passes that look only where no card was found."""
     extra: list[_Candidate] = []
-    loose = config.loose
-    for c in _contours(hue, min_points, holes=True):
-        _consider(c, 1.0, min_area, loose, extra)
-    extra = [c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)]
-    return _resolve(extra, config, cv2.dilate(hue, np.ones((5, 5), np.uint8)))
+    loose = config.loose  # a dataclass replace: once, not per contour
+    for c in _contours(mask, min_points, holes=True):
+        _consider(c, grow, min_area, loose, extra)
+    return _resolve([c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)], config, near_edges)
 
 
 def plane_tuple(plane: np.ndarray, frame_shape: tuple[int, ...]) -> tuple[float, ...]:
