@@ -49,14 +49,29 @@ class Calibration:
     def fixed(cls, layout: Layout, mat_corners_px: Sequence[Sequence[float]] | np.ndarray) -> Calibration:
         """A fixed geometry for a table without markers: where the mat's four corners (top-left,
         top-right, bottom-right, bottom-left in mat coordinates) appear in the image."""
-        src = np.asarray(mat_corners_px, np.float64)
+        try:
+            return cls.rectangle(layout.width_mm, layout.height_mm, mat_corners_px)
+        except CalibrationError as exc:
+            raise CalibrationError(f"fixed geometry: {exc}") from None
+
+    @classmethod
+    def rectangle(cls, width: float, height: float, corners_px: Sequence[Sequence[float]] | np.ndarray) -> Calibration:
+        """From any ``width`` x ``height`` rectangle lying on the table (the mat, a sheet of paper) and
+        where its four corners (top-left, top-right, bottom-right, bottom-left) appear in the image: they
+        go clockwise round a convex quadrilateral there, or the corners are misread or misordered."""
+        src = np.asarray(corners_px, np.float64)
         if src.shape != (4, 2) or not np.all(np.isfinite(src)):
-            raise CalibrationError("fixed geometry needs the image positions of the 4 mat corners")
-        w, h = layout.width_mm, layout.height_mm
-        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+            raise CalibrationError("needs the image positions of the 4 corners")
+        if not (width > 0 and height > 0):
+            raise CalibrationError(f"the rectangle's size must be positive, got {width:g} x {height:g}")
+        edges = np.roll(src, -1, axis=0) - src
+        nxt = np.roll(edges, -1, axis=0)
+        if not (edges[:, 0] * nxt[:, 1] - edges[:, 1] * nxt[:, 0] > 1.0).all():
+            raise CalibrationError("the 4 image corners must go clockwise around a convex quadrilateral")
+        dst = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
         hom = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
         if abs(np.linalg.det(hom)) < 1e-12:
-            raise CalibrationError("fixed geometry: the 4 corners are degenerate")
+            raise CalibrationError("the 4 corners are degenerate")
         return cls(hom.astype(np.float64))
 
 

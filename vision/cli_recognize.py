@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.calibration import Calibration
 from vision.errors import CalibrationError, ImageError, ModelError
 from vision.recognizer import Recognition, Recognizer
 
@@ -53,17 +54,10 @@ def table_plane(spec: str) -> np.ndarray:
         raise CalibrationError(f"--table-rect: not a list of numbers: {spec!r}") from None
     if len(vals) != 10 or not all(np.isfinite(vals)):
         raise CalibrationError(f"--table-rect needs 10 numbers (W,H and 4 corners x,y), got {len(vals)}")
-    w, h = vals[:2]
-    if w <= 0 or h <= 0:
-        raise CalibrationError(f"--table-rect: the rectangle's size must be positive, got {w:g} x {h:g}")
-    corners = np.array(vals[2:], np.float32).reshape(4, 2)
-    edges = np.roll(corners, -1, axis=0) - corners
-    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
-    if not (turns > 1.0).all():
-        raise CalibrationError("--table-rect: the 4 image corners must go clockwise around a convex quadrilateral")
-    table = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    hom: np.ndarray = cv2.getPerspectiveTransform(corners, table).astype(np.float64)
-    return hom
+    try:
+        return Calibration.rectangle(vals[0], vals[1], np.array(vals[2:]).reshape(4, 2)).image_to_mat
+    except CalibrationError as exc:
+        raise CalibrationError(f"--table-rect: {exc}") from None
 
 
 def read_frames(path: Path, max_frames: int | None = None) -> Iterator[tuple[int | None, np.ndarray]]:

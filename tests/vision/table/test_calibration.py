@@ -86,6 +86,11 @@ def test_no_markers_keeps_the_fallback_fixed_geometry() -> None:
     assert np.linalg.norm(fixed.to_mat(truth_px) - pts, axis=1).max() < 0.01
     with pytest.raises(CalibrationError):
         Calibration.fixed(layout, [[0, 0], [1, 1]])
+    # corners misordered (anticlockwise, or two swapped so the sides cross) are refused, not fitted
+    good = np.asarray(corners, np.float64)
+    for bad in (good[::-1], good[[0, 2, 1, 3]]):
+        with pytest.raises(CalibrationError, match="fixed geometry: the 4 image corners must go clockwise"):
+            Calibration.fixed(layout, bad)
     with pytest.raises(CalibrationError, match="at least 2"):
         calibrate_once(layout, blank)
     with pytest.raises(CalibrationError):
