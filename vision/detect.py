@@ -66,6 +66,27 @@ class DetectorConfig:
     hue_low: int = 8
     hue_high: int = 24
     hue_gate: float = 0.1  # share of the frame that is paper outside the cards found
+    # A face-down card on a striped or checked cloth: the back's printed pattern is a block of dense edges
+    # even where the cloth breaks the card's outline and white border (see _texture_pass).
+    texture_pass: bool = True
+    texture_box: int = 5  # edge density over this square, detection pixels
+    texture_level: int = 90  # of 255: ~35% edge pixels (a back's pattern ~50%, cloth stripes ~20%)
+    texture_open: int = 5  # drops the stripes' edge lines from the dense mask
+    texture_grow: float = 2.0  # the pattern lies inside a white border; snapping finds the card's edge
+    # A card protruding from a pale region of its own colour (the table's edge): three sides are seen
+    # (see _tab_pass); where its far end lies on the region too, that end is placed for the proportions
+    # of the cards found in the frame, or this long to wide with fewer than three (poker 88/63 = 1.40).
+    tab_pass: bool = True
+    tab_eps: float = 2.0  # polygon fit of the paper regions' outlines, detection pixels
+    tab_aspect: float = 1.4
+    tab_colour: float = 30.0  # card and region are one colour across the unseen side (BGR distance)
+    tab_region: float = 4.0  # the region is this many times the card (a table edge, a cloth; not a
+    # phone's screen coming out from under a card, the two of them one blob of paper)
+    tab_chroma: float = 40.0  # and the card is grey (white stock under a coloured light), not a screen
+    # An open outline (see _consider_open) whose weakest side lies on edges for only this share of its
+    # length is still a card when the other three are on edges for 0.9 and it is nearly a rectangle of a
+    # card's proportions (_near_rectangle): a white card with one side on a cloth of its colour.
+    open_weak_side: float = 0.5
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     local_paper_pass: bool = True
@@ -313,7 +334,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         _, paper = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)  # no opening: the
         # white border outside a printed frame line can be a pixel wide at this scale
         height, width = paper.shape
-        for c in _contours(paper, min_points, holes=False):
+        paper_contours = _contours(paper, min_points, holes=False)
+        for c in paper_contours:
             x, y, w, h = cv2.boundingRect(c)
             if x > 0 and y > 0 and x + w < width and y + h < height:  # a bright patch cut by the frame
                 _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges)  # edge is light, not a card
@@ -332,6 +354,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         quads += _gap_pass(edges, quads, config, min_points, min_area, near_edges)
     if config.hue_pass and paper is not None:
         quads += _hue_pass(channels, edges, paper, quads, config, min_points, min_area)
+    if config.tab_pass and paper is not None:
+        quads += _tab_pass(small, paper_contours, quads, config, min_area, near_edges)
+    if config.texture_pass:
+        quads += _texture_pass(edges, quads, config, min_points, min_area, near_edges)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
         # card was found, so the extra texture it picks up cannot disturb the cards already found.
@@ -378,6 +404,160 @@ def _hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.nda
     hue = cv2.bitwise_or(edges, cv2.Canny(cv2.GaussianBlur(opponent, (3, 3), 0), config.hue_low, config.hue_high))
     hue = cv2.bitwise_or(hue, covered)
     return _cards_in_holes(hue, 1.0, quads, config, min_points, min_area, cv2.dilate(hue, np.ones((5, 5), np.uint8)))
+
+
+def _tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndarray], config: DetectorConfig,
+              min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+    """(c''') Cards that protrude from a pale region of their own colour: a white card lying half on the
+    pale table edge or a white cloth.
+
+    Card and region are one blob of paper, and one grey, so no pass sees the side between them. The blob's
+    outline goes around the card's three other sides: walking it, a run of convex corners between two
+    inward (reflex) corners. The run's points are fitted with a quad whose fourth side crosses the mouth;
+    a run that is a card on its three seen sides (each on edges, the shape nearly a card's rectangle)
+    is one. Where the run is shorter than a card, the card's far end lies on the pale region and the
+    unseen side is placed for the frame's card proportions (``_complete_tab``, ``_deck_aspect``). Guards
+    against other pale things: the mouth has no edge, the colour is the same across it, the card is grey
+    inside and the region several times its size. Only where no card was found. ``contours``: the outer
+    outlines of the paper mask."""
+    extra: list[_Candidate] = []
+    loose = config.loose
+    tight = _near_rectangle(loose)
+    aspect = _deck_aspect(quads, config.tab_aspect)
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < 2 * min_area or area > 0.9 * cv2.contourArea(cv2.convexHull(c)):
+            continue  # a card's own paper is convex; a tab makes the outline bend inwards beside it
+        poly = cv2.approxPolyDP(c, config.tab_eps, True).reshape(-1, 2).astype(np.float64)
+        n = len(poly)
+        if n < 5:
+            continue
+        prev, nxt = np.roll(poly, 1, axis=0), np.roll(poly, -1, axis=0)
+        u, v = poly - prev, nxt - poly
+        turn = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+        sense = 1.0 if (poly[:, 0] * nxt[:, 1] - poly[:, 1] * nxt[:, 0]).sum() > 0 else -1.0  # the outline's own
+        convex = turn * sense > 0
+        if convex.all() or not convex.any():
+            continue
+        flat = c.reshape(-1, 2)
+        start = int(np.flatnonzero(~convex)[0])
+        run: list[int] = []
+        for k in [(start + i) % n for i in range(1, n + 1)]:
+            if convex[k]:
+                run.append(k)
+                continue
+            if 2 <= len(run) <= 6:  # two card corners, each rounded into up to three polygon corners
+                a, b = (run[0] - 1) % n, k  # the reflex corners either side of the run
+                ia = int(np.flatnonzero((flat == poly[a]).all(axis=1))[0])
+                ib = int(np.flatnonzero((flat == poly[b]).all(axis=1))[0])
+                pts = flat[ia:ib + 1] if ia <= ib else np.concatenate([flat[ia:], flat[:ib + 1]])
+                fit = _fit_quad(pts.reshape(-1, 1, 2))
+                if fit is not None:
+                    seen = _refine_sides(pts.astype(np.float32), fit[0])  # the outline, not the hull: square corners
+                    tab = _complete_tab(seen, (poly[a] + poly[b]) / 2, aspect)
+                    if tab is not None:
+                        quad, mouth = tab
+                        tab_area = float(cv2.contourArea(quad))
+                        hits = _side_hits(seen[None], near_edges)[0]
+                        # the three sides on edges, the mouth not: an edge there is another object's
+                        # (a phone's screen coming out from under an arm), and a card with four sides
+                        # on edges is for the other passes
+                        if area >= config.tab_region * tab_area and hits[mouth] < 0.8 and \
+                                np.delete(hits, mouth).min() >= 0.85 and \
+                                _card_like(quad, tab_area, tight, loose.scale) and \
+                                _same_across(small, seen, mouth, config.tab_colour) and \
+                                _grey_inside(small, seen, config.tab_chroma):
+                            extra.append(_Candidate(quad, quad, 0.0, tab_area))
+            run = []
+    return _resolve([c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)], config, near_edges)
+
+
+def _same_across(image: np.ndarray, quad: np.ndarray, side: int, limit: float) -> bool:
+    """Is ``image`` (BGR) the same colour, within ``limit`` (Euclidean, median over the side), 3 px
+    either side of ``quad``'s side ``side``?"""
+    a, b = quad[side], quad[(side + 1) % 4]
+    d = b - a
+    normal = np.array([d[1], -d[0]]) / max(1e-6, float(np.linalg.norm(d)))
+    if float(normal @ (quad.mean(axis=0) - a)) > 0:
+        normal = -normal  # outwards
+    t = np.linspace(0.2, 0.8, 9)[:, None]
+    h, w = image.shape[:2]
+    values = []
+    for offset in (-3.0, 3.0):
+        pts = np.rint(a + t * d + offset * normal).astype(np.intp)
+        pts = np.clip(pts, 0, (w - 1, h - 1))
+        values.append(image[pts[:, 1], pts[:, 0]].astype(np.float32))
+    return float(np.median(np.linalg.norm(values[0] - values[1], axis=1))) <= limit
+
+
+_GRID = np.array([(u, v) for u in np.linspace(0.2, 0.8, 5) for v in np.linspace(0.2, 0.8, 5)])
+
+
+def _grey_inside(image: np.ndarray, quad: np.ndarray, limit: float) -> bool:
+    """Is the inside of ``quad`` mostly grey (white card stock, not a coloured screen)? The median
+    chroma (max - min of BGR) over a 5 x 5 grid of points is at most ``limit``."""
+    u, v = _GRID[:, :1], _GRID[:, 1:]
+    pts = (1 - u) * ((1 - v) * quad[0] + v * quad[3]) + u * ((1 - v) * quad[1] + v * quad[2])
+    h, w = image.shape[:2]
+    pts = np.clip(np.rint(pts).astype(np.intp), 0, (w - 1, h - 1))
+    bgr = image[pts[:, 1], pts[:, 0]].astype(np.int16)
+    return float(np.median(bgr.max(axis=1) - bgr.min(axis=1))) <= limit
+
+
+def _deck_aspect(quads: list[np.ndarray], default: float) -> float:
+    """The cards' long-to-wide ratio in the image: the median over ``quads`` (the cards found: one deck,
+    poker 1.40 to bridge 1.56, squeezed or stretched a little by tilt), or ``default`` with fewer than
+    three."""
+    if len(quads) < 3:
+        return default
+    q = np.stack(quads)
+    sides = np.linalg.norm(np.roll(q, -1, axis=1) - q, axis=2)
+    a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
+    return float(np.clip(np.median(np.maximum(a, b) / np.maximum(np.minimum(a, b), 1e-6)), 1.25, 1.75))
+
+
+def _complete_tab(quad: np.ndarray, mouth: np.ndarray, aspect: float) -> tuple[np.ndarray, int] | None:
+    """The card of which ``quad`` is the part seen, and the index of its side nearest the point ``mouth``
+    (the unseen side). ``quad`` itself when it is card-shaped already (a card lying across, or along and
+    nearly whole); else that side moved out along its two neighbours until both are as long as the longer
+    of them and at least ``aspect`` times the far side (the mouth follows the region's edge, which need
+    not be square to the card). None when too little is seen to tell which way the card lies."""
+    mids = (quad + np.roll(quad, -1, axis=0)) / 2
+    k = int(np.argmin(np.linalg.norm(mids - mouth, axis=1)))
+    a, b = quad[k], quad[(k + 1) % 4]
+    p, q = quad[(k - 1) % 4], quad[(k + 2) % 4]  # p -> a and q -> b run along the sides to the mouth
+    width = float(np.linalg.norm(q - p))  # the far side: seen whole, where the mouth's ends are blurred
+    pa, qb = float(np.linalg.norm(a - p)), float(np.linalg.norm(b - q))
+    seen = (pa + qb) / 2
+    if width < 1 or seen < 0.75 * width or min(pa, qb) < 0.5 * width:
+        return None  # too little seen to tell a card lying across from one lying along, truncated
+    if seen <= 0.8 * width or seen >= 0.9 * aspect * width:
+        return quad, k  # card-shaped already (across or along): the mouth is its end
+    length = max(pa, qb, aspect * width)
+    out = quad.copy()
+    out[k] = p + (a - p) * (length / pa)
+    out[(k + 1) % 4] = q + (b - q) * (length / qb)
+    return out, k
+
+
+def _texture_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig, min_points: int,
+                  min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+    """(a'') Face-down cards whose outline a striped or checked cloth breaks.
+
+    A back's printed pattern sits a few pixels inside the card's edge; blurred, its edges run into the
+    card's outline, and the cloth's stripes meet that outline from outside, so neither the hole of the
+    outline nor the paper of the white border is whole. The pattern itself is a solid block of dense
+    edges (a box mean over ``texture_box`` pixels above ``texture_level``), while a cloth's stripes are
+    thin lines of it that an opening removes. The block, grown onto the white border, is a candidate
+    where no card was found (snapping then puts the sides on the card's edge)."""
+    k, o = config.texture_box, config.texture_open
+    dense = cv2.threshold(cv2.blur(edges, (k, k)), config.texture_level, 255, cv2.THRESH_BINARY)[1]
+    dense = cv2.morphologyEx(dense, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
+    extra: list[_Candidate] = []
+    loose = config.loose
+    for c in _contours(cv2.subtract(dense, _filled(edges.shape, quads)), min_points, holes=False):
+        _consider(c, config.texture_grow, min_area, loose, extra)
+    return _resolve([c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)], config, near_edges)
 
 
 def _filled(shape: tuple[int, ...], quads: list[np.ndarray]) -> np.ndarray:
@@ -705,9 +885,19 @@ def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, 
         return
     rough, hull = fit
     area = cv2.contourArea(hull)
-    if area >= min_area and _card_like(rough, area, loose, loose.scale) and \
-            _support([rough], near_edges)[0] >= 0.85:
-        out.append(_Candidate(rough, hull, 0.0, area))
+    if area >= min_area and _card_like(rough, area, loose, loose.scale):
+        hits = np.sort(_side_hits(rough[None], near_edges)[0])
+        if hits[0] >= 0.85 or (hits[0] >= loose.open_weak_side and hits[1] >= 0.9
+                               and _card_like(rough, area, _near_rectangle(loose), loose.scale)):
+            out.append(_Candidate(rough, hull, 0.0, area))
+
+
+def _near_rectangle(cfg: DetectorConfig) -> DetectorConfig:
+    """Tighter shape limits for an outline with a side not seen on edges: opposite sides within 12-15%,
+    corners within ~7-12 degrees of square (rough corners, before snapping), proportions of real cards
+    (poker 1.40, bridge 1.56) rather than of any oblong."""
+    return replace(cfg, max_side_ratio=1.15, max_corner_cos=0.2, plane_side_ratio=1.12, plane_corner_cos=0.12,
+                   min_aspect=1.2, max_aspect=1.7, plane_min_aspect=1.3, plane_max_aspect=1.65)
 
 
 def _split_pair(quad: np.ndarray, near_edges: np.ndarray, loose: DetectorConfig) -> list[np.ndarray]:
