@@ -421,13 +421,13 @@ def _tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndar
     inside and the region several times its size. Only where no card was found. ``contours``: the outer
     outlines of the paper mask."""
     extra: list[_Candidate] = []
-    loose = config.loose
-    tight = _near_rectangle(loose)
-    aspect = _deck_aspect(quads, config.tab_aspect)
+    aspect = None
     for c in contours:
         area = cv2.contourArea(c)
-        if area < 2 * min_area or area > 0.9 * cv2.contourArea(cv2.convexHull(c)):
-            continue  # a card's own paper is convex; a tab makes the outline bend inwards beside it
+        # a card's own paper is convex; a tab makes the outline bend inwards beside it. (A card passing
+        # the shape test is at least min_area, so a smaller region cannot hold one ``tab_region`` times.)
+        if area < config.tab_region * min_area or area > 0.9 * cv2.contourArea(cv2.convexHull(c)):
+            continue
         poly = cv2.approxPolyDP(c, config.tab_eps, True).reshape(-1, 2).astype(np.float64)
         n = len(poly)
         if n < 5:
@@ -439,37 +439,54 @@ def _tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndar
         convex = turn * sense > 0
         if convex.all() or not convex.any():
             continue
-        flat = c.reshape(-1, 2)
         start = int(np.flatnonzero(~convex)[0])
         run: list[int] = []
         for k in [(start + i) % n for i in range(1, n + 1)]:
             if convex[k]:
                 run.append(k)
                 continue
-            if 2 <= len(run) <= 6:  # two card corners, each rounded into up to three polygon corners
-                a, b = (run[0] - 1) % n, k  # the reflex corners either side of the run
-                ia = int(np.flatnonzero((flat == poly[a]).all(axis=1))[0])
-                ib = int(np.flatnonzero((flat == poly[b]).all(axis=1))[0])
-                pts = flat[ia:ib + 1] if ia <= ib else np.concatenate([flat[ia:], flat[:ib + 1]])
-                fit = _fit_quad(pts.reshape(-1, 1, 2))
-                if fit is not None:
-                    seen = _refine_sides(pts.astype(np.float32), fit[0])  # the outline, not the hull: square corners
-                    tab = _complete_tab(seen, (poly[a] + poly[b]) / 2, aspect)
-                    if tab is not None:
-                        quad, mouth = tab
-                        tab_area = float(cv2.contourArea(quad))
-                        hits = _side_hits(seen[None], near_edges)[0]
-                        # the three sides on edges, the mouth not: an edge there is another object's
-                        # (a phone's screen coming out from under an arm), and a card with four sides
-                        # on edges is for the other passes
-                        if area >= config.tab_region * tab_area and hits[mouth] < 0.8 and \
-                                np.delete(hits, mouth).min() >= 0.85 and \
-                                _card_like(quad, tab_area, tight, loose.scale) and \
-                                _same_across(small, seen, mouth, config.tab_colour) and \
-                                _grey_inside(small, seen, config.tab_chroma):
-                            extra.append(_Candidate(quad, quad, 0.0, tab_area))
+            # two card corners, each rounded into up to three polygon corners, between reflex ones; the
+            # part seen (at most the card) a ``tab_region``-th of the region at most
+            ends = ((run[0] - 1) % n, k) if run else (k, k)
+            if 2 <= len(run) <= 6 and \
+                    config.tab_region * cv2.contourArea(poly[[ends[0], *run, k]].astype(np.float32)) <= area:
+                if aspect is None:
+                    aspect = _deck_aspect(quads, config.tab_aspect)
+                tab = _tab(small, c, poly[ends[0]], poly[k], area, aspect, config, near_edges)
+                if tab is not None:
+                    extra.append(_Candidate(tab, tab, 0.0, float(cv2.contourArea(tab))))
             run = []
     return _resolve([c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)], config, near_edges)
+
+
+def _tab(small: np.ndarray, contour: np.ndarray, start: np.ndarray, end: np.ndarray, area: float, aspect: float,
+         config: DetectorConfig, near_edges: np.ndarray) -> np.ndarray | None:
+    """The card whose three seen sides are ``contour`` from its point ``start`` to ``end`` (``_tab_pass``),
+    or None."""
+    flat = contour.reshape(-1, 2)
+    ia = int(np.flatnonzero((flat == start).all(axis=1))[0])
+    ib = int(np.flatnonzero((flat == end).all(axis=1))[0])
+    pts = flat[ia:ib + 1] if ia <= ib else np.concatenate([flat[ia:], flat[:ib + 1]])
+    fit = _fit_quad(pts.reshape(-1, 1, 2))
+    if fit is None:
+        return None
+    seen = _refine_sides(pts.astype(np.float32), fit[0])  # the outline, not the hull: square corners
+    tab = _complete_tab(seen, (start + end) / 2, aspect)
+    if tab is None:
+        return None
+    quad, mouth = tab
+    hits = _side_hits(seen[None], near_edges)[0]
+    # the three sides on edges, the mouth not: an edge there is another object's (a phone's screen coming
+    # out from under an arm), and a card with four sides on edges is for the other passes
+    if hits[mouth] >= 0.8 or np.delete(hits, mouth).min() < 0.85:
+        return None
+    tab_area = float(cv2.contourArea(quad))
+    loose = config.loose
+    if area < config.tab_region * tab_area or not _card_like(quad, tab_area, _near_rectangle(loose), loose.scale):
+        return None
+    if not (_same_across(small, seen, mouth, config.tab_colour) and _grey_inside(small, seen, config.tab_chroma)):
+        return None
+    return quad
 
 
 def _same_across(image: np.ndarray, quad: np.ndarray, side: int, limit: float) -> bool:
@@ -553,9 +570,12 @@ def _texture_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorCo
     k, o = config.texture_box, config.texture_open
     dense = cv2.threshold(cv2.blur(edges, (k, k)), config.texture_level, 255, cv2.THRESH_BINARY)[1]
     dense = cv2.morphologyEx(dense, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
+    dense = cv2.subtract(dense, _filled(edges.shape, quads))
+    if cv2.countNonZero(dense) < min_area:
+        return []  # no block of a card's area outside the cards found (most frames): no contours to trace
     extra: list[_Candidate] = []
     loose = config.loose
-    for c in _contours(cv2.subtract(dense, _filled(edges.shape, quads)), min_points, holes=False):
+    for c in _contours(dense, min_points, holes=False):
         _consider(c, config.texture_grow, min_area, loose, extra)
     return _resolve([c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)], config, near_edges)
 
