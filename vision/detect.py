@@ -89,6 +89,7 @@ class DetectorConfig:
     open_weak_side: float = 0.5
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
+    paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
     local_paper_pass: bool = True
     local_block: int = 100  # neighbourhood of the local-paper threshold, full-res pixels
     local_offset: float = 16.0  # paper is this much brighter (least channel) than its neighbourhood
@@ -334,7 +335,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         _, paper = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)  # no opening: the
         # white border outside a printed frame line can be a pixel wide at this scale
         height, width = paper.shape
-        paper_contours = _contours(paper, min_points, holes=False)
+        # Every outer outline, also those inside a hole of another: the inside of a card's printed frame
+        # line is a blob of paper inside the line's ring, and on a pale cloth that ring lies in a hole
+        # of the cloth's own paper region, out of reach of the outermost outlines.
+        paper_contours = _contours(paper, min_points, holes=False, nested=config.paper_nested)
         for c in paper_contours:
             x, y, w, h = cv2.boundingRect(c)
             if x > 0 and y > 0 and x + w < width and y + h < height:  # a bright patch cut by the frame
@@ -765,22 +769,26 @@ class _Contour:
 
 
 @overload
-def _contours(mask: np.ndarray, min_points: int, *, holes: bool) -> list[np.ndarray]: ...
+def _contours(mask: np.ndarray, min_points: int, *, holes: bool, nested: bool = False) -> list[np.ndarray]: ...
 @overload
 def _contours(mask: np.ndarray, min_points: int, *, holes: None) -> list[_Contour]: ...
-def _contours(mask: np.ndarray, min_points: int, *, holes: bool | None) -> list[np.ndarray] | list[_Contour]:
+def _contours(mask: np.ndarray, min_points: int, *, holes: bool | None,
+              nested: bool = False) -> list[np.ndarray] | list[_Contour]:
     """Contours of ``mask`` with at least ``min_points`` outline pixels: holes only (True), outer ones
-    only (False), or both, tagged (None). The length filter is vectorised: a textured table gives
-    thousands of tiny contours, and only a few dozen can be cards."""
-    mode = cv2.RETR_EXTERNAL if holes is False else cv2.RETR_CCOMP
+    only (False; the outermost only unless ``nested``, which adds the outer outlines of blobs inside
+    holes, at the cost of tracing every hole), or both, tagged (None). The length filter is vectorised:
+    a textured table gives thousands of tiny contours, and only a few dozen can be cards."""
+    mode = cv2.RETR_EXTERNAL if holes is False and not nested else cv2.RETR_CCOMP
     contours, hierarchy = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return []
     sizes = np.fromiter(map(len, contours), np.int64, len(contours))
     keep = sizes >= min_points
-    if holes is False:
+    if holes is False and not nested:
         return [contours[int(i)] for i in np.flatnonzero(keep)]
-    is_hole = hierarchy[0][:, 3] != -1
+    is_hole = hierarchy[0][:, 3] != -1  # RETR_CCOMP: a blob inside a hole is outer again, at the top
+    if holes is False:
+        return [contours[int(i)] for i in np.flatnonzero(keep & ~is_hole)]
     if holes:
         return [contours[int(i)] for i in np.flatnonzero(keep & is_hole)]
     child = hierarchy[0][:, 2]

@@ -574,6 +574,7 @@ def test_an_open_outline_with_one_weak_side_is_a_card_only_when_nearly_a_card_re
 @pytest.mark.parametrize(("design", "index", "label", "nth", "passes_off"), [
     ("gnome:simplistic", 15, "back", 1, {"texture_pass": False}),  # on a red and sage striped cloth
     ("gnome:simplistic", 15, "back", 2, {"texture_pass": False}),
+    ("gnome:plastic", 2, "back", 0, {"paper_nested": False}),  # its inner panel's paper, on a pale cloth
     ("kde:tigullio-international", 4, "8H", 0, {"open_weak_side": 2.0}),  # on a pale pink cloth
     ("kde:tigullio-international", 18, "5C", 1, {"tab_pass": False}),  # reaching onto the white table edge
     ("kde:tigullio-international", 18, "8C", 1, {"tab_pass": False}),
@@ -595,3 +596,19 @@ def test_held_out_cards_that_session_9_passes_find(held_out_decks: dict, design:
     truth = [q for lab, q in scene.cards if lab == label][nth]
     assert match(truth, detect_cards(scene.image)) is not None
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, **passes_off))) is None
+
+
+def test_nested_outer_outlines_include_a_blob_inside_a_ring() -> None:
+    """``_contours(nested=True)``: a card's inside within its printed frame line is a blob inside the
+    line's ring, itself inside a hole of a pale cloth's region; only the outermost outline is returned
+    without it, and the blob's outline too with it (holes never)."""
+    from vision.detect import _contours
+
+    mask = np.full((200, 300), 255, np.uint8)  # the pale cloth, paper
+    cv2.rectangle(mask, (100, 40), (180, 160), 0, 3)  # the frame line's ring
+    cv2.circle(mask, (140, 100), 12, 0, -1)  # a pip: a hole of the inside
+    outermost = _contours(mask, 20, holes=False)
+    nested = _contours(mask, 20, holes=False, nested=True)
+    assert len(outermost) == 1 and cv2.contourArea(outermost[0]) > 50000
+    areas = sorted(cv2.contourArea(c) for c in nested)
+    assert len(nested) == 2 and 70 * 110 < areas[0] < 80 * 120
