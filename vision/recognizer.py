@@ -45,13 +45,19 @@ PIPELINE_CROP = (CORNER_H, CORNER_W, CORNER_FRACTION_W, CORNER_FRACTION_H)
 """The index crops ``rectify`` cuts (pixels, card fractions); a model must declare the same in its metadata."""
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cardnet.onnx"
 SECOND_LOOK_SCALES = (0.93, 0.965, 1.035, 1.07)
-"""A card left ``unknown`` is classified again through its outline scaled about its centre by each of
-these, and named by the geometric mean of all five readings. Outlines a pixel or three off (a side on
+"""A card left ``unknown`` (or named under ``SECOND_LOOK_BELOW``) is classified again through its outline
+scaled about its centre by each of these, and named by the geometric mean of all five readings. Outlines a pixel or three off (a side on
 the printed frame, a blurred edge) move the index in the crop, and the model can be unsure of a card it
 reads at 0.8+ through the true outline; the rescaled crops bracket that error. On held-out designs
 (evaluate --scenes 20) it took realistic unknowns from 1.7% to 0.1% and hard ones from 4.9% to 3.5%;
 wrong readings stayed at 0.17% in realistic scenes and went from 0.63% to 0.76% in hard ones
 (docs/performance.md)."""
+SECOND_LOOK_BELOW = 0.55
+"""A card named with a top-1 probability under this also gets the second look: such readings are the
+guesses among the named (a 6D read as 5D at 0.48 through an outline a little off, 0.92 through the true
+one). On the model card's frames (evaluate --scenes 20 --seed 2024) it took wrong readings from 0.17% to
+0.0% realistic and from 0.76% to 0.49% hard, for 0.09 and 0.14 points of named (docs/performance.md): a
+referee asks about an unknown card but acts on a wrong one."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,7 +85,8 @@ class Recognizer:
 
     def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
                  min_confidence: float | None = None, min_margin: float | None = None,
-                 detector: DetectorConfig = DEFAULT_CONFIG, second_look: bool = True) -> None:
+                 detector: DetectorConfig = DEFAULT_CONFIG, second_look: bool = True,
+                 second_look_below: float = SECOND_LOOK_BELOW) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
                                           expected_crop=PIPELINE_CROP)
@@ -88,6 +95,7 @@ class Recognizer:
         self.min_margin = self.meta.min_margin if min_margin is None else min_margin
         self.detector = detector
         self.second_look = second_look
+        self.second_look_below = second_look_below
 
     def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list[Recognition]:
         """Every card in the frame, named (or ``back`` / ``unknown``). ``plane``: the calibrated table
@@ -110,7 +118,8 @@ class Recognizer:
         probs = raw[:, :len(LABELS)] / np.maximum(raw[:, :len(LABELS)].sum(axis=1, keepdims=True), 1e-12)
         named = decide(probs, LABELS, self.min_confidence, self.min_margin, UNKNOWN)
         if self.second_look:
-            unsure = [i for i, (label, _) in enumerate(named) if label == UNKNOWN and none[i] < self.meta.not_a_card]
+            unsure = [i for i, (label, conf) in enumerate(named)
+                      if (label == UNKNOWN or conf < self.second_look_below) and none[i] < self.meta.not_a_card]
             if unsure:
                 probs[unsure] = self._second_look(frame, [ordered[i] for i in unsure], probs[unsure])
                 for i, decision in zip(unsure, decide(probs[unsure], LABELS, self.min_confidence, self.min_margin,
