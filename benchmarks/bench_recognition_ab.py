@@ -88,6 +88,10 @@ def main() -> None:
             same = False
             continue
         quads += len(a)
+        # the same outlines may come in another order (the order candidates are traced in): compare them
+        # sorted by centre
+        a = sorted(a, key=lambda q: (round(float(q[:, 0].mean())), round(float(q[:, 1].mean()))))
+        b = sorted(b, key=lambda q: (round(float(q[:, 0].mean())), round(float(q[:, 1].mean()))))
         if a:
             worst = max(worst, float(np.abs(np.stack(a) - np.stack(b)).max()))
             pmax = max(pmax, float(np.abs(classify("old", f, a) - classify("new", f, a)).max()))
