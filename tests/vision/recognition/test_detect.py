@@ -474,8 +474,8 @@ def _backs_on_a_striped_cloth(seed: int, cell: int) -> tuple[np.ndarray, list[np
 def test_backs_on_a_striped_cloth_are_found_by_their_printed_pattern() -> None:
     """Session 9, the texture pass: with 8 px checks (4 px at detection scale) blurred into the border,
     the back's pattern edges run into its outline and the stripes meet it from outside; the holes, paper
-    and filled-outline passes find 1 of these 10 cards. The pattern's dense edges find 5 more, and
-    nothing else. (Still missed: 4 of 10; with 10 px checks nothing finds them, see docs/performance.md.)"""
+    and filled-outline passes find 1 of these 10 cards; with the pattern's dense edges 5, and nothing
+    else. (Still missed: 5 of 10; with 10 px checks the pass finds only 1 more, see docs/performance.md.)"""
     frames = [_backs_on_a_striped_cloth(seed, 8) for seed in (1, 2)]
     assert _found_with(frames, texture_pass=False)[0] <= 2
     found, extra = _found_with(frames)
