@@ -70,7 +70,7 @@ class DetectorConfig:
     # even where the cloth breaks the card's outline and white border (see _texture_pass).
     texture_pass: bool = True
     texture_box: int = 5  # edge density over this square, detection pixels
-    texture_level: int = 90  # of 255: ~35% edge pixels (a back's pattern ~50%, cloth stripes ~20%)
+    texture_level: int = 90  # of 255: 35% edge pixels (a 1 px stripe line gives 20% over 5 px)
     texture_open: int = 5  # drops the stripes' edge lines from the dense mask
     texture_grow: float = 2.0  # the pattern lies inside a white border; snapping finds the card's edge
     # A card protruding from a pale region of its own colour (the table's edge): three sides are seen

@@ -446,9 +446,7 @@ def _checked_back(cell: int, width: int = 120, height: int = 168, border: int = 
     yy, xx = np.mgrid[0:height - 2 * border, 0:width - 2 * border]
     checks = ((yy // cell + xx // cell) % 2).astype(bool)[..., None]
     img[border:-border, border:-border] = np.where(checks, np.uint8([170, 90, 60]), np.uint8([235, 235, 235]))
-    alpha = np.zeros((height, width), np.uint8)
-    cv2.rectangle(alpha, (0, 0), (width - 1, height - 1), 255, -1)
-    return np.dstack([img, alpha])
+    return np.dstack([img, np.full((height, width), 255, np.uint8)])
 
 
 def _backs_on_a_striped_cloth(seed: int, cell: int) -> tuple[np.ndarray, list[np.ndarray]]:
