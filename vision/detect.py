@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import overload
 
 import cv2
@@ -85,7 +86,7 @@ class DetectorConfig:
     tab_chroma: float = 40.0  # and the card is grey (white stock under a coloured light), not a screen
     # An open outline (see _consider_open) whose weakest side lies on edges for only this share of its
     # length is still a card when the other three are on edges for 0.9 and it is nearly a rectangle of a
-    # card's proportions (_near_rectangle): a white card with one side on a cloth of its colour.
+    # card's proportions (``near_rectangle``): a white card with one side on a cloth of its colour.
     open_weak_side: float = 0.5
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
@@ -121,7 +122,7 @@ class DetectorConfig:
     plane_corner_cos: float = 0.3  # corners within about 73..107 degrees
     plane_max_skew: float = 0.07  # opposite sides within 4 degrees of parallel, else a corner is off
 
-    @property
+    @cached_property  # a frozen dataclass: computed once per config, not per pass or contour
     def loose(self) -> DetectorConfig:
         """Wider limits for the rough corners, before the sides are fitted."""
         return replace(self, min_aspect=self.min_aspect * 0.9, max_aspect=self.max_aspect * 1.1,
@@ -129,6 +130,14 @@ class DetectorConfig:
                        max_side_ratio=self.max_side_ratio * 1.1, plane_min_aspect=self.plane_min_aspect * 0.9,
                        plane_max_aspect=self.plane_max_aspect * 1.1, plane_side_ratio=self.plane_side_ratio * 1.1,
                        plane_corner_cos=self.plane_corner_cos + 0.1)
+
+    @cached_property
+    def near_rectangle(self) -> DetectorConfig:
+        """Tighter shape limits for an outline with a side not seen on edges: opposite sides within 12-15%,
+        corners within ~7-12 degrees of square (rough corners, before snapping), proportions of real cards
+        (poker 1.40, bridge 1.56) rather than of any oblong."""
+        return replace(self, max_side_ratio=1.15, max_corner_cos=0.2, plane_side_ratio=1.12, plane_corner_cos=0.12,
+                       min_aspect=1.2, max_aspect=1.7, plane_min_aspect=1.3, plane_max_aspect=1.65)
 
 
 DEFAULT_CONFIG = DetectorConfig()
@@ -327,7 +336,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     for c in _contours(filled, min_points, holes=False):
         _consider(c, 0.0, min_area, loose, candidates)
-    paper = None
+    paper, paper_contours = None, []
     if config.paper_pass:
         # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
         # outer outline of the white border holds the whole card even where busy court art or a striped
@@ -451,16 +460,15 @@ def _tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndar
                 continue
             # two card corners, each rounded into up to three polygon corners, between reflex ones; the
             # part seen (at most the card) a ``tab_region``-th of the region at most
-            ends = ((run[0] - 1) % n, k) if run else (k, k)
-            if 2 <= len(run) <= 6 and \
-                    config.tab_region * cv2.contourArea(poly[[ends[0], *run, k]].astype(np.float32)) <= area:
+            if 2 <= len(run) <= 6 and config.tab_region * cv2.contourArea(
+                    poly[[(run[0] - 1) % n, *run, k]].astype(np.float32)) <= area:
                 if aspect is None:
                     aspect = _deck_aspect(quads, config.tab_aspect)
-                tab = _tab(small, c, poly[ends[0]], poly[k], area, aspect, config, near_edges)
+                tab = _tab(small, c, poly[(run[0] - 1) % n], poly[k], area, aspect, config, near_edges)
                 if tab is not None:
                     extra.append(_Candidate(tab, tab, 0.0, float(cv2.contourArea(tab))))
             run = []
-    return _resolve([c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)], config, near_edges)
+    return _new_cards(extra, quads, config, near_edges)
 
 
 def _tab(small: np.ndarray, contour: np.ndarray, start: np.ndarray, end: np.ndarray, area: float, aspect: float,
@@ -486,7 +494,7 @@ def _tab(small: np.ndarray, contour: np.ndarray, start: np.ndarray, end: np.ndar
         return None
     tab_area = float(cv2.contourArea(quad))
     loose = config.loose
-    if area < config.tab_region * tab_area or not _card_like(quad, tab_area, _near_rectangle(loose), loose.scale):
+    if area < config.tab_region * tab_area or not _card_like(quad, tab_area, loose.near_rectangle, loose.scale):
         return None
     if not (_same_across(small, seen, mouth, config.tab_colour) and _grey_inside(small, seen, config.tab_chroma)):
         return None
@@ -502,13 +510,16 @@ def _same_across(image: np.ndarray, quad: np.ndarray, side: int, limit: float) -
     if float(normal @ (quad.mean(axis=0) - a)) > 0:
         normal = -normal  # outwards
     t = np.linspace(0.2, 0.8, 9)[:, None]
+    inside, outside = (_pixels(image, a + t * d + offset * normal).astype(np.float32) for offset in (-3.0, 3.0))
+    return float(np.median(np.linalg.norm(inside - outside, axis=1))) <= limit
+
+
+def _pixels(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``image`` at the (N, 2) x, y ``points``, rounded to the nearest pixel and clamped to the image."""
     h, w = image.shape[:2]
-    values = []
-    for offset in (-3.0, 3.0):
-        pts = np.rint(a + t * d + offset * normal).astype(np.intp)
-        pts = np.clip(pts, 0, (w - 1, h - 1))
-        values.append(image[pts[:, 1], pts[:, 0]].astype(np.float32))
-    return float(np.median(np.linalg.norm(values[0] - values[1], axis=1))) <= limit
+    pts = np.clip(np.rint(points).astype(np.intp), 0, (w - 1, h - 1))
+    out: np.ndarray = image[pts[:, 1], pts[:, 0]]
+    return out
 
 
 _GRID = np.array([(u, v) for u in np.linspace(0.2, 0.8, 5) for v in np.linspace(0.2, 0.8, 5)])
@@ -518,10 +529,8 @@ def _grey_inside(image: np.ndarray, quad: np.ndarray, limit: float) -> bool:
     """Is the inside of ``quad`` mostly grey (white card stock, not a coloured screen)? The median
     chroma (max - min of BGR) over a 5 x 5 grid of points is at most ``limit``."""
     u, v = _GRID[:, :1], _GRID[:, 1:]
-    pts = (1 - u) * ((1 - v) * quad[0] + v * quad[3]) + u * ((1 - v) * quad[1] + v * quad[2])
-    h, w = image.shape[:2]
-    pts = np.clip(np.rint(pts).astype(np.intp), 0, (w - 1, h - 1))
-    bgr = image[pts[:, 1], pts[:, 0]].astype(np.int16)
+    bgr = _pixels(image, (1 - u) * ((1 - v) * quad[0] + v * quad[3]) + u * ((1 - v) * quad[1] + v * quad[2]))
+    bgr = bgr.astype(np.int16)
     return float(np.median(bgr.max(axis=1) - bgr.min(axis=1))) <= limit
 
 
@@ -581,6 +590,13 @@ def _texture_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorCo
     loose = config.loose
     for c in _contours(dense, min_points, holes=False):
         _consider(c, config.texture_grow, min_area, loose, extra)
+    return _new_cards(extra, quads, config, near_edges)
+
+
+def _new_cards(extra: list[_Candidate], quads: list[np.ndarray], config: DetectorConfig,
+               near_edges: np.ndarray) -> list[np.ndarray]:
+    """The cards among a later pass's candidates ``extra`` that overlap no card of ``quads`` (found
+    already), one outline each."""
     return _resolve([c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)], config, near_edges)
 
 
@@ -598,10 +614,10 @@ def _cards_in_holes(mask: np.ndarray, grow: float, quads: list[np.ndarray], conf
     """The cards whose outlines are holes of ``mask`` (grown by ``grow``) and overlap no card of
     ``quads``: the later passes that look only where no card was found."""
     extra: list[_Candidate] = []
-    loose = config.loose  # a dataclass replace: once, not per contour
+    loose = config.loose
     for c in _contours(mask, min_points, holes=True):
         _consider(c, grow, min_area, loose, extra)
-    return _resolve([c for c in extra if all(_overlap(c.rough, q) < 0.2 for q in quads)], config, near_edges)
+    return _new_cards(extra, quads, config, near_edges)
 
 
 def plane_tuple(plane: np.ndarray, frame_shape: tuple[int, ...]) -> tuple[float, ...]:
@@ -916,16 +932,8 @@ def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, 
     if area >= min_area and _card_like(rough, area, loose, loose.scale):
         hits = np.sort(_side_hits(rough[None], near_edges)[0])
         if hits[0] >= 0.85 or (hits[0] >= loose.open_weak_side and hits[1] >= 0.9
-                               and _card_like(rough, area, _near_rectangle(loose), loose.scale)):
+                               and _card_like(rough, area, loose.near_rectangle, loose.scale)):
             out.append(_Candidate(rough, hull, 0.0, area))
-
-
-def _near_rectangle(cfg: DetectorConfig) -> DetectorConfig:
-    """Tighter shape limits for an outline with a side not seen on edges: opposite sides within 12-15%,
-    corners within ~7-12 degrees of square (rough corners, before snapping), proportions of real cards
-    (poker 1.40, bridge 1.56) rather than of any oblong."""
-    return replace(cfg, max_side_ratio=1.15, max_corner_cos=0.2, plane_side_ratio=1.12, plane_corner_cos=0.12,
-                   min_aspect=1.2, max_aspect=1.7, plane_min_aspect=1.3, plane_max_aspect=1.65)
 
 
 def _split_pair(quad: np.ndarray, near_edges: np.ndarray, loose: DetectorConfig) -> list[np.ndarray]:

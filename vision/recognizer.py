@@ -46,9 +46,10 @@ PIPELINE_CROP = (CORNER_H, CORNER_W, CORNER_FRACTION_W, CORNER_FRACTION_H)
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cardnet.onnx"
 SECOND_LOOK_SCALES = (0.93, 0.965, 1.035, 1.07)
 """A card left ``unknown`` (or named under ``SECOND_LOOK_BELOW``) is classified again through its outline
-scaled about its centre by each of these, and named by the geometric mean of all five readings. Outlines a pixel or three off (a side on
-the printed frame, a blurred edge) move the index in the crop, and the model can be unsure of a card it
-reads at 0.8+ through the true outline; the rescaled crops bracket that error. On held-out designs
+scaled about its centre by each of these, and named by the geometric mean of all five readings. Outlines
+a pixel or three off (a side on the printed frame, a blurred edge) move the index in the crop, and the
+model can be unsure of a card it reads at 0.8+ through the true outline; the rescaled crops bracket that
+error. On held-out designs
 (evaluate --scenes 20) it took realistic unknowns from 1.7% to 0.1% and hard ones from 4.9% to 3.5%;
 wrong readings stayed at 0.17% in realistic scenes and went from 0.63% to 0.76% in hard ones
 (docs/performance.md)."""

@@ -481,19 +481,24 @@ def test_backs_on_a_striped_cloth_are_found_by_their_printed_pattern() -> None:
 
 
 def _white_cards_off_the_table_edge(seed: int, beyond: float, card: tuple[int, int, int] = (238, 242, 242),
-                                    cloth: tuple[int, int, int] = (236, 240, 238)) -> tuple[np.ndarray, list[np.ndarray]]:
+                                    cloth: tuple[int, int, int] = (236, 240, 238),
+                                    napkins: int = 0) -> tuple[np.ndarray, list[np.ndarray]]:
     """Five white cards on a grained wood table whose far edge (the top 160 rows) is a white cloth of the
     cards' colour (BGR); ``beyond`` of each card's length lies on the cloth (the held-out
-    kde:tigullio-international cards at seed 2024 lie so)."""
+    kde:tigullio-international cards at seed 2024 lie so). With ``napkins`` the cloth is instead a napkin
+    that many pixels wide under each card's far end (rows 40-160)."""
     rng = np.random.default_rng(seed)
     frame = np.empty((720, 1280, 3), np.float32)
     frame[:] = (40, 95, 150)
     yy, xx = np.mgrid[0:720, 0:1280]
     frame += (12 * np.sin((xx + yy) / 5.0))[..., None].astype(np.float32)
-    frame[:160] = cloth
+    if not napkins:
+        frame[:160] = cloth
     truth = []
     for k in range(5):
         cx, cy = 170.0 + 235 * k, 160 - beyond * 168 + 84
+        if napkins:
+            frame[40:160, int(cx - napkins / 2):int(cx + napkins / 2)] = cloth
         quad = cv2.boxPoints(((cx, cy), (120.0, 168.0), float(rng.uniform(-8, 8)))).astype(np.float32)
         cv2.fillConvexPoly(frame, np.int32(np.round(quad)), card, lineType=cv2.LINE_AA)
         for _ in range(3):
@@ -514,6 +519,16 @@ def test_white_cards_reaching_onto_a_white_table_edge_are_found_from_three_sides
     frames = [_white_cards_off_the_table_edge(seed, beyond) for seed in (1, 2)]
     assert _found_with(frames, tab_pass=False)[0] == 0
     assert _found_with(frames) == (10, 0)
+
+
+def test_a_card_reaching_onto_a_region_not_much_larger_than_itself_is_not_taken_from_three_sides() -> None:
+    """The tab pass's size guard (``tab_region``): the region a card reaches onto must be at least 4 times
+    the card (a table edge, a cloth), not a blob of paper about its own size (a phone's screen coming out
+    from under a card). White cards reaching onto white napkins 200 px wide (the region about twice the
+    card): refused; with the guard at 1 they would pass; nothing else finds them."""
+    frames = [_white_cards_off_the_table_edge(seed, 0.0, napkins=200) for seed in (1, 2)]
+    assert _found_with(frames) == (0, 0)
+    assert _found_with(frames, tab_region=1.0)[0] == 10
 
 
 def test_a_coloured_oblong_reaching_out_of_a_region_of_its_colour_is_no_card() -> None:
@@ -610,3 +625,52 @@ def test_nested_outer_outlines_include_a_blob_inside_a_ring() -> None:
     assert len(outermost) == 1 and cv2.contourArea(outermost[0]) > 50000
     areas = sorted(cv2.contourArea(c) for c in nested)
     assert len(nested) == 2 and 70 * 110 < areas[0] < 80 * 120
+
+
+def test_completing_a_card_seen_on_three_sides() -> None:
+    """``_complete_tab``: the unseen side is the one nearest the mouth; a part seen as long as a card, or
+    lying across (wider than long, card-shaped), is the card; a shorter one is extended along its sides to
+    the frame's proportions; too little seen is refused."""
+    from vision.detect import _complete_tab
+
+    def part(length: float, width: float = 60.0) -> np.ndarray:  # far side at y = 100, mouth at the top
+        return np.float32([[0, 100 - length], [width, 100 - length], [width, 100], [0, 100]])
+
+    mouth = np.float32([30, 0])
+    whole, k = _complete_tab(part(84), mouth, 1.4)
+    assert k == 0 and np.allclose(whole, part(84))
+    across, _ = _complete_tab(part(45), mouth, 1.4)  # 60 x 45: a card lying across
+    assert np.allclose(across, part(45))
+    extended, k = _complete_tab(part(60), mouth, 1.4)
+    assert k == 0 and np.allclose(extended, part(84), atol=1e-3)
+    narrow, _ = _complete_tab(part(60), mouth, 1.56)  # a bridge deck's proportions
+    assert np.allclose(narrow, part(60 * 1.56), atol=1e-3)
+    assert _complete_tab(part(40), mouth, 1.4) is None
+
+
+def test_the_frames_card_proportions_are_the_median_of_the_cards_found() -> None:
+    """``_deck_aspect``: the median long-to-wide ratio of the cards found (any orientation), the default
+    with fewer than three, clamped to card proportions."""
+    from vision.detect import _deck_aspect
+
+    def card(w: float, h: float) -> np.ndarray:
+        return np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+
+    assert _deck_aspect([card(50, 78), card(78, 50), card(60, 94), card(40, 40)], 1.4) == pytest.approx(1.56, abs=0.01)
+    assert _deck_aspect([card(50, 78), card(60, 94)], 1.4) == 1.4
+    assert _deck_aspect([card(10, 40)] * 3, 1.4) == 1.75
+
+
+def test_the_tab_guards_sample_colour_across_a_side_and_inside() -> None:
+    """``_same_across`` compares the image 3 px either side of a side; ``_grey_inside`` the chroma inside
+    a quad: a white card against a white cloth is the same across, against pink it is not; white stock
+    is grey inside, a cyan screen is not."""
+    from vision.detect import _grey_inside, _same_across
+
+    image = np.full((100, 200, 3), 240, np.uint8)
+    quad = np.float32([[50, 30], [90, 30], [90, 90], [50, 90]])  # side 0 is the top, y = 30
+    assert _same_across(image, quad, 0, 30.0) and _grey_inside(image, quad, 40.0)
+    image[:30] = (225, 200, 250)  # a pink cloth beyond the top side
+    assert not _same_across(image, quad, 0, 30.0) and _same_across(image, quad, 1, 30.0)
+    image[30:] = (235, 235, 185)  # the card pale cyan: chroma 50
+    assert not _grey_inside(image, quad, 40.0)
