@@ -430,8 +430,8 @@ def _tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndar
     a run that is a card on its three seen sides (each on edges, the shape nearly a card's rectangle)
     is one. Where the run is shorter than a card, the card's far end lies on the pale region and the
     unseen side is placed for the frame's card proportions (``_complete_tab``, ``_deck_aspect``). Guards
-    against other pale things: the mouth has no edge, the colour is the same across it, the card is grey
-    inside and the region several times its size. Only where no card was found. ``contours``: the outer
+    against other pale things: the colour is the same across the mouth, the card is grey inside and the
+    region several times its size. Only where no card was found. ``contours``: the outer
     outlines of the paper mask."""
     extra: list[_Candidate] = []
     aspect = None
@@ -488,9 +488,7 @@ def _tab(small: np.ndarray, contour: np.ndarray, start: np.ndarray, end: np.ndar
         return None
     quad, mouth = tab
     hits = _side_hits(seen[None], near_edges)[0]
-    # the three sides on edges, the mouth not: an edge there is another object's (a phone's screen coming
-    # out from under an arm), and a card with four sides on edges is for the other passes
-    if hits[mouth] >= 0.8 or np.delete(hits, mouth).min() < 0.85:
+    if np.delete(hits, mouth).min() < 0.85:  # the three seen sides on edges
         return None
     tab_area = float(cv2.contourArea(quad))
     loose = config.loose
