@@ -88,6 +88,11 @@ class DetectorConfig:
     # length is still a card when the other three are on edges for 0.9 and it is nearly a rectangle of a
     # card's proportions (``near_rectangle``): a white card with one side on a cloth of its colour.
     open_weak_side: float = 0.5
+    # A paper blob covering this share of its hull (court art cutting into it) is a card when every side of
+    # the hull lies on edges for ``thin_support`` (see _consider).
+    thin_cover: float = 0.3
+    thin_support: float = 0.95
+    paper_pairs: bool = True  # two paper blobs, neither a card, whose hull is one (see _paper_pairs)
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
@@ -336,7 +341,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     for c in _contours(filled, min_points, holes=False):
         _consider(c, 0.0, min_area, loose, candidates)
-    paper, paper_contours = None, []
+    paper, paper_contours, pieces = None, [], []
     if config.paper_pass:
         # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
         # outer outline of the white border holds the whole card even where busy court art or a striped
@@ -350,8 +355,9 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         paper_contours = _contours(paper, min_points, holes=False, nested=config.paper_nested)
         for c in paper_contours:
             x, y, w, h = cv2.boundingRect(c)
-            if x > 0 and y > 0 and x + w < width and y + h < height:  # a bright patch cut by the frame
-                _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges)  # edge is light, not a card
+            if x > 0 and y > 0 and x + w < width and y + h < height and \
+                    not _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True):
+                pieces.append(c)  # (a patch cut by the frame's edge: light there, not a card's edge)
         if config.local_paper_pass:
             # (c') paper brighter than the table around it: for small cards, glare and light gradients
             # that defeat one global threshold
@@ -360,8 +366,11 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
                                           -config.local_offset)
             for c in _contours(local, min_points, holes=False):
                 x, y, w, h = cv2.boundingRect(c)
-                if x > 0 and y > 0 and x + w < width and y + h < height:
-                    _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges)
+                if x > 0 and y > 0 and x + w < width and y + h < height and \
+                        not _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True):
+                    pieces.append(c)
+        if config.paper_pairs:
+            _paper_pairs(pieces, min_area, loose, candidates, near_edges)
     quads = _resolve(candidates, config, near_edges)
     if config.gap_close:
         quads += _gap_pass(edges, quads, config, min_points, min_area, near_edges)
@@ -891,27 +900,36 @@ class _Candidate:
 
 
 def _consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorConfig,
-              out: list[_Candidate], near_edges: np.ndarray | None = None, *, split: bool = False) -> None:
+              out: list[_Candidate], near_edges: np.ndarray | None = None, *, split: bool = False,
+              thin: bool = False) -> bool:
+    """Add the candidates ``contour`` gives to ``out``; whether it gave any."""
     area = cv2.contourArea(contour)
     if area < min_area:
-        return
+        return False
     fit = _fit_quad(contour)
     if fit is None:
-        return
+        return False
     rough, hull = fit
     if _card_like(rough, area, loose, loose.scale):
         out.append(_Candidate(rough, hull, grow, area))
-        return
-    if near_edges is not None and area >= 0.5 * (hull_area := cv2.contourArea(hull)) and \
-            _card_like(rough, hull_area, loose, loose.scale) and _support([rough], near_edges)[0] >= 0.85:
+        return True
+    if near_edges is not None and area >= (loose.thin_cover if thin else 0.5) * (hull_area := cv2.contourArea(hull)) \
+            and _card_like(rough, hull_area, loose, loose.scale) and \
+            _support([rough], near_edges)[0] >= (0.85 if area >= 0.5 * hull_area else loose.thin_support):
         # Court art that reaches the card's edge, or a pale stripe of cloth touching it, cuts into the
         # paper blob (or the white border's hole) and its outline dips in or out: not solid, but the
-        # hull is card-shaped, at least half of it is covered, and every side lies on edges.
+        # hull is card-shaped, at least half of it is covered, and every side lies on edges. A paper
+        # blob (``thin``) may cover less: a court figure across the card from edge to edge splits its
+        # paper into two triangles joined at the corners, which is still a card when every side of the
+        # hull lies on edges for ``thin_support``. Only paper blobs: allowed for the edge map's outlines too,
+        # it took a block of squares of a checked cloth for a card.
         out.append(_Candidate(rough, hull, grow, hull_area))
-        return
+        return True
     if split and near_edges is not None:
-        for half in _split_pair(rough, near_edges, loose):
-            out.append(_Candidate(half, half, grow, area / 2))
+        halves = _split_pair(rough, near_edges, loose)
+        out += [_Candidate(half, half, grow, area / 2) for half in halves]
+        return bool(halves)
+    return False
 
 
 def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, out: list[_Candidate],
@@ -932,6 +950,34 @@ def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, 
         if hits[0] >= 0.85 or (hits[0] >= loose.open_weak_side and hits[1] >= 0.9
                                and _card_like(rough, area, loose.near_rectangle, loose.scale)):
             out.append(_Candidate(rough, hull, 0.0, area))
+
+
+def _paper_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig, out: list[_Candidate],
+                 near_edges: np.ndarray) -> None:
+    """(c'') A court figure that reaches two opposite sides of the card cuts its paper into two blobs, and on
+    a striped cloth its edge outline runs into the stripes, so no single outline is the card. Two paper
+    blobs (``pieces``: those no candidate came from) that touch are one card when the hull of both is a
+    card's shape, they cover ``thin_cover`` of it and every side of it lies on edges for ``thin_support``."""
+    if len(pieces) < 2:
+        return
+    boxes = np.array([cv2.boundingRect(c) for c in pieces], np.float64)
+    lo, hi = boxes[:, :2], boxes[:, :2] + boxes[:, 2:]
+    # boxes within 3 px of each other, neither holding the other
+    near = np.all((lo[:, None] <= hi[None] + 3) & (lo[None] <= hi[:, None] + 3), axis=2)
+    inside = np.all((lo[:, None] <= lo[None]) & (hi[None] <= hi[:, None]), axis=2)
+    areas = [cv2.contourArea(c) for c in pieces]
+    for i, j in zip(*np.nonzero(np.triu(near & ~inside & ~inside.T, 1)), strict=True):
+        covered = areas[i] + areas[j]
+        if covered < min_area:
+            continue
+        fit = _fit_quad(np.vstack([pieces[i], pieces[j]]))
+        if fit is None:
+            continue
+        rough, hull = fit
+        hull_area = cv2.contourArea(hull)
+        if covered >= loose.thin_cover * hull_area and _card_like(rough, hull_area, loose, loose.scale) and \
+                _support([rough], near_edges)[0] >= loose.thin_support:
+            out.append(_Candidate(rough, hull, 0.0, hull_area))
 
 
 def _split_pair(quad: np.ndarray, near_edges: np.ndarray, loose: DetectorConfig) -> list[np.ndarray]:
