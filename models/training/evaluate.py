@@ -14,7 +14,9 @@ tilt, what a table calibrated from its mat's markers knows), so card shapes are 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -146,11 +148,23 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     print(json.dumps(result, indent=2))
     if args.write:
         meta_path = metadata_path(args.model)
-        meta = json.loads(meta_path.read_text())
-        meta["accuracy_calibrated" if cal else "accuracy"] = result
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+        store_accuracy(meta_path, "accuracy_calibrated" if cal else "accuracy", result)
         print(f"wrote accuracy into {meta_path}")
     return result
+
+
+def store_accuracy(meta_path: Path, key: str, result: dict[str, object]) -> None:
+    """Set ``key`` of the metadata file to ``result``. The image and calibrated runs each rewrite the file:
+    the read-modify-write holds an exclusive lock (a sibling ``.lock`` file), so two runs ending together
+    keep both figures, and the new text replaces the file in one rename, so a killed run leaves the old
+    file whole rather than a truncated one."""
+    with open(meta_path.with_name(meta_path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        meta = json.loads(meta_path.read_text())
+        meta[key] = result
+        tmp = meta_path.with_name(meta_path.name + ".tmp")
+        tmp.write_text(json.dumps(meta, indent=2) + "\n")
+        os.replace(tmp, meta_path)
 
 
 if __name__ == "__main__":

@@ -119,3 +119,30 @@ def test_a_model_trained_on_crop_batches_lists_the_decks_they_were_dealt_from(tm
     names, commands = crop_batch_designs([np.load(new), np.load(old)], ["kde:standard", "gnome:anglo"])
     assert names == ["gnome:anglo", "kde:standard", "fonts:0-1"]
     assert commands == ["python -m models.training.build_crops --seed 1"]
+
+
+def test_storing_figures_waits_for_the_other_writer_and_keeps_both(tmp_path: Path) -> None:
+    """`evaluate --write` (image) and `--write --calibrated` each rewrite the metadata: the second waits for
+    the first's lock and reads what it wrote, so neither figure is lost; the file is never left partial."""
+    import fcntl
+    import json
+    import threading
+
+    from models.training.evaluate import store_accuracy
+
+    meta = tmp_path / "cardnet.json"
+    meta.write_text(json.dumps({"labels": ["AC"]}))
+    lock = open(tmp_path / "cardnet.json.lock", "w")  # another run, between its read and its write
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    writer = threading.Thread(target=store_accuracy, args=(meta, "accuracy_calibrated", {"found": 0.97}))
+    writer.start()
+    writer.join(0.3)
+    assert writer.is_alive()  # waiting for the lock, nothing written yet
+    assert json.loads(meta.read_text()) == {"labels": ["AC"]}
+    meta.write_text(json.dumps({"labels": ["AC"], "accuracy": {"found": 0.99}}))  # the other run's write
+    lock.close()  # releases the lock
+    writer.join(5)
+    assert not writer.is_alive()
+    assert json.loads(meta.read_text()) == {"labels": ["AC"], "accuracy": {"found": 0.99},
+                                            "accuracy_calibrated": {"found": 0.97}}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cardnet.json", "cardnet.json.lock"]
