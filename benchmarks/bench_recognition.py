@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
-from models.training.evaluate import NORMAL, clutter_only, evaluate_decks  # noqa: E402
+from models.training.evaluate import BLUR_CLASSES, NORMAL, Tally, clutter_only, evaluate_decks  # noqa: E402
 from models.training.synth import faces_deck, make_scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
@@ -106,7 +106,8 @@ def main() -> None:
         normal, per_n = evaluate_decks(rec, held, NORMAL, args.scenes, args.seed, calibrated=cal)
         from models.training.synth import HARD
 
-        hard, per_h = evaluate_decks(rec, held, HARD, args.scenes, args.seed + 1, calibrated=cal)
+        hard_blur: dict[str, Tally] = {}
+        hard, per_h = evaluate_decks(rec, held, HARD, args.scenes, args.seed + 1, calibrated=cal, by_blur=hard_blur)
         clutter = clutter_only(rec, max(50, args.scenes * 5), args.seed + 2, calibrated=cal)
         result["held_out_designs"] = sorted(held)
         result["realistic"] = normal.rates()
@@ -114,6 +115,7 @@ def main() -> None:
         result["clutter_only"] = clutter.rates()
         result["per_design"] = {k: {"realistic": per_n[k].rates()["named"], "hard": per_h[k].rates()["named"]}
                                 for k in sorted(held)}
+        result["hard_by_camera_blur"] = {k: hard_blur[k].rates() for k in BLUR_CLASSES if k in hard_blur}
     elif not args.speed_only:
         print("Debian card designs not installed: accuracy part skipped", file=sys.stderr)
     result["speed"] = timing(rec, args.timing_frames, args.seed + 3)
@@ -133,6 +135,13 @@ def main() -> None:
         assert isinstance(per, dict)
         for k, v in per.items():
             print(f"  {k:30s} {100 * v['realistic']:6.2f}%  {100 * v['hard']:6.2f}%")
+    if "hard_by_camera_blur" in result:
+        print("hard scenes by camera blur (cards, found, named, model-only):")
+        blurs = result["hard_by_camera_blur"]
+        assert isinstance(blurs, dict)
+        for k, r in blurs.items():
+            print(f"  {k:14s} {r['cards']:5d}  {100 * r['found']:6.2f}%  {100 * r['named']:6.2f}%  "
+                  f"{100 * r['classifier_only']:6.2f}%")
     print("speed (one thread, 1280x720, 12 cards):", json.dumps(result["speed"]))
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from models.training import designs
 from models.training.dataset import match
-from models.training.synth import HARD, Deck, Scene, SceneSpec, make_scene
+from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
 from vision.recognizer import DEFAULT_MODEL, Recognizer, metadata_path
 
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
@@ -90,13 +90,32 @@ def held_out_scenes(decks: dict[str, Deck], spec: SceneSpec, scenes: int, seed: 
 
 
 def evaluate_decks(rec: Recognizer, decks: dict[str, Deck], spec: SceneSpec, scenes: int,
-                   seed: int, *, calibrated: bool = False) -> tuple[Tally, dict[str, Tally]]:
+                   seed: int, *, calibrated: bool = False,
+                   by_blur: dict[str, Tally] | None = None) -> tuple[Tally, dict[str, Tally]]:
+    """The whole tally and one per design; ``by_blur`` (when given) is filled with one per ``blur_class``."""
     total, per = Tally(), {name: Tally() for name in sorted(decks)}
     for name, scene in held_out_scenes(decks, spec, scenes, seed):
         tally = score_scene(rec, scene.image, scene.cards, scene.plane if calibrated else None)
         per[name].add(tally)
         total.add(tally)
+        if by_blur is not None:
+            by_blur.setdefault(blur_class(scene.blur), Tally()).add(tally)
     return total, per
+
+
+BLUR_CLASSES = ("sharp", "defocus", "motion 3-5 px", "motion 6-8 px")
+
+
+def blur_class(blur: Blur) -> str:
+    """The generator's camera blur in four classes. Motion blur 6-8 px long exists only in hard scenes
+    (cards 75-110 px wide): it smears an index a tenth of the card tall past reading."""
+    if blur.kind == "motion":
+        return "motion 3-5 px" if blur.amount <= 5 else "motion 6-8 px"
+    return "sharp" if blur.kind == "none" else "defocus"
+
+
+def _by_blur_rates(by_blur: dict[str, Tally]) -> dict[str, dict[str, float | int]]:
+    return {k: by_blur[k].rates() for k in BLUR_CLASSES if k in by_blur}
 
 
 def clutter_only(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = False) -> Tally:
@@ -132,8 +151,10 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         print(json.dumps(only, indent=2))
         return only
     held = designs.held_out_decks()
-    normal, per_normal = evaluate_decks(rec, held, NORMAL, args.scenes, args.seed, calibrated=cal)
-    hard, per_hard = evaluate_decks(rec, held, HARD, args.scenes, args.seed + 1, calibrated=cal)
+    normal_blur: dict[str, Tally] = {}
+    hard_blur: dict[str, Tally] = {}
+    normal, per_normal = evaluate_decks(rec, held, NORMAL, args.scenes, args.seed, calibrated=cal, by_blur=normal_blur)
+    hard, per_hard = evaluate_decks(rec, held, HARD, args.scenes, args.seed + 1, calibrated=cal, by_blur=hard_blur)
     clutter = clutter_only(rec, args.scenes * 2, args.seed + 2, calibrated=cal)
     result: dict[str, object] = {
         "command": f"python -m models.training.evaluate --scenes {args.scenes} --seed {args.seed}{flag}",
@@ -144,6 +165,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "clutter_only": clutter.rates(),
         "per_design": {name: {"realistic": per_normal[name].rates(), "hard": per_hard[name].rates()}
                        for name in sorted(held)},
+        # the same frames by the camera blur the generator gave them (``blur_class``)
+        "by_camera_blur": {"realistic": _by_blur_rates(normal_blur), "hard": _by_blur_rates(hard_blur)},
     }
     print(json.dumps(result, indent=2))
     if args.write:

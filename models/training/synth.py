@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -207,12 +208,21 @@ class SceneSpec:
     hard: bool = False
 
 
+class Blur(NamedTuple):
+    """The camera blur a scene was given: ``kind`` "none", "defocus" (Gaussian, ``amount`` = sigma in
+    pixels) or "motion" (a line kernel ``amount`` pixels long)."""
+
+    kind: str
+    amount: float
+
+
 @dataclass
 class Scene:
     image: np.ndarray
     cards: list[tuple[str, np.ndarray]] = field(default_factory=list)
     # image pixels -> table plane (the scene's own camera tilt undone): what a calibrated table knows
     plane: np.ndarray | None = None
+    blur: Blur = Blur("none", 0.0)
 
 
 def _tilt_homography(rng: np.random.Generator, w: int, h: int, max_deg: float) -> np.ndarray:
@@ -307,13 +317,17 @@ def _light(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.nda
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
-def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.ndarray:
+def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple[np.ndarray, Blur]:
     img = np.asarray(img)  # the same array; typed loosely, as OpenCV's results are
+    blur = Blur("none", 0.0)
     if rng.random() < spec.blur:
         if rng.random() < 0.5:
-            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.8 if spec.hard else 1.3))
+            sigma = rng.uniform(0.5, 1.8 if spec.hard else 1.3)
+            blur = Blur("defocus", float(sigma))
+            img = cv2.GaussianBlur(img, (0, 0), sigma)
         else:  # motion blur
             k = int(rng.integers(3, 9 if spec.hard else 6))
+            blur = Blur("motion", float(k))
             kernel: np.ndarray = np.zeros((k, k), np.float32)
             kernel[k // 2, :] = 1 / k
             rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
@@ -324,7 +338,7 @@ def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.nd
     quality = int(rng.integers(35 if spec.hard else 55, 95))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
-    return img if decoded is None else np.asarray(decoded)
+    return (img if decoded is None else np.asarray(decoded)), blur
 
 
 def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(),
@@ -355,7 +369,7 @@ def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = Sc
         for _ in range(spec.clutter):
             CLUTTER[str(rng.choice([c for c in clutter if c != "edge"]))](layer, rng)
         cv2.copyTo(layer, cv2.bitwise_not(occupied), img)
-    scene.image = _camera(rng, _light(rng, img, spec), spec)
+    scene.image, scene.blur = _camera(rng, _light(rng, img, spec), spec)
     return scene
 
 

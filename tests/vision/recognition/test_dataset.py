@@ -146,3 +146,28 @@ def test_storing_figures_waits_for_the_other_writer_and_keeps_both(tmp_path: Pat
     assert json.loads(meta.read_text()) == {"labels": ["AC"], "accuracy": {"found": 0.99},
                                             "accuracy_calibrated": {"found": 0.97}}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cardnet.json", "cardnet.json.lock"]
+
+
+def test_scenes_record_their_camera_blur_and_evaluate_splits_its_tallies_by_it() -> None:
+    """`Scene.blur` is the blur the generator gave the frame (drawing it changes no random draw: the frames
+    are those of earlier sessions); `evaluate_decks(by_blur=)` splits the same tallies by its class."""
+    from dataclasses import replace
+
+    from models.training.evaluate import BLUR_CLASSES, Tally, blur_class, evaluate_decks
+    from models.training.synth import HARD, Blur, make_scene
+    from vision.recognizer import Recognizer
+
+    rng = np.random.default_rng(3)
+    assert make_scene(rng, faces_deck(0), replace(HARD, blur=0.0)).blur == Blur("none", 0.0)
+    blurred = [make_scene(rng, faces_deck(0), replace(HARD, blur=1.0, n_cards=2)).blur for _ in range(8)]
+    assert {b.kind for b in blurred} == {"defocus", "motion"}
+    assert all(0.5 <= b.amount <= 1.8 if b.kind == "defocus" else 3 <= b.amount <= 8 for b in blurred)
+    assert [blur_class(Blur(*b)) for b in [("none", 0), ("defocus", 1.7), ("motion", 5), ("motion", 6)]] == \
+        list(BLUR_CLASSES)
+
+    by_blur: dict[str, Tally] = {}
+    total, _ = evaluate_decks(Recognizer(), {"faces:0": faces_deck(0)}, replace(HARD, n_cards=4), 6, 11,
+                              by_blur=by_blur)
+    assert len(by_blur) >= 2 and set(by_blur) <= set(BLUR_CLASSES)
+    for field in ("cards", "found", "named", "frames", "classifier_named"):
+        assert sum(getattr(t, field) for t in by_blur.values()) == getattr(total, field)
