@@ -88,6 +88,9 @@ class DetectorConfig:
     # length is still a card when the other three are on edges for 0.9 and it is nearly a rectangle of a
     # card's proportions (``near_rectangle``): a white card with one side on a cloth of its colour.
     open_weak_side: float = 0.5
+    # ... or when the colour steps across that side by 10 (BGR distance, 3 px either side) along this share
+    # of it (see _step_across): a grey card on a pale blue-grey table, too faint there for Canny.
+    open_step_share: float = 0.8
     # A paper blob covering this share of its hull (court art cutting into it) is a card when every side of
     # the hull lies on edges for ``thin_support`` (see _consider).
     thin_cover: float = 0.3
@@ -333,7 +336,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
                     continue  # a closed outline: its hole is a candidate already
             # an outline with a gap can still enclose a card's area (court art touching the edge line
             # closes part of it), and then fills to a shape that is not the card: try its hull too
-            _consider_open(tagged.points, min_area, loose, candidates, near_edges)
+            _consider_open(tagged.points, min_area, loose, candidates, near_edges, small)
     # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
     solid = np.zeros(edges.shape, np.uint8)
     cv2.drawContours(solid, outer, -1, 255, -1)
@@ -933,7 +936,7 @@ def _consider(contour: np.ndarray, grow: float, min_area: float, loose: Detector
 
 
 def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, out: list[_Candidate],
-                   near_edges: np.ndarray) -> None:
+                   near_edges: np.ndarray, image: np.ndarray | None = None) -> None:
     """An outline with a gap or two (a white card on a pale table, a side in glare) encloses nothing,
     so it is neither a hole nor a filled shape; its convex hull is the card. Accepted when the hull is
     a card's shape and every side of it lies on edges."""
@@ -946,10 +949,27 @@ def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, 
     rough, hull = fit
     area = cv2.contourArea(hull)
     if area >= min_area and _card_like(rough, area, loose, loose.scale):
-        hits = np.sort(_side_hits(rough[None], near_edges)[0])
-        if hits[0] >= 0.85 or (hits[0] >= loose.open_weak_side and hits[1] >= 0.9
-                               and _card_like(rough, area, loose.near_rectangle, loose.scale)):
+        by_side = _side_hits(rough[None], near_edges)[0]
+        hits = np.sort(by_side)
+        if hits[0] >= 0.85 or (hits[1] >= 0.9 and _card_like(rough, area, loose.near_rectangle, loose.scale) and (
+                hits[0] >= loose.open_weak_side or (image is not None and _step_across(
+                    image, rough, int(np.argmin(by_side))) >= loose.open_step_share))):
             out.append(_Candidate(rough, hull, 0.0, area))
+
+
+def _step_across(image: np.ndarray, quad: np.ndarray, side: int, step: float = 10.0) -> float:
+    """The share of 17 points along ``side`` of ``quad`` where ``image`` (BGR) differs by ``step`` or more
+    (Euclidean) 3 px inside from 3 px outside: a card's edge too faint for Canny (a grey card on a
+    pale blue-grey table differs by 13-18 along it) is still a step all along the side, where a side
+    made up across a plain table is not."""
+    a, b = quad[side], quad[(side + 1) % 4]
+    d = b - a
+    normal = np.array([d[1], -d[0]]) / max(1e-6, float(np.linalg.norm(d)))
+    if float(normal @ (quad.mean(axis=0) - a)) > 0:
+        normal = -normal  # outwards
+    t = _SUPPORT_T[:, None]
+    inside, outside = (_pixels(image, a + t * d + offset * normal).astype(np.float32) for offset in (-3.0, 3.0))
+    return float((np.linalg.norm(inside - outside, axis=1) >= step).mean())
 
 
 def _paper_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig, out: list[_Candidate],
