@@ -88,8 +88,9 @@ class DetectorConfig:
     # length is still a card when the other three are on edges for 0.9 and it is nearly a rectangle of a
     # card's proportions (``near_rectangle``): a white card with one side on a cloth of its colour.
     open_weak_side: float = 0.5
-    # ... or when the colour steps across that side by 10 (BGR distance, 3 px either side) along this share
-    # of it (see _step_across): a grey card on a pale blue-grey table, too faint there for Canny.
+    # ... or when the colour steps across that side by ``open_step`` (BGR distance, 3 px either side) along
+    # ``open_step_share`` of it (see _step_across): a grey card on a pale blue-grey table, too faint for Canny.
+    open_step: float = 10.0
     open_step_share: float = 0.8
     # A paper blob covering this share of its hull (court art cutting into it) is a card when every side of
     # the hull lies on edges for ``thin_support`` (see _consider).
@@ -344,7 +345,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     for c in _contours(filled, min_points, holes=False):
         _consider(c, 0.0, min_area, loose, candidates)
-    paper, paper_contours, pieces = None, [], []
+    paper, paper_contours = None, []
     if config.paper_pass:
         # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
         # outer outline of the white border holds the whole card even where busy court art or a striped
@@ -356,24 +357,28 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         # line is a blob of paper inside the line's ring, and on a pale cloth that ring lies in a hole
         # of the cloth's own paper region, out of reach of the outermost outlines.
         paper_contours = _contours(paper, min_points, holes=False, nested=config.paper_nested)
+        pieces: list[np.ndarray] = []
         for c in paper_contours:
             x, y, w, h = cv2.boundingRect(c)
             if x > 0 and y > 0 and x + w < width and y + h < height and \
                     not _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True):
                 pieces.append(c)  # (a patch cut by the frame's edge: light there, not a card's edge)
+        if config.paper_pairs:
+            _paper_pairs(pieces, min_area, loose, candidates, near_edges)
         if config.local_paper_pass:
             # (c') paper brighter than the table around it: for small cards, glare and light gradients
             # that defeat one global threshold
             block = int(config.local_block * s) | 1
             local = cv2.adaptiveThreshold(least, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block,
                                           -config.local_offset)
+            pieces = []  # pairs within one mask: a blob and its near twin in the other are not two pieces
             for c in _contours(local, min_points, holes=False):
                 x, y, w, h = cv2.boundingRect(c)
                 if x > 0 and y > 0 and x + w < width and y + h < height and \
                         not _consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True):
                     pieces.append(c)
-        if config.paper_pairs:
-            _paper_pairs(pieces, min_area, loose, candidates, near_edges)
+            if config.paper_pairs:
+                _paper_pairs(pieces, min_area, loose, candidates, near_edges)
     quads = _resolve(candidates, config, near_edges)
     if config.gap_close:
         quads += _gap_pass(edges, quads, config, min_points, min_area, near_edges)
@@ -953,11 +958,11 @@ def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, 
         hits = np.sort(by_side)
         if hits[0] >= 0.85 or (hits[1] >= 0.9 and _card_like(rough, area, loose.near_rectangle, loose.scale) and (
                 hits[0] >= loose.open_weak_side or (image is not None and _step_across(
-                    image, rough, int(np.argmin(by_side))) >= loose.open_step_share))):
+                    image, rough, int(np.argmin(by_side)), loose.open_step) >= loose.open_step_share))):
             out.append(_Candidate(rough, hull, 0.0, area))
 
 
-def _step_across(image: np.ndarray, quad: np.ndarray, side: int, step: float = 10.0) -> float:
+def _step_across(image: np.ndarray, quad: np.ndarray, side: int, step: float) -> float:
     """The share of 17 points along ``side`` of ``quad`` where ``image`` (BGR) differs by ``step`` or more
     (Euclidean) 3 px inside from 3 px outside: a card's edge too faint for Canny (a grey card on a
     pale blue-grey table differs by 13-18 along it) is still a step all along the side, where a side
