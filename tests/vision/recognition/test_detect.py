@@ -616,7 +616,8 @@ def test_an_open_outline_whose_weak_side_is_a_faint_colour_step_is_a_card() -> N
     ("gnome:simplistic", 15, "back", 1, {"texture_pass": False}),  # on a red and sage striped cloth
     ("gnome:simplistic", 15, "back", 2, {"texture_pass": False}),
     ("gnome:plastic", 2, "back", 0, {"paper_nested": False}),  # its inner panel's paper, on a pale cloth
-    ("kde:tigullio-international", 4, "8H", 0, {"open_weak_side": 2.0}),  # on a pale pink cloth
+    # on a pale pink cloth (its weak side is also a colour step: session 10's rule finds it too)
+    ("kde:tigullio-international", 4, "8H", 0, {"open_weak_side": 2.0, "open_step_share": 2.0}),
     ("kde:tigullio-international", 18, "5C", 1, {"tab_pass": False}),  # reaching onto the white table edge
     ("kde:tigullio-international", 18, "8C", 1, {"tab_pass": False}),
 ])
