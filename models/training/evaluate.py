@@ -130,7 +130,7 @@ def clutter_only(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = 
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    ap.add_argument("--scenes", type=int, default=40, help="scenes per held-out design and kind")
+    ap.add_argument("--scenes", type=int, help="scenes per held-out design and kind (default 40)")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--write", action="store_true", help="store the result in the model's metadata "
                     "(``accuracy``; with --calibrated, ``accuracy_calibrated``)")
@@ -141,6 +141,10 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     args = ap.parse_args(argv)
     if args.clutter_frames is not None and args.write:
         ap.error("--clutter-frames measures one part only; it cannot --write the model card")
+    if args.clutter_frames is not None and args.scenes is not None:
+        ap.error("--scenes sets the card scenes; with --clutter-frames there are none (N frames are dealt)")
+    if args.scenes is None:
+        args.scenes = 40
     rec = Recognizer(args.model)
     cal = args.calibrated
     flag = " --calibrated" if cal else ""

@@ -55,6 +55,9 @@ def test_evaluate_measures_clutter_only_tables_on_their_own(capsys: pytest.Captu
     with pytest.raises(SystemExit):
         main(["--clutter-frames", "3", "--write"])
     assert "cannot --write" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # it used to ignore --scenes silently
+        main(["--clutter-frames", "3", "--scenes", "5"])
+    assert "--scenes sets the card scenes" in capsys.readouterr().err
 
 
 def test_a_scenes_table_plane_maps_its_cards_to_rectangles() -> None:
