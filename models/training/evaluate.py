@@ -108,7 +108,8 @@ BLUR_CLASSES = ("sharp", "defocus", "motion 3-5 px", "motion 6-8 px")
 
 def blur_class(blur: Blur) -> str:
     """The generator's camera blur in four classes. Motion blur 6-8 px long exists only in hard scenes
-    (cards 75-110 px wide): it smears an index a tenth of the card tall past reading."""
+    (cards 75-110 px wide), where it smears an index about a tenth of the card tall: the model reads 84% of
+    such cards through their true outlines against 99.5% in sharp hard frames (docs/performance.md)."""
     if blur.kind == "motion":
         return "motion 3-5 px" if blur.amount <= 5 else "motion 6-8 px"
     return "sharp" if blur.kind == "none" else "defocus"
