@@ -502,3 +502,34 @@ def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
     assert any(a["do"] == "supply" and a["card"] == str(card) for a in t.actions[-6:])
     d.run()
     assert t.ref.result() == result(truth)
+
+
+def test_a_card_none_of_whose_candidates_is_right_is_asked_about_until_named() -> None:
+    """Found in a camera run (session 10, Garbage seed 5, 8 players, no card reader): a card reported
+    `unknown` whose six candidates were all wrong; the dealer said no to each, the referee gave the
+    sighting up and the deal waited for ever (the camera reports a card once). Every possible card is
+    offered in turn now, best first (as in Chinese Ten): the dealer refuses the six candidates and the
+    cards after them until the true one is named, confirms it, and the match goes on to the true result."""
+    t, truth = new("standard", 3, card_reader=False)
+    d = play_match(t, truth, seed=2, until=lambda g: g.phase == "bingo" and isinstance(g.step, AwaitCard))
+    card = d.feeder.next_card(truth)
+    truth.supply(card)
+    cmd = t.ref.card_cmd
+    assert cmd is not None
+    t.send(Input("device", "dealt", data={"id": cmd, "target": TURNUP}))
+    wrong = list(dict.fromkeys(str(c) for c in truth.stock_cards() if c != card))[:6]
+    track = next(t.tracks)
+    t.on_table.setdefault((TURNUP, str(card)), []).append(track)
+    got = t.send(Input("table", "appeared", "unknown", TURNUP, track=track,
+                       candidates=tuple((w, 0.1 - 0.01 * k) for k, w in enumerate(wrong))))
+    asked = [next(a for a in got if a["do"] == "prompt")["card"]]
+    while asked[-1] != str(card):
+        assert len(asked) <= 60, asked  # every possible card at most once
+        got = t.send(Input("button", "long", seat=truth.dealer))
+        assert not any(a["do"] == "say" and "ignored" in a["text"] for a in got)
+        asked.append(next(a for a in got if a["do"] == "prompt")["card"])
+    assert asked[:6] == wrong and len(set(asked)) == len(asked) > 6
+    t.send(Input("button", "short", seat=truth.dealer))
+    assert any(a["do"] == "supply" and a["card"] == str(card) for a in t.actions[-6:])
+    d.run()
+    assert t.ref.result() == result(truth)
