@@ -32,7 +32,7 @@ class Reading:
     card: str | None  # None: nothing possible was seen at all
     sure: bool
     share: float  # the best card's share of the possible probability mass
-    ranked: tuple[tuple[str, float], ...]  # possible cards, best first, with their posterior
+    ranked: tuple[tuple[str, float], ...]  # every possible card, best first, with its posterior
 
     def alternatives(self) -> list[str]:
         return [c for c, _ in self.ranked[1:4]]
@@ -71,7 +71,7 @@ def read_card(candidates: Sequence[tuple[str, float]], possible: Collection[str]
     raw_mass = sum(p for c, p in candidates if c in possible)
     best, share = ranked[0]
     sure = share >= accept_share and raw_mass >= MIN_POSSIBLE_MASS
-    return Reading(best, sure, share, tuple(ranked[:8]))
+    return Reading(best, sure, share, tuple(ranked))
 
 
 def readable_face(card: str | None, candidates: Sequence[tuple[str, float]]) -> bool:

@@ -8,7 +8,7 @@ implements the four input handlers and ``over``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from table.cards import Card
@@ -127,6 +127,16 @@ class RefereeBookkeeping:
     def _release_held(self, out: list[Action]) -> None:
         while self.held and self.prompt is None and self._may_release_held():
             self._table(self.held.pop(0), out)
+
+    def _ask_about(self, seat: int, ranked: Sequence[str], inp: Input, out: list[Action],
+                   which: str = "the card just placed") -> None:
+        """Ask ``seat`` whether the sighting ``inp`` is ``ranked[0]``; every other possible card follows in
+        turn, best first, until people say yes. The game cannot go on without the card and the camera
+        reports a card once, so a sighting given up after a few names left a game waiting for ever
+        (Garbage seed 5 at the camera table, session 10)."""
+        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": list(ranked[1:]), "input": inp.to_json()}
+        out.append({"do": "prompt", "seat": seat, "card": ranked[0],
+                    "text": f"is {which} {ranked[0]}? press to confirm, hold to say no"})
 
     def _answer_prompt(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
         prompt = self.prompt

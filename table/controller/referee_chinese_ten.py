@@ -255,11 +255,8 @@ class ChineseTenReferee(RefereeBookkeeping):
             out.append(self._say(f"a card appeared on the layout that cannot be there ({inp.card}); "
                                  "check the table"))
             return None
-        # every possible card may be offered in turn: people are asked until they say yes
-        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": ranked[1:], "input": inp.to_json()}
-        which = "the card on the layout" if inp.data.get("doubt") else "the card just placed"
-        out.append({"do": "prompt", "seat": seat, "card": ranked[0],
-                    "text": f"is {which} {ranked[0]}? press to confirm, hold to say no"})
+        self._ask_about(seat, ranked, inp, out,
+                        "the card on the layout" if inp.data.get("doubt") else "the card just placed")
         self.messages.append(f"confirm: is it {ranked[0]}?")
         return None
 

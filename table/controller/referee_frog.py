@@ -589,22 +589,16 @@ class FrogReferee(RefereeBookkeeping):
         if inp.data.get("confirmed"):
             return Card.parse(str(inp.card))
         candidates = inp.candidates or ((str(inp.card), 0.99),)
-        possible = self._possible(zone)
-        reading = recognition.read_card(candidates, possible)
+        reading = recognition.read_card(candidates, self._possible(zone))
         if reading.card is not None and reading.sure:
             return Card.parse(reading.card)
         deal = self.deal
         seat = deal.to_act if deal is not None and deal.to_act is not None else self.match.dealer
-        ranked = [c for c, _ in recognition.posterior(candidates, possible)] or \
-            [c for c, _ in candidates if c in _FACES]
+        ranked = [c for c, _ in reading.ranked] or [c for c, _ in candidates if c in _FACES]
         if not ranked:
             out.append(self._say(f"a card appeared in the {zone} that cannot be there ({inp.card}); check the table"))
             return None
-        # every possible card may be offered in turn, best first: a sighting given up after a few names
-        # leaves the deal waiting for a card the camera will not report again (see referee_garbage)
-        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": ranked[1:], "input": inp.to_json()}
-        out.append({"do": "prompt", "seat": seat, "card": ranked[0],
-                    "text": f"is the card just placed {ranked[0]}? press to confirm, hold to say no"})
+        self._ask_about(seat, ranked, inp, out)
         return None
 
     # -- widow and discards -------------------------------------------------------------------------

@@ -422,18 +422,11 @@ class GarbageReferee(RefereeBookkeeping):
         reading = recognition.read_card(candidates, possible, hint=hint)
         if reading.card is not None and reading.sure:
             return Card.parse(reading.card)
-        ranked = [c for c, _ in recognition.posterior(candidates, possible)] or \
-            [c for c, _ in candidates if c in recognition.FACES]
+        ranked = [c for c, _ in reading.ranked] or [c for c, _ in candidates if c in recognition.FACES]
         if not ranked:
             out.append(self._say(f"a card appeared in {zone} that cannot be there ({inp.card}); check the table"))
             return None
-        seat = self.engine.dealer
-        # Every possible card may be offered in turn, best first (as Chinese Ten does): the game cannot go
-        # on without this card, and the camera reports a card once, so a sighting given up after a few
-        # names left a deal waiting for ever (Garbage seed 5 at the camera table, session 10).
-        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": ranked[1:], "input": inp.to_json()}
-        out.append({"do": "prompt", "seat": seat, "card": ranked[0],
-                    "text": f"is the card just placed {ranked[0]}? press to confirm, hold to say no"})
+        self._ask_about(self.engine.dealer, ranked, inp, out)
         return None
 
     def _appeared(self, inp: Input, zone: str, out: list[Action]) -> None:

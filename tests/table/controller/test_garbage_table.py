@@ -480,10 +480,9 @@ def test_reread_new_card_is_not_taken_for_a_known_one_by_its_runner_up(reader: b
     assert t.ref.result() == result(truth)
 
 
-def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
-    """Issue 9 (found in a camera run: the demo stalled): a turned card reported as `unknown` with
-    its candidates (no card reader to say which) must be asked about, not ignored; the dealer's
-    press confirms the best candidate and the game goes on to the true result."""
+def _a_card_turned_up_without_a_reader() -> tuple[Table, GarbageGame, Driver, Card]:
+    """A standard match for 3 without a card reader, played to its bingo phase, where the dealer machine
+    has just turned a card up (the truth knows it; the referee waits for the camera to say which)."""
     t, truth = new("standard", 3, card_reader=False)
     d = play_match(t, truth, seed=2, until=lambda g: g.phase == "bingo" and isinstance(g.step, AwaitCard))
     card = d.feeder.next_card(truth)
@@ -491,6 +490,14 @@ def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
     cmd = t.ref.card_cmd
     assert cmd is not None
     t.send(Input("device", "dealt", data={"id": cmd, "target": TURNUP}))
+    return t, truth, d, card
+
+
+def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
+    """Issue 9 (found in a camera run: the demo stalled): a turned card reported as `unknown` with
+    its candidates (no card reader to say which) must be asked about, not ignored; the dealer's
+    press confirms the best candidate and the game goes on to the true result."""
+    t, truth, d, card = _a_card_turned_up_without_a_reader()
     other = next(str(c) for c in truth.stock_cards() if c != card)  # as possible as the true card
     track = next(t.tracks)
     t.on_table.setdefault((TURNUP, str(card)), []).append(track)
@@ -510,13 +517,7 @@ def test_a_card_none_of_whose_candidates_is_right_is_asked_about_until_named() -
     sighting up and the deal waited for ever (the camera reports a card once). Every possible card is
     offered in turn now, best first (as in Chinese Ten): the dealer refuses the six candidates and the
     cards after them until the true one is named, confirms it, and the match goes on to the true result."""
-    t, truth = new("standard", 3, card_reader=False)
-    d = play_match(t, truth, seed=2, until=lambda g: g.phase == "bingo" and isinstance(g.step, AwaitCard))
-    card = d.feeder.next_card(truth)
-    truth.supply(card)
-    cmd = t.ref.card_cmd
-    assert cmd is not None
-    t.send(Input("device", "dealt", data={"id": cmd, "target": TURNUP}))
+    t, truth, d, card = _a_card_turned_up_without_a_reader()
     wrong = list(dict.fromkeys(str(c) for c in truth.stock_cards() if c != card))[:6]
     track = next(t.tracks)
     t.on_table.setdefault((TURNUP, str(card)), []).append(track)
