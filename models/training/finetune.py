@@ -121,6 +121,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--degrade", type=float, default=0.6,
                     help="fraction of each batch given blur/low-resolution/glare/noise (train.degrade)")
+    ap.add_argument("--motion", type=float, default=0.0,
+                    help="fraction of the degraded crops also given a line (motion) blur (train.motion_blur)")
     ap.add_argument("--base", type=Path, default=MODEL)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
@@ -165,7 +167,7 @@ def main() -> None:
         total, correct = 0.0, 0
         for k in range(0, len(x), batch):
             idx = perm[k:k + batch]
-            out = net(degrade(augment(x[idx], gen), gen, args.degrade))
+            out = net(degrade(augment(x[idx], gen), gen, args.degrade, args.motion))
             loss = loss_fn(out, y[idx])
             opt.zero_grad()
             loss.backward()
@@ -187,7 +189,8 @@ def main() -> None:
     meta["training"] = {**training, "fine_tune": {
         "base": str(args.base.name), "base_widths": list(widths), "crop_files": [str(f) for f in args.crops],
         "examples": int(len(labels)),
-        "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "degrade": args.degrade, "seconds": round(time.time() - t_start),
+        "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "degrade": args.degrade,
+        "motion": args.motion, "seconds": round(time.time() - t_start),
         **({"crop_commands": commands} if commands else {})}}
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)

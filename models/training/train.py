@@ -140,10 +140,45 @@ def augment(x: Any, gen: Any) -> Any:  # torch tensors; torch is imported only t
     return F.grid_sample(x, grid, padding_mode="border", align_corners=False)
 
 
-def degrade(x: Any, gen: Any, p: float = 0.6) -> Any:
+def motion_blur(xs: Any, gen: Any, share: float, longest: int = 13) -> Any:
+    """A line blur of 3 to ``longest`` px at any angle on a fraction ``share`` of the crops.
+
+    The camera's motion blur of 6-8 px on a card 75-110 px wide is 8-14 px once the warp has scaled its
+    index corner up to 32 px wide; the 3x3 blur of :func:`degrade` is far from that, and it was the hard
+    scenes' largest loss (model only 84% on them, docs/performance.md, session 10). Each crop gets its own
+    kernel: one grouped convolution over every channel of every blurred crop."""
+    import math
+
+    import torch
+    import torch.nn.functional as F
+
+    m, ch, h, w = xs.shape
+    use = torch.rand(m, generator=gen) < share
+    k = int(use.sum())
+    if k == 0:
+        return xs
+    half = longest // 2
+    offs = torch.arange(-half, half + 1, dtype=torch.float32)
+    yy, xx = offs.view(1, -1, 1), offs.view(1, 1, -1)
+    length = (3 + (longest - 3) * torch.rand(k, generator=gen)).view(k, 1, 1)
+    angle = (math.pi * torch.rand(k, generator=gen)).view(k, 1, 1)
+    along = xx * torch.cos(angle) + yy * torch.sin(angle)
+    across = -xx * torch.sin(angle) + yy * torch.cos(angle)
+    kern = (1 - across.abs()).clamp(min=0) * (length / 2 + 0.5 - along.abs()).clamp(0, 1)
+    kern = kern / kern.sum(dim=(1, 2), keepdim=True)
+    sel = xs[use].reshape(1, k * ch, h, w)
+    padded = F.pad(sel, (half, half, half, half), mode="replicate")
+    blurred = F.conv2d(padded, kern.repeat_interleave(ch, 0).unsqueeze(1), groups=k * ch)
+    out = xs.clone()
+    out[use] = blurred.reshape(k, ch, h, w)
+    return out
+
+
+def degrade(x: Any, gen: Any, p: float = 0.6, motion: float = 0.0) -> Any:
     """Held-out failure modes on normalised crops: blur, low resolution, glare, noise, slight misalignment.
 
-    Applied to a fraction ``p`` of each batch on top of :func:`augment`; each effect is drawn per crop.
+    Applied to a fraction ``p`` of each batch on top of :func:`augment`; each effect is drawn per crop;
+    ``motion`` of the degraded crops also get :func:`motion_blur`.
     Small cards give index corners of under 25 px that the warp upscales to 32 px (downscale-upscale
     imitates that); glare is a soft bright blob that saturates at the paper white.
     """
@@ -177,6 +212,8 @@ def degrade(x: Any, gen: Any, p: float = 0.6) -> Any:
     blob = torch.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / (2 * r * r))
     strength = (torch.rand(m, 1, 1, 1, generator=gen) < 0.35).float() * 0.9 * torch.rand(m, 1, 1, 1, generator=gen)
     xs = torch.minimum(xs + strength * blob * (0.75 - xs), torch.tensor(0.75))
+    if motion > 0:  # no random draw when off, so train's own recipe draws as before
+        xs = motion_blur(xs, gen, motion)
     # contrast loss (haze / low light) and sensor noise
     c = 1 - 0.4 * (torch.rand(m, 1, 1, 1, generator=gen) < 0.3).float() * torch.rand(m, 1, 1, 1, generator=gen)
     xs = (xs - 0.75) * c + 0.75

@@ -131,10 +131,12 @@ class RefereeBookkeeping:
     def _ask_about(self, seat: int, ranked: Sequence[str], inp: Input, out: list[Action],
                    which: str = "the card just placed") -> None:
         """Ask ``seat`` whether the sighting ``inp`` is ``ranked[0]``; every other possible card follows in
-        turn, best first, until people say yes. The game cannot go on without the card and the camera
-        reports a card once, so a sighting given up after a few names left a game waiting for ever
-        (Garbage seed 5 at the camera table, session 10)."""
-        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": list(ranked[1:]), "input": inp.to_json()}
+        turn until people say yes. The game cannot go on without the card and the camera reports a card
+        once, so a sighting given up after a few names left a game waiting for ever (Garbage seed 5 at the
+        camera table, session 10). Once the camera's first guesses are refused the suit is asked first
+        (:func:`next_question`), so a card is named in at most about 18 presses, not 51."""
+        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": list(ranked[1:]), "refused": 0,
+                       "input": inp.to_json()}
         out.append({"do": "prompt", "seat": seat, "card": ranked[0],
                     "text": f"is {which} {ranked[0]}? press to confirm, hold to say no"})
 
@@ -142,25 +144,23 @@ class RefereeBookkeeping:
         prompt = self.prompt
         assert prompt is not None
         original = Input.from_json(prompt["input"])
-        if kind in ("short", "confirm"):
-            card = prompt["card"]
-        elif kind == "correct" and inp.card:
+        yes = kind in ("short", "confirm")
+        if kind == "correct" and inp.card:
             try:
                 card = str(Card.parse(inp.card))
             except ValueError:
                 out.append(self._say(f"{inp.card!r} is not a card"))
                 return
+        elif prompt.get("suit") is not None:  # a question about the suit
+            suit = prompt["suit"]
+            self._record_override(out, who, f"{'a' if yes else 'not a'} {SUIT_NAMES[suit]}", why)
+            self._ask_next(dict(prompt, card=None), out, suit=suit if yes else None, not_suit=None if yes else suit)
+            return
+        elif yes:
+            card = prompt["card"]
         else:
-            alternatives = list(prompt["alternatives"])
-            if not alternatives:
-                self.prompt = None
-                out.append(self._say("no other card can be there; the sighting is ignored: check the table"))
-                self._release_held(out)
-                return
-            self.prompt = dict(prompt, card=alternatives[0], alternatives=alternatives[1:])
-            out.append({"do": "prompt", "seat": prompt["seat"], "card": alternatives[0],
-                        "text": f"then is it {alternatives[0]}? press to confirm, hold to say no"})
             self._record_override(out, who, f"not {prompt['card']}", why)
+            self._ask_next(dict(prompt, refused=int(prompt.get("refused", 0)) + 1), out)
             return
         self.prompt = None
         self._record_override(out, who, f"the card is {card}", why)
@@ -168,4 +168,62 @@ class RefereeBookkeeping:
                           original.track, (), original.text, dict(original.data, confirmed=True))
         self._table(confirmed, out)
         self._release_held(out)
+
+    def _ask_next(self, prompt: dict[str, Any], out: list[Action], *, suit: str | None = None,
+                  not_suit: str | None = None) -> None:
+        """The question after a "no" (or after the suit was settled): :func:`next_question`, or, when no
+        card is left, the sighting given up."""
+        alternatives = [c for c in prompt["alternatives"]
+                        if (suit is None or c[-1] == suit) and (not_suit is None or c[-1] != not_suit)]
+        question = next_question(alternatives, int(prompt.get("refused", 0)), settled=suit is not None)
+        if question is None:
+            self.prompt = None
+            out.append(self._say("no other card can be there; the sighting is ignored: check the table"))
+            self._release_held(out)
+            return
+        card, asked_suit, rest = question
+        self.prompt = dict(prompt, card=card, suit=asked_suit, alternatives=rest)
+        if asked_suit is not None:
+            text = (f"is it a {SUIT_NAMES[asked_suit]}? press to confirm, hold to say no "
+                    "(or name it at the terminal: correct CARD)")
+        else:
+            text = f"then is it {card}? press to confirm, hold to say no"
+        out.append({"do": "prompt", "seat": prompt["seat"], "card": card, "suit": asked_suit, "text": text})
+
+
+SUIT_NAMES = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
+NAMES_BEFORE_SUIT = 3
+"""Cards asked by name before the suit is asked: the camera's first guesses are usually right when it has
+any idea; after them its ranking is little better than chance, and the suit halves what is left twice."""
+
+
+def next_question(alternatives: Sequence[str], refused: int, *, settled: bool = False
+                  ) -> tuple[str | None, str | None, list[str]] | None:
+    """The next question about a card that may be any of ``alternatives`` (best first) after ``refused``
+    names were said no to: ``(card, None, rest)`` asks "is it card?"; ``(None, suit, alternatives)`` asks
+    "is it a <suit>?" (suits in the order of their best card). The suit is asked once ``NAMES_BEFORE_SUIT``
+    names were refused and more than four cards of more than one suit remain, unless ``settled`` (people
+    said yes to a suit). None when no card is left."""
+    if not alternatives:
+        return None
+    suits = list(dict.fromkeys(c[-1] for c in alternatives))
+    if not settled and refused >= NAMES_BEFORE_SUIT and len(suits) > 1 and len(alternatives) > 4:
+        return None, suits[0], list(alternatives)
+    return alternatives[0], None, list(alternatives[1:])
+
+
+def prompt_yes_cards(prompt: dict[str, Any] | None) -> tuple[str, ...]:
+    """The cards for which the open prompt's answer is yes (what a player looking at the table checks)."""
+    if prompt is None:
+        return ()
+    if prompt.get("suit") is not None:
+        return tuple(c for c in prompt["alternatives"] if c[-1] == prompt["suit"])
+    return (str(prompt["card"]),)
+
+
+def prompt_question(prompt: dict[str, Any]) -> str:
+    """The open prompt's question for a panel: "is it 8D?" or "is it a heart?"."""
+    if prompt.get("suit") is not None:
+        return f"is it a {SUIT_NAMES[prompt['suit']]}?"
+    return f"is it {prompt['card']}?"
 

@@ -49,6 +49,7 @@ from table.config import DEFAULT_LEDS
 from table.controller.core import GameSession
 from table.controller.loop import TableLoop
 from table.controller.referee import Action, Input
+from table.controller.referee_base import prompt_yes_cards
 from table.demo.frog_garbage_base import (
     INPUT_ENTRIES,
     Cheat,
@@ -434,12 +435,12 @@ def _new_watcher(camera: Any) -> None:
 
 
 def confirms(scene: Any, prompt: dict[str, Any]) -> bool:
-    """Whether a player looking at the table confirms the referee's "is the card just placed X?":
-    X is the card laid last in the zone the question is about (any card X on the mat when the prompt
-    names no zone)."""
+    """Whether a player looking at the table confirms the referee's "is the card just placed X?" (or "is
+    it a heart?"): the card laid last in the zone the question is about is one of the prompt's yes cards
+    (any of them on the mat when the prompt names no zone)."""
     zone = (prompt.get("input") or {}).get("zone")
-    named = str(prompt["card"])
-    return bool(scene.newest_in(str(zone)) == named) if zone else bool(scene.on_mat(named))
+    yes = prompt_yes_cards(prompt)
+    return bool(scene.newest_in(str(zone)) in yes) if zone else any(scene.on_mat(card) for card in yes)
 
 
 def _resync(ctl: Controller, scene: Any, camera: Any) -> None:

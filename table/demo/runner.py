@@ -32,6 +32,7 @@ from table.config import DEFAULT_LEDS
 from table.controller.core import GameSession
 from table.controller.loop import DealerPort, TableLoop, View
 from table.controller.referee import OUT_OF_TURN, Action, Input
+from table.controller.referee_base import prompt_yes_cards
 from table.demo.direct import DirectDealer, DirectScene
 from table.demo.world import CHEATS, Observed, World
 from table.journal import Journal
@@ -199,7 +200,7 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
 
     def observe() -> Observed:
         prompt = referee.prompt
-        return Observed(dict(loop.leds), None if prompt is None else prompt["card"],
+        return Observed(dict(loop.leds), None if prompt is None else prompt_yes_cards(prompt),
                         None if prompt is None else prompt["seat"], prompts[0])
 
     senses: _Senses

@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 from table.controller.core import GameSession
 from table.controller.referee import Action, Input
+from table.controller.referee_base import prompt_question
 
 LED_MARK = {"idle": "  ", "turn": ">>", "error": "!!", "confirm": "??", "winner": "**"}
 
@@ -79,7 +80,7 @@ def render_panel(view: dict[str, Any], leds: dict[int, str], name: Any = lambda 
         for f in view["flags"]:
             lines.append(f"FLAG seat {f['seat']} {f['rule']}: {f['message']}")
     if view.get("prompt"):
-        lines.append(f"ASK seat {view['prompt']['seat']}: is it {view['prompt']['card']}?")
+        lines.append(f"ASK seat {view['prompt']['seat']}: {prompt_question(view['prompt'])}")
     lines.append("")
     lines.extend(view.get("messages", [])[-6:])
     return "\n".join(lines)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from table.controller.referee_base import prompt_question
+
 LED_MARK = {"turn": "> ", "error": "! ", "confirm": "? ", "winner": "* ", "idle": "  "}
 
 
@@ -56,6 +58,6 @@ def _common(view: dict[str, Any]) -> list[str]:
     for f in view.get("flags", []):
         lines.append(f"FLAG seat {f['seat']} {f['rule']}: {f['message']}")
     if view.get("prompt"):
-        lines.append(f"ASK seat {view['prompt']['seat']}: is it {view['prompt']['card']}?")
+        lines.append(f"ASK seat {view['prompt']['seat']}: {prompt_question(view['prompt'])}")
     lines.extend(view.get("messages", [])[-6:])
     return lines

@@ -51,7 +51,7 @@ class Observed:
     """What the players can see of the controller: LED roles per seat and an open prompt."""
 
     leds: dict[int, str]
-    prompt_card: str | None = None
+    prompt_yes: tuple[str, ...] | None = None  # the cards whose answer is yes; None: no prompt open
     prompt_seat: int | None = None
     prompt_serial: int = 0
 
@@ -161,11 +161,11 @@ class World:
         if self.hold_live:
             return
         seen = self.observe()
-        if seen.prompt_card is None or seen.prompt_serial == self._answered_prompt:
+        if seen.prompt_yes is None or seen.prompt_serial == self._answered_prompt:
             return
         self._answered_prompt = seen.prompt_serial
         on_mat = {str(c) for c in self.ids}
-        right = seen.prompt_card in on_mat
+        right = any(card in on_mat for card in seen.prompt_yes)
         seat = seen.prompt_seat if seen.prompt_seat is not None else 0
         self.press(seat, not right)
 

@@ -675,30 +675,34 @@ def test_card_the_camera_cannot_agree_on_is_identified_not_taken_for_a_back() ->
     assert t.ref.deal is not None and t.ref.deal.points() == truth.points()
 
 
-def test_a_played_card_none_of_whose_candidates_is_right_is_asked_about_until_named() -> None:
+def test_a_played_card_none_of_whose_candidates_is_right_is_asked_about_until_named(
+        answer_until_named: Any) -> None:
     """As in Garbage (session 10, a camera run that waited for ever): a card played to the trick and
-    reported `unknown` with six wrong candidates, all possible. The player refuses them and the cards
-    after them, in turn, until the true one is named; confirmed, the play is made and the deal goes on
-    as the engine's."""
+    reported `unknown` with six wrong candidates, all possible. The player refuses the first three by
+    name, is asked the suit, then the cards of that suit best first, until the true one is named;
+    confirmed, the play is made and the deal goes on as the engine's."""
     t, truth, bots, _ = _to_first_play(reader=True)
     seat = truth.to_act
     assert seat is not None
     card = bots[seat].choose_play(truth, seat)
     held = [c for s in truth.active for c in truth.hand(s) or ()]
-    wrong = list(dict.fromkeys(str(c) for c in held if c != card))[:6]
+    wrong = [w for w in dict.fromkeys(str(c) for c in held if c != card) if w[-1] != str(card)[-1]][:6]
     truth.play(seat, card)
     track = next(_track)
     t.tracks[card] = track
+    moves: list[Action] = []
     got = t.send(Input("table", "appeared", "unknown", "trick", track=track,
                        candidates=tuple((w, 0.1 - 0.01 * k) for k, w in enumerate(wrong))))
-    asked = [next(a for a in got if a["do"] == "prompt")["card"]]
-    while asked[-1] != str(card):
-        assert len(asked) <= 40, asked
-        got = t.send(Input("button", "long", seat=seat))
-        assert not any(a["do"] == "say" and "ignored" in a["text"] for a in got)
-        asked.append(next(a for a in got if a["do"] == "prompt")["card"])
-    assert asked[:6] == wrong and len(set(asked)) == len(asked) > 6
-    got = t.send(Input("button", "short", seat=seat))
-    assert [a["move"] for a in got if a["do"] == "move"] == [{"seat": seat, "play": str(card)}], got
+
+    def send(inp: Input) -> list[Action]:
+        out = t.send(inp)
+        moves.extend(a for a in out if a["do"] == "move")
+        return out
+
+    asked = answer_until_named(send, got, str(card), seat, most=40)
+    names = [q for q in asked if len(q) == 2]
+    assert names[:3] == wrong[:3] and asked[3] == wrong[3][-1], asked
+    assert names[-1] == str(card) and len(set(names)) == len(names) and len(asked) <= 3 + 3 + 13
+    assert [a["move"] for a in moves] == [{"seat": seat, "play": str(card)}], moves
     play_tricks(t, truth, bots)
     assert t.ref.deal is not None and t.ref.deal.points() == truth.points()

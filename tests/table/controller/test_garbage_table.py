@@ -511,26 +511,24 @@ def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
     assert t.ref.result() == result(truth)
 
 
-def test_a_card_none_of_whose_candidates_is_right_is_asked_about_until_named() -> None:
+def test_a_card_none_of_whose_candidates_is_right_is_asked_about_until_named(answer_until_named: Any) -> None:
     """Found in a camera run (session 10, Garbage seed 5, 8 players, no card reader): a card reported
     `unknown` whose six candidates were all wrong; the dealer said no to each, the referee gave the
-    sighting up and the deal waited for ever (the camera reports a card once). Every possible card is
-    offered in turn now, best first (as in Chinese Ten): the dealer refuses the six candidates and the
-    cards after them until the true one is named, confirms it, and the match goes on to the true result."""
+    sighting up and the deal waited for ever (the camera reports a card once). Every possible card may
+    be asked now: the camera's first three guesses by name, then the suit, then the cards of that suit
+    best first (session 11: 51 names one by one took dozens of presses). The dealer answers as a person
+    looking at the card; it is named, confirmed, and the match goes on to the true result."""
     t, truth, d, card = _a_card_turned_up_without_a_reader()
-    wrong = list(dict.fromkeys(str(c) for c in truth.stock_cards() if c != card))[:6]
+    wrong = [w for w in dict.fromkeys(str(c) for c in truth.stock_cards()) if w[-1] != str(card)[-1]][:6]
     track = next(t.tracks)
     t.on_table.setdefault((TURNUP, str(card)), []).append(track)
     got = t.send(Input("table", "appeared", "unknown", TURNUP, track=track,
                        candidates=tuple((w, 0.1 - 0.01 * k) for k, w in enumerate(wrong))))
-    asked = [next(a for a in got if a["do"] == "prompt")["card"]]
-    while asked[-1] != str(card):
-        assert len(asked) <= 60, asked  # every possible card at most once
-        got = t.send(Input("button", "long", seat=truth.dealer))
-        assert not any(a["do"] == "say" and "ignored" in a["text"] for a in got)
-        asked.append(next(a for a in got if a["do"] == "prompt")["card"])
-    assert asked[:6] == wrong and len(set(asked)) == len(asked) > 6
-    t.send(Input("button", "short", seat=truth.dealer))
+    asked = answer_until_named(t.send, got, str(card), truth.dealer)
+    names = [q for q in asked if len(q) == 2]
+    assert names[:3] == wrong[:3] and asked[3] == wrong[3][-1], asked  # then the suit of the 4th guess
+    assert str(card)[-1] in asked and names[-1] == str(card) and len(set(names)) == len(names)
+    assert len(asked) <= 3 + 3 + 13, asked
     assert any(a["do"] == "supply" and a["card"] == str(card) for a in t.actions[-6:])
     d.run()
     assert t.ref.result() == result(truth)

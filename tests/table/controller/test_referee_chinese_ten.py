@@ -10,6 +10,7 @@ import pytest
 from table.cards import Card, parse_cards, shuffled, standard_pack
 from table.chinese_ten import ChineseTenState, rules_by_name
 from table.controller.referee import Input
+from table.controller.referee_base import next_question
 from table.controller.referee_chinese_ten import ChineseTenReferee, make_referee
 
 Deck = list[Card]
@@ -467,3 +468,94 @@ def test_a_correction_that_is_not_a_card_is_answered_not_raised() -> None:
     assert ref.prompt is not None and ref.overrides == []
     out = ref.handle(Input("terminal", "correct", str(card)))
     assert ref.prompt is None and card in ref.physical
+
+
+def test_next_question_names_three_guesses_then_asks_the_suit() -> None:
+    """The order of the questions about a card nobody has named yet (`referee_base.next_question`): the
+    camera's guesses by name while fewer than three were refused; then the suit of the best card left,
+    in the order of each suit's best card, while more than four cards of more than one suit remain;
+    once a suit is settled, or one suit is left, names again."""
+    left = ["7H", "8S", "7D", "9H", "2C", "3C"]
+    assert next_question(left, 2) == ("7H", None, left[1:])
+    assert next_question(left, 3) == (None, "H", left)
+    assert next_question(left, 3, settled=True) == ("7H", None, left[1:])
+    assert next_question(["7H", "9H", "2H", "3H", "4H", "5H"], 5) == ("7H", None, ["9H", "2H", "3H", "4H", "5H"])
+    assert next_question(["7H", "8S", "7D", "9H"], 3) == ("7H", None, ["8S", "7D", "9H"])  # as few as names
+    assert next_question([], 3) is None
+
+
+def _unknown_card_asked(ref: ChineseTenReferee, card: Card) -> tuple[int, list[str]]:
+    """A card laid on the layout reported `unknown` with three wrong guesses of other suits; the player
+    to act refuses them by name. Returns the seat and the guesses."""
+    assert ref.state is not None
+    seat = ref.state.to_act
+    assert seat is not None
+    held = [str(c) for s in range(3) for c in ref.state.hand(s) or () if c != card]
+    wrong = [c for c in held if c[-1] != str(card)[-1]][:3]
+    out = ref.handle(Input("table", "appeared", "unknown", "layout", track=91,
+                           candidates=tuple((w, 0.3 - 0.01 * k) for k, w in enumerate(wrong))))
+    asked = [next(a for a in out if a["do"] == "prompt")["card"]]
+    for _ in range(2):
+        asked.append(next(a for a in ref.handle(press(seat, long=True)) if a["do"] == "prompt")["card"])
+    assert asked == wrong
+    return seat, wrong
+
+
+def test_after_three_wrong_guesses_the_suit_is_asked_then_the_cards_of_that_suit() -> None:
+    """A person names the card with buttons in a few presses: after the camera's three guesses the suit
+    is asked (a "no" moves to the next suit, the override log says what was refused), then the cards of
+    the confirmed suit, best first, until the card is confirmed and played."""
+    deck, card, _ = find(3, lambda st, seat, c, targets: not targets and len(st.layout) >= 3)
+    ref = dealt_referee(deck)
+    seat, wrong = _unknown_card_asked(ref, card)
+    out = ref.handle(press(seat, long=True))  # not the third guess either
+    prompt = next(a for a in out if a["do"] == "prompt")
+    assert prompt["suit"] is not None and prompt["card"] is None and "correct CARD" in str(prompt["text"])
+    suits_asked = []
+    while prompt["suit"] is not None:
+        suits_asked.append(prompt["suit"])
+        yes = prompt["suit"] == str(card)[-1]
+        prompt = next(a for a in ref.handle(press(seat, long=not yes)) if a["do"] == "prompt")
+    assert suits_asked[-1] == str(card)[-1] or len(suits_asked) == 3  # the last suit left is not asked
+    names = []
+    while True:
+        assert prompt["card"][-1] == str(card)[-1], prompt  # only cards of the card's suit now
+        names.append(prompt["card"])
+        if prompt["card"] == str(card):
+            break
+        prompt = next(a for a in ref.handle(press(seat, long=True)) if a["do"] == "prompt")
+    assert len(set(names)) == len(names) and len(suits_asked) + len(names) <= 3 + 13
+    ref.handle(press(seat))
+    assert ref.prompt is None and card in ref.physical
+    whats = [o["what"] for o in ref.overrides]
+    assert whats[:3] == [f"not {w}" for w in wrong] and whats[-1] == f"the card is {card}"
+    assert sum(w.startswith("not a ") for w in whats) == len(suits_asked) - (suits_asked[-1] == str(card)[-1])
+
+
+def test_a_suit_question_is_answered_by_naming_the_card_at_the_terminal() -> None:
+    """The suit prompt says the card can be named at the terminal; a correction there ends the
+    questions at once."""
+    deck, card, _ = find(3, lambda st, seat, c, targets: not targets and len(st.layout) >= 3)
+    ref = dealt_referee(deck)
+    seat, _ = _unknown_card_asked(ref, card)
+    ref.handle(press(seat, long=True))
+    assert ref.prompt is not None and ref.prompt["suit"] is not None
+    ref.handle(Input("terminal", "correct", str(card)))
+    assert ref.prompt is None and card in ref.physical
+
+
+def test_no_to_every_question_gives_the_sighting_up_and_says_so() -> None:
+    """People who refuse every suit asked (the last suit left is not asked) and every card of the last
+    one leave no card it can be: the sighting is ignored with a message to check the table, nothing
+    else changes, within 3 names + 3 suits + 13 names."""
+    deck, card, _ = find(3, lambda st, seat, c, targets: not targets and len(st.layout) >= 3)
+    ref = dealt_referee(deck)
+    seat, _ = _unknown_card_asked(ref, card)
+    layout = list(ref.state.layout) if ref.state is not None else []
+    presses = 3
+    while ref.prompt is not None:
+        out = ref.handle(press(seat, long=True))
+        presses += 1
+        assert presses <= 3 + 3 + 13
+    assert any(a["do"] == "say" and "ignored" in str(a["text"]) for a in out)
+    assert ref.state is not None and list(ref.state.layout) == layout and card not in ref.physical
