@@ -89,3 +89,28 @@ def test_fine_tune_records_the_crop_batches_designs_and_commands(tmp_path: Path,
         set(meta["training_designs"])
     assert meta["training"]["fine_tune"]["crop_commands"] == ["python -m models.training.build_crops --seed 1"]
     assert meta["accuracy"] == {} and "accuracy_calibrated" not in meta  # to be measured before it can ship
+
+
+def test_motion_blur_smears_each_crop_along_one_line_and_keeps_its_light() -> None:
+    """`train.motion_blur` (the camera's 6-8 px motion blur is 8-14 px on a 32 px wide index crop): a
+    point becomes a line of 3 to 13 px, each crop along its own direction, the total light kept; off
+    (`degrade(..., motion=0)`) it draws nothing, so `train`'s own recipe is unchanged."""
+    torch = pytest.importorskip("torch")
+    from models.training.train import degrade, motion_blur
+
+    gen = torch.Generator().manual_seed(4)
+    dot = torch.zeros(16, 3, CORNER_H, CORNER_W)
+    dot[:, :, CORNER_H // 2, CORNER_W // 2] = 1.0
+    out = motion_blur(dot, gen, share=1.0)
+    assert torch.allclose(out.sum(dim=(2, 3)), torch.ones(16, 3), atol=1e-4)
+    spans, angles = [], set()
+    for crop in out[:, 0]:
+        ys, xs = (crop > 0.02).nonzero(as_tuple=True)
+        spans.append(max(int(ys.max() - ys.min()), int(xs.max() - xs.min())) + 1)
+        cov = np.cov(np.stack([xs.numpy(), ys.numpy()]).astype(float), aweights=crop[ys, xs].numpy())
+        angles.add(round(float(np.degrees(np.arctan2(2 * cov[0, 1], cov[0, 0] - cov[1, 1]) / 2)) / 20))
+    assert min(spans) >= 3 and max(spans) <= 13 and len(angles) >= 4, (spans, angles)
+    assert torch.equal(motion_blur(dot, gen, share=0.0), dot)
+    x = torch.rand(8, 3, CORNER_H, CORNER_W)
+    a, b = torch.Generator().manual_seed(1), torch.Generator().manual_seed(1)
+    assert torch.equal(degrade(x, a, 0.6), degrade(x, b, 0.6, motion=0.0))
