@@ -63,6 +63,7 @@ def games(game: str, count: int, cheat: float, folder: Path, *, kills: bool, sen
         rows.append({"seed": seed, "rules": rules, "players": players, "card_reader": reader,
                      "agree": out.agree, "cheats": len(out.cheats), "flagged": len(out.cheats) - len(out.missed),
                      "missed": len(out.missed), "invented": len(out.invented), "restarts": out.restarts,
+                     "answers": out.answers,
                      "seconds": round(out.seconds, 2), "error": out.error})
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # progress: long camera runs
     return {
@@ -73,6 +74,9 @@ def games(game: str, count: int, cheat: float, folder: Path, *, kills: bool, sen
         "missed": sum(r["missed"] for r in rows),
         "invented": sum(r["invented"] for r in rows),
         "restarts": sum(r["restarts"] for r in rows),
+        # presses answering the referee's questions about cards (the camera unsure or wrong)
+        "answers": sum(r["answers"] for r in rows),
+        "max_answers": max(r["answers"] for r in rows),
         "mean_seconds": round(statistics.mean(r["seconds"] for r in rows), 2),
         "max_seconds": max(r["seconds"] for r in rows),
         "failures": [r for r in rows if not r["agree"] or r["missed"] or r["invented"] or r["error"]],

@@ -116,6 +116,7 @@ class DemoOutcome:
     error: str | None = None
     messages: list[str] = field(default_factory=list)
     resumed: bool = False  # this run resumed a game a killed process left open
+    answers: int = 0  # presses answering the referee's questions about a card (this run)
 
     @property
     def missed(self) -> list[dict[str, Any]]:
@@ -128,7 +129,8 @@ class DemoOutcome:
     def to_json(self) -> dict[str, Any]:
         return {"refereed": self.refereed, "truth": self.truth, "agree": self.agree, "flags": self.flags,
                 "cheats": self.cheats, "missed": len(self.missed), "invented": len(self.invented),
-                "restarts": self.restarts, "resumed": self.resumed, "seconds": round(self.seconds, 2),
+                "restarts": self.restarts, "resumed": self.resumed, "answers": self.answers,
+                "seconds": round(self.seconds, 2),
                 "error": self.error}
 
 
@@ -284,6 +286,7 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
             time.sleep(0.0003)
 
     answered: list[Any] = [None]
+    answers = [0]
 
     def answer_prompt() -> None:
         """People confirm (short press) the card the referee names when it is the card just laid where
@@ -293,6 +296,7 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
             return
         answered[0] = prompt
         long = not confirms(scene, prompt)
+        answers[0] += 1
         record.write({"prompt": [int(prompt["seat"]), long]})  # counted, not replayed: a lost answer is asked again
         press(int(prompt["seat"]), long)
 
@@ -366,7 +370,7 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
                           refereed is not None and truth is not None and comparable(refereed) == comparable(truth),
                           flags, [ch.to_json() for ch in world.cheats], restarts, time.monotonic() - t0,
                           error or world.error or (camera.error if camera is not None else None),
-                          list(referee.messages), resumed)
+                          list(referee.messages), resumed, answers[0])
     c.journal.close()
     return outcome
 

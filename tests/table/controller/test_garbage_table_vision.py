@@ -78,5 +78,14 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
         assert not asked("9D", "seat:7")  # laid there, but not last
         assert asked("KS", "seat:4") and not asked("KS", "turnup")
         assert asked("KS", None)  # no zone in the question: any such card on the mat
+
+        def suit(asked_suit: str, left: list[str], zone: str | None, scene: object = scene) -> bool:
+            return confirms(scene, {"seat": 4, "card": None, "suit": asked_suit, "alternatives": left,
+                                    "input": {"zone": zone} if zone else {}})
+
+        # "is it a club?" (session 11): yes when the card just laid there is a club still possible
+        assert suit("C", ["KC", "2C", "9D"], "seat:7") and not suit("D", ["KC", "9D", "2D"], "seat:7")
+        assert not suit("S", ["KS", "3S"], "seat:7")  # a spade lies elsewhere on the mat
+        assert suit("S", ["KS", "3S"], None) and not suit("H", ["KH", "3H"], None)
     direct.place("AH", "seat:2", face_up=False)
     assert not confirms(direct, {"seat": 2, "card": "AH", "input": {"zone": "seat:2"}})  # face down: not seen
