@@ -185,3 +185,27 @@ def test_terminal_view_shows_layout_seats_flags_and_leds() -> None:
     assert "FLAG seat 2 out-of-turn" in panel and "seat 0 plays 5S" in panel
     assert describe({"do": "override", "who": "seat 1", "what": "undo", "why": "misplayed"}) == \
         "  override by seat 1: undo (misplayed)"
+
+
+def test_the_demo_players_answer_a_suit_question_by_the_card_they_see() -> None:
+    """The Chinese Ten demo's players (session 11): asked "is it a club?", a player presses (yes) when a
+    card the answer stands for (`referee_base.prompt_yes_cards`: the clubs still possible) lies on the
+    mat, and holds (no) otherwise; each question is answered once."""
+    from table.cards import Card
+    from table.chinese_ten import rules_by_name
+    from table.controller.referee_base import prompt_yes_cards
+    from table.demo.world import Observed, World
+
+    presses: list[tuple[int, bool]] = []
+    seen = [Observed({})]
+    world = World(rules_by_name("pagat"), players=3, seed=1, observe=lambda: seen[0],
+                  press=lambda seat, long: presses.append((seat, long)))
+    world.ids = {Card.parse("KC"): 1, Card.parse("5H"): 2}
+    clubs = prompt_yes_cards({"card": None, "suit": "C", "alternatives": ["KC", "2C", "9D"]})
+    spades = prompt_yes_cards({"card": None, "suit": "S", "alternatives": ["KS", "2S", "9D"]})
+    seen[0] = Observed({}, clubs, 2, 1)
+    world.tick()
+    world.tick()  # the same question again: not answered twice
+    seen[0] = Observed({}, spades, 2, 2)
+    world.tick()
+    assert clubs == ("KC", "2C") and presses == [(2, False), (2, True)]
