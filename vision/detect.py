@@ -97,6 +97,8 @@ class DetectorConfig:
     thin_cover: float = 0.3
     thin_support: float = 0.95
     paper_pairs: bool = True  # two paper blobs, neither a card, whose hull is one (see _paper_pairs)
+    open_pairs: bool = True  # two open outlines, neither a card, that are one (see _open_pairs)
+    open_pair_cover: float = 0.8  # their hulls cover this share of the hull of both
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
@@ -326,6 +328,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     for c in _contours(edges, min_points, holes=True):
         _consider(c, 1.0, min_area, loose, candidates, near_edges, split=True)
     outer = []
+    open_pieces: list[np.ndarray] = []
     for tagged in _contours(thick, min_points, holes=None):
         if tagged.hole:
             _consider(tagged.points, 1.0, min_area, loose, candidates, near_edges, split=True)
@@ -337,7 +340,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
                     continue  # a closed outline: its hole is a candidate already
             # an outline with a gap can still enclose a card's area (court art touching the edge line
             # closes part of it), and then fills to a shape that is not the card: try its hull too
-            _consider_open(tagged.points, min_area, loose, candidates, near_edges, small)
+            if not _consider_open(tagged.points, min_area, loose, candidates, near_edges, small):
+                open_pieces.append(tagged.points)
+    if config.open_pairs:
+        _open_pairs(open_pieces, min_area, loose, candidates, near_edges, small)
     # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
     solid = np.zeros(edges.shape, np.uint8)
     cv2.drawContours(solid, outer, -1, 255, -1)
@@ -943,16 +949,16 @@ def _consider(contour: np.ndarray, grow: float, min_area: float, loose: Detector
 
 
 def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, out: list[_Candidate],
-                   near_edges: np.ndarray, image: np.ndarray | None = None) -> None:
+                   near_edges: np.ndarray, image: np.ndarray | None = None) -> bool:
     """An outline with a gap or two (a white card on a pale table, a side in glare) encloses nothing,
     so it is neither a hole nor a filled shape; its convex hull is the card. Accepted when the hull is
-    a card's shape and every side of it lies on edges."""
+    a card's shape and every side of it lies on edges; whether it was."""
     _, _, w, h = cv2.boundingRect(contour)
     if min(w, h) < loose.min_width * loose.scale or w * h < min_area:  # a box holds a card's short side
-        return  # at any angle: most texture and print lines stop here, before the hull
+        return False  # at any angle: most texture and print lines stop here, before the hull
     fit = _fit_quad(contour)
     if fit is None:
-        return
+        return False
     rough, hull = fit
     area = cv2.contourArea(hull)
     if area >= min_area and _card_like(rough, area, loose, loose.scale):
@@ -962,6 +968,43 @@ def _consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, 
                 hits[0] >= loose.open_weak_side or (image is not None and _step_across(
                     image, rough, int(np.argmin(by_side)), loose.open_step) >= loose.open_step_share))):
             out.append(_Candidate(rough, hull, 0.0, area))
+            return True
+    return False
+
+
+def _open_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig, out: list[_Candidate],
+                near_edges: np.ndarray, image: np.ndarray) -> None:
+    """A shadow's edge across a card (an arm, a lamp), or two gaps in a faint outline, cut the card's
+    outline into two open pieces, each about half of the card and neither a card by itself. Two such
+    outlines (``pieces``: those no candidate came from) whose boxes touch and whose hulls cover
+    ``open_pair_cover`` of the hull of both are judged as one open outline (:func:`_consider_open`) that must
+    be nearly a rectangle of a card's proportions (``near_rectangle``): with any card shape, the soft ring of
+    a glare spot beside a card made one (hard scenes, seed 2025)."""
+    # a piece of a card is about half of it: leave out the specks of texture (by their box, then hull)
+    boxed = [(c, box) for c in pieces if (box := cv2.boundingRect(c))[2] * box[3] >= 0.25 * min_area]
+    hulled = [(c, box, a) for c, box in boxed if (a := cv2.contourArea(cv2.convexHull(c))) >= 0.25 * min_area]
+    if len(hulled) < 2:
+        return
+    halves, boxes, areas = [c for c, _, _ in hulled], [b for _, b, _ in hulled], [a for _, _, a in hulled]
+    for i, j in _touching(halves):
+        (xi, yi, wi, hi), (xj, yj, wj, hj) = boxes[i], boxes[j]
+        w, h = max(xi + wi, xj + wj) - min(xi, xj), max(yi + hi, yj + hj) - min(yi, yj)
+        # as _consider_open would say, and a card fills at least half of its box at any angle: before any hull
+        if min(w, h) < loose.min_width * loose.scale or areas[i] + areas[j] < 0.5 * loose.open_pair_cover * w * h:
+            continue
+        both = np.vstack([halves[i], halves[j]])
+        if areas[i] + areas[j] >= loose.open_pair_cover * cv2.contourArea(cv2.convexHull(both)):
+            _consider_open(both, min_area, loose.near_rectangle, out, near_edges, image)
+
+
+def _touching(pieces: list[np.ndarray]) -> list[tuple[int, int]]:
+    """Pairs (i < j) of ``pieces`` whose bounding boxes lie within 3 px of each other, neither holding
+    the other."""
+    boxes = np.array([cv2.boundingRect(c) for c in pieces], np.float64)
+    lo, hi = boxes[:, :2], boxes[:, :2] + boxes[:, 2:]
+    near = np.all((lo[:, None] <= hi[None] + 3) & (lo[None] <= hi[:, None] + 3), axis=2)
+    inside = np.all((lo[:, None] <= lo[None]) & (hi[None] <= hi[:, None]), axis=2)
+    return [(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(near & ~inside & ~inside.T, 1)), strict=True)]
 
 
 def _step_across(image: np.ndarray, quad: np.ndarray, side: int, step: float) -> float:
@@ -987,13 +1030,8 @@ def _paper_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfi
     card's shape, they cover ``thin_cover`` of it and every side of it lies on edges for ``thin_support``."""
     if len(pieces) < 2:
         return
-    boxes = np.array([cv2.boundingRect(c) for c in pieces], np.float64)
-    lo, hi = boxes[:, :2], boxes[:, :2] + boxes[:, 2:]
-    # boxes within 3 px of each other, neither holding the other
-    near = np.all((lo[:, None] <= hi[None] + 3) & (lo[None] <= hi[:, None] + 3), axis=2)
-    inside = np.all((lo[:, None] <= lo[None]) & (hi[None] <= hi[:, None]), axis=2)
     areas = [cv2.contourArea(c) for c in pieces]
-    for i, j in zip(*np.nonzero(np.triu(near & ~inside & ~inside.T, 1)), strict=True):
+    for i, j in _touching(pieces):
         covered = areas[i] + areas[j]
         if covered < min_area:
             continue

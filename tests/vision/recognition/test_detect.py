@@ -612,6 +612,64 @@ def test_an_open_outline_whose_weak_side_is_a_faint_colour_step_is_a_card() -> N
     assert not out
 
 
+def _pieces(corners: list[tuple[int, int]], cut: tuple[float, float]) -> tuple[list[np.ndarray], np.ndarray]:
+    """A card outline at detection scale through ``corners`` (clockwise from the top left) with the edge of a
+    shadow drawn across it, from ``cut[0]`` of the way down its left side to ``cut[1]`` of the way down its
+    right side; the outline has a gap where the cut meets it, so it is two open outlines: their contours
+    and the edge map dilated as ``near_edges``."""
+    c = np.float64(corners)
+    ends = [tuple(map(int, np.rint(c[0] + cut[0] * (c[3] - c[0])))), tuple(map(int, np.rint(c[1] + cut[1] * (c[2] - c[1]))))]
+    lines = np.zeros((360, 640), np.uint8)
+    cv2.polylines(lines, [np.int32(corners)], True, 255, 1)
+    cv2.line(lines, ends[0], ends[1], 255, 1)
+    near = cv2.dilate(lines, np.ones((5, 5), np.uint8))
+    for end in ends:  # the outline's gaps where the shadow crosses it (dimmer paper, no step there)
+        cv2.circle(lines, end, 2, 0, -1)
+    cv2.line(lines, ends[0], ends[1], 0, 3)  # the cut belongs to neither piece in this drawing
+    contours, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [c for c in contours if len(c) > 20], near
+
+
+def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_its_rectangle() -> None:
+    """Session 11 (``open_pairs``): the edge of a shadow across a white card on a grey table (held-out
+    kde:tigullio-international, hard scene 114 of the model card's frames) cut its outline into two open
+    pieces, each half the card: neither was a card, both together are. A pair whose hull is not nearly a
+    card's rectangle (the soft ring of a glare spot beside a card made one), or whose pieces cover too little
+    of it, is refused."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG, _Candidate, _open_pairs
+
+    loose = DEFAULT_CONFIG.loose
+    min_area = (DEFAULT_CONFIG.min_width * 0.5) ** 2 * DEFAULT_CONFIG.min_aspect * 0.8
+    image = np.full((360, 640, 3), 150, np.uint8)
+
+    def found(corners: list[tuple[int, int]], cut: tuple[float, float] = (0.25, 0.8)) -> list[_Candidate]:
+        pieces, near = _pieces(corners, cut)
+        assert len(pieces) == 2
+        out: list[_Candidate] = []
+        _open_pairs(pieces, min_area, loose, out, near, image)
+        return out
+
+    card = [(200, 100), (260, 100), (260, 184), (200, 184)]
+    (got,) = found(card)
+    assert np.abs(np.sort(got.rough, axis=0) - np.sort(np.float32(card), axis=0)).max() <= 2
+    assert len(found(card, (0.6, 0.3))) == 1
+    assert not found([(200, 100), (260, 100), (272, 184), (188, 184)])  # a trapezoid
+    assert not found([(200, 100), (300, 100), (300, 184), (200, 184)])  # too square for a card
+    # two brackets at opposite corners, edges all round: their hulls cover half of the hull of both
+    lines = np.zeros((360, 640), np.uint8)
+    cv2.polylines(lines, [np.int32([(200, 140), (200, 100), (260, 100)])], False, 255, 1)
+    cv2.polylines(lines, [np.int32([(260, 144), (260, 184), (200, 184)])], False, 255, 1)
+    pieces, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    cv2.polylines(lines, [np.int32(card)], True, 255, 1)
+    near = cv2.dilate(lines, np.ones((5, 5), np.uint8))
+    for cover, accepted in ((loose.open_pair_cover, 0), (0.0, 1)):
+        out: list[_Candidate] = []
+        _open_pairs(list(pieces), min_area, replace(loose, open_pair_cover=cover), out, near, image)
+        assert len(out) == accepted
+
+
 @pytest.mark.parametrize(("design", "index", "label", "nth", "passes_off"), [
     ("gnome:simplistic", 15, "back", 1, {"texture_pass": False}),  # on a red and sage striped cloth
     ("gnome:simplistic", 15, "back", 2, {"texture_pass": False}),
@@ -683,6 +741,8 @@ def test_a_card_whose_paper_a_court_figure_cuts_in_two_is_found_from_both_pieces
     (99, "gnome:bellot", 7, "KS", {"paper_pairs": False}),
     # hard scene 100 of the model card's frames: a grey card, one side a faint colour step (see above)
     (2025, "kde:tigullio-international", 0, "9H", {"open_step_share": 2.0}),
+    # session 11, hard scene 114: a shadow's edge across a white card cuts its outline in two (see above)
+    (2025, "kde:tigullio-international", 14, "7H", {"open_pairs": False}),
 ])
 def test_held_out_cards_that_session_10_finds(held_out_decks: dict, seed: int, design: str,  # type: ignore[type-arg]
                                                     index: int, label: str, passes_off: dict) -> None:  # type: ignore[type-arg]
