@@ -35,6 +35,7 @@ Corners are returned in full-resolution pixels.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import overload
@@ -986,21 +987,22 @@ def _open_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig
     if len(hulled) < 2:
         return
     halves, boxes, areas = [c for c, _, _ in hulled], [b for _, b, _ in hulled], [a for _, _, a in hulled]
-    for i, j in _touching(halves):
+    for i, j in _touching(boxes):
         (xi, yi, wi, hi), (xj, yj, wj, hj) = boxes[i], boxes[j]
         w, h = max(xi + wi, xj + wj) - min(xi, xj), max(yi + hi, yj + hj) - min(yi, yj)
-        # as _consider_open would say, and a card fills at least half of its box at any angle: before any hull
-        if min(w, h) < loose.min_width * loose.scale or areas[i] + areas[j] < 0.5 * loose.open_pair_cover * w * h:
+        # before any hull: the joint box holds a card's short side (as _consider_open asks), and a card
+        # (long side at most twice the short) fills at least 0.44 of its box at any angle
+        if min(w, h) < loose.min_width * loose.scale or areas[i] + areas[j] < 0.4 * loose.open_pair_cover * w * h:
             continue
         both = np.vstack([halves[i], halves[j]])
         if areas[i] + areas[j] >= loose.open_pair_cover * cv2.contourArea(cv2.convexHull(both)):
             _consider_open(both, min_area, loose.near_rectangle, out, near_edges, image)
 
 
-def _touching(pieces: list[np.ndarray]) -> list[tuple[int, int]]:
-    """Pairs (i < j) of ``pieces`` whose bounding boxes lie within 3 px of each other, neither holding
+def _touching(rects: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """Pairs (i < j) of bounding boxes (x, y, w, h) that lie within 3 px of each other, neither holding
     the other."""
-    boxes = np.array([cv2.boundingRect(c) for c in pieces], np.float64)
+    boxes = np.array(rects, np.float64)
     lo, hi = boxes[:, :2], boxes[:, :2] + boxes[:, 2:]
     near = np.all((lo[:, None] <= hi[None] + 3) & (lo[None] <= hi[:, None] + 3), axis=2)
     inside = np.all((lo[:, None] <= lo[None]) & (hi[None] <= hi[:, None]), axis=2)
@@ -1031,7 +1033,7 @@ def _paper_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfi
     if len(pieces) < 2:
         return
     areas = [cv2.contourArea(c) for c in pieces]
-    for i, j in _touching(pieces):
+    for i, j in _touching([cv2.boundingRect(c) for c in pieces]):
         covered = areas[i] + areas[j]
         if covered < min_area:
             continue
