@@ -185,6 +185,9 @@ def test_terminal_view_shows_layout_seats_flags_and_leds() -> None:
     assert "FLAG seat 2 out-of-turn" in panel and "seat 0 plays 5S" in panel
     assert describe({"do": "override", "who": "seat 1", "what": "undo", "why": "misplayed"}) == \
         "  override by seat 1: undo (misplayed)"
+    asked = render_panel(dict(view, prompt={"seat": 1, "card": "7H", "alternatives": []}), {})
+    suit = render_panel(dict(view, prompt={"seat": 1, "card": None, "suit": "H", "alternatives": ["7H"]}), {})
+    assert "ASK seat 1: is it 7H?" in asked and "ASK seat 1: is it a heart?" in suit  # session 11
 
 
 def test_the_demo_players_answer_a_suit_question_by_the_card_they_see() -> None:
