@@ -74,6 +74,14 @@ def read_card(candidates: Sequence[tuple[str, float]], possible: Collection[str]
     return Reading(best, sure, share, tuple(ranked))
 
 
+def ask_order(ranked: Sequence[tuple[str, float]], candidates: Sequence[tuple[str, float]],
+              faces: Collection[str] = FACES) -> list[str]:
+    """The cards to ask people about, best first: the possible ones (``ranked``, a posterior); when none is
+    possible, the card ``faces`` among the camera's candidates, so that "unknown" or "back" is never offered
+    as a name (confirmed, it would not parse as a card)."""
+    return [c for c, _ in ranked] or [c for c, _ in candidates if c in faces]
+
+
 def readable_face(card: str | None, candidates: Sequence[tuple[str, float]]) -> bool:
     """A face-up card: read as a face, or ``unknown`` (the camera's votes did not agree) with a face
     as its best candidate, which the referee then identifies or asks about. ``back`` and an unknown

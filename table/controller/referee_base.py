@@ -135,10 +135,8 @@ class RefereeBookkeeping:
         once, so a sighting given up after a few names left a game waiting for ever (Garbage seed 5 at the
         camera table, session 10). Once the camera's first guesses are refused the suit is asked first
         (:func:`next_question`), so a card is named in at most about 18 presses, not 51."""
-        self.prompt = {"seat": seat, "card": ranked[0], "alternatives": list(ranked[1:]), "refused": 0,
-                       "input": inp.to_json()}
-        out.append({"do": "prompt", "seat": seat, "card": ranked[0],
-                    "text": f"is {which} {ranked[0]}? press to confirm, hold to say no"})
+        self._put(out, {"seat": seat, "card": ranked[0], "suit": None, "alternatives": list(ranked[1:]),
+                        "refused": 0, "input": inp.to_json()}, f"is {which} {ranked[0]}?")
 
     def _answer_prompt(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
         prompt = self.prompt
@@ -182,13 +180,17 @@ class RefereeBookkeeping:
             self._release_held(out)
             return
         card, asked_suit, rest = question
-        self.prompt = dict(prompt, card=card, suit=asked_suit, alternatives=rest)
-        if asked_suit is not None:
-            text = (f"is it a {SUIT_NAMES[asked_suit]}? press to confirm, hold to say no "
-                    "(or name it at the terminal: correct CARD)")
-        else:
-            text = f"then is it {card}? press to confirm, hold to say no"
-        out.append({"do": "prompt", "seat": prompt["seat"], "card": card, "suit": asked_suit, "text": text})
+        self._put(out, dict(prompt, card=card, suit=asked_suit, alternatives=rest),
+                  f"then is it {card}?" if asked_suit is None else f"is it a {SUIT_NAMES[asked_suit]}?")
+
+    def _put(self, out: list[Action], prompt: dict[str, Any], question: str) -> None:
+        """Open ``prompt`` and ask its ``question`` at its seat."""
+        self.prompt = prompt
+        text = f"{question} press to confirm, hold to say no"
+        if prompt["suit"] is not None:
+            text += " (or name it at the terminal: correct CARD)"
+        out.append({"do": "prompt", "seat": prompt["seat"], "card": prompt["card"], "suit": prompt["suit"],
+                    "text": text})
 
 
 SUIT_NAMES = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}

@@ -250,7 +250,8 @@ class ChineseTenReferee(RefereeBookkeeping):
         if reading.card is not None and reading.sure and not inp.data.get("doubt"):
             return Card.parse(reading.card)
         seat = self.state.to_act if self.state is not None else self.dealer
-        ranked = [c for c, _ in recognition.posterior(candidates, possible)] or [c for c, _ in candidates]
+        # the posterior, not reading.ranked: a card-reader hint the camera doubts must not hide the others
+        ranked = recognition.ask_order(recognition.posterior(candidates, possible), candidates)
         if not ranked:
             out.append(self._say(f"a card appeared on the layout that cannot be there ({inp.card}); "
                                  "check the table"))

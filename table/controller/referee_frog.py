@@ -594,7 +594,7 @@ class FrogReferee(RefereeBookkeeping):
             return Card.parse(reading.card)
         deal = self.deal
         seat = deal.to_act if deal is not None and deal.to_act is not None else self.match.dealer
-        ranked = [c for c, _ in reading.ranked] or [c for c, _ in candidates if c in _FACES]
+        ranked = recognition.ask_order(reading.ranked, candidates, _FACES)
         if not ranked:
             out.append(self._say(f"a card appeared in the {zone} that cannot be there ({inp.card}); check the table"))
             return None

@@ -422,7 +422,7 @@ class GarbageReferee(RefereeBookkeeping):
         reading = recognition.read_card(candidates, possible, hint=hint)
         if reading.card is not None and reading.sure:
             return Card.parse(reading.card)
-        ranked = [c for c, _ in reading.ranked] or [c for c, _ in candidates if c in recognition.FACES]
+        ranked = recognition.ask_order(reading.ranked, candidates)
         if not ranked:
             out.append(self._say(f"a card appeared in {zone} that cannot be there ({inp.card}); check the table"))
             return None

@@ -559,3 +559,15 @@ def test_no_to_every_question_gives_the_sighting_up_and_says_so() -> None:
         assert presses <= 3 + 3 + 13
     assert any(a["do"] == "say" and "ignored" in str(a["text"]) for a in out)
     assert ref.state is not None and list(ref.state.layout) == layout and card not in ref.physical
+
+
+def test_ask_order_offers_possible_cards_first_and_never_a_label_that_is_not_a_card() -> None:
+    """`recognition.ask_order`, shared by the three referees: the possible cards by their posterior; when none
+    is possible, the card faces among the camera's candidates (Chinese Ten offered "unknown" itself there,
+    which a press would have confirmed as a card that does not parse)."""
+    from table.controller.recognition import ask_order, posterior
+
+    candidates = (("unknown", 0.5), ("7H", 0.3), ("back", 0.1), ("8S", 0.1))
+    assert ask_order(posterior(candidates, {"8S", "2C"}), candidates)[:2] == ["8S", "2C"]
+    assert ask_order(posterior(candidates, set()), candidates) == ["7H", "8S"]
+    assert ask_order([], candidates, faces={"8S"}) == ["8S"]
