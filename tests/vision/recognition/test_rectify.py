@@ -81,3 +81,18 @@ def test_corner_crops_into_a_batch_equal_fresh_crops() -> None:
     batch = np.zeros((2, 2, CORNER_H, CORNER_W, 3), np.uint8)
     corner_crops(frame, quad, batch[1])
     assert np.array_equal(batch[1], corner_crops(frame, quad)) and not batch[0].any()
+
+
+def test_shifted_crops_move_towards_the_middle_of_the_card() -> None:
+    """``shift``: both crops move that fraction of the card's height towards its middle (the suit look).
+    A card 128 x 180 px, upright and axis-aligned, with a different grey in each 9-px band of rows: the
+    crops moved by 0.1 are the unmoved crops through an outline 18 rows lower (the bottom one: higher)."""
+    frame = np.zeros((300, 300, 3), np.uint8)
+    rows = (np.arange(180) // 9 * 12).astype(np.uint8)
+    frame[60:240, 80:208] = rows[:, None, None]
+    quad = np.float32([[80, 60], [208, 60], [208, 240], [80, 240]])
+    moved = corner_crops(frame, quad, shift=0.1).astype(int)
+    lower = corner_crops(frame, quad + np.float32([0, 18]))[0].astype(int)
+    higher = corner_crops(frame, quad + np.float32([0, -18]))[1].astype(int)
+    assert np.abs(moved[0] - lower).max() <= 1 and np.abs(moved[1] - higher).max() <= 1
+    assert np.abs(moved[0] - corner_crops(frame, quad)[0].astype(int)).max() >= 12  # and they did move
