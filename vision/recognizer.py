@@ -70,7 +70,7 @@ a jumbo index's suit (rank over a suit as large, as on poker decks) or a small i
 there, and the model cannot tell a club's top from a spade's (gnome:plastic's QC: QC 0.19, QS 0.18; the
 moved crop, which loses the rank, says clubs 0.6, spades 0.3). The rank stays the first readings'. On
 the model card's frames and two other seeds (evaluate --scenes 20 --calibrated, seeds 2024, 99 and 7) it
-named 14 more of 3372 realistic cards (wrong unchanged) and 26 more of 4320 hard ones (5 more wrong)
+named 17 more of 3372 realistic cards (wrong unchanged) and 26 more of 4320 hard ones (5 more wrong)
 (docs/performance.md)."""
 
 
