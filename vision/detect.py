@@ -409,6 +409,22 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     return [order_corners(q) for q in full]
 
 
+def outline_support(frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
+                    config: DetectorConfig = DEFAULT_CONFIG) -> np.ndarray:
+    """(Q,) for each full-resolution quad, the share of its weakest side that lies on the detector's edge
+    map (an edge pixel within 2 px at detection scale, as the detector judges its own outlines). A card
+    the detector missed although its true outline scores ~1.0 here had its sides on edges: what it lacked
+    was an outline to try (``benchmarks/missed_cards.py``)."""
+    if not len(quads):
+        return np.zeros(0)
+    s = config.scale
+    small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
+    channels = tuple(cv2.split(small))
+    least = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
+    near_edges = cv2.dilate(_edges(small, channels, least, config), np.ones((5, 5), np.uint8))
+    return _support([(np.asarray(q, np.float32).reshape(4, 2) + 0.5) * s - 0.5 for q in quads], near_edges)
+
+
 def _gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig, min_points: int,
               min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
     """(a') Cards whose outline has a gap where another edge meets it.

@@ -827,3 +827,18 @@ def test_the_tab_guards_sample_colour_across_a_side_and_inside() -> None:
     assert not _same_across(image, quad, 0, 30.0) and _same_across(image, quad, 1, 30.0)
     image[30:] = (235, 235, 185)  # the card pale cyan: chroma 50
     assert not _grey_inside(image, quad, 40.0)
+
+
+def test_outline_support_is_high_on_a_cards_outline_and_low_off_it() -> None:
+    """``outline_support`` (the diagnostic of benchmarks/missed_cards.py): a card's true outline lies on
+    the edge map; the same outlines over a plain felt of no cards do not."""
+    from vision.detect import outline_support
+
+    rng = np.random.default_rng(3)
+    scene = make_scene(rng, faces_deck(0), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    truths = [q for _, q in scene.cards]
+    on = outline_support(scene.image, truths)
+    assert on.shape == (len(truths),) and on.min() >= 0.9, on
+    empty = np.full(scene.image.shape, (40, 110, 40), np.uint8)
+    assert outline_support(empty, truths).max() == 0.0
+    assert outline_support(scene.image, []).shape == (0,)

@@ -1,0 +1,116 @@
+"""Every held-out card the recogniser does not name, and why: missed, unknown or wrong, with what the
+detector and the model saw of it.
+
+    .venv/bin/python benchmarks/missed_cards.py [--kind realistic|hard] [--scenes 20] [--seed 99]
+                                                [--calibrated] [--json]
+
+The frames are those of ``models.training.evaluate`` (same seeds, realistic scenes at ``--seed``, hard ones
+at ``--seed + 1``), run through the ``Recognizer`` users run. For each card not named it reports:
+
+* ``kind``: ``missed`` (no outline matches it: corners within 12% of its width), ``unknown`` or ``wrong``;
+* ``support``: the share of its true outline's weakest side that lies on the detector's edge map
+  (``vision.detect.outline_support``). A missed card whose support is ~1.0 had every side on edges: the
+  detector lacked an outline to try, not the evidence;
+* ``nearest``: for a missed card, the largest corner error of the nearest reported outline, in card widths
+  (``null``: none within a third of a width of its centre);
+* ``true_outline``: what the model names through the true outline (``model only``);
+* the design, the card, whether it is a court card (J, Q, K), and the camera blur of the frame.
+
+The summary counts each kind, the missed cards by support and by nearest outline, and the share of court
+cards among the missed against their share among all cards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from models.training import designs  # noqa: E402
+from models.training.dataset import match  # noqa: E402
+from models.training.evaluate import NORMAL, blur_class, held_out_scenes  # noqa: E402
+from models.training.synth import HARD  # noqa: E402
+from vision.detect import outline_support  # noqa: E402
+from vision.recognizer import Recognizer  # noqa: E402
+from vision.rectify import order_corners  # noqa: E402
+
+
+def nearest_error(truth: np.ndarray, quads: list[np.ndarray]) -> float | None:
+    """The smallest largest-corner error (in card widths) of the outlines near ``truth``'s centre."""
+    t = order_corners(truth)
+    width = float(np.linalg.norm(t[0] - t[1]))
+    errors = [min(float(np.abs(q - t).max()), float(np.abs(q - np.roll(t, 2, axis=0)).max())) / width
+              for q in quads if np.linalg.norm(q.mean(0) - t.mean(0)) <= width / 3]
+    return round(min(errors), 3) if errors else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kind", choices=("realistic", "hard"), default="realistic")
+    ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design")
+    ap.add_argument("--seed", type=int, default=99)
+    ap.add_argument("--calibrated", action="store_true", help="give the recogniser each scene's table plane")
+    ap.add_argument("--json", action="store_true", help="one JSON object per card not named, then the summary")
+    args = ap.parse_args()
+    rec = Recognizer(threads=1)
+    spec, seed = (NORMAL, args.seed) if args.kind == "realistic" else (HARD, args.seed + 1)
+    cases: list[dict[str, object]] = []
+    cards = courts = 0
+    for index, (design, scene) in enumerate(held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed)):
+        seen = rec.recognize(scene.image, plane=scene.plane if args.calibrated else None)
+        quads = [r.corners for r in seen]
+        truths = [q for _, q in scene.cards]
+        support = outline_support(scene.image, truths)
+        only = rec.classify_quads(scene.image, truths)
+        for (label, quad), sup, model in zip(scene.cards, support, only, strict=True):
+            cards += 1
+            court = label[0] in "JQK"
+            courts += court
+            q = match(quad, quads)
+            got = None if q is None else next(r for r in seen if r.corners is q)
+            if got is not None and got.card == label:
+                continue
+            case: dict[str, object] = {
+                "scene": index, "design": design, "card": label, "court": court, "blur": blur_class(scene.blur),
+                "kind": "missed" if got is None else "unknown" if got.card == "unknown" else "wrong",
+                "support": round(float(sup), 2), "true_outline": model.card}
+            if got is None:
+                case["nearest"] = nearest_error(quad, quads)
+            else:
+                case["read"] = got.card
+                case["confidence"] = round(got.confidence, 2)
+            cases.append(case)
+    missed = [c for c in cases if c["kind"] == "missed"]
+    on_edges = [c for c in missed if float(c["support"]) >= 0.9]  # type: ignore[arg-type]
+    summary = {
+        "command": " ".join(["benchmarks/missed_cards.py", *sys.argv[1:]]),
+        "cards": cards, "not_named": len(cases), "by_kind": dict(Counter(str(c["kind"]) for c in cases)),
+        "missed_support_at_least_0.9": len(on_edges),
+        "missed_no_outline_within_a_third": sum(c["nearest"] is None for c in missed),
+        "missed_court_cards": sum(bool(c["court"]) for c in missed),
+        "court_share_of_missed": round(sum(bool(c["court"]) for c in missed) / max(1, len(missed)), 3),
+        "court_share_of_cards": round(courts / max(1, cards), 3),
+        "missed_by_design": dict(Counter(str(c["design"]) for c in missed)),
+        "named_through_true_outline_of_not_named": sum(c["true_outline"] == c["card"] for c in cases),
+    }
+    if args.json:
+        for c in cases:
+            print(json.dumps(c))
+        print(json.dumps(summary))
+        return
+    for c in cases:
+        extra = f"nearest {c['nearest']}" if c["kind"] == "missed" else f"read {c['read']} at {c['confidence']}"
+        print(f"scene {c['scene']:4d} {c['design']:28s} {c['card']:5s} {c['kind']:8s} support {c['support']:.2f} "
+              f"{extra:22s} true outline: {c['true_outline']:8s} {c['blur']}")
+    print(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    main()
