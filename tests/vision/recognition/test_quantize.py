@@ -140,3 +140,27 @@ def test_the_shipped_model_is_the_int8_form_its_metadata_names() -> None:
     from models.training.finetune import onnx_widths
 
     assert onnx_widths(DEFAULT_MODEL) == tuple(meta["training"]["widths"])
+
+
+def test_the_dequantized_twin_of_the_shipped_model_answers_as_it_does(tmp_path: Path) -> None:
+    """models.training.dequantize: the float twin (weights dequantized, the ReLUs the quantiser folded into
+    uint8 zero points restored) gives the shipped int8 model's top label on every crop and logits within
+    the int8 rounding; without the restored ReLUs its logits are off by hundreds (checked by hand), so the
+    tolerance below can fail."""
+    import onnxruntime as ort
+
+    from models.training.dequantize import dequantize
+
+    out = tmp_path / "twin.onnx"
+    dequantize(DEFAULT_MODEL, out)
+    assert json.loads(out.with_suffix(".json").read_text()) == json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    ops = {n.op_type for n in onnx.load(str(out)).graph.node}
+    assert "QuantizeLinear" not in ops and "DequantizeLinear" not in ops and "Relu" in ops
+    x = np.random.default_rng(5).uniform(-0.5, 0.75, (64, 3, CORNER_H, CORNER_W)).astype(np.float32)
+    runs = []
+    for path in (DEFAULT_MODEL, out):
+        sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        runs.append(sess.run(None, {sess.get_inputs()[0].name: x})[0])
+    int8, twin = runs
+    assert (int8.argmax(axis=1) == twin.argmax(axis=1)).mean() >= 0.95
+    assert np.abs(int8 - twin).max() < 0.1 * np.abs(int8).max()
