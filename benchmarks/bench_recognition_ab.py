@@ -1,14 +1,15 @@
 """Recognition speed, A/B: the working tree's detector and classifier against another revision's,
 interleaved frame by frame in one process (a shared machine's load hits both sides alike).
 
-    .venv/bin/python benchmarks/bench_recognition_ab.py --against 490e16d [--frames 40] [--runs 3]
+    .venv/bin/python benchmarks/bench_recognition_ab.py --against 490e16d [--frames 40] [--runs 3] [--calibrated]
 
 The other revision's ``vision/detect.py``, ``vision/rectify.py`` and ``vision/classify.py`` are read
 with ``git show`` and loaded under other names; the model file is the working tree's for both, so
 only the code differs. First the identity check (same outlines, largest corner difference, largest
 probability difference), then per frame old and new in alternating order, one thread, process CPU
 time; median over frames, per run, and the median of the runs. Frames: 1280x720 with 12 cards of the
-project's own drawn designs (seeded, as ``bench_recognition.py --speed-only`` makes them).
+project's own drawn designs (seeded, as ``bench_recognition.py --speed-only`` makes them); with
+``--calibrated`` both detectors get each frame's table plane, as a table calibrated from its mat does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.training.evaluate import NORMAL  # noqa: E402
-from models.training.synth import faces_deck, make_scene  # noqa: E402
+from models.training.synth import Scene, faces_deck, make_scene  # noqa: E402
 from vision import detect as new_det  # noqa: E402
 from vision import rectify as new_rect  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
@@ -47,14 +48,19 @@ def _module_at(rev: str, path: str, name: str, renames: dict[str, str]) -> types
     return mod
 
 
-def frames(count: int, seed: int) -> list[np.ndarray]:
+def scenes(count: int, seed: int) -> list[Scene]:
+    """The speed frames with their table planes (``--calibrated``)."""
     rng = np.random.default_rng(seed)
-    out: list[np.ndarray] = []
+    out: list[Scene] = []
     while len(out) < count:
         scene = make_scene(rng, faces_deck(len(out) % 8), replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
         if len(scene.cards) == 12:
-            out.append(scene.image)
+            out.append(scene)
     return out
+
+
+def frames(count: int, seed: int) -> list[np.ndarray]:
+    return [s.image for s in scenes(count, seed)]
 
 
 def main() -> None:
@@ -63,6 +69,7 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=40)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=102)
+    ap.add_argument("--calibrated", action="store_true", help="give both detectors each frame's table plane")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     rev = args.against
@@ -80,10 +87,12 @@ def main() -> None:
         probs: np.ndarray = old_cls.postprocess(rec.classifier.infer(old_cls.preprocess(crops, rec.meta)))
         return probs
 
-    imgs = frames(args.frames, args.seed)
+    shots = scenes(args.frames, args.seed)
+    imgs = [s.image for s in shots]
+    planes = {id(s.image): (s.plane if args.calibrated else None) for s in shots}
     same, worst, pmax, quads = True, 0.0, 0.0, 0
     for f in imgs:
-        a, b = old_det.detect_cards(f), new_det.detect_cards(f)
+        a, b = old_det.detect_cards(f, plane=planes[id(f)]), new_det.detect_cards(f, plane=planes[id(f)])
         if len(a) != len(b):
             same = False
             continue
@@ -104,7 +113,7 @@ def main() -> None:
             for side in (("old", "new") if i % 2 else ("new", "old")):
                 det = old_det if side == "old" else new_det
                 t0 = time.process_time()
-                q = det.detect_cards(f)
+                q = det.detect_cards(f, plane=planes[id(f)])
                 t1 = time.process_time()
                 if q:
                     classify(side, f, q)

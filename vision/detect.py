@@ -45,6 +45,7 @@ import numpy as np
 
 from vision.errors import CalibrationError, ImageError
 from vision.rectify import order_corners
+from vision.size_search import edge_directions, rectangles_of_size
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,19 @@ class DetectorConfig:
     paper_pairs: bool = True  # two paper blobs, neither a card, whose hull is one (see _paper_pairs)
     open_pairs: bool = True  # two open outlines, neither a card, that are one (see _open_pairs)
     open_pair_cover: float = 0.8  # their hulls cover this share of the hull of both
+    # Cards of the frame's own size whose sides are on edges but that no closed outline holds (a court figure
+    # reaching the card's edge, on stripes or beside an arm): a matched filter for the deck's rectangle
+    # (``vision/size_search.py``, ``_size_pass``), where no card was found and with two cards found to give
+    # the size. On the table plane the size is the deck's within ``size_tolerance``; in a tilted image
+    # perspective spreads it (``size_tolerance_image``), and the pass runs there only with ``size_pass_image``:
+    # measured on the image it found fewer cards for more false ones and costs as much (docs/performance.md).
+    size_pass: bool = True
+    size_pass_image: bool = False
+    size_level: float = 0.8  # each side's share on edges of its direction, in the search
+    size_tolerance: float = 0.06
+    size_tolerance_image: float = 0.15
+    size_band: float = 0.75  # the band just inside each side is paper for this share of it (see _size_pass)
+    size_scale: float = 1.0  # the search runs at this scale of the detection frame (the snap refines it)
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
@@ -352,7 +366,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     for c in _contours(filled, min_points, holes=False):
         _consider(c, 0.0, min_area, loose, candidates)
-    paper, paper_contours = None, []
+    paper, paper_contours, local = None, [], None
     if config.paper_pass:
         # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
         # outer outline of the white border holds the whole card even where busy court art or a striped
@@ -401,6 +415,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         faint = cv2.Canny(grey, config.faint_low, config.faint_high)
         quads += _cards_in_holes(faint, 1.0, quads, config, min_points, min_area, near_edges)
+    if config.size_pass and (config.plane is not None or config.size_pass_image) and paper is not None \
+            and len(quads) >= 2:
+        quads += _size_pass(small, edges, quads, config, near_edges, paper,
+                            paper if local is None else cv2.bitwise_or(paper, local))
     full = [(q + 0.5) / s - 0.5 for q in quads]
     if config.snap and full:
         full = snap_to_edges(frame_bgr, full, config)
@@ -423,6 +441,137 @@ def outline_support(frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
     least = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
     near_edges = cv2.dilate(_edges(small, channels, least, config), np.ones((5, 5), np.uint8))
     return _support([(np.asarray(q, np.float32).reshape(4, 2) + 0.5) * s - 0.5 for q in quads], near_edges)
+
+
+def _size_pass(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
+               near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
+    """(e) Cards of the deck's size that no closed outline holds, where no card was found (detection scale).
+
+    The search (``vision.size_search.rectangles_of_size``) runs on the table plane when the table is
+    calibrated (the frame warped so that every card is the same rectangle; its size the median of the cards
+    found there) and on the image otherwise. A rectangle it returns is a card when it overlaps no card
+    found, lies inside the frame, is a card's shape, every side lies on the edge map for 0.9, and the band
+    just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
+    margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
+    global or the local paper mask (``paper``), so glare and a pale cast do not hide it.
+
+    The search is costly (a few filters per card direction over the frame), so it runs only around the
+    paper of the global mask (``otsu``) that no card found covers: none on felt or wood once every card is
+    found, and then the pass costs one subtraction."""
+    covered = _filled(edges.shape, [_grow(q, 2.0) for q in quads])
+    loose_paper = cv2.morphologyEx(cv2.subtract(otsu, covered), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    dims = np.array([_sides(q) for q in quads])
+    if cv2.countNonZero(loose_paper) < 2 * float(dims.sum(axis=1).mean()):
+        return []  # no paper outside the cards found, so no card margin: nothing to search (felt, wood)
+    space = _search_space(small.shape, quads, config)
+    if space is None:
+        return []
+    to_space, size = space
+    k = config.size_scale
+    base = cv2.resize(small, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)  # then warped: no aliasing
+    base_to_small = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1]])
+    s_small = cv2.warpPerspective(base, to_space @ base_to_small, size, flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    channels = tuple(cv2.split(s_small))
+    s_edges = _edges(s_small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
+    if config.plane is not None:
+        inside = cv2.warpPerspective(np.full(base.shape[:2], 255, np.uint8), to_space @ base_to_small, size,
+                                     flags=cv2.INTER_NEAREST)
+        s_edges = cv2.bitwise_and(s_edges, cv2.erode(inside, np.ones((5, 5), np.uint8)))  # not the frame's edge
+    found = [_map(to_space, q) for q in quads]
+    free = cv2.subtract(s_edges, _filled(s_edges.shape, [_grow(q, 1.0) for q in found]))
+    dims = np.array([_sides(q) for q in found])
+    short, long_ = float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
+    if cv2.countNonZero(free) < 2 * (short + long_):
+        return []  # not edges enough outside the cards found for one more
+    # where to look: around the loose paper, as far as a card reaches from it
+    x, y, bw, bh = cv2.boundingRect(cv2.findNonZero(loose_paper))
+    box = _map(to_space, np.array([[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]], np.float32))
+    x0, y0 = np.maximum(np.floor(box.min(axis=0) - long_), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(box.max(axis=0) + long_), (size[0], size[1])).astype(int)
+    if x1 - x0 < 2 * long_ or y1 - y0 < 2 * long_:
+        return []
+    grey = cv2.GaussianBlur(cv2.cvtColor(s_small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    tolerance = config.size_tolerance if config.plane is not None else config.size_tolerance_image
+    back = np.linalg.inv(to_space)
+    h, w = edges.shape
+    out: list[np.ndarray] = []
+    for _, crop_rect in rectangles_of_size(np.ascontiguousarray(free[y0:y1, x0:x1]), edge_directions(grey), short,
+                                           long_, tolerance=tolerance, level=config.size_level):
+        rect = crop_rect + np.array([x0, y0], np.float32)
+        if any(_overlap(rect, q) >= 0.2 for q in found):
+            continue
+        quad = _map(back, rect)
+        if quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any():
+            continue
+        if _side_hits(quad[None], near_edges)[0].min() < 0.9 or \
+                not _card_like(quad, cv2.contourArea(quad), config.loose, config.scale) or \
+                _margin_paper(paper, quad) < config.size_band:
+            continue
+        out.append(quad)
+        found.append(rect)
+    return out
+
+
+def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: DetectorConfig
+                  ) -> tuple[np.ndarray, tuple[int, int]] | None:
+    """The homography from detection pixels to the size search's pixels and the search image's size: the
+    frame at ``size_scale`` without a table plane; with one, the plane scaled so that the cards found are
+    ``size_scale`` as wide there as in the frame (None if the view would then be over four times the frame's
+    area at that scale: a plane far off the view)."""
+    h, w = shape[:2]
+    k = config.size_scale
+    if config.plane is None:
+        to_search = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]])
+        return to_search, (int(math.ceil(w * k)), int(math.ceil(h * k)))
+    s = config.scale
+    to_full = np.array([[1 / s, 0, 0.5 / s - 0.5], [0, 1 / s, 0.5 / s - 0.5], [0, 0, 1]])
+    to_plane = np.asarray(config.plane, np.float64).reshape(3, 3) @ to_full
+    ratio = k * float(np.median([_sides(q)[0] for q in quads]) /
+                      np.median([_sides(_map(to_plane, q))[0] for q in quads]))
+    corners = _map(to_plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
+    lo, span = corners.min(axis=0), (corners.max(axis=0) - corners.min(axis=0)) * ratio
+    if not np.isfinite(span).all() or span[0] * span[1] > 4 * w * h * k * k:
+        return None
+    scale_shift = np.array([[ratio, 0, -lo[0] * ratio], [0, ratio, -lo[1] * ratio], [0, 0, 1]])
+    return scale_shift @ to_plane, (int(math.ceil(span[0])) + 1, int(math.ceil(span[1])) + 1)
+
+
+def _map(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+    p = np.concatenate([points.astype(np.float64), np.ones((len(points), 1))], axis=1) @ homography.T
+    out: np.ndarray = (p[:, :2] / p[:, 2:]).astype(np.float32)
+    return out
+
+
+def _sides(quad: np.ndarray) -> tuple[float, float]:
+    """A quad's mean short and long side."""
+    q = order_corners(quad.astype(np.float32))
+    a = (float(np.linalg.norm(q[1] - q[0])) + float(np.linalg.norm(q[3] - q[2]))) / 2
+    b = (float(np.linalg.norm(q[2] - q[1])) + float(np.linalg.norm(q[0] - q[3]))) / 2
+    return min(a, b), max(a, b)
+
+
+_BAND_T = np.linspace(0.15, 0.85, 15)[:, None]
+_BAND_DEPTH = np.linspace(0.03, 0.08, 4)  # of the card's width, inside each side
+
+
+def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:
+    """The weakest side's share of points (along its middle 70%) where the band just inside it is paper
+    at some depth of ``_BAND_DEPTH`` (a card's margin; an index or pip interrupts it only in places)."""
+    q = order_corners(quad.astype(np.float32)).astype(np.float64)
+    width = min(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])))
+    centre = q.mean(axis=0)
+    worst = 1.0
+    for k in range(4):
+        a, d = q[k], q[(k + 1) % 4] - q[k]
+        inward = np.array([d[1], -d[0]]) / max(1e-6, float(np.linalg.norm(d)))
+        if inward @ (centre - a) < 0:
+            inward = -inward
+        hit = np.zeros(len(_BAND_T), bool)
+        for depth in _BAND_DEPTH:
+            hit |= _pixels(paper, a + _BAND_T * d + depth * width * inward) > 0
+        worst = min(worst, float(hit.mean()))
+    return worst
 
 
 def _gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig, min_points: int,
