@@ -28,6 +28,10 @@ from several cues, because no single one works on every table:
 6. Repair: an outline whose opposite sides are further from parallel than perspective allows has one
    corner off (a side on a neighbour's or a shadow's edge); it is rebuilt from its other three corners
    where the rebuilt sides lie on edges at least as well.
+7. Size (on a calibrated table, before 5 and 6): where paper lies outside the cards found, a rectangle of the deck's own
+   size whose four sides lie on edges of their direction and that has a paper margin is a card
+   (``vision/size_search.py``): a court figure reaching the card's edge on stripes or beside an arm cuts
+   every closed outline of the card into pieces, but not its sides.
 
 Corners are returned in full-resolution pixels.
 """

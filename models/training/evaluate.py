@@ -19,6 +19,7 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,7 @@ import numpy as np
 from models.training import designs
 from models.training.dataset import match
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
+from vision.detect import DEFAULT_CONFIG, DetectorConfig
 from vision.recognizer import DEFAULT_MODEL, Recognizer, metadata_path
 
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
@@ -137,6 +139,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                     "(``accuracy``; with --calibrated, ``accuracy_calibrated``)")
     ap.add_argument("--calibrated", action="store_true",
                     help="give the recogniser each scene's table plane, as a calibrated table does")
+    ap.add_argument("--detector", nargs="+", default=[], metavar="FIELD=VALUE",
+                    help="detector settings other than the shipped ones (vision.detect.DetectorConfig fields, e.g. "
+                         "size_pass_image=true); not with --write")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
@@ -144,11 +149,17 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--clutter-frames measures one part only; it cannot --write the model card")
     if args.clutter_frames is not None and args.scenes is not None:
         ap.error("--scenes sets the card scenes; with --clutter-frames there are none (N frames are dealt)")
+    if args.detector and args.write:
+        ap.error("--detector measures other settings than the shipped ones; it cannot --write the model card")
     if args.scenes is None:
         args.scenes = 40
-    rec = Recognizer(args.model)
+    try:
+        detector = detector_config(args.detector)
+    except ValueError as e:
+        ap.error(str(e))
+    rec = Recognizer(args.model, detector=detector)
     cal = args.calibrated
-    flag = " --calibrated" if cal else ""
+    flag = (" --calibrated" if cal else "") + "".join(f" --detector {d}" for d in args.detector)
     if args.clutter_frames is not None:
         only: dict[str, object] = {
             "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",
@@ -179,6 +190,29 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         store_accuracy(meta_path, "accuracy_calibrated" if cal else "accuracy", result)
         print(f"wrote accuracy into {meta_path}")
     return result
+
+
+def detector_config(settings: list[str]) -> DetectorConfig:
+    """The shipped detector with ``FIELD=VALUE`` settings changed (bools as true/false, numbers as numbers)."""
+    fields = {f.name: f for f in dataclass_fields(DetectorConfig)}
+    changes: dict[str, object] = {}
+    for item in settings:
+        name, sep, text = item.partition("=")
+        if not sep or name not in fields:
+            raise ValueError(f"--detector {item!r}: expected FIELD=VALUE with FIELD one of DetectorConfig's")
+        current = getattr(DEFAULT_CONFIG, name)
+        if isinstance(current, bool):
+            if text.lower() not in ("true", "false"):
+                raise ValueError(f"--detector {item!r}: {name} is true or false")
+            changes[name] = text.lower() == "true"
+        elif isinstance(current, (int, float)):
+            try:
+                changes[name] = type(current)(text)
+            except ValueError:
+                raise ValueError(f"--detector {item!r}: {name} is a number") from None
+        else:
+            raise ValueError(f"--detector {item!r}: {name} cannot be set here")
+    return replace(DEFAULT_CONFIG, **changes)  # type: ignore[arg-type]
 
 
 def store_accuracy(meta_path: Path, key: str, result: dict[str, object]) -> None:

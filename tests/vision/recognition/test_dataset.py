@@ -174,3 +174,21 @@ def test_scenes_record_their_camera_blur_and_evaluate_splits_its_tallies_by_it()
     assert len(by_blur) >= 2 and set(by_blur) <= set(BLUR_CLASSES)
     for field in ("cards", "found", "named", "frames", "classifier_named"):
         assert sum(getattr(t, field) for t in by_blur.values()) == getattr(total, field)
+
+
+def test_evaluate_measures_other_detector_settings_but_never_writes_them() -> None:
+    """``evaluate --detector FIELD=VALUE``: the shipped detector with fields changed, typed as they are;
+    unknown fields and values are refused; with ``--write`` it is an error (the model card holds the
+    shipped settings only)."""
+    from models.training.evaluate import detector_config, main
+    from vision.detect import DEFAULT_CONFIG
+
+    cfg = detector_config(["size_pass_image=true", "size_level=0.7", "gap_close=5"])
+    assert cfg.size_pass_image is True and cfg.size_level == 0.7 and cfg.gap_close == 5
+    assert isinstance(cfg.gap_close, int) and cfg.hue_pass == DEFAULT_CONFIG.hue_pass
+    assert detector_config([]) == DEFAULT_CONFIG
+    for bad in (["nope=1"], ["size_pass=maybe"], ["size_level=high"], ["size_level"], ["plane=1"]):
+        with pytest.raises(ValueError, match="--detector"):
+            detector_config(bad)
+    with pytest.raises(SystemExit):
+        main(["--detector", "size_pass=false", "--write", "--scenes", "1"])
