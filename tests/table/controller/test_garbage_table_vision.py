@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from table.demo.run_frog_garbage import FrogGarbageDemo, run
 from vision.zones import layout_for
 
 
+@pytest.mark.timeout(600)  # a whole match through the camera: 164 s alone on the 2-core machine since the size pass (93 s before), up to 183 s beside the suite; the demo's own timeout below bounds it
 def test_garbage_match_through_the_camera_pipeline_equals_truth(tmp_path: Path) -> None:
     """standard, 3 players, seed 1: both kinds of cheat happen; the refereed coins, kitty and every
     hand's outcome equal the truth's."""
@@ -41,6 +44,7 @@ def test_every_garbage_layout_has_a_slot_for_each_card_of_the_largest_hand() -> 
         assert len(layout.zone("turnup").slots) >= ROW_CARDS, players
 
 
+@pytest.mark.timeout(600)  # as above, three resumes
 def test_garbage_controller_killed_three_times_with_camera_senses_equals_truth(tmp_path: Path) -> None:
     """Resume after kill through the camera: the controller dies three times (journal closed, loop
     abandoned) and a new one, with a new camera pipeline numbering its tracks from 1, re-reads the
