@@ -87,12 +87,10 @@ def main() -> None:
         probs: np.ndarray = old_cls.postprocess(rec.classifier.infer(old_cls.preprocess(crops, rec.meta)))
         return probs
 
-    shots = scenes(args.frames, args.seed)
-    imgs = [s.image for s in shots]
-    planes = {id(s.image): (s.plane if args.calibrated else None) for s in shots}
+    shots = [(s.image, s.plane if args.calibrated else None) for s in scenes(args.frames, args.seed)]
     same, worst, pmax, quads = True, 0.0, 0.0, 0
-    for f in imgs:
-        a, b = old_det.detect_cards(f, plane=planes[id(f)]), new_det.detect_cards(f, plane=planes[id(f)])
+    for f, plane in shots:
+        a, b = old_det.detect_cards(f, plane=plane), new_det.detect_cards(f, plane=plane)
         if len(a) != len(b):
             same = False
             continue
@@ -109,11 +107,11 @@ def main() -> None:
     runs: dict[str, list[float]] = {k: [] for k in ("detect old", "detect new", "classify old", "classify new")}
     for _ in range(args.runs):
         per: dict[str, list[float]] = {k: [] for k in runs}
-        for i, f in enumerate(imgs):
+        for i, (f, plane) in enumerate(shots):
             for side in (("old", "new") if i % 2 else ("new", "old")):
                 det = old_det if side == "old" else new_det
                 t0 = time.process_time()
-                q = det.detect_cards(f, plane=planes[id(f)])
+                q = det.detect_cards(f, plane=plane)
                 t1 = time.process_time()
                 if q:
                     classify(side, f, q)

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
-from models.training.dataset import match  # noqa: E402
+from models.training.dataset import corner_error, match  # noqa: E402
 from models.training.evaluate import NORMAL, blur_class, held_out_scenes  # noqa: E402
 from models.training.synth import HARD  # noqa: E402
 from vision.detect import outline_support  # noqa: E402
@@ -46,8 +46,7 @@ def nearest_error(truth: np.ndarray, quads: list[np.ndarray]) -> float | None:
     """The smallest largest-corner error (in card widths) of the outlines near ``truth``'s centre."""
     t = order_corners(truth)
     width = float(np.linalg.norm(t[0] - t[1]))
-    errors = [min(float(np.abs(q - t).max()), float(np.abs(q - np.roll(t, 2, axis=0)).max())) / width
-              for q in quads if np.linalg.norm(q.mean(0) - t.mean(0)) <= width / 3]
+    errors = [corner_error(t, q) / width for q in quads if np.linalg.norm(q.mean(0) - t.mean(0)) <= width / 3]
     return round(min(errors), 3) if errors else None
 
 

@@ -117,7 +117,6 @@ class DetectorConfig:
     size_tolerance: float = 0.06
     size_tolerance_image: float = 0.15
     size_band: float = 0.75  # the band just inside each side is paper for this share of it (see _size_pass)
-    size_scale: float = 1.0  # the search runs at this scale of the detection frame (the snap refines it)
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
@@ -455,8 +454,7 @@ def _size_pass(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], co
     calibrated (the frame warped so that every card is the same rectangle; its size the median of the cards
     found there), and on the image only with ``size_pass_image``. A rectangle it returns is a card when it
     overlaps no card found, lies inside the frame, is a card's shape, every side lies on the edge map for
-    0.9, and the band
-    just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
+    0.9, and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
     margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
     global or the local paper mask (``paper``), so glare and a pale cast do not hide it.
 
@@ -465,23 +463,20 @@ def _size_pass(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], co
     found, and then the pass costs one subtraction."""
     covered = _filled(edges.shape, [_grow(q, 2.0) for q in quads])
     loose_paper = cv2.morphologyEx(cv2.subtract(otsu, covered), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    dims = np.array([_sides(q) for q in quads])
-    if cv2.countNonZero(loose_paper) < 2 * float(dims.sum(axis=1).mean()):
+    perimeter = 2 * float(np.mean([sum(_sides(q)) for q in quads]))
+    if cv2.countNonZero(loose_paper) < perimeter:
         return []  # no paper outside the cards found, so no card margin: nothing to search (felt, wood)
     space = _search_space(small.shape, quads, config)
     if space is None:
         return []
     to_space, size = space
-    k = config.size_scale
-    base = cv2.resize(small, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)  # then warped: no aliasing
-    base_to_small = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1]])
-    s_small = cv2.warpPerspective(base, to_space @ base_to_small, size, flags=cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE)
-    channels = tuple(cv2.split(s_small))
-    s_edges = _edges(s_small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
-    if config.plane is not None:
-        inside = cv2.warpPerspective(np.full(base.shape[:2], 255, np.uint8), to_space @ base_to_small, size,
-                                     flags=cv2.INTER_NEAREST)
+    if config.plane is None:  # the search space is the detection frame itself
+        s_small, s_edges = small, edges
+    else:
+        s_small = cv2.warpPerspective(small, to_space, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        channels = tuple(cv2.split(s_small))
+        s_edges = _edges(s_small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
+        inside = cv2.warpPerspective(np.full(small.shape[:2], 255, np.uint8), to_space, size, flags=cv2.INTER_NEAREST)
         s_edges = cv2.bitwise_and(s_edges, cv2.erode(inside, np.ones((5, 5), np.uint8)))  # not the frame's edge
     found = [_map(to_space, q) for q in quads]
     free = cv2.subtract(s_edges, _filled(s_edges.shape, [_grow(q, 1.0) for q in found]))
@@ -521,22 +516,19 @@ def _size_pass(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], co
 def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: DetectorConfig
                   ) -> tuple[np.ndarray, tuple[int, int]] | None:
     """The homography from detection pixels to the size search's pixels and the search image's size: the
-    frame at ``size_scale`` without a table plane; with one, the plane scaled so that the cards found are
-    ``size_scale`` as wide there as in the frame (None if the view would then be over four times the frame's
-    area at that scale: a plane far off the view)."""
+    identity without a table plane; with one, the plane scaled so that the cards found are as wide there as
+    in the frame (None if the view would then be over four times the frame's area: a plane far off the view).
+    (A search at half this scale, refined after, lost many of the cards it finds: session 13, scratch.)"""
     h, w = shape[:2]
-    k = config.size_scale
     if config.plane is None:
-        to_search = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]])
-        return to_search, (int(math.ceil(w * k)), int(math.ceil(h * k)))
+        return np.eye(3), (w, h)
     s = config.scale
     to_full = np.array([[1 / s, 0, 0.5 / s - 0.5], [0, 1 / s, 0.5 / s - 0.5], [0, 0, 1]])
     to_plane = np.asarray(config.plane, np.float64).reshape(3, 3) @ to_full
-    ratio = k * float(np.median([_sides(q)[0] for q in quads]) /
-                      np.median([_sides(_map(to_plane, q))[0] for q in quads]))
+    ratio = float(np.median([_sides(q)[0] for q in quads]) / np.median([_sides(_map(to_plane, q))[0] for q in quads]))
     corners = _map(to_plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
     lo, span = corners.min(axis=0), (corners.max(axis=0) - corners.min(axis=0)) * ratio
-    if not np.isfinite(span).all() or span[0] * span[1] > 4 * w * h * k * k:
+    if not np.isfinite(span).all() or span[0] * span[1] > 4 * w * h:
         return None
     scale_shift = np.array([[ratio, 0, -lo[0] * ratio], [0, ratio, -lo[1] * ratio], [0, 0, 1]])
     return scale_shift @ to_plane, (int(math.ceil(span[0])) + 1, int(math.ceil(span[1])) + 1)

@@ -17,6 +17,13 @@ from vision.detect import detect_cards
 from vision.rectify import corner_crops, order_corners
 
 
+def corner_error(truth: np.ndarray, quad: np.ndarray) -> float:
+    """The largest corner distance (per axis, px) between ``quad`` and ``truth`` ordered by ``order_corners``;
+    the order may start at either short side."""
+    t = order_corners(truth)
+    return float(min(np.abs(quad - t).max(), np.abs(quad - np.roll(t, 2, axis=0)).max()))
+
+
 def match(truth: np.ndarray, found: list[np.ndarray]) -> np.ndarray | None:
     """The detected quad that outlines the same card as ``truth`` (corners within 12% of its width)."""
     t = order_corners(truth)
@@ -24,9 +31,7 @@ def match(truth: np.ndarray, found: list[np.ndarray]) -> np.ndarray | None:
     for q in found:
         if np.linalg.norm(q.mean(0) - t.mean(0)) > 0.3 * width:
             continue
-        # corner order may start at either short side
-        err = min(np.abs(q - t).max(), np.abs(q - np.roll(t, 2, axis=0)).max())
-        if err < 0.12 * width:
+        if corner_error(t, q) < 0.12 * width:
             return q
     return None
 

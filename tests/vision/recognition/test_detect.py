@@ -889,3 +889,34 @@ def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_de
     off = unmatched(replace(DEFAULT_CONFIG, size_pass=False))
     assert unmatched(DEFAULT_CONFIG) <= off
     assert unmatched(replace(DEFAULT_CONFIG, size_band=0.0)) > off
+
+
+def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_over(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a plane (``size_pass_image`` off) the pass does not search; with one, on felt where every
+    card is found no paper is left outside them, so it does not search either (the gate that keeps its cost
+    off most frames); turned on for the image, the same felt frame still does not search."""
+    from dataclasses import replace
+
+    import vision.detect as detect
+    from vision.detect import DEFAULT_CONFIG
+
+    searched: list[int] = []
+
+    def spy(*args: object, **kwargs: object) -> list[object]:
+        searched.append(1)
+        return []
+
+    monkeypatch.setattr(detect, "rectangles_of_size", spy)
+    rng = np.random.default_rng(3)
+    scene = make_scene(rng, faces_deck(0), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    assert all(match(t, detect_cards(scene.image, plane=scene.plane)) is not None for _, t in scene.cards)
+    assert searched == []
+    detect_cards(scene.image, replace(DEFAULT_CONFIG, size_pass_image=True))
+    assert searched == []
+    # a pale table leaves paper outside the cards: there the pass searches, with a plane or (when asked) without
+    pale = make_scene(np.random.default_rng(3), faces_deck(0), SceneSpec(n_cards=8, clutter=0, background="light"))
+    detect_cards(pale.image)
+    assert searched == []
+    detect_cards(pale.image, plane=pale.plane)
+    assert searched
