@@ -127,6 +127,12 @@ class DetectorConfig:
     snap_radius: float = 0.1  # search across a side, as a fraction of the card's short side
     snap_max_skew: float = 1.0  # degrees: snapping may not make opposite sides less parallel than this
     repair_skew: bool = True  # rebuild the one corner of an outline that is off (see _repair_skewed)
+    # On a calibrated table every card is one rectangle: an outline off that size, or with a side off edges,
+    # is moved onto the deck's rectangle whose sides lie best on edges nearby (see _fit_deck).
+    deck_fit: bool = True
+    deck_fit_error: float = 0.06  # corner distance from the deck's rectangle, in card widths, that is off
+    deck_fit_shift: float = 0.2  # how far the search moves the rectangle, in card widths
+    deck_fit_turn: float = 6.0  # and turns it, degrees
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
     # generated scenes' cards reach 0.0005, outlines with one corner off 0.0006-0.0026.
@@ -427,6 +433,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         full = snap_to_edges(frame_bgr, full, config)
     if config.repair_skew and full:
         full = _repair_skewed(frame_bgr, full, near_edges, config)
+    if config.deck_fit and config.plane is not None and len(full) >= 3:
+        full = _fit_deck(frame_bgr, full, edges, near_edges, config)
     return [order_corners(q) for q in full]
 
 
@@ -1331,4 +1339,80 @@ def _repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: n
         best = int(np.argmax(support))
         if support[best] >= _side_hits((q[i:i + 1] + 0.5) * s - 0.5, near_edges).min():
             out[i] = rebuilt[best]
+    return out
+
+
+def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float, long_: float) -> np.ndarray:
+    """(N, 4, 2) rectangles of the deck's size on the plane, centred at (N, 2) ``centre``, the long side
+    along (N,) ``angle`` radians."""
+    v = np.stack([np.cos(angle), np.sin(angle)], axis=1)  # long axis
+    u = np.stack([-v[:, 1], v[:, 0]], axis=1)
+    hs, hl = short / 2, long_ / 2
+    c = centre[:, None, :]
+    return np.stack([c[:, 0] - hs * u - hl * v, c[:, 0] + hs * u - hl * v,
+                     c[:, 0] + hs * u + hl * v, c[:, 0] - hs * u + hl * v], axis=1)
+
+
+def _fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, near_edges: np.ndarray,
+              config: DetectorConfig) -> list[np.ndarray]:
+    """On a calibrated table, outlines that are not the deck's rectangle moved onto it.
+
+    Every card on the table is one rectangle (the median size of the outlines found, on the plane). An
+    outline whose corners lie ``deck_fit_error`` off that rectangle at its own pose (one that took in an
+    arm beside the card), whose weakest side is off the edge map within 2 px for a tenth of it, or within
+    1 px for 0.15 (one that lies across a checked cloth's squares, a few degrees off the card's own sides),
+    is searched for: the rectangle moved by up to ``deck_fit_shift`` and turned by up to ``deck_fit_turn``.
+    Of the rectangles inside the frame whose every side lies on edges within 2 px for 0.9, the one whose
+    weakest side lies best on edges within 1 px (then all four) replaces the outline, snapped, if that
+    side does so for 0.9 and for 0.05 more than the outline's, and it overlaps no other card.
+    ``quads``: full resolution."""
+    assert config.plane is not None
+    q = np.stack(quads).astype(np.float32)
+    p = _plane_points(q, config.plane)  # corners in the same cyclic order (a mirror view reverses it)
+    pair_a = p[:, 1] - p[:, 0] + p[:, 2] - p[:, 3]  # the sum of two opposite sides, twice a side
+    pair_b = p[:, 2] - p[:, 1] + p[:, 3] - p[:, 0]
+    len_a, len_b = np.linalg.norm(pair_a, axis=1) / 2, np.linalg.norm(pair_b, axis=1) / 2
+    short, long_ = float(np.median(np.minimum(len_a, len_b))), float(np.median(np.maximum(len_a, len_b)))
+    long_dir = np.where((len_a >= len_b)[:, None], pair_a, pair_b)
+    angle = np.arctan2(long_dir[:, 1], long_dir[:, 0])
+    centre = p.mean(axis=1)
+    here = _deck_rectangles(centre, angle, short, long_)
+    # each corner against the nearest corner of the deck's rectangle at the outline's pose
+    error = np.linalg.norm(p[:, :, None] - here[:, None], axis=3).min(axis=2).max(axis=1) / short
+    s = config.scale
+    det = (q + 0.5) * s - 0.5
+    support = _side_hits(det, near_edges).min(axis=1)
+    thin = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    tight = _side_hits(det, thin).min(axis=1)
+    off = np.flatnonzero((error >= config.deck_fit_error) | (support < 0.9) | (tight < 0.85))
+    if not len(off):
+        return quads
+    back = tuple(float(x) for x in np.linalg.inv(np.asarray(config.plane, np.float64).reshape(3, 3)).ravel())
+    h, w = frame_bgr.shape[:2]
+    turn, across, along = (g.ravel() for g in np.meshgrid(
+        np.radians(np.linspace(-config.deck_fit_turn, config.deck_fit_turn, 9)),
+        np.linspace(-config.deck_fit_shift, config.deck_fit_shift, 21) * short,
+        np.linspace(-config.deck_fit_shift, config.deck_fit_shift, 21) * short, indexing="ij"))
+    out = list(quads)
+    for i in map(int, off):
+        vl = np.array([math.cos(angle[i]), math.sin(angle[i])])
+        vs = np.array([-vl[1], vl[0]])
+        rects = _deck_rectangles(centre[i] + across[:, None] * vs + along[:, None] * vl, angle[i] + turn, short, long_)
+        image = _plane_points(rects, back)
+        inside = (image.min(axis=(1, 2)) >= 1) & (image[..., 0].max(axis=1) <= w - 2) & \
+            (image[..., 1].max(axis=1) <= h - 2)
+        image = image[inside]
+        d = (image + 0.5) * s - 0.5
+        keep = _side_hits(d, near_edges).min(axis=1) >= 0.9
+        if not keep.any():
+            continue
+        image, d = image[keep], d[keep]
+        hits = _side_hits(d, thin)
+        best = int(np.argmax(hits.min(axis=1) * 10 + hits.mean(axis=1)))
+        if hits[best].min() < 0.9 or hits[best].min() < tight[i] + 0.05:
+            continue
+        rect = image[best].astype(np.float32)
+        if any(j != i and _overlap(rect, out[j]) >= 0.2 for j in range(len(out))):
+            continue
+        out[i] = snap_to_edges(frame_bgr, [rect], config)[0]
     return out

@@ -920,3 +920,71 @@ def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_o
     assert searched == []
     detect_cards(pale.image, plane=pale.plane)
     assert searched
+
+
+def _edge_maps(frame: np.ndarray, config: object) -> tuple[np.ndarray, np.ndarray]:
+    """The detector's edge map at detection scale and the same within 2 px, as ``detect_cards`` makes them."""
+    from vision.detect import _edges
+
+    s = config.scale  # type: ignore[attr-defined]
+    small = cv2.resize(frame, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    channels = tuple(cv2.split(small))
+    edges = _edges(small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)  # type: ignore[arg-type]
+    return edges, cv2.dilate(edges, np.ones((5, 5), np.uint8))
+
+
+def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_card() -> None:
+    """``DetectorConfig.deck_fit``: on a calibrated table an outline a quarter longer than the deck's cards
+    (one that took in an arm or a chip beside the card) is moved onto the deck's rectangle on the card's
+    edges; the outlines that are cards already are left as they are."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG, _fit_deck, plane_tuple
+    from vision.rectify import order_corners
+
+    scene = make_scene(np.random.default_rng(5), faces_deck(1),
+                       SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
+    quads = detect_cards(scene.image, plane=scene.plane)
+    truths = [q for _, q in scene.cards]
+    assert len(quads) == len(truths) and all(match(t, quads) is not None for t in truths)
+    edges, near = _edge_maps(scene.image, config)
+    assert all(np.abs(a - b).max() < 0.5 for a, b in zip(_fit_deck(scene.image, quads, edges, near, config), quads,
+                                                          strict=True))
+    q = quads[0].astype(np.float64)
+    long_k = 0 if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]) else 1  # side k, from corner k
+    grown = q.copy()
+    push = 0.25 * (q[(long_k + 1) % 4] - q[long_k])  # corners k + 1 and k + 2 are that end of the card
+    grown[(long_k + 1) % 4] += push
+    grown[(long_k + 2) % 4] += push
+    grown_f = grown.astype(np.float32)
+    truth = next(t for t in truths if match(t, [quads[0]]) is not None)
+    assert match(truth, [grown_f]) is None
+    fitted = _fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, config)
+    assert match(truth, [order_corners(fitted[0])]) is not None
+    assert all(np.abs(a - b).max() < 0.5 for a, b in zip(fitted[1:], quads[1:], strict=True))
+    assert _fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, replace(config, deck_fit_shift=0.02))[0] \
+        is grown_f  # searched too near, no rectangle of the deck's size there lies on edges: kept as it was
+
+
+@pytest.mark.parametrize("design, index, label", [
+    ("gnome:simplistic", 2, "6C"), ("kde:tigullio-international", 4, "QH"),
+])
+def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
+        held_out_decks: dict, design: str, index: int, label: str) -> None:  # type: ignore[type-arg]
+    """The deck fit on a calibrated table, realistic scenes of ``evaluate --seed 2024`` (scene ``index`` of
+    ``design``): a 6 of clubs on a checked cloth outlined along the squares, turned a few degrees off the
+    card (its sides lie on edges within 2 px but not within 1), and a queen of hearts beside an arm,
+    outlined with part of the arm; both are found with the fit, neither without it."""
+    from dataclasses import replace
+
+    from models.training.evaluate import NORMAL
+    from vision.detect import DEFAULT_CONFIG
+
+    k = sorted(held_out_decks).index(design)
+    rng = np.random.default_rng([2024, k])
+    for _ in range(index + 1):
+        scene = make_scene(rng, held_out_decks[design], NORMAL)  # type: ignore[arg-type]
+    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
+    assert match(truth, detect_cards(scene.image, plane=scene.plane)) is not None
+    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit=False), plane=scene.plane)) is None
