@@ -88,3 +88,13 @@ def test_each_side_is_looked_for_at_every_offset_within_the_tolerance_and_no_fur
     assert np.allclose(rect, [[60, 50], [100, 50], [100, 110], [60, 110]])
     # a deck 30% wider: its sides at +-26 from a centre; none lies on both drawn sides
     assert _axis_rectangles(vert, horiz, 52.0, 60.0, 0.1, 0.8, 12) == []
+
+
+def test_a_direction_is_tried_at_its_own_bin_when_the_bin_beside_it_has_the_larger_sum() -> None:
+    """``favoured_directions`` ranks bins by their count plus their neighbours' and tries the fullest of the
+    three. Directions 55.5 (a card; bin 18 of 3 degrees) with a spread of others in bins 19-21 (cards
+    turned 58-64 degrees): the 3-bin sum peaks at bin 19, yet the card's own bin 18 is tried, not 58.5."""
+    directions = np.concatenate([np.full(845, 55.5), np.full(709, 58.5), np.full(656, 61.5), np.full(747, 64.5),
+                                 np.full(600, 1.5)])
+    tried = favoured_directions(directions, 3)
+    assert 55.5 in tried and 58.5 not in tried, tried
