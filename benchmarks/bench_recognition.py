@@ -1,7 +1,7 @@
 """Card recognition benchmark: found / named rates on held-out designs, false cards, speed on one core.
 
     .venv/bin/python benchmarks/bench_recognition.py [--scenes 20] [--timing-frames 60] [--json] [--speed-only]
-                                                     [--calibrated]
+                                                     [--calibrated] [--detector FIELD=VALUE ...]
 
 * Accuracy: every held-out design (never trained on) in realistic 1280x720 table scenes (12 cards,
   90-220 px wide, clutter, uneven light) and hard ones (75-110 px, 3 px apart, 30 deg tilt, glare,
@@ -36,7 +36,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
-from models.training.evaluate import BLUR_CLASSES, NORMAL, Tally, clutter_only, evaluate_decks  # noqa: E402
+from models.training.evaluate import (  # noqa: E402
+    BLUR_CLASSES,
+    NORMAL,
+    Tally,
+    clutter_only,
+    detector_config,
+    evaluate_decks,
+)
 from models.training.synth import faces_deck, make_scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
@@ -52,7 +59,7 @@ def timing(rec: Recognizer, frames: int, seed: int) -> dict[str, float]:
     det_wall, det_cpu, cls_wall, cls_cpu, total_wall, per_card, cards = [], [], [], [], [], [], []
     for scene in scenes * 2:  # first pass warms caches; keep the second
         w0, c0 = time.perf_counter(), time.process_time()
-        quads = detect_cards(scene.image)
+        quads = detect_cards(scene.image, rec.detector)
         w1, c1 = time.perf_counter(), time.process_time()
         rec.classify_quads(scene.image, quads)
         w2, c2 = time.perf_counter(), time.process_time()
@@ -96,9 +103,16 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--speed-only", action="store_true", help="skip the accuracy part (quick timing runs)")
     ap.add_argument("--calibrated", action="store_true", help="give the recogniser each scene's table plane")
+    ap.add_argument("--detector", nargs="+", default=[], metavar="FIELD=VALUE",
+                    help="detector settings other than the shipped ones (as evaluate --detector), e.g. "
+                         "size_pass_estimated=false")
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
-    rec = Recognizer(threads=1)
+    try:
+        detector = detector_config(args.detector)
+    except ValueError as exc:
+        ap.error(str(exc))
+    rec = Recognizer(threads=1, detector=detector)
     result: dict[str, object] = {"command": " ".join(["benchmarks/bench_recognition.py", *sys.argv[1:]])}
     held = {} if args.speed_only else designs.held_out_decks()
     if held:

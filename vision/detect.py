@@ -48,6 +48,7 @@ import cv2
 import numpy as np
 
 from vision.errors import CalibrationError, ImageError
+from vision.plane_from_cards import plane_from_cards
 from vision.rectify import order_corners
 from vision.size_search import edge_directions, rectangles_of_size
 
@@ -130,6 +131,10 @@ class DetectorConfig:
     # On a calibrated table every card is one rectangle: an outline off that size, or with a side off edges,
     # is moved onto the deck's rectangle whose sides lie best on edges nearby (see _fit_deck).
     deck_fit: bool = True
+    # Without a calibrated table, the plane on which the outlines found are one rectangle
+    # (``vision.plane_from_cards``) stands in for it in the size pass and the deck fit.
+    estimate_plane: bool = True
+    size_pass_estimated: bool = True  # the size pass on that plane too (the deck fit always uses it)
     deck_fit_error: float = 0.06  # corner distance from the deck's rectangle, in card widths, that is off
     deck_fit_shift: float = 0.2  # how far the search moves the rectangle, in card widths
     deck_fit_turn: float = 6.0  # and turns it, degrees
@@ -424,17 +429,23 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         faint = cv2.Canny(grey, config.faint_low, config.faint_high)
         quads += _cards_in_holes(faint, 1.0, quads, config, min_points, min_area, near_edges)
-    if config.size_pass and (config.plane is not None or config.size_pass_image) and paper is not None \
+    table = config  # the config with a table plane: the calibrated one, or one estimated from the cards
+    if config.plane is None and config.estimate_plane and (config.size_pass or config.deck_fit):
+        estimate = plane_from_cards([(q + 0.5) / s - 0.5 for q in quads], frame_bgr.shape)
+        if estimate is not None:
+            table = replace(config, plane=plane_tuple(estimate, frame_bgr.shape))
+    searched = table if config.plane is not None or config.size_pass_estimated else config
+    if config.size_pass and (searched.plane is not None or config.size_pass_image) and paper is not None \
             and len(quads) >= 2:
-        quads += _size_pass(small, edges, quads, config, near_edges, paper,
+        quads += _size_pass(small, edges, quads, searched, near_edges, paper,
                             paper if local is None else cv2.bitwise_or(paper, local))
     full = [(q + 0.5) / s - 0.5 for q in quads]
     if config.snap and full:
         full = snap_to_edges(frame_bgr, full, config)
     if config.repair_skew and full:
         full = _repair_skewed(frame_bgr, full, near_edges, config)
-    if config.deck_fit and config.plane is not None and len(full) >= 3:
-        full = _fit_deck(frame_bgr, full, edges, near_edges, config)
+    if config.deck_fit and table.plane is not None and len(full) >= 3:
+        full = _fit_deck(frame_bgr, full, edges, near_edges, table)
     return [order_corners(q) for q in full]
 
 
@@ -1071,9 +1082,13 @@ def _side_hits(quads: np.ndarray, near_edges: np.ndarray) -> np.ndarray:
     """(Q, 4): for each side of each (Q, 4, 2) quad at detection scale, the fraction of its samples that
     have an edge pixel within 2 px."""
     h, w = near_edges.shape
-    q = np.clip(quads, 0, (w - 1, h - 1))  # corners inside the map keep every sample inside
-    pts = (_SUPPORT_W @ q + 0.5).astype(np.intp)  # (Q, 4 * T, 2)
-    hit = near_edges[pts[..., 1], pts[..., 0]].reshape(len(quads), 4, -1) > 0
+    q = np.clip(quads, 0, (w - 1, h - 1)).astype(np.float64)  # corners inside the map keep every sample inside
+    n = len(q)
+    if not n:
+        return np.zeros((0, 4))
+    # one (4 T, 4) @ (4, 2 Q) product: numpy's batched product of small matrices is many times slower
+    pts = (_SUPPORT_W @ q.transpose(1, 0, 2).reshape(4, 2 * n) + 0.5).astype(np.intp).reshape(-1, n, 2)
+    hit = near_edges.ravel()[pts[..., 1] * w + pts[..., 0]].T.reshape(n, 4, -1) > 0  # (Q, 4, T)
     out: np.ndarray = hit.mean(axis=2)
     return out
 
@@ -1342,6 +1357,28 @@ def _repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: n
     return out
 
 
+def _score_poses(poses: np.ndarray, pose: tuple[np.ndarray, float, np.ndarray, np.ndarray], card: tuple[float, float],
+                 back: tuple[float, ...], frame: tuple[int, int], scale: float, near_edges: np.ndarray,
+                 thin: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For (N, 3) ``poses`` (turn, shift across, shift along) of the deck's rectangle ``card`` about ``pose``
+    (its centre, angle and long and short axes on the plane): the rectangles in the image (full resolution)
+    that lie inside the ``frame`` (width, height) with every side on edges within 2 px for 0.9, their (K, 4)
+    side hits within 1 px (``thin``) and their poses."""
+    centre, angle, along, across = pose
+    rects = _deck_rectangles(centre + poses[:, 1:2] * across + poses[:, 2:3] * along, angle + poses[:, 0], *card)
+    image = _plane_points(rects, back)
+    w, h = frame
+    ok = (image.min(axis=(1, 2)) >= 1) & (image[..., 0].max(axis=1) <= w - 2) & (image[..., 1].max(axis=1) <= h - 2)
+    ok[ok] = _side_hits((image[ok] + 0.5) * scale - 0.5, near_edges).min(axis=1) >= 0.9
+    return image[ok], _side_hits((image[ok] + 0.5) * scale - 0.5, thin), poses[ok]
+
+
+def _pose_grid(turns: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """(N, 3) poses (turn in radians, shift across, shift along) of every turn (degrees) and pair of shifts."""
+    t, a, b = np.meshgrid(np.radians(turns), shifts, shifts, indexing="ij")
+    return np.stack([t.ravel(), a.ravel(), b.ravel()], axis=1)
+
+
 def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float, long_: float) -> np.ndarray:
     """(N, 4, 2) rectangles of the deck's size on the plane, centred at (N, 2) ``centre``, the long side
     along (N,) ``angle`` radians."""
@@ -1389,25 +1426,23 @@ def _fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray,
         return quads
     back = tuple(float(x) for x in np.linalg.inv(np.asarray(config.plane, np.float64).reshape(3, 3)).ravel())
     h, w = frame_bgr.shape[:2]
-    turn, across, along = (g.ravel() for g in np.meshgrid(
-        np.radians(np.linspace(-config.deck_fit_turn, config.deck_fit_turn, 9)),
-        np.linspace(-config.deck_fit_shift, config.deck_fit_shift, 21) * short,
-        np.linspace(-config.deck_fit_shift, config.deck_fit_shift, 21) * short, indexing="ij"))
+    turns, shifts = config.deck_fit_turn, config.deck_fit_shift * short
+    coarse = _pose_grid(np.linspace(-turns, turns, 9), np.linspace(-shifts, shifts, 11))
+    fine = _pose_grid(np.zeros(1), np.array([-shifts, 0.0, shifts]) / 10)
     out = list(quads)
+    frame, card = (w, h), (short, long_)
     for i in map(int, off):
         vl = np.array([math.cos(angle[i]), math.sin(angle[i])])
-        vs = np.array([-vl[1], vl[0]])
-        rects = _deck_rectangles(centre[i] + across[:, None] * vs + along[:, None] * vl, angle[i] + turn, short, long_)
-        image = _plane_points(rects, back)
-        inside = (image.min(axis=(1, 2)) >= 1) & (image[..., 0].max(axis=1) <= w - 2) & \
-            (image[..., 1].max(axis=1) <= h - 2)
-        image = image[inside]
-        d = (image + 0.5) * s - 0.5
-        keep = _side_hits(d, near_edges).min(axis=1) >= 0.9
-        if not keep.any():
+        pose = (centre[i], float(angle[i]), vl, np.array([-vl[1], vl[0]]))
+        # coarse (1.5 degrees, 0.04 widths), then around its best few at half the shift
+        _, hits, poses = _score_poses(coarse, pose, card, back, frame, s, near_edges, thin)
+        if not len(poses):
             continue
-        image, d = image[keep], d[keep]
-        hits = _side_hits(d, thin)
+        top = poses[np.argsort(-(hits.min(axis=1) * 10 + hits.mean(axis=1)))[:16]]
+        image, hits, _ = _score_poses((top[:, None, :] + fine[None]).reshape(-1, 3), pose, card, back, frame, s,
+                                      near_edges, thin)
+        if not len(image):
+            continue
         best = int(np.argmax(hits.min(axis=1) * 10 + hits.mean(axis=1)))
         if hits[best].min() < 0.9 or hits[best].min() < tight[i] + 0.05:
             continue

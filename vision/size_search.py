@@ -34,7 +34,7 @@ def edge_directions(grey: np.ndarray) -> np.ndarray:
     return out
 
 
-def favoured_directions(directions: np.ndarray, count: int) -> list[float]:
+def favoured_directions(directions: np.ndarray, count: int, least: float = 1.0) -> list[float]:
     """The ``count`` card directions (degrees in [0, 90): a card's sides lie at ``d`` and ``d + 90``) that the
     given edge directions favour most, at least two bins apart, as bin centres (so at most half a bin off
     a card's own direction; ``_axis_rectangles`` allows a pixel). Bins are ranked by their count with their
@@ -48,7 +48,7 @@ def favoured_directions(directions: np.ndarray, count: int) -> list[float]:
     hist = raw + np.roll(raw, 1) + np.roll(raw, -1)  # a side between two bins counts for both
     chosen: list[int] = []
     for i in map(int, np.argsort(hist)[::-1]):
-        if len(chosen) == count or hist[i] == 0:
+        if len(chosen) == count or hist[i] < least:
             break
         peak = (i - 1 + int(np.argmax(raw[[(i - 1) % bins, i, (i + 1) % bins]]))) % bins
         if all(min(abs(peak - j), bins - abs(peak - j)) > 1 for j in chosen):
@@ -58,7 +58,7 @@ def favoured_directions(directions: np.ndarray, count: int) -> list[float]:
 
 def rectangles_of_size(edges: np.ndarray, directions: np.ndarray, short: float, long_: float, *,
                        tolerance: float, level: float, angle_tol: float = 12.0, angles: int = 6,
-                       peaks: int = 12) -> list[tuple[float, np.ndarray]]:
+                       peaks: int = 12, least_share: float = 1.0) -> list[tuple[float, np.ndarray]]:
     """Rectangles ``short`` x ``long_`` (either way round, each side within ``tolerance`` of its half-length
     from the centre) whose four sides lie on ``edges`` of their own direction for at least ``level`` of
     their length, as (score, (4, 2) float32 corners) with the best first. ``directions``: per pixel the
@@ -70,7 +70,9 @@ def rectangles_of_size(edges: np.ndarray, directions: np.ndarray, short: float, 
     h, w = edges.shape
     grow = np.ones((3, 3), np.uint8)  # a side a pixel off its edge still counts
     degrees = np.where(on, np.minimum(directions, 179.0).astype(np.uint8), 255).astype(np.uint8)  # 255: no edge
-    for theta in favoured_directions(directions[on], angles):
+    # a card's four sides lie in one bin (modulo 90) and its neighbours: a direction with fewer edge pixels
+    # than ``least_share`` of a card's perimeter holds no card
+    for theta in favoured_directions(directions[on], angles, max(1.0, least_share * 2 * (short + long_))):
         along_v = cv2.LUT(degrees, _direction_table(theta, angle_tol))  # normal at theta: sides along theta + 90
         along_h = cv2.LUT(degrees, _direction_table(theta + 90.0, angle_tol))
         turn = theta if theta < 45 else theta - 90.0  # turn by at most 45 degrees, swapping the roles

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -17,7 +18,7 @@ import pytest
 from models.training.dataset import match
 from models.training.synth import _composite, faces_deck
 from table.cli import main
-from vision.detect import detect_cards, plane_tuple
+from vision.detect import DEFAULT_CONFIG, detect_cards, plane_tuple
 from vision.errors import CalibrationError
 
 LABELS = ["AS", "KH", "7D", "QC", "2H", "9S", "TD", "5C", "JH", "3S", "8D", "4C", "6H", "KS", "AD", "QH"]
@@ -81,11 +82,14 @@ def test_far_side_cards_of_a_camera_tilted_30_degrees_are_found_on_the_table_pla
     frame, truth = _grid(to_image)
     aspects = _aspects(truth)
     assert len(truth) == 30 and aspects.min() < 1.08 and aspects.max() > 1.9  # the frame tests the change
-    in_image = detect_cards(frame)
+    in_image = detect_cards(frame, replace(DEFAULT_CONFIG, estimate_plane=False))
     on_table = detect_cards(frame, plane=np.linalg.inv(to_image))
     assert sum(match(q, in_image) is not None for q in truth) <= 25
     assert sum(match(q, on_table) is not None for q in truth) == 30
     assert len(on_table) == 30
+    # the plane estimated from the cards found in the image (``vision.plane_from_cards``) recovers some
+    estimated = detect_cards(frame)
+    assert sum(match(q, estimated) is not None for q in truth) > sum(match(q, in_image) is not None for q in truth)
 
 
 def test_far_cards_squeezed_along_their_length_keep_their_width() -> None:
@@ -146,7 +150,8 @@ def test_a_plane_that_is_not_a_homography_is_refused(plane: np.ndarray) -> None:
 
 def test_cli_table_rect_calibrates_a_tilted_photo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``cardtable recognize --table-rect``: a 400 x 300 mm rectangle on the table and its corners in the
-    photo give the plane; the far-side cards lost without it are reported with it."""
+    photo give the plane; the far-side cards lost without it (some are recovered on the plane estimated
+    from the cards themselves, not all) are reported with it."""
     to_image = camera(30)
     frame, truth = _grid(to_image)
     photo = tmp_path / "tilted.png"
@@ -160,7 +165,7 @@ def test_cli_table_rect_calibrates_a_tilted_photo(tmp_path: Path, capsys: pytest
         (line,) = capsys.readouterr().out.splitlines()
         quads = [np.array(c["corners"], np.float32) for c in json.loads(line)["cards"]]
         counts.append(sum(match(q, quads) is not None for q in truth))
-    assert counts[0] <= 25 and counts[1] >= 29, counts
+    assert counts[0] < counts[1] and counts[1] >= 29, counts
 
 
 @pytest.mark.parametrize(("spec", "says"), [
