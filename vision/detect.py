@@ -432,8 +432,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     table = config  # the config with a table plane: the calibrated one, or one estimated from the cards
     if config.plane is None and config.estimate_plane and (config.size_pass or config.deck_fit):
         estimate = plane_from_cards([(q + 0.5) / s - 0.5 for q in quads], frame_bgr.shape)
-        if estimate is not None:
-            table = replace(config, plane=plane_tuple(estimate, frame_bgr.shape))
+        try:
+            table = table if estimate is None else replace(config, plane=plane_tuple(estimate, frame_bgr.shape))
+        except CalibrationError:
+            pass  # a degenerate estimate: the frame is judged in the image, as without one
     searched = table if config.plane is not None or config.size_pass_estimated else config
     if config.size_pass and (searched.plane is not None or config.size_pass_image) and paper is not None \
             and len(quads) >= 2:

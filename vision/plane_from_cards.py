@@ -29,12 +29,26 @@ def plane_from_cards(quads: Sequence[np.ndarray], frame_shape: tuple[int, ...], 
     corner order) are rectangles of one size, in units of about an image pixel at the frame's centre; None
     with fewer than ``min_cards`` outlines or when, on the plane found, the median absolute deviation of
     the cards' short or long sides exceeds ``spread`` of their median (no one deck on one flat table)."""
-    if len(quads) < min_cards:
+    q = np.stack([np.asarray(x, np.float64).reshape(4, 2) for x in quads]) if len(quads) else np.zeros((0, 4, 2))
+    edges = np.roll(q, -1, axis=1) - q
+    cross = edges[:, :, 0] * np.roll(edges, -1, axis=1)[:, :, 1] - edges[:, :, 1] * np.roll(edges, -1, axis=1)[:, :, 0]
+    # outlines a card could be: finite, sides of a pixel or more, convex (every corner turns the same way)
+    usable = np.isfinite(q).all(axis=(1, 2)) & (np.linalg.norm(edges, axis=2).min(axis=1) >= 1.0) & \
+        ((cross > 0).all(axis=1) | (cross < 0).all(axis=1))
+    if int(usable.sum()) < min_cards:
         return None
+    try:
+        with np.errstate(all="ignore"):
+            return _estimate(q[usable], frame_shape, spread)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def _estimate(q: np.ndarray, frame_shape: tuple[int, ...], spread: float) -> np.ndarray | None:
+    """``plane_from_cards`` on (N, 4, 2) usable outlines (N at least the minimum)."""
     rows, cols = frame_shape[:2]
     half = max(rows, cols) / 2
     norm = np.array([[1 / half, 0, -cols / 2 / half], [0, 1 / half, -rows / 2 / half], [0, 0, 1]])
-    q = np.stack([np.asarray(x, np.float64).reshape(4, 2) for x in quads])
     pts = np.concatenate([q, np.ones((*q.shape[:2], 1))], axis=2) @ norm.T  # (N, 4, 3)
     sides = np.cross(pts, np.roll(pts, -1, axis=1))  # line k through corners k and k + 1
     vanishing = np.concatenate([np.cross(sides[:, 0], sides[:, 2]), np.cross(sides[:, 1], sides[:, 3])])
@@ -92,7 +106,7 @@ def plane_from_cards(quads: Sequence[np.ndarray], frame_shape: tuple[int, ...], 
         if not median > 0 or float(np.median(np.abs(side - median))) > spread * median:
             return None
     out: np.ndarray = homography / homography[2, 2]
-    return out
+    return out if np.isfinite(out).all() else None
 
 
 def _jacobian(homography: np.ndarray, point: np.ndarray) -> np.ndarray:

@@ -106,3 +106,22 @@ def test_on_generated_scenes_the_plane_found_is_as_good_as_the_true_one() -> Non
         assert plane is not None
         found, true = _sides_on(plane, truths)[0], _sides_on(scene.plane, truths)[0]
         assert np.abs(found / np.median(found) - 1).max() <= np.abs(true / np.median(true) - 1).max() + 0.01
+
+
+def test_outlines_no_card_could_be_give_no_plane_and_no_error() -> None:
+    """Points, lines, crossed or non-finite outlines (a detector bug, a bad frame) are not cards: with
+    fewer than four real ones left there is no plane, and nothing raises; the real ones still give one."""
+    to_image = _tilted_view(20.0)
+    cards = _deck_on_table(np.random.default_rng(2), 4, to_image)
+    point = np.repeat(np.float32([[300, 200]]), 4, axis=0)
+    line = np.float32([[0, 0], [10, 10], [20, 20], [30, 30]])
+    crossed = np.float32([[0, 0], [100, 100], [100, 0], [0, 100]])
+    nan = np.full((4, 2), np.nan, np.float32)
+    junk = [point, line, crossed, nan]
+    assert plane_from_cards(junk * 3, FRAME) is None
+    assert plane_from_cards([*cards[:3], *junk], FRAME) is None
+    assert plane_from_cards([*cards, *junk], FRAME) is not None
+    rng = np.random.default_rng(8)
+    for _ in range(200):  # random quadrilaterals: a plane or none, never an error or a non-finite map
+        plane = plane_from_cards([rng.uniform(-50, 1400, (4, 2)).astype(np.float32) for _ in range(8)], FRAME)
+        assert plane is None or np.isfinite(plane).all()
