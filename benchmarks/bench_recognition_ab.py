@@ -5,7 +5,8 @@ interleaved frame by frame in one process (a shared machine's load hits both sid
 
 The other revision's ``vision/detect.py``, ``vision/rectify.py`` and ``vision/classify.py`` are read
 with ``git show`` and loaded under other names; the model file is the working tree's for both, so
-only the code differs. First the identity check (same outlines, largest corner difference, largest
+only the code differs. First the identity check (same outlines, how many moved by over 3 px and the largest
+corner difference, each old outline against the new one nearest it; the largest
 probability difference), then per frame old and new in alternating order, one thread, process CPU
 time; median over frames, per run, and the median of the runs. Frames: 1280x720 with 12 cards of the
 project's own drawn designs (seeded, as ``bench_recognition.py --speed-only`` makes them); with
@@ -88,22 +89,28 @@ def main() -> None:
         return probs
 
     shots = [(s.image, s.plane if args.calibrated else None) for s in scenes(args.frames, args.seed)]
-    same, worst, pmax, quads = True, 0.0, 0.0, 0
+    same, worst, pmax, quads, moved = True, 0.0, 0.0, 0, 0
     for f, plane in shots:
         a, b = old_det.detect_cards(f, plane=plane), new_det.detect_cards(f, plane=plane)
         if len(a) != len(b):
             same = False
             continue
         quads += len(a)
-        # the same outlines may come in another order (the order candidates are traced in): compare them
-        # sorted by centre
-        a = sorted(a, key=lambda q: (round(float(q[:, 0].mean())), round(float(q[:, 1].mean()))))
-        b = sorted(b, key=lambda q: (round(float(q[:, 0].mean())), round(float(q[:, 1].mean()))))
+        # the same outlines may come in another order (the order candidates are traced in): each old one is
+        # compared with the new one nearest its centre
+        rest = list(b)
+        for q in a:
+            k = int(np.argmin([np.linalg.norm(q.mean(axis=0) - r.mean(axis=0)) for r in rest]))
+            o, r = new_rect.order_corners(q), new_rect.order_corners(rest.pop(k))
+            # which corner comes first can flip between two nearly equal ones: the best of the four starts
+            difference = min(float(np.abs(o - np.roll(r, i, axis=0)).max()) for i in range(4))
+            worst = max(worst, difference)
+            moved += difference > 3.0
         if a:
-            worst = max(worst, float(np.abs(np.stack(a) - np.stack(b)).max()))
             pmax = max(pmax, float(np.abs(classify("old", f, a) - classify("new", f, a)).max()))
-    print(f"identity: same outline counts {same}, {quads} outlines, largest corner difference {worst:.3f} px, "
-          f"largest probability difference {pmax:.2e}")
+    print(f"identity: same outline counts {same}, {quads} outlines, {moved} moved by over 3 px, largest corner "
+          f"difference {worst:.3f} px (each old outline against the new one nearest it), largest probability "
+          f"difference {pmax:.2e}")
     runs: dict[str, list[float]] = {k: [] for k in ("detect old", "detect new", "classify old", "classify new")}
     for _ in range(args.runs):
         per: dict[str, list[float]] = {k: [] for k in runs}
