@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 
 from vision.errors import CalibrationError, ImageError
-from vision.plane_from_cards import plane_from_cards
+from vision.plane_from_cards import mean_side_vectors, plane_from_cards
 from vision.rectify import order_corners
 from vision.size_search import edge_directions, rectangles_of_size
 
@@ -131,13 +131,13 @@ class DetectorConfig:
     # On a calibrated table every card is one rectangle: an outline off that size, or with a side off edges,
     # is moved onto the deck's rectangle whose sides lie best on edges nearby (see _fit_deck).
     deck_fit: bool = True
+    deck_fit_error: float = 0.06  # corner distance from the deck's rectangle, in card widths, that is off
+    deck_fit_shift: float = 0.2  # how far the search moves the rectangle, in card widths
+    deck_fit_turn: float = 6.0  # and turns it, degrees
     # Without a calibrated table, the plane on which the outlines found are one rectangle
     # (``vision.plane_from_cards``) stands in for it in the size pass and the deck fit.
     estimate_plane: bool = True
     size_pass_estimated: bool = True  # the size pass on that plane too (the deck fit always uses it)
-    deck_fit_error: float = 0.06  # corner distance from the deck's rectangle, in card widths, that is off
-    deck_fit_shift: float = 0.2  # how far the search moves the rectangle, in card widths
-    deck_fit_turn: float = 6.0  # and turns it, degrees
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
     # generated scenes' cards reach 0.0005, outlines with one corner off 0.0006-0.0026.
@@ -432,11 +432,12 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     table = config  # the config with a table plane: the calibrated one, or one estimated from the cards
     if config.plane is None and config.estimate_plane and (config.size_pass or config.deck_fit):
         estimate = plane_from_cards([(q + 0.5) / s - 0.5 for q in quads], frame_bgr.shape)
-        try:
-            table = table if estimate is None else replace(config, plane=plane_tuple(estimate, frame_bgr.shape))
-        except CalibrationError:
-            pass  # a degenerate estimate: the frame is judged in the image, as without one
-    searched = table if config.plane is not None or config.size_pass_estimated else config
+        if estimate is not None:
+            try:
+                table = replace(config, plane=plane_tuple(estimate, frame_bgr.shape))
+            except CalibrationError:
+                pass  # a degenerate estimate: the frame is judged in the image, as without one
+    searched = table if config.size_pass_estimated else config  # (with a calibrated plane, table is config)
     if config.size_pass and (searched.plane is not None or config.size_pass_image) and paper is not None \
             and len(quads) >= 2:
         quads += _size_pass(small, edges, quads, searched, near_edges, paper,
@@ -556,8 +557,8 @@ def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: Detec
 
 
 def _map(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
-    p = np.concatenate([points.astype(np.float64), np.ones((len(points), 1))], axis=1) @ homography.T
-    out: np.ndarray = (p[:, :2] / p[:, 2:]).astype(np.float32)
+    """(N, 2) points through a 3x3 homography, as float32."""
+    out: np.ndarray = _plane_points(points[None], tuple(homography.ravel()))[0].astype(np.float32)
     return out
 
 
@@ -1359,14 +1360,16 @@ def _repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: n
     return out
 
 
-def _score_poses(poses: np.ndarray, pose: tuple[np.ndarray, float, np.ndarray, np.ndarray], card: tuple[float, float],
+def _score_poses(poses: np.ndarray, pose: tuple[np.ndarray, float], card: tuple[float, float],
                  back: tuple[float, ...], frame: tuple[int, int], scale: float, near_edges: np.ndarray,
                  thin: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For (N, 3) ``poses`` (turn, shift across, shift along) of the deck's rectangle ``card`` about ``pose``
-    (its centre, angle and long and short axes on the plane): the rectangles in the image (full resolution)
+    (its centre and the angle of its long side on the plane): the rectangles in the image (full resolution)
     that lie inside the ``frame`` (width, height) with every side on edges within 2 px for 0.9, their (K, 4)
     side hits within 1 px (``thin``) and their poses."""
-    centre, angle, along, across = pose
+    centre, angle = pose
+    along = np.array([math.cos(angle), math.sin(angle)])
+    across = np.array([-along[1], along[0]])
     rects = _deck_rectangles(centre + poses[:, 1:2] * across + poses[:, 2:3] * along, angle + poses[:, 0], *card)
     image = _plane_points(rects, back)
     w, h = frame
@@ -1408,9 +1411,8 @@ def _fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray,
     assert config.plane is not None
     q = np.stack(quads).astype(np.float32)
     p = _plane_points(q, config.plane)  # corners in the same cyclic order (a mirror view reverses it)
-    pair_a = p[:, 1] - p[:, 0] + p[:, 2] - p[:, 3]  # the sum of two opposite sides, twice a side
-    pair_b = p[:, 2] - p[:, 1] + p[:, 3] - p[:, 0]
-    len_a, len_b = np.linalg.norm(pair_a, axis=1) / 2, np.linalg.norm(pair_b, axis=1) / 2
+    pair_a, pair_b = mean_side_vectors(p)
+    len_a, len_b = np.linalg.norm(pair_a, axis=1), np.linalg.norm(pair_b, axis=1)
     short, long_ = float(np.median(np.minimum(len_a, len_b))), float(np.median(np.maximum(len_a, len_b)))
     long_dir = np.where((len_a >= len_b)[:, None], pair_a, pair_b)
     angle = np.arctan2(long_dir[:, 1], long_dir[:, 0])
@@ -1434,8 +1436,7 @@ def _fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray,
     out = list(quads)
     frame, card = (w, h), (short, long_)
     for i in map(int, off):
-        vl = np.array([math.cos(angle[i]), math.sin(angle[i])])
-        pose = (centre[i], float(angle[i]), vl, np.array([-vl[1], vl[0]]))
+        pose = (centre[i], float(angle[i]))
         # coarse (1.5 degrees, 0.04 widths), then around its best few at half the shift
         _, hits, poses = _score_poses(coarse, pose, card, back, frame, s, near_edges, thin)
         if not len(poses):

@@ -23,6 +23,15 @@ from collections.abc import Sequence
 import numpy as np
 
 
+def mean_side_vectors(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For (..., 4, 2) quads in cyclic corner order, each quad's two mean side vectors (..., 2): of sides 0 and
+    2 (corner 0 to 1 and corner 3 to 2) and of sides 1 and 3 (1 to 2 and 0 to 3). On a rectangle they are its
+    sides; their lengths are the quad's two side lengths and their angle its corners'."""
+    c = corners
+    return (c[..., 1, :] - c[..., 0, :] + c[..., 2, :] - c[..., 3, :]) / 2, \
+        (c[..., 2, :] - c[..., 1, :] + c[..., 3, :] - c[..., 0, :]) / 2
+
+
 def plane_from_cards(quads: Sequence[np.ndarray], frame_shape: tuple[int, ...], *, spread: float = 0.04,
                      min_cards: int = 4) -> np.ndarray | None:
     """A 3x3 homography from image pixels to a plane on which the (4, 2) card outlines ``quads`` (in cyclic
@@ -62,8 +71,7 @@ def _estimate(q: np.ndarray, frame_shape: tuple[int, ...], spread: float) -> np.
     if (flat[..., 2] <= 0).any():
         return None  # a card beyond the horizon
     flat = flat[..., :2] / flat[..., 2:]
-    a = (flat[:, 1] - flat[:, 0] + flat[:, 2] - flat[:, 3]) / 2  # each card's two mean side vectors
-    b = (flat[:, 2] - flat[:, 1] + flat[:, 3] - flat[:, 0]) / 2
+    a, b = mean_side_vectors(flat)
     swap = np.linalg.norm(a, axis=1) > np.linalg.norm(b, axis=1)
     short = np.where(swap[:, None], b, a)
     long_ = np.where(swap[:, None], a, b)
@@ -95,12 +103,12 @@ def _estimate(q: np.ndarray, frame_shape: tuple[int, ...], spread: float) -> np.
             break  # no card to drop (or none to take back): the second fit would be the first
         keep = fits
     homography = _homography(params) @ norm
-    jac = _jacobian(homography, np.array([cols / 2, rows / 2]))
-    homography = np.diag([1 / np.sqrt(abs(np.linalg.det(jac))), 1 / np.sqrt(abs(np.linalg.det(jac))), 1.0]) @ homography
+    # units: a card at the frame's centre keeps about its size in pixels
+    unit = 1 / np.sqrt(abs(np.linalg.det(_jacobian(homography, np.array([cols / 2, rows / 2])))))
+    homography = np.diag([unit, unit, 1.0]) @ homography
     on_plane = np.concatenate([q[keep], np.ones((int(keep.sum()), 4, 1))], axis=2) @ homography.T
-    on_plane = on_plane[..., :2] / on_plane[..., 2:]
-    pa = np.linalg.norm(on_plane[:, 1] - on_plane[:, 0] + on_plane[:, 2] - on_plane[:, 3], axis=1) / 2
-    pb = np.linalg.norm(on_plane[:, 2] - on_plane[:, 1] + on_plane[:, 3] - on_plane[:, 0], axis=1) / 2
+    side_a, side_b = mean_side_vectors(on_plane[..., :2] / on_plane[..., 2:])
+    pa, pb = np.linalg.norm(side_a, axis=1), np.linalg.norm(side_b, axis=1)
     for side in (np.minimum(pa, pb), np.maximum(pa, pb)):
         median = float(np.median(side))
         if not median > 0 or float(np.median(np.abs(side - median))) > spread * median:
@@ -131,9 +139,7 @@ def _residuals(params: np.ndarray, pts: np.ndarray) -> np.ndarray:
     w = l1 * x + l2 * y + 1.0
     w = np.where(np.abs(w) > 1e-9, w, 1e-9)
     u, v = x / w, (shear * x + np.exp(log_scale) * y) / w  # (K, N, 4)
-    p = np.stack([u, v], axis=3)
-    a = (p[:, :, 1] - p[:, :, 0] + p[:, :, 2] - p[:, :, 3]) / 2
-    b = (p[:, :, 2] - p[:, :, 1] + p[:, :, 3] - p[:, :, 0]) / 2
+    a, b = mean_side_vectors(np.stack([u, v], axis=3))
     la, lb = np.linalg.norm(a, axis=2), np.linalg.norm(b, axis=2)
     short = np.log(np.maximum(np.minimum(la, lb), 1e-12))
     long_ = np.log(np.maximum(np.maximum(la, lb), 1e-12))

@@ -1031,3 +1031,20 @@ def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
     assert estimated == []
     detect_cards(scene.image)
     assert estimated == [1]
+
+
+def test_a_degenerate_estimate_of_the_plane_leaves_the_frame_to_the_image_tests(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plane estimate that is no homography (singular) is refused by ``plane_tuple``; the detector then
+    judges the frame in the image, as with the estimate off, and does not fail."""
+    from dataclasses import replace
+
+    import vision.detect as detect
+    from vision.detect import DEFAULT_CONFIG
+
+    scene = make_scene(np.random.default_rng(3), faces_deck(0), SceneSpec(n_cards=8, clutter=0, background="light"))
+    without = detect_cards(scene.image, replace(DEFAULT_CONFIG, estimate_plane=False))
+    monkeypatch.setattr(detect, "plane_from_cards", lambda *args, **kwargs: np.zeros((3, 3)))
+    degenerate = detect_cards(scene.image)
+    assert len(degenerate) == len(without)
+    assert all(np.abs(a - b).max() < 1e-4 for a, b in zip(degenerate, without, strict=True))
