@@ -36,8 +36,10 @@ def edge_directions(grey: np.ndarray) -> np.ndarray:
 
 def favoured_directions(directions: np.ndarray, count: int, least: float = 1.0) -> list[float]:
     """The ``count`` card directions (degrees in [0, 90): a card's sides lie at ``d`` and ``d + 90``) that the
-    given edge directions favour most, at least two bins apart, as bin centres (so at most half a bin off
-    a card's own direction; ``_axis_rectangles`` allows a pixel). Bins are ranked by their count with their
+    given edge directions favour most, at least two bins apart, as bin centres, and only those whose bin and
+    neighbours hold ``least`` directions. A card whose own bin is chosen lies at most half a bin off its
+    centre (``_axis_rectangles`` allows a pixel); one whose bin loses to a neighbour's can lie a bin off and be
+    missed (seed 99's bellot QH, docs/performance.md, "The plane of the cards"). Bins are ranked by their count with their
     two neighbours' (a side between two bins counts for both), and each ranked bin stands for the fullest of
     those three: ranked alone, the 3-bin sum peaked a bin beside a card's own between two cards' directions
     and the two-bins-apart rule then kept that card's bin out (session 14: +1 realistic, +4 hard cards over

@@ -98,3 +98,12 @@ def test_a_direction_is_tried_at_its_own_bin_when_the_bin_beside_it_has_the_larg
                                  np.full(600, 1.5)])
     tried = favoured_directions(directions, 3)
     assert 55.5 in tried and 58.5 not in tried, tried
+
+
+def test_directions_with_fewer_edges_than_the_least_are_not_tried() -> None:
+    """``favoured_directions``' ``least`` (``rectangles_of_size`` sets it to a card's perimeter): a direction
+    whose bin and neighbours hold fewer edge pixels than that could hold no card and is not searched."""
+    directions = np.concatenate([np.full(500, 10.5), np.full(80, 40.5)])
+    assert favoured_directions(directions, 3) == [10.5, 40.5]
+    assert favoured_directions(directions, 3, least=100.0) == [10.5]
+    assert favoured_directions(directions, 3, least=1000.0) == []
