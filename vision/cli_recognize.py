@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
+from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
 from vision.recognizer import Recognition, Recognizer
 
@@ -44,6 +45,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table-rect", metavar="W,H,X0,Y0,...", default=None,
                         help="a W x H rectangle on the table and its 4 corners in the image (x,y px, clockwise "
                              "from its top-left): card shapes are judged on the table, for tilted views")
+    parser.add_argument("--fast", action="store_true",
+                        help="no size pass on the plane estimated from the cards (faster on pale tables "
+                             "without --table-rect; see docs/performance.md)")
+    parser.add_argument("--detector", action="append", default=[], metavar="FIELD=VALUE",
+                        help="change a detector setting (a DetectorConfig field; bools true/false); repeatable")
 
 
 def table_plane(spec: str) -> np.ndarray:
@@ -122,7 +128,8 @@ def _annotation_path(out_dir: Path, path: Path, index: int, frame: int | None, u
 def run(args: argparse.Namespace) -> int:
     try:
         plane = None if args.table_rect is None else table_plane(args.table_rect)
-        recognizer = Recognizer(args.model, threads=args.threads)
+        detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
+        recognizer = Recognizer(args.model, threads=args.threads, detector=detector)
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
         return 2

@@ -19,7 +19,6 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +26,7 @@ import numpy as np
 from models.training import designs
 from models.training.dataset import match
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
-from vision.detect import DEFAULT_CONFIG, DetectorConfig
+from vision.detector_settings import detector_config
 from vision.recognizer import DEFAULT_MODEL, Recognizer, metadata_path
 
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
@@ -190,29 +189,6 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         store_accuracy(meta_path, "accuracy_calibrated" if cal else "accuracy", result)
         print(f"wrote accuracy into {meta_path}")
     return result
-
-
-def detector_config(settings: list[str]) -> DetectorConfig:
-    """The shipped detector with ``FIELD=VALUE`` settings changed (bools as true/false, numbers as numbers)."""
-    fields = {f.name: f for f in dataclass_fields(DetectorConfig)}
-    changes: dict[str, object] = {}
-    for item in settings:
-        name, sep, text = item.partition("=")
-        if not sep or name not in fields:
-            raise ValueError(f"--detector {item!r}: expected FIELD=VALUE with FIELD one of DetectorConfig's")
-        current = getattr(DEFAULT_CONFIG, name)
-        if isinstance(current, bool):
-            if text.lower() not in ("true", "false"):
-                raise ValueError(f"--detector {item!r}: {name} is true or false")
-            changes[name] = text.lower() == "true"
-        elif isinstance(current, (int, float)):
-            try:
-                changes[name] = type(current)(text)
-            except ValueError:
-                raise ValueError(f"--detector {item!r}: {name} is a number") from None
-        else:
-            raise ValueError(f"--detector {item!r}: {name} cannot be set here")
-    return replace(DEFAULT_CONFIG, **changes)  # type: ignore[arg-type]
 
 
 def store_accuracy(meta_path: Path, key: str, result: dict[str, object]) -> None:

@@ -95,3 +95,48 @@ def test_video_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["recognize", "--model", str(tmp_path / "none.onnx"), str(FELT)]) == 2
     assert "cannot read model metadata" in capsys.readouterr().err
+
+
+def test_detector_settings_reach_the_detector(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--detector FIELD=VALUE`` changes the detector the command runs: a least card width above every
+    card on the felt (its cards are 100-190 px wide) leaves none; without it they are found."""
+    assert main(["recognize", "--json", "--detector", "min_width=400", "--detector", "max_width=500",
+                 str(FELT)]) == 0
+    assert json.loads(capsys.readouterr().out)["cards"] == []
+    assert main(["recognize", "--json", "--detector", "min_width=60", str(FELT)]) == 0
+    assert len(json.loads(capsys.readouterr().out)["cards"]) >= 10
+
+
+def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``--fast`` runs the detector with ``size_pass_estimated`` off (and, with ``--detector``, any other
+    change too); without it the shipped detector runs. Cards are still found and named on the felt."""
+    from vision import recognizer as recognizer_module
+    from vision.detect import DEFAULT_CONFIG
+
+    seen = []
+    real_detect = recognizer_module.detect_cards
+
+    def spy(frame, config, **kw):  # type: ignore[no-untyped-def]
+        seen.append(config)
+        return real_detect(frame, config, **kw)
+
+    monkeypatch.setattr(recognizer_module, "detect_cards", spy)
+    assert main(["recognize", "--json", "--fast", "--detector", "gap_close=5", str(FELT)]) == 0
+    assert main(["recognize", "--json", str(FELT)]) == 0
+    fast, shipped = seen
+    assert fast.size_pass_estimated is False and fast.gap_close == 5 and fast.size_pass is True
+    assert shipped == DEFAULT_CONFIG and shipped.size_pass_estimated is True
+    first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    truth = {c["card"] for c in json.loads((DATA / "truth.json").read_text())["felt.jpg"]}
+    assert len({c["card"] for c in first["cards"]} & truth) >= len(truth) - 2
+
+
+@pytest.mark.parametrize("setting, why", [("nope=1", "FIELD one of DetectorConfig's"),
+                                           ("size_pass=maybe", "true or false"),
+                                           ("min_width=wide", "is a number")])
+def test_a_bad_detector_setting_is_a_clear_error_before_any_image(setting: str, why: str,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recognize", "--json", "--detector", setting, str(FELT)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and setting in out.err and why in out.err
