@@ -103,7 +103,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--speed-only", action="store_true", help="skip the accuracy part (quick timing runs)")
     ap.add_argument("--calibrated", action="store_true", help="give the recogniser each scene's table plane")
-    ap.add_argument("--detector", nargs="+", default=[], metavar="FIELD=VALUE",
+    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
                     help="detector settings other than the shipped ones (as evaluate --detector), e.g. "
                          "size_pass_estimated=false")
     args = ap.parse_args()

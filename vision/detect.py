@@ -118,6 +118,16 @@ class DetectorConfig:
     size_tolerance: float = 0.06
     size_tolerance_image: float = 0.15
     size_band: float = 0.75  # the band just inside each side is paper for this share of it (see _size_pass)
+    # and its inside is not the cloth around it: no more than this share of its inside has a colour of the
+    # ring outside it (see _inside_like_outside)
+    size_cloth_share: float = 0.9
+    size_cloth_tolerance: float = 15.0
+    # The search's direction maps are dilated this square, so a side two pixels off its edge (a card 3 degrees
+    # from the directions searched) still counts; 3 lost such cards (docs/performance.md, session 16).
+    size_grow: int = 5
+    # Snap the outlines (``snap``) before the plane estimate and the size pass take the deck's size from them:
+    # rough outlines of a design with a printed frame line lie on that line, several percent inside the card.
+    snap_early: bool = True
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
@@ -429,6 +439,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         faint = cv2.Canny(grey, config.faint_low, config.faint_high)
         quads += _cards_in_holes(faint, 1.0, quads, config, min_points, min_area, near_edges)
+    snapped = 0  # the outlines (the first ones) already snapped
+    if config.snap and config.snap_early and quads:
+        quads = [(f + 0.5) * s - 0.5 for f in snap_to_edges(frame_bgr, [(q + 0.5) / s - 0.5 for q in quads], config)]
+        snapped = len(quads)
     table = config  # the config with a table plane: the calibrated one, or one estimated from the cards
     if config.plane is None and config.estimate_plane and (config.size_pass or config.deck_fit):
         estimate = plane_from_cards([(q + 0.5) / s - 0.5 for q in quads], frame_bgr.shape)
@@ -443,8 +457,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         quads += _size_pass(small, edges, quads, searched, near_edges, paper,
                             paper if local is None else cv2.bitwise_or(paper, local))
     full = [(q + 0.5) / s - 0.5 for q in quads]
-    if config.snap and full:
-        full = snap_to_edges(frame_bgr, full, config)
+    if config.snap and len(full) > snapped:
+        full = full[:snapped] + snap_to_edges(frame_bgr, full[snapped:], config)
     if config.repair_skew and full:
         full = _repair_skewed(frame_bgr, full, near_edges, config)
     if config.deck_fit and table.plane is not None and len(full) >= 3:
@@ -478,7 +492,9 @@ def _size_pass(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], co
     overlaps no card found, lies inside the frame, is a card's shape, every side lies on the edge map for
     0.9, and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
     margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
-    global or the local paper mask (``paper``), so glare and a pale cast do not hide it.
+    global or the local paper mask (``paper``), so glare and a pale cast do not hide it. A gingham's pale
+    grid lines are such a margin too; there the inside of the rectangle is the cloth around it
+    (``_inside_like_outside``), which a card's is not.
 
     The search is costly (a few filters per card direction over the frame), so it runs only around the
     paper of the global mask (``otsu``) that no card found covers: none on felt or wood once every card is
@@ -519,7 +535,8 @@ def _size_pass(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], co
     h, w = edges.shape
     out: list[np.ndarray] = []
     for _, crop_rect in rectangles_of_size(np.ascontiguousarray(free[y0:y1, x0:x1]), edge_directions(grey), short,
-                                           long_, tolerance=tolerance, level=config.size_level):
+                                           long_, tolerance=tolerance, level=config.size_level,
+                                           grow=config.size_grow):
         rect = crop_rect + np.array([x0, y0], np.float32)
         if any(_overlap(rect, q) >= 0.2 for q in found):
             continue
@@ -528,7 +545,8 @@ def _size_pass(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], co
             continue
         if _side_hits(quad[None], near_edges)[0].min() < 0.9 or \
                 not _card_like(quad, cv2.contourArea(quad), config.loose, config.scale) or \
-                _margin_paper(paper, quad) < config.size_band:
+                _margin_paper(paper, quad) < config.size_band or \
+                _inside_like_outside(small, quad, config.size_cloth_tolerance) >= config.size_cloth_share:
             continue
         out.append(quad)
         found.append(rect)
@@ -572,6 +590,32 @@ def _sides(quad: np.ndarray) -> tuple[float, float]:
 
 _BAND_T = np.linspace(0.15, 0.85, 15)[:, None]
 _BAND_DEPTH = np.linspace(0.03, 0.08, 4)  # of the card's width, inside each side
+
+
+_INSIDE_UV = np.linspace(0.2, 0.8, 7)
+_INSIDE_BILINEAR = np.array([((1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v) for u in _INSIDE_UV for v in _INSIDE_UV])
+_OUTSIDE_T = np.linspace(0.05, 0.95, 13)[:, None]
+
+
+def _inside_like_outside(small: np.ndarray, quad: np.ndarray, tolerance: float) -> float:
+    """The share of a 7 x 7 grid over the quad's inside (20-80% each way) whose colour is within
+    ``tolerance`` (BGR distance) of some point of the ring just outside it (10 and 20% of its width out).
+    A rectangle of a checked or striped cloth holds the cloth that surrounds it (about 1.0); a card holds
+    paper, print or a back that the table around it does not (a median of 0.1 on the held-out frames)."""
+    q = order_corners(quad.astype(np.float32)).astype(np.float64)
+    width = min(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])))
+    centre = q.mean(axis=0)
+    ring = []
+    for k in range(4):
+        a, d = q[k], q[(k + 1) % 4] - q[k]
+        outward = np.array([d[1], -d[0]]) / max(1e-6, float(np.linalg.norm(d)))
+        if outward @ (centre - a) > 0:
+            outward = -outward
+        ring += [a + _OUTSIDE_T * d + depth * width * outward for depth in (0.1, 0.2)]
+    inside = _pixels(small, _INSIDE_BILINEAR @ q).astype(np.float32)
+    outside = _pixels(small, np.concatenate(ring)).astype(np.float32)
+    nearest = np.linalg.norm(inside[:, None, :] - outside[None, :, :], axis=2).min(axis=1)
+    return float((nearest < tolerance).mean())
 
 
 def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:

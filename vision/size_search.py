@@ -38,8 +38,8 @@ def favoured_directions(directions: np.ndarray, count: int, least: float = 1.0) 
     """The ``count`` card directions (degrees in [0, 90): a card's sides lie at ``d`` and ``d + 90``) that the
     given edge directions favour most, at least two bins apart, as bin centres, and only those whose bin and
     neighbours hold ``least`` directions. A card whose own bin is chosen lies at most half a bin off its
-    centre (``_axis_rectangles`` allows a pixel); one whose bin loses to a neighbour's can lie a bin off and be
-    missed (seed 99's bellot QH, docs/performance.md, "The plane of the cards"). Bins are ranked by their count with their
+    centre; one whose bin loses to a neighbour's can lie a bin off (seed 99's bellot QH, 3 degrees from both
+    bins tried), which is why ``rectangles_of_size`` lets a side lie two pixels off its edge (``grow``). Bins are ranked by their count with their
     two neighbours' (a side between two bins counts for both), and each ranked bin stands for the fullest of
     those three: ranked alone, the 3-bin sum peaked a bin beside a card's own between two cards' directions
     and the two-bins-apart rule then kept that card's bin out (session 14: +1 realistic, +4 hard cards over
@@ -60,17 +60,18 @@ def favoured_directions(directions: np.ndarray, count: int, least: float = 1.0) 
 
 def rectangles_of_size(edges: np.ndarray, directions: np.ndarray, short: float, long_: float, *,
                        tolerance: float, level: float, angle_tol: float = 12.0, angles: int = 6,
-                       peaks: int = 12, least_share: float = 1.0) -> list[tuple[float, np.ndarray]]:
+                       peaks: int = 12, least_share: float = 1.0, grow: int = 3) -> list[tuple[float, np.ndarray]]:
     """Rectangles ``short`` x ``long_`` (either way round, each side within ``tolerance`` of its half-length
     from the centre) whose four sides lie on ``edges`` of their own direction for at least ``level`` of
     their length, as (score, (4, 2) float32 corners) with the best first. ``directions``: per pixel the
-    edge's normal, degrees modulo 180 (``edge_directions``); ``edges``: the edge pixels to use (nonzero)."""
+    edge's normal, degrees modulo 180 (``edge_directions``); ``edges``: the edge pixels to use (nonzero);
+    ``grow``: the side maps are dilated this square (a side up to ``grow // 2`` pixels off its edge counts)."""
     on = edges > 0
     if not on.any():
         return []
     found: list[tuple[float, np.ndarray]] = []
     h, w = edges.shape
-    grow = np.ones((3, 3), np.uint8)  # a side a pixel off its edge still counts
+    kernel = np.ones((grow, grow), np.uint8)  # a side a pixel or two off its edge still counts
     degrees = np.where(on, np.minimum(directions, 179.0).astype(np.uint8), 255).astype(np.uint8)  # 255: no edge
     # a card's four sides lie in one bin (modulo 90) and its neighbours: a direction with fewer edge pixels
     # than ``least_share`` of a card's perimeter holds no card
@@ -84,8 +85,8 @@ def rectangles_of_size(edges: np.ndarray, directions: np.ndarray, short: float, 
         tw, th = int(math.ceil(w * c + h * s)) + 2, int(math.ceil(w * s + h * c)) + 2
         rot = cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0)
         rot[:, 2] += (tw / 2 - w / 2, th / 2 - h / 2)
-        vert = cv2.dilate(cv2.warpAffine(along_v, rot, (tw, th), flags=cv2.INTER_NEAREST), grow)
-        horiz = cv2.dilate(cv2.warpAffine(along_h, rot, (tw, th), flags=cv2.INTER_NEAREST), grow)
+        vert = cv2.dilate(cv2.warpAffine(along_v, rot, (tw, th), flags=cv2.INTER_NEAREST), kernel)
+        horiz = cv2.dilate(cv2.warpAffine(along_h, rot, (tw, th), flags=cv2.INTER_NEAREST), kernel)
         back = cv2.invertAffineTransform(rot)
         for across, along in ((short, long_), (long_, short)):  # across: the width between the vertical sides
             found += [(score, (rect @ back[:, :2].T + back[:, 2]).astype(np.float32))

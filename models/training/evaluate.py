@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                     "(``accuracy``; with --calibrated, ``accuracy_calibrated``)")
     ap.add_argument("--calibrated", action="store_true",
                     help="give the recogniser each scene's table plane, as a calibrated table does")
-    ap.add_argument("--detector", nargs="+", default=[], metavar="FIELD=VALUE",
+    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
                     help="detector settings other than the shipped ones (vision.detect.DetectorConfig fields, e.g. "
                          "size_pass_image=true); not with --write")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
