@@ -136,6 +136,7 @@ class DetectorConfig:
     local_offset: float = 16.0  # paper is this much brighter (least channel) than its neighbourhood
     snap: bool = True  # move each side onto the strongest edge at full resolution
     snap_radius: float = 0.1  # search across a side, as a fraction of the card's short side
+    snap_outer: float = 0.5  # an edge's weight is 1 + this x its offset outward (-1 inner end .. 1 outer end)
     snap_max_skew: float = 1.0  # degrees: snapping may not make opposite sides less parallel than this
     repair_skew: bool = True  # rebuild the one corner of an outline that is off (see _repair_skewed)
     # On a calibrated table every card is one rectangle: an outline off that size, or with a side off edges,
@@ -893,7 +894,6 @@ def _plane_points(quads: np.ndarray, plane: tuple[float, ...]) -> np.ndarray:
 
 _SNAP_T = np.linspace(0.12, 0.88, 12, dtype=np.float32)  # where along each side the edge is sampled
 _SNAP_O = np.linspace(-1.0, 1.0, 21, dtype=np.float32)  # offsets across it, in units of the search radius
-_SNAP_BIAS = 1 + 0.5 * _SNAP_O[1:-1]  # weight of an edge by how far out it lies
 
 
 def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: DetectorConfig = DEFAULT_CONFIG
@@ -928,7 +928,7 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     step = step.reshape(*shape[:3], -1)  # (Q, 4, T, O-2)
     # the strongest step, outer ones favoured: a card's printed frame line is often a stronger edge than
     # the card's own edge against the table, and lies just inside it
-    best = (step * _SNAP_BIAS).argmax(axis=3)
+    best = (step * (1 + config.snap_outer * _SNAP_O[1:-1])).argmax(axis=3)
     strength = np.take_along_axis(step, best[..., None], axis=3)[..., 0]
     where = _SNAP_O[1:-1][best] * radius  # (Q, 4, T) offset of the edge, px
     # keep the samples on the side's main edge: strong enough, and near the median offset
