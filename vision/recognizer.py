@@ -7,7 +7,7 @@
     rec.classify_quads(frame_bgr, quads)    # when a tracker already knows where the cards are
 
 All crops of a frame go through onnxruntime in one batch. A card the model is unsure of gets a second
-look (``SECOND_LOOK_SCALES``, ``SUIT_LOOK_SHIFT``) in one more batch.
+look (``SECOND_LOOK_SCALES``, ``SECOND_LOOK_SHIFTS``, ``SUIT_LOOK_SHIFT``) in one more batch.
 """
 
 from __future__ import annotations
@@ -56,6 +56,16 @@ error. On held-out designs
 (evaluate --scenes 20) it took realistic unknowns from 1.7% to 0.1% and hard ones from 4.9% to 3.5%;
 wrong readings stayed at 0.17% in realistic scenes and went from 0.63% to 0.76% in hard ones
 (docs/performance.md)."""
+SECOND_LOOK_SHIFTS = (0.025, 0.05)
+"""... and through its outline moved by each of these fractions of the card's width along each of its four
+directions (across and down the card, either way): of those eight readings the surest (highest top-1) joins
+the mean, as if the outline were moved to where the index reads best. An outline a few pixels off moves the
+index the same way in both crops; a bellot 5H read at 0.28 through its outline 2-3 px off reads 0.64 through
+the true one and 0.7-0.8 through the outline moved 3 px. All eight in the mean instead named fewer of the
+flat cards of ``test_the_second_look_also_reads_through_moved_outlines`` than no moved outlines at all (57
+against 65; the surest: 70). On twelve seed-and-mode sets (evaluate --scenes 20, seeds 2024, 99, 7, 11, 31,
+53) hard named rose at ten and was unchanged at two (about +65 cards of 17,280), wrong +3 cards, realistic
+named about +5 of 13,500 (docs/performance.md, session 16)."""
 SECOND_LOOK_BELOW = 0.55
 """A card named with a top-1 probability under this also gets the second look: such readings are the
 guesses among the named (a 6D read as 5D at 0.48 through an outline a little off, 0.92 through the true
@@ -151,17 +161,29 @@ class Recognizer:
 
     def _second_look(self, frame: np.ndarray, quads: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
         """(N, 53) probabilities of unsure cards: the geometric mean of ``probs`` and the readings through
-        their outlines rescaled by ``SECOND_LOOK_SCALES``, its faces weighed by the suit seen through crops
+        their outlines rescaled by ``SECOND_LOOK_SCALES`` and moved by ``SECOND_LOOK_SHIFTS``, its faces weighed by the suit seen through crops
         moved by ``SUIT_LOOK_SHIFT`` (with ``suit_look``). One onnxruntime run for all."""
-        n, k = len(quads), len(SECOND_LOOK_SCALES)
-        variants = [((q - c) * f + c).astype(np.float32) for q in quads for c in [q.mean(axis=0)]
-                    for f in SECOND_LOOK_SCALES]
+        n, k = len(quads), len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS)
+        variants: list[np.ndarray] = []
+        for q in quads:
+            c = q.mean(axis=0)
+            variants += [((q - c) * f + c).astype(np.float32) for f in SECOND_LOOK_SCALES]
+            # the card's two directions, both a width long
+            across = q[1] - q[0]
+            down = (q[3] - q[0]) * (np.linalg.norm(across) / max(1e-6, float(np.linalg.norm(q[3] - q[0]))))
+            variants += [(q + f * d).astype(np.float32) for f in SECOND_LOOK_SHIFTS for d in (across, -across, down, -down)]
         crops = self._crops(frame, variants)
         if self.suit_look:
             crops = np.concatenate([crops, self._crops(frame, quads, shift=SUIT_LOOK_SHIFT)])
         raw = self._infer(crops)[:, :len(LABELS)]
         raw = raw / np.maximum(raw.sum(axis=1, keepdims=True), 1e-12)
-        logs = np.log(np.maximum(np.concatenate([probs[:, None], raw[:n * k].reshape(n, k, -1)], axis=1), 1e-12))
+        readings = raw[:n * k].reshape(n, k, -1)
+        scales = len(SECOND_LOOK_SCALES)
+        if k > scales:  # of the moved outlines, the one through which the index reads surest counts once
+            moved = readings[:, scales:]
+            surest = moved[np.arange(n), moved.max(axis=2).argmax(axis=1)]
+            readings = np.concatenate([readings[:, :scales], surest[:, None]], axis=1)
+        logs = np.log(np.maximum(np.concatenate([probs[:, None], readings], axis=1), 1e-12))
         mean = np.exp(logs.mean(axis=1))
         out: np.ndarray = mean / mean.sum(axis=1, keepdims=True)
         if self.suit_look:
