@@ -603,34 +603,36 @@ def _inside_like_outside(small: np.ndarray, quad: np.ndarray, tolerance: float) 
     ``tolerance`` (BGR distance) of some point of the ring just outside it (10 and 20% of its width out).
     A rectangle of a checked or striped cloth holds the cloth that surrounds it (about 1.0); a card holds
     paper, print or a back that the table around it does not (a median of 0.1 on the held-out frames)."""
-    q = order_corners(quad.astype(np.float32)).astype(np.float64)
-    width = min(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])))
-    centre = q.mean(axis=0)
-    ring = []
-    for k in range(4):
-        a, d = q[k], q[(k + 1) % 4] - q[k]
-        outward = np.array([d[1], -d[0]]) / max(1e-6, float(np.linalg.norm(d)))
-        if outward @ (centre - a) > 0:
-            outward = -outward
-        ring += [a + _OUTSIDE_T * d + depth * width * outward for depth in (0.1, 0.2)]
+    q, width, sides = _quad_sides(quad)
+    ring = [a + _OUTSIDE_T * d - depth * width * inward for a, d, inward in sides for depth in (0.1, 0.2)]
     inside = _pixels(small, _INSIDE_BILINEAR @ q).astype(np.float32)
     outside = _pixels(small, np.concatenate(ring)).astype(np.float32)
     nearest = np.linalg.norm(inside[:, None, :] - outside[None, :, :], axis=2).min(axis=1)
     return float((nearest < tolerance).mean())
 
 
-def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:
-    """The weakest side's share of points (along its middle 70%) where the band just inside it is paper
-    at some depth of ``_BAND_DEPTH`` (a card's margin; an index or pip interrupts it only in places)."""
+def _quad_sides(quad: np.ndarray) -> tuple[np.ndarray, float, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """A quad's corners in order (float64), its short side, and per side its start, its vector and its unit
+    normal pointing into the quad."""
     q = order_corners(quad.astype(np.float32)).astype(np.float64)
     width = min(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])))
     centre = q.mean(axis=0)
-    worst = 1.0
+    sides = []
     for k in range(4):
         a, d = q[k], q[(k + 1) % 4] - q[k]
         inward = np.array([d[1], -d[0]]) / max(1e-6, float(np.linalg.norm(d)))
         if inward @ (centre - a) < 0:
             inward = -inward
+        sides.append((a, d, inward))
+    return q, width, sides
+
+
+def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:
+    """The weakest side's share of points (along its middle 70%) where the band just inside it is paper
+    at some depth of ``_BAND_DEPTH`` (a card's margin; an index or pip interrupts it only in places)."""
+    _, width, sides = _quad_sides(quad)
+    worst = 1.0
+    for a, d, inward in sides:
         hit = np.zeros(len(_BAND_T), bool)
         for depth in _BAND_DEPTH:
             hit |= _pixels(paper, a + _BAND_T * d + depth * width * inward) > 0

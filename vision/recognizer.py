@@ -63,7 +63,7 @@ the mean, as if the outline were moved to where the index reads best. An outline
 index the same way in both crops; a bellot 5H read at 0.28 through its outline 2-3 px off reads 0.64 through
 the true one and 0.7-0.8 through the outline moved 3 px. All eight in the mean instead named fewer of the
 flat cards of ``test_the_second_look_also_reads_through_moved_outlines`` than no moved outlines at all (57
-against 65; the surest: 70). On twelve seed-and-mode sets (evaluate --scenes 20, seeds 2024, 99, 7, 11, 31,
+against 65 in a scratch run; the surest: 70). On twelve seed-and-mode sets (evaluate --scenes 20, seeds 2024, 99, 7, 11, 31,
 53) hard named rose at ten and was unchanged at two (about +65 cards of 17,280), wrong +3 cards, realistic
 named about +5 of 13,500 (docs/performance.md, session 16)."""
 SECOND_LOOK_BELOW = 0.55

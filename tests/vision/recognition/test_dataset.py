@@ -192,3 +192,22 @@ def test_evaluate_measures_other_detector_settings_but_never_writes_them() -> No
             detector_config(bad)
     with pytest.raises(SystemExit):
         main(["--detector", "size_pass=false", "--write", "--scenes", "1"])
+
+
+def test_evaluate_keeps_every_repeated_detector_flag(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--detector A=1 --detector B=2`` and ``--detector A=1 B=2`` set both fields (argparse's ``extend``;
+    a second flag used to replace the first, and A/B runs measured the wrong detector)."""
+    import models.training.evaluate as evaluate
+
+    seen: list[list[str]] = []
+
+    def stop(settings: list[str]) -> None:
+        seen.append(list(settings))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(evaluate, "detector_config", stop)
+    for argv in (["--detector", "snap_early=false", "--detector", "size_grow=3"],
+                 ["--detector", "snap_early=false", "size_grow=3"]):
+        with pytest.raises(SystemExit):
+            evaluate.main([*argv, "--scenes", "1"])
+    assert seen == [["snap_early=false", "size_grow=3"]] * 2
