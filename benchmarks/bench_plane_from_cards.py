@@ -30,13 +30,14 @@ sys.path.insert(0, str(ROOT))
 from models.training import designs  # noqa: E402
 from models.training.evaluate import NORMAL, held_out_scenes  # noqa: E402
 from models.training.synth import HARD  # noqa: E402
-from vision.detect import DEFAULT_CONFIG, _plane_points, detect_cards  # noqa: E402
+from vision.detect import DEFAULT_CONFIG, detect_cards  # noqa: E402
 from vision.plane_from_cards import mean_side_vectors, plane_from_cards  # noqa: E402
+from vision.quads import plane_points  # noqa: E402
 
 
 def deviation(plane: np.ndarray, quads: list[np.ndarray]) -> tuple[float, float]:
     """The largest |side / median - 1| of the short and of the long sides of ``quads`` on ``plane``."""
-    p = _plane_points(np.stack(quads).astype(np.float32), tuple(np.asarray(plane, np.float64).ravel()))
+    p = plane_points(np.stack(quads).astype(np.float32), tuple(np.asarray(plane, np.float64).ravel()))
     a, b = (np.linalg.norm(v, axis=1) for v in mean_side_vectors(p))
     short, long_ = np.minimum(a, b), np.maximum(a, b)
     return float(np.abs(short / np.median(short) - 1).max()), float(np.abs(long_ / np.median(long_) - 1).max())

@@ -3,9 +3,10 @@ interleaved frame by frame in one process (a shared machine's load hits both sid
 
     .venv/bin/python benchmarks/bench_recognition_ab.py --against 490e16d [--frames 40] [--runs 3] [--calibrated]
 
-The other revision's ``vision/detect.py``, ``vision/rectify.py`` and ``vision/classify.py`` are read
-with ``git show`` and loaded under other names; the model file is the working tree's for both, so
-only the code differs. First the identity check (same outlines, how many moved by over 3 px and the largest
+The other revision's ``vision/`` package is unpacked with ``git archive`` into a temporary folder and
+imported as ``ab_old_vision`` (its ``vision.`` imports rewritten), so the detector's own modules, however
+that revision splits them, come from it; the model file is the working tree's for both, so only the code
+differs. First the identity check (same outlines, how many moved by over 3 px and the largest
 corner difference, each old outline against the new one nearest it; the largest
 probability difference), then per frame old and new in alternating order, one thread, process CPU
 time; median over frames, per run, and the median of the runs. Frames: 1280x720 with 12 cards of the
@@ -16,11 +17,15 @@ project's own drawn designs (seeded, as ``bench_recognition.py --speed-only`` ma
 from __future__ import annotations
 
 import argparse
+import importlib
+import io
+import re
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
-import types
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -38,15 +43,17 @@ from vision import rectify as new_rect  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 
 
-def _module_at(rev: str, path: str, name: str, renames: dict[str, str]) -> types.ModuleType:
-    src = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True,
-                         text=True).stdout
-    for old, new in renames.items():
-        src = src.replace(old, new)
-    mod = types.ModuleType(name)
-    sys.modules[name] = mod
-    exec(compile(src, f"{rev}:{path}", "exec"), mod.__dict__)  # noqa: S102 - our own history
-    return mod
+def _old_vision(rev: str, into: Path) -> str:
+    """Unpack ``rev``'s ``vision/`` package under ``into`` as ``ab_old_vision``; its import name."""
+    archive = subprocess.run(["git", "archive", rev, "vision"], cwd=ROOT, check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    package = into / "ab_old_vision"
+    (into / "vision").rename(package)
+    for path in package.glob("*.py"):
+        path.write_text(re.sub(r"\b(from|import) vision\b", r"\1 ab_old_vision", path.read_text()))
+    sys.path.insert(0, str(into))
+    return package.name
 
 
 def scenes(count: int, seed: int) -> list[Scene]:
@@ -74,10 +81,10 @@ def main() -> None:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     rev = args.against
-    old_rect = _module_at(rev, "vision/rectify.py", "ab_old_rectify", {})
-    old_det = _module_at(rev, "vision/detect.py", "ab_old_detect",
-                         {"from vision.rectify import": "from ab_old_rectify import"})
-    old_cls = _module_at(rev, "vision/classify.py", "ab_old_classify", {})
+    package = _old_vision(rev, Path(tempfile.mkdtemp(prefix="ab_old_")))
+    old_rect = importlib.import_module(f"{package}.rectify")
+    old_det = importlib.import_module(f"{package}.detect")
+    old_cls = importlib.import_module(f"{package}.classify")
     rec = Recognizer(threads=1)
 
     def classify(side: Any, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:

@@ -167,18 +167,18 @@ def test_snap_medians_equal_numpy_median_and_nanmedian() -> None:
     """snap_to_edges' vectorised medians must be np.median / np.nanmedian exactly (same dtype and bits)."""
     import warnings
 
-    from vision.detect import _median_rows
+    from vision.snapping import median_rows
 
     rng = np.random.default_rng(5)
     for _ in range(300):
         shape = (int(rng.integers(1, 14)), 4, 12)
         v = (rng.integers(0, 60, shape) * rng.choice([1.0, 0.5, 0.37])).astype(np.float32)
-        assert np.array_equal(_median_rows(v), np.median(v, axis=2, keepdims=True))
+        assert np.array_equal(median_rows(v), np.median(v, axis=2, keepdims=True))
         keep = rng.random(shape) < rng.uniform(0.0, 1.0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows
             ref = np.nanmedian(np.where(keep, v, np.nan), axis=2, keepdims=True)
-        got = _median_rows(v, keep)
+        got = median_rows(v, keep)
         assert got.dtype == ref.dtype and np.array_equal(got, ref, equal_nan=True)
 
 
@@ -203,24 +203,25 @@ def test_a_side_snapped_onto_a_neighbours_edge_does_not_tilt() -> None:
 
 
 def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
-    from vision.detect import _corners
+    from vision.quads import corners_from_sides
 
     box = np.float32([[0, 0], [10, 0], [10, 14], [0, 14]])
     direction = np.roll(box, -1, axis=0) - box
-    assert np.allclose(_corners(box + direction * 0.3, direction), box)  # any point on each side will do
+    assert np.allclose(corners_from_sides(box + direction * 0.3, direction), box)  # any point on each side will do
     direction[1] = direction[0]  # side 1 parallel to side 0: no corner between them
-    assert _corners(box, direction) is None
+    assert corners_from_sides(box, direction) is None
 
 
 def _near_edges(frame: np.ndarray) -> np.ndarray:
     """The detector's edge map within 2 px, at detection scale (as detect_cards builds it)."""
-    from vision.detect import DEFAULT_CONFIG, _edges
+    from vision.detect import DEFAULT_CONFIG
+    from vision.edge_map import edge_map
 
     s = DEFAULT_CONFIG.scale
     small = cv2.resize(frame, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     channels = tuple(cv2.split(small))
     least = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
-    return cv2.dilate(_edges(small, channels, least, DEFAULT_CONFIG), np.ones((5, 5), np.uint8))
+    return cv2.dilate(edge_map(small, channels, least, DEFAULT_CONFIG), np.ones((5, 5), np.uint8))
 
 
 def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> None:
@@ -228,7 +229,8 @@ def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> Non
     outline with three corners right and one 13-30% of its width off, a side fitted onto a neighbour's or a
     shadow's edge. Such an outline's opposite sides are further from parallel than perspective allows; the
     corner is rebuilt from the other three where the rebuilt sides lie on edges."""
-    from vision.detect import DEFAULT_CONFIG, _repair_skewed, skew_per_px
+    from vision.detect import DEFAULT_CONFIG, skew_per_px
+    from vision.snapping import repair_skewed
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
     card = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
@@ -237,24 +239,25 @@ def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> Non
     off[2] += (28, 22)  # 20% of the width out, onto the cloth
     assert match(card, [off]) is None  # counted as a miss and a false card
     assert skew_per_px(off[None])[0] > DEFAULT_CONFIG.max_perspective
-    (repaired,) = _repair_skewed(frame, [off], _near_edges(frame), DEFAULT_CONFIG)
+    (repaired,) = repair_skewed(frame, [off], _near_edges(frame), DEFAULT_CONFIG)
     assert np.abs(repaired - card).max() < 2.0, repaired
     # a card seen in perspective (opposite sides 1.8 degrees apart, 140 px: within the allowance) is left alone
     keystone = np.float32([[153, 80], [287, 80], [290, 276], [150, 276]])
     assert skew_per_px(keystone[None])[0] < DEFAULT_CONFIG.max_perspective
-    (kept,) = _repair_skewed(frame, [keystone], _near_edges(frame), DEFAULT_CONFIG)
+    (kept,) = repair_skewed(frame, [keystone], _near_edges(frame), DEFAULT_CONFIG)
     assert np.array_equal(kept, keystone)
 
 
 def test_a_rebuilt_corner_off_every_edge_is_refused() -> None:
     """The rebuilt outline must lie on edges at least as well as the old one: a skewed outline that is
     the card's true shape (a card bent or cut at an angle) keeps its corners."""
-    from vision.detect import DEFAULT_CONFIG, _repair_skewed
+    from vision.detect import DEFAULT_CONFIG
+    from vision.snapping import repair_skewed
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
     shape = np.float32([[150, 80], [290, 80], [318, 298], [150, 276]])
     cv2.fillConvexPoly(frame, shape.astype(np.int32), (235, 240, 240))
-    (kept,) = _repair_skewed(frame, [shape], _near_edges(frame), DEFAULT_CONFIG)
+    (kept,) = repair_skewed(frame, [shape], _near_edges(frame), DEFAULT_CONFIG)
     assert np.array_equal(kept, shape)
 
 
@@ -562,7 +565,8 @@ def test_an_open_outline_with_one_weak_side_is_a_card_only_when_nearly_a_card_re
     side needs 0.85). Such an outline is a card now when the other sides are on edges for 0.9 and the
     shape is nearly a card's rectangle; a trapezoid (sides 1.3 apart, within the usual limit of 1.35 x
     1.1 for rough corners) with the same weak side still is not."""
-    from vision.detect import DEFAULT_CONFIG, _Candidate, _consider_open
+    from vision.detect import DEFAULT_CONFIG
+    from vision.outline_candidates import Candidate, consider_open
 
     loose = DEFAULT_CONFIG.loose
     min_area = (DEFAULT_CONFIG.min_width * 0.5) ** 2 * DEFAULT_CONFIG.min_aspect * 0.8
@@ -571,8 +575,8 @@ def test_an_open_outline_with_one_weak_side_is_a_card_only_when_nearly_a_card_re
         from dataclasses import replace
 
         contour, near = _open_outline(corners, weak)
-        out: list[_Candidate] = []
-        _consider_open(contour, min_area, replace(loose, **config), out, near)  # type: ignore[arg-type]
+        out: list[Candidate] = []
+        consider_open(contour, min_area, replace(loose, **config), out, near)  # type: ignore[arg-type]
         return len(out) == 1
 
     rectangle = [(200, 100), (260, 100), (260, 184), (200, 184)]  # 60 x 84: aspect 1.4
@@ -590,7 +594,8 @@ def test_an_open_outline_whose_weak_side_is_a_faint_colour_step_is_a_card() -> N
     kde:tigullio-international, hard scene 114 of the model card's frames) had three sides on edges and the
     fourth on them for 24%, but the colour stepped by 13-18 all along it. The weak side is accepted when the colour (BGR distance, 3 px either side) steps
     by 10 or more along 80% of it; the same outline over a plain table, or a step of 6, is refused."""
-    from vision.detect import DEFAULT_CONFIG, _Candidate, _consider_open
+    from vision.detect import DEFAULT_CONFIG
+    from vision.outline_candidates import Candidate, consider_open
 
     loose = DEFAULT_CONFIG.loose
     min_area = (DEFAULT_CONFIG.min_width * 0.5) ** 2 * DEFAULT_CONFIG.min_aspect * 0.8
@@ -601,15 +606,15 @@ def test_an_open_outline_whose_weak_side_is_a_faint_colour_step_is_a_card() -> N
         image = np.full((360, 640, 3), (190, 182, 176), np.uint8)  # pale blue-grey, BGR
         if card is not None:
             cv2.fillConvexPoly(image, np.int32(corners), card)
-        out: list[_Candidate] = []
-        _consider_open(contour, min_area, loose, out, near, image)
+        out: list[Candidate] = []
+        consider_open(contour, min_area, loose, out, near, image)
         return len(out) == 1
 
     assert accepted((200, 196, 190))  # a step of 22
     assert not accepted((194, 186, 180))  # a step of 6.9
     assert not accepted(None)  # no step at all
-    out: list[_Candidate] = []
-    _consider_open(contour, min_area, loose, out, near)  # without the image: the edge map alone
+    out: list[Candidate] = []
+    consider_open(contour, min_area, loose, out, near)  # without the image: the edge map alone
     assert not out
 
 
@@ -639,17 +644,18 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
     of it, is refused."""
     from dataclasses import replace
 
-    from vision.detect import DEFAULT_CONFIG, _Candidate, _open_pairs
+    from vision.detect import DEFAULT_CONFIG
+    from vision.outline_candidates import Candidate, open_pairs
 
     loose = DEFAULT_CONFIG.loose
     min_area = (DEFAULT_CONFIG.min_width * 0.5) ** 2 * DEFAULT_CONFIG.min_aspect * 0.8
     image = np.full((360, 640, 3), 150, np.uint8)
 
-    def found(corners: list[tuple[int, int]], cut: tuple[float, float] = (0.25, 0.8)) -> list[_Candidate]:
+    def found(corners: list[tuple[int, int]], cut: tuple[float, float] = (0.25, 0.8)) -> list[Candidate]:
         pieces, near = _pieces(corners, cut)
         assert len(pieces) == 2
-        out: list[_Candidate] = []
-        _open_pairs(pieces, min_area, loose, out, near, image)
+        out: list[Candidate] = []
+        open_pairs(pieces, min_area, loose, out, near, image)
         return out
 
     card = [(200, 100), (260, 100), (260, 184), (200, 184)]
@@ -666,8 +672,8 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
     cv2.polylines(lines, [np.int32(card)], True, 255, 1)
     near = cv2.dilate(lines, np.ones((5, 5), np.uint8))
     for cover, accepted in ((loose.open_pair_cover, 0), (0.0, 1)):
-        out: list[_Candidate] = []
-        _open_pairs(list(pieces), min_area, replace(loose, open_pair_cover=cover), out, near, image)
+        out: list[Candidate] = []
+        open_pairs(list(pieces), min_area, replace(loose, open_pair_cover=cover), out, near, image)
         assert len(out) == accepted
 
 
@@ -768,68 +774,68 @@ def test_held_out_cards_that_session_10_finds(held_out_decks: dict, seed: int, d
 
 
 def test_nested_outer_outlines_include_a_blob_inside_a_ring() -> None:
-    """``_contours(nested=True)``: a card's inside within its printed frame line is a blob inside the
+    """``contours_of(nested=True)``: a card's inside within its printed frame line is a blob inside the
     line's ring, itself inside a hole of a pale cloth's region; only the outermost outline is returned
     without it, and the blob's outline too with it (holes never)."""
-    from vision.detect import _contours
+    from vision.outline_candidates import contours_of
 
     mask = np.full((200, 300), 255, np.uint8)  # the pale cloth, paper
     cv2.rectangle(mask, (100, 40), (180, 160), 0, 3)  # the frame line's ring
     cv2.circle(mask, (140, 100), 12, 0, -1)  # a pip: a hole of the inside
-    outermost = _contours(mask, 20, holes=False)
-    nested = _contours(mask, 20, holes=False, nested=True)
+    outermost = contours_of(mask, 20, holes=False)
+    nested = contours_of(mask, 20, holes=False, nested=True)
     assert len(outermost) == 1 and cv2.contourArea(outermost[0]) > 50000
     areas = sorted(cv2.contourArea(c) for c in nested)
     assert len(nested) == 2 and 70 * 110 < areas[0] < 80 * 120
 
 
 def test_completing_a_card_seen_on_three_sides() -> None:
-    """``_complete_tab``: the unseen side is the one nearest the mouth; a part seen as long as a card, or
+    """``complete_tab``: the unseen side is the one nearest the mouth; a part seen as long as a card, or
     lying across (wider than long, card-shaped), is the card; a shorter one is extended along its sides to
     the frame's proportions; too little seen is refused."""
-    from vision.detect import _complete_tab
+    from vision.later_passes import complete_tab
 
     def part(length: float, width: float = 60.0) -> np.ndarray:  # far side at y = 100, mouth at the top
         return np.float32([[0, 100 - length], [width, 100 - length], [width, 100], [0, 100]])
 
     mouth = np.float32([30, 0])
-    whole, k = _complete_tab(part(84), mouth, 1.4)
+    whole, k = complete_tab(part(84), mouth, 1.4)
     assert k == 0 and np.allclose(whole, part(84))
-    across, _ = _complete_tab(part(45), mouth, 1.4)  # 60 x 45: a card lying across
+    across, _ = complete_tab(part(45), mouth, 1.4)  # 60 x 45: a card lying across
     assert np.allclose(across, part(45))
-    extended, k = _complete_tab(part(60), mouth, 1.4)
+    extended, k = complete_tab(part(60), mouth, 1.4)
     assert k == 0 and np.allclose(extended, part(84), atol=1e-3)
-    narrow, _ = _complete_tab(part(60), mouth, 1.56)  # a bridge deck's proportions
+    narrow, _ = complete_tab(part(60), mouth, 1.56)  # a bridge deck's proportions
     assert np.allclose(narrow, part(60 * 1.56), atol=1e-3)
-    assert _complete_tab(part(40), mouth, 1.4) is None
+    assert complete_tab(part(40), mouth, 1.4) is None
 
 
 def test_the_frames_card_proportions_are_the_median_of_the_cards_found() -> None:
-    """``_deck_aspect``: the median long-to-wide ratio of the cards found (any orientation), the default
+    """``deck_aspect``: the median long-to-wide ratio of the cards found (any orientation), the default
     with fewer than three, clamped to card proportions."""
-    from vision.detect import _deck_aspect
+    from vision.later_passes import deck_aspect
 
     def card(w: float, h: float) -> np.ndarray:
         return np.float32([[0, 0], [w, 0], [w, h], [0, h]])
 
-    assert _deck_aspect([card(50, 78), card(78, 50), card(60, 94), card(40, 40)], 1.4) == pytest.approx(1.56, abs=0.01)
-    assert _deck_aspect([card(50, 78), card(60, 94)], 1.4) == 1.4
-    assert _deck_aspect([card(10, 40)] * 3, 1.4) == 1.75
+    assert deck_aspect([card(50, 78), card(78, 50), card(60, 94), card(40, 40)], 1.4) == pytest.approx(1.56, abs=0.01)
+    assert deck_aspect([card(50, 78), card(60, 94)], 1.4) == 1.4
+    assert deck_aspect([card(10, 40)] * 3, 1.4) == 1.75
 
 
 def test_the_tab_guards_sample_colour_across_a_side_and_inside() -> None:
-    """``_same_across`` compares the image 3 px either side of a side; ``_grey_inside`` the chroma inside
+    """``same_across`` compares the image 3 px either side of a side; ``grey_inside`` the chroma inside
     a quad: a white card against a white cloth is the same across, against pink it is not; white stock
     is grey inside, a cyan screen is not."""
-    from vision.detect import _grey_inside, _same_across
+    from vision.later_passes import grey_inside, same_across
 
     image = np.full((100, 200, 3), 240, np.uint8)
     quad = np.float32([[50, 30], [90, 30], [90, 90], [50, 90]])  # side 0 is the top, y = 30
-    assert _same_across(image, quad, 0, 30.0) and _grey_inside(image, quad, 40.0)
+    assert same_across(image, quad, 0, 30.0) and grey_inside(image, quad, 40.0)
     image[:30] = (225, 200, 250)  # a pink cloth beyond the top side
-    assert not _same_across(image, quad, 0, 30.0) and _same_across(image, quad, 1, 30.0)
+    assert not same_across(image, quad, 0, 30.0) and same_across(image, quad, 1, 30.0)
     image[30:] = (235, 235, 185)  # the card pale cyan: chroma 50
-    assert not _grey_inside(image, quad, 40.0)
+    assert not grey_inside(image, quad, 40.0)
 
 
 def test_outline_support_is_high_on_a_cards_outline_and_low_off_it() -> None:
@@ -898,20 +904,20 @@ def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_de
 
 
 def test_a_rectangle_whose_inside_is_the_cloth_around_it_is_not_a_card() -> None:
-    """``_inside_like_outside``: on a checked cloth a rectangle along the squares holds the same two colours
+    """``inside_like_outside``: on a checked cloth a rectangle along the squares holds the same two colours
     as the ring around it; a white card with pips on that cloth holds colours the ring does not."""
-    from vision.detect import _inside_like_outside
+    from vision.size_pass import inside_like_outside
 
     yy, xx = np.mgrid[0:240, 0:320]
     cloth = np.where((((yy // 6) + (xx // 6)) % 2 == 0)[..., None], np.uint8([230, 220, 150]),
                      np.uint8([40, 90, 110])).astype(np.uint8)
     rect = np.float32([[120, 90], [180, 90], [180, 174], [120, 174]])
-    assert _inside_like_outside(cloth, rect, 15.0) == 1.0
+    assert inside_like_outside(cloth, rect, 15.0) == 1.0
     card = cloth.copy()
     cv2.rectangle(card, (120, 90), (180, 174), (250, 250, 250), -1)
     for cx, cy in ((140, 110), (160, 150), (150, 130)):
         cv2.circle(card, (cx, cy), 5, (20, 20, 200), -1)
-    assert _inside_like_outside(card, rect, 15.0) < 0.2
+    assert inside_like_outside(card, rect, 15.0) < 0.2
 
 
 @pytest.mark.parametrize("seed, design, index, label, calibrated, needs", [
@@ -951,7 +957,7 @@ def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_o
     does not search. On a pale table it searches with a calibrated plane and with the plane of the cards."""
     from dataclasses import replace
 
-    import vision.detect as detect
+    import vision.size_pass as size_pass
     from vision.detect import DEFAULT_CONFIG
 
     searched: list[int] = []
@@ -960,7 +966,7 @@ def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_o
         searched.append(1)
         return []
 
-    monkeypatch.setattr(detect, "rectangles_of_size", spy)
+    monkeypatch.setattr(size_pass, "rectangles_of_size", spy)
     rng = np.random.default_rng(3)
     scene = make_scene(rng, faces_deck(0), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
     assert all(match(t, detect_cards(scene.image, plane=scene.plane)) is not None for _, t in scene.cards)
@@ -983,12 +989,12 @@ def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_o
 
 def _edge_maps(frame: np.ndarray, config: object) -> tuple[np.ndarray, np.ndarray]:
     """The detector's edge map at detection scale and the same within 2 px, as ``detect_cards`` makes them."""
-    from vision.detect import _edges
+    from vision.edge_map import edge_map
 
     s = config.scale  # type: ignore[attr-defined]
     small = cv2.resize(frame, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     channels = tuple(cv2.split(small))
-    edges = _edges(small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)  # type: ignore[arg-type]
+    edges = edge_map(small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)  # type: ignore[arg-type]
     return edges, cv2.dilate(edges, np.ones((5, 5), np.uint8))
 
 
@@ -998,7 +1004,8 @@ def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_ca
     edges; the outlines that are cards already are left as they are."""
     from dataclasses import replace
 
-    from vision.detect import DEFAULT_CONFIG, _fit_deck, plane_tuple
+    from vision.deck_fit import fit_deck
+    from vision.detect import DEFAULT_CONFIG, plane_tuple
     from vision.rectify import order_corners
 
     scene = make_scene(np.random.default_rng(5), faces_deck(1),
@@ -1008,7 +1015,7 @@ def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_ca
     truths = [q for _, q in scene.cards]
     assert len(quads) == len(truths) and all(match(t, quads) is not None for t in truths)
     edges, near = _edge_maps(scene.image, config)
-    assert all(np.abs(a - b).max() < 0.5 for a, b in zip(_fit_deck(scene.image, quads, edges, near, config), quads,
+    assert all(np.abs(a - b).max() < 0.5 for a, b in zip(fit_deck(scene.image, quads, edges, near, config), quads,
                                                           strict=True))
     q = quads[0].astype(np.float64)
     long_k = 0 if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]) else 1  # side k, from corner k
@@ -1019,10 +1026,10 @@ def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_ca
     grown_f = grown.astype(np.float32)
     truth = next(t for t in truths if match(t, [quads[0]]) is not None)
     assert match(truth, [grown_f]) is None
-    fitted = _fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, config)
+    fitted = fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, config)
     assert match(truth, [order_corners(fitted[0])]) is not None
     assert all(np.abs(a - b).max() < 0.5 for a, b in zip(fitted[1:], quads[1:], strict=True))
-    assert _fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, replace(config, deck_fit_shift=0.02))[0] \
+    assert fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, replace(config, deck_fit_shift=0.02))[0] \
         is grown_f  # searched too near, no rectangle of the deck's size there lies on edges: kept as it was
 
 

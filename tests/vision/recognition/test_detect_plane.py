@@ -189,7 +189,9 @@ def test_on_the_plane_a_corner_off_is_rebuilt_and_a_far_card_in_perspective_is_n
     three; a far card's true outline, however strongly the tilt turns its sides in the image, is left alone."""
     from dataclasses import replace
 
-    from vision.detect import DEFAULT_CONFIG, _edges, _repair_skewed
+    from vision.detect import DEFAULT_CONFIG
+    from vision.edge_map import edge_map
+    from vision.snapping import repair_skewed
 
     to_image = camera(30)
     frame, (card,) = _table(to_image, [(-30.0, 200.0, 63.0, 88.0)])  # near the far edge of the view
@@ -198,11 +200,11 @@ def test_on_the_plane_a_corner_off_is_rebuilt_and_a_far_card_in_perspective_is_n
     small = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     channels = tuple(cv2.split(small))
     least = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
-    near_edges = cv2.dilate(_edges(small, channels, least, cfg), np.ones((5, 5), np.uint8))
-    (kept,) = _repair_skewed(frame, [card], near_edges, cfg)
+    near_edges = cv2.dilate(edge_map(small, channels, least, cfg), np.ones((5, 5), np.uint8))
+    (kept,) = repair_skewed(frame, [card], near_edges, cfg)
     assert np.array_equal(kept, card)
     off = card.copy()
     off[2] += (0.2 * np.linalg.norm(card[1] - card[0]), 0.0)  # one corner 20% of the width out, onto the felt
     assert match(card, [off]) is None
-    (repaired,) = _repair_skewed(frame, [off], near_edges, cfg)
+    (repaired,) = repair_skewed(frame, [off], near_edges, cfg)
     assert match(card, [repaired]) is not None and np.abs(repaired - card).max() < 3.0, (repaired, card)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from models.training.synth import SceneSpec, faces_deck, make_scene
-from vision.detect import _plane_points
 from vision.plane_from_cards import mean_side_vectors, plane_from_cards
+from vision.quads import plane_points
 
 FRAME = (720, 1280, 3)
 
@@ -29,14 +29,14 @@ def _deck_on_table(rng: np.random.Generator, n: int, to_image: np.ndarray, size:
     for i in range(n):
         centre = np.array([-280.0 + 560.0 * (i % 4) / 3, -150.0 + 300.0 * (i // 4) / max(1, (n - 1) // 4)])
         box = cv2.boxPoints(((float(centre[0]), float(centre[1])), size, float(rng.uniform(0, 180))))
-        image = _plane_points(box[None].astype(np.float32), tuple(to_image.ravel()))[0]
+        image = plane_points(box[None].astype(np.float32), tuple(to_image.ravel()))[0]
         quads.append((image + rng.normal(0, noise, image.shape)).astype(np.float32))
     return quads
 
 
 def _sides_on(plane: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Short sides, long sides and the largest |cosine| between a card's sides, on ``plane``."""
-    p = _plane_points(np.stack(quads), tuple(np.asarray(plane, np.float64).ravel())).astype(np.float64)
+    p = plane_points(np.stack(quads), tuple(np.asarray(plane, np.float64).ravel())).astype(np.float64)
     a, b = mean_side_vectors(p)
     la, lb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
     return np.minimum(la, lb), np.maximum(la, lb), np.abs((a * b).sum(axis=1)) / (la * lb)

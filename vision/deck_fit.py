@@ -1,0 +1,110 @@
+"""The deck fit: on a table plane every card is one rectangle, so an outline off that rectangle or off the
+edges is moved onto the deck's rectangle whose sides lie best on edges nearby (``vision.detect``)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.detector_config import DetectorConfig
+from vision.plane_from_cards import mean_side_vectors
+from vision.quads import overlap_share, plane_points, side_hits
+from vision.snapping import snap_to_edges
+
+
+def _score_poses(poses: np.ndarray, pose: tuple[np.ndarray, float], card: tuple[float, float],
+                 back: tuple[float, ...], frame: tuple[int, int], scale: float, near_edges: np.ndarray,
+                 thin: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For (N, 3) ``poses`` (turn, shift across, shift along) of the deck's rectangle ``card`` about ``pose``
+    (its centre and the angle of its long side on the plane): the rectangles in the image (full resolution)
+    that lie inside the ``frame`` (width, height) with every side on edges within 2 px for 0.9, their (K, 4)
+    side hits within 1 px (``thin``) and their poses."""
+    centre, angle = pose
+    along = np.array([math.cos(angle), math.sin(angle)])
+    across = np.array([-along[1], along[0]])
+    rects = _deck_rectangles(centre + poses[:, 1:2] * across + poses[:, 2:3] * along, angle + poses[:, 0], *card)
+    image = plane_points(rects, back)
+    w, h = frame
+    ok = (image.min(axis=(1, 2)) >= 1) & (image[..., 0].max(axis=1) <= w - 2) & (image[..., 1].max(axis=1) <= h - 2)
+    ok[ok] = side_hits((image[ok] + 0.5) * scale - 0.5, near_edges).min(axis=1) >= 0.9
+    return image[ok], side_hits((image[ok] + 0.5) * scale - 0.5, thin), poses[ok]
+
+
+def _pose_grid(turns: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """(N, 3) poses (turn in radians, shift across, shift along) of every turn (degrees) and pair of shifts."""
+    t, a, b = np.meshgrid(np.radians(turns), shifts, shifts, indexing="ij")
+    return np.stack([t.ravel(), a.ravel(), b.ravel()], axis=1)
+
+
+def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float, long_: float) -> np.ndarray:
+    """(N, 4, 2) rectangles of the deck's size on the plane, centred at (N, 2) ``centre``, the long side
+    along (N,) ``angle`` radians."""
+    v = np.stack([np.cos(angle), np.sin(angle)], axis=1)  # long axis
+    u = np.stack([-v[:, 1], v[:, 0]], axis=1)
+    hs, hl = short / 2, long_ / 2
+    c = centre[:, None, :]
+    return np.stack([c[:, 0] - hs * u - hl * v, c[:, 0] + hs * u - hl * v,
+                     c[:, 0] + hs * u + hl * v, c[:, 0] - hs * u + hl * v], axis=1)
+
+
+def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, near_edges: np.ndarray,
+              config: DetectorConfig) -> list[np.ndarray]:
+    """On a calibrated table, outlines that are not the deck's rectangle moved onto it.
+
+    Every card on the table is one rectangle (the median size of the outlines found, on the plane). An
+    outline whose corners lie ``deck_fit_error`` off that rectangle at its own pose (one that took in an
+    arm beside the card), whose weakest side is off the edge map within 2 px for a tenth of it, or within
+    1 px for 0.15 (one that lies across a checked cloth's squares, a few degrees off the card's own sides),
+    is searched for: the rectangle moved by up to ``deck_fit_shift`` and turned by up to ``deck_fit_turn``.
+    Of the rectangles inside the frame whose every side lies on edges within 2 px for 0.9, the one whose
+    weakest side lies best on edges within 1 px (then all four) replaces the outline, snapped, if that
+    side does so for 0.9 and for 0.05 more than the outline's, and it overlaps no other card.
+    ``quads``: full resolution."""
+    assert config.plane is not None
+    q = np.stack(quads).astype(np.float32)
+    p = plane_points(q, config.plane)  # corners in the same cyclic order (a mirror view reverses it)
+    pair_a, pair_b = mean_side_vectors(p)
+    len_a, len_b = np.linalg.norm(pair_a, axis=1), np.linalg.norm(pair_b, axis=1)
+    short, long_ = float(np.median(np.minimum(len_a, len_b))), float(np.median(np.maximum(len_a, len_b)))
+    long_dir = np.where((len_a >= len_b)[:, None], pair_a, pair_b)
+    angle = np.arctan2(long_dir[:, 1], long_dir[:, 0])
+    centre = p.mean(axis=1)
+    here = _deck_rectangles(centre, angle, short, long_)
+    # each corner against the nearest corner of the deck's rectangle at the outline's pose
+    error = np.linalg.norm(p[:, :, None] - here[:, None], axis=3).min(axis=2).max(axis=1) / short
+    s = config.scale
+    det = (q + 0.5) * s - 0.5
+    support = side_hits(det, near_edges).min(axis=1)
+    thin = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    tight = side_hits(det, thin).min(axis=1)
+    off = np.flatnonzero((error >= config.deck_fit_error) | (support < 0.9) | (tight < 0.85))
+    if not len(off):
+        return quads
+    back = tuple(float(x) for x in np.linalg.inv(np.asarray(config.plane, np.float64).reshape(3, 3)).ravel())
+    h, w = frame_bgr.shape[:2]
+    turns, shifts = config.deck_fit_turn, config.deck_fit_shift * short
+    coarse = _pose_grid(np.linspace(-turns, turns, 9), np.linspace(-shifts, shifts, 11))
+    fine = _pose_grid(np.zeros(1), np.array([-shifts, 0.0, shifts]) / 10)
+    out = list(quads)
+    frame, card = (w, h), (short, long_)
+    for i in map(int, off):
+        pose = (centre[i], float(angle[i]))
+        # coarse (1.5 degrees, 0.04 widths), then around its best few at half the shift
+        _, hits, poses = _score_poses(coarse, pose, card, back, frame, s, near_edges, thin)
+        if not len(poses):
+            continue
+        top = poses[np.argsort(-(hits.min(axis=1) * 10 + hits.mean(axis=1)))[:16]]
+        image, hits, _ = _score_poses((top[:, None, :] + fine[None]).reshape(-1, 3), pose, card, back, frame, s,
+                                      near_edges, thin)
+        if not len(image):
+            continue
+        best = int(np.argmax(hits.min(axis=1) * 10 + hits.mean(axis=1)))
+        if hits[best].min() < 0.9 or hits[best].min() < tight[i] + 0.05:
+            continue
+        rect = image[best].astype(np.float32)
+        if any(j != i and overlap_share(rect, out[j]) >= 0.2 for j in range(len(out))):
+            continue
+        out[i] = snap_to_edges(frame_bgr, [rect], config)[0]
+    return out

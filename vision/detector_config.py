@@ -1,0 +1,148 @@
+"""The card detector's settings (``vision.detect``): one frozen dataclass, so a setting is a field that
+``cardtable recognize --detector FIELD=VALUE`` and the benchmarks can change (``vision.detector_settings``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    scale: float = 0.5  # detection resolution relative to the frame
+    min_width: float = 60.0  # card short side in full-res pixels (after tilt)
+    max_width: float = 420.0
+    min_aspect: float = 1.12  # long / short side; a card is ~1.4, tilt of 30 degrees changes it ~15%
+    max_aspect: float = 1.85
+    min_solidity: float = 0.88  # contour area / quad area
+    max_side_ratio: float = 1.35  # opposite sides of a tilted card stay within this ratio
+    # Canny thresholds. Grey is lower than chroma: a white card without a printed border line on a pale
+    # cloth (or touching the pale table edge) differs from it by ~10 grey levels; 30/90 lost such cards,
+    # and 20/60 finds them without more false outlines (docs/performance.md, detector round 5).
+    grey_low: int = 20
+    grey_high: int = 60
+    chroma_low: int = 30
+    chroma_high: int = 90
+    gap_close: int = 3  # holes of the edge map dilated this much, where no card was found (see gap_pass)
+    hue_pass: bool = True  # magenta-green edges where pale non-card regions are (see hue_pass)
+    hue_low: int = 8
+    hue_high: int = 24
+    hue_gate: float = 0.1  # share of the frame that is paper outside the cards found
+    # A face-down card on a striped or checked cloth: the back's printed pattern is a block of dense edges
+    # even where the cloth breaks the card's outline and white border (see texture_pass).
+    texture_pass: bool = True
+    texture_box: int = 5  # edge density over this square, detection pixels
+    texture_level: int = 90  # of 255: 35% edge pixels (a 1 px stripe line gives 20% over 5 px)
+    texture_open: int = 5  # drops the stripes' edge lines from the dense mask
+    texture_grow: float = 2.0  # the pattern lies inside a white border; snapping finds the card's edge
+    # A card protruding from a pale region of its own colour (the table's edge): three sides are seen
+    # (see tab_pass); where its far end lies on the region too, that end is placed for the proportions
+    # of the cards found in the frame, or this long to wide with fewer than three (poker 88/63 = 1.40).
+    tab_pass: bool = True
+    tab_eps: float = 2.0  # polygon fit of the paper regions' outlines, detection pixels
+    tab_aspect: float = 1.4
+    tab_colour: float = 30.0  # card and region are one colour across the unseen side (BGR distance)
+    tab_region: float = 4.0  # the region is this many times the card (a table edge, a cloth; not a
+    # phone's screen coming out from under a card, the two of them one blob of paper)
+    tab_chroma: float = 40.0  # and the card is grey (white stock under a coloured light), not a screen
+    # An open outline (see consider_open) whose weakest side lies on edges for only this share of its
+    # length is still a card when the other three are on edges for 0.9 and it is nearly a rectangle of a
+    # card's proportions (``near_rectangle``): a white card with one side on a cloth of its colour.
+    open_weak_side: float = 0.5
+    # ... or when the colour steps across that side by ``open_step`` (BGR distance, 3 px either side) along
+    # ``open_step_share`` of it (see step_across): a grey card on a pale blue-grey table, too faint for Canny.
+    open_step: float = 10.0
+    open_step_share: float = 0.8
+    # A paper blob covering this share of its hull (court art cutting into it) is a card when every side of
+    # the hull lies on edges for ``thin_support`` (see consider).
+    thin_cover: float = 0.3
+    thin_support: float = 0.95
+    paper_pairs: bool = True  # two paper blobs, neither a card, whose hull is one (see paper_pairs)
+    open_pairs: bool = True  # two open outlines, neither a card, that are one (see open_pairs)
+    open_pair_cover: float = 0.8  # their hulls cover this share of the hull of both
+    # Cards of the frame's own size whose sides are on edges but that no closed outline holds (a court figure
+    # reaching the card's edge, on stripes or beside an arm): a matched filter for the deck's rectangle
+    # (``vision/size_search.py``, ``size_pass_cards``), where no card was found and with two cards found to give
+    # the size. On the table plane the size is the deck's within ``size_tolerance``; in a tilted image
+    # perspective spreads it (``size_tolerance_image``), and the pass runs there only with ``size_pass_image``:
+    # measured on the image it found fewer cards for more false ones and costs as much (docs/performance.md).
+    size_pass: bool = True
+    size_pass_image: bool = False
+    size_level: float = 0.8  # each side's share on edges of its direction, in the search
+    size_tolerance: float = 0.06
+    size_tolerance_image: float = 0.15
+    size_band: float = 0.75  # the band just inside each side is paper for this share of it (see size_pass_cards)
+    # and its inside is not the cloth around it: no more than this share of its inside has a colour of the
+    # ring outside it (see inside_like_outside)
+    size_cloth_share: float = 0.9
+    size_cloth_tolerance: float = 15.0
+    # The search's direction maps are dilated this square, so a side two pixels off its edge (a card 3 degrees
+    # from the directions searched) still counts; 3 lost such cards (docs/performance.md, session 16).
+    size_grow: int = 5
+    # Snap the outlines (``snap``) before the plane estimate and the size pass take the deck's size from them:
+    # rough outlines of a design with a printed frame line lie on that line, several percent inside the card.
+    snap_early: bool = True
+    faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
+    paper_pass: bool = True
+    paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
+    local_paper_pass: bool = True
+    local_block: int = 100  # neighbourhood of the local-paper threshold, full-res pixels
+    local_offset: float = 16.0  # paper is this much brighter (least channel) than its neighbourhood
+    snap: bool = True  # move each side onto the strongest edge at full resolution
+    snap_radius: float = 0.1  # search across a side, as a fraction of the card's short side
+    snap_outer: float = 0.5  # an edge's weight is 1 + this x its offset outward (-1 inner end .. 1 outer end)
+    snap_max_skew: float = 1.0  # degrees: snapping may not make opposite sides less parallel than this
+    repair_skew: bool = True  # rebuild the one corner of an outline that is off (see repair_skewed)
+    # On a calibrated table every card is one rectangle: an outline off that size, or with a side off edges,
+    # is moved onto the deck's rectangle whose sides lie best on edges nearby (see fit_deck).
+    deck_fit: bool = True
+    deck_fit_error: float = 0.06  # corner distance from the deck's rectangle, in card widths, that is off
+    deck_fit_shift: float = 0.2  # how far the search moves the rectangle, in card widths
+    deck_fit_turn: float = 6.0  # and turns it, degrees
+    # Without a calibrated table, the plane on which the outlines found are one rectangle
+    # (``vision.plane_from_cards``) stands in for it in the size pass and the deck fit.
+    estimate_plane: bool = True
+    size_pass_estimated: bool = True  # the size pass on that plane too (the deck fit always uses it)
+    # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
+    # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
+    # generated scenes' cards reach 0.0005, outlines with one corner off 0.0006-0.0026.
+    max_perspective: float = 0.0007
+    # Of one card's outlines, the largest whose weakest side lies on edges within this much of the best
+    # one's wins. 0.15 let an outline with a corner off the card win on a patterned cloth once grey edges
+    # were traced lower (round 5); 0.1 is as good or better on every measured frame set.
+    pick_margin: float = 0.1
+    faint_low: int = 12
+    faint_high: int = 36
+    max_corner_cos: float = 0.4  # corners within about 66..114 degrees
+    # The table plane, when the table is calibrated: a homography (9 floats, row-major) from full-resolution
+    # image pixels to any metric plane coordinates (the mat's millimetres). The shape tests (aspect,
+    # opposite sides, corner angles) are then made on the table, where every card is a rectangle, instead
+    # of in the image, where a far-side card of a tilted camera reads 0.9..2.1 (``detect_cards(plane=)``).
+    plane: tuple[float, ...] | None = None
+    plane_min_aspect: float = 1.25  # poker 88/63 = 1.40, bridge 89/57 = 1.56, mini 67/44 = 1.52
+    plane_max_aspect: float = 1.75
+    # Opposite sides and corners: a card on the table is a rectangle, but the rough corners (before the
+    # sides are snapped) of true cards reach a side ratio of 1.25 and a corner cosine of 0.26 there.
+    plane_side_ratio: float = 1.3
+    plane_corner_cos: float = 0.3  # corners within about 73..107 degrees
+    plane_max_skew: float = 0.07  # opposite sides within 4 degrees of parallel, else a corner is off
+
+    @cached_property  # a frozen dataclass: computed once per config, not per pass or contour
+    def loose(self) -> DetectorConfig:
+        """Wider limits for the rough corners, before the sides are fitted."""
+        return replace(self, min_aspect=self.min_aspect * 0.9, max_aspect=self.max_aspect * 1.1,
+                       min_solidity=self.min_solidity * 0.95, max_corner_cos=self.max_corner_cos + 0.1,
+                       max_side_ratio=self.max_side_ratio * 1.1, plane_min_aspect=self.plane_min_aspect * 0.9,
+                       plane_max_aspect=self.plane_max_aspect * 1.1, plane_side_ratio=self.plane_side_ratio * 1.1,
+                       plane_corner_cos=self.plane_corner_cos + 0.1)
+
+    @cached_property
+    def near_rectangle(self) -> DetectorConfig:
+        """Tighter shape limits for an outline with a side not seen on edges: opposite sides within 12-15%,
+        corners within ~7-12 degrees of square (rough corners, before snapping), proportions of real cards
+        (poker 1.40, bridge 1.56) rather than of any oblong."""
+        return replace(self, max_side_ratio=1.15, max_corner_cos=0.2, plane_side_ratio=1.12, plane_corner_cos=0.12,
+                       min_aspect=1.2, max_aspect=1.7, plane_min_aspect=1.3, plane_max_aspect=1.65)
+
+
+DEFAULT_CONFIG = DetectorConfig()

@@ -1,0 +1,178 @@
+"""The detector's size pass: cards of the deck's own size that no closed outline holds (``vision.detect``).
+
+A court figure reaching the card's edge on stripes or beside an arm cuts every closed outline of the card
+into pieces, but not its sides. On the table plane (calibrated, or estimated from the cards found) every
+card is one rectangle, and the matched filter of ``vision.size_search`` finds rectangles of that size whose
+sides lie on edges; a paper margin and an inside unlike the cloth around it make one a card.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.detector_config import DetectorConfig
+from vision.edge_map import edge_map
+from vision.quads import (
+    card_like,
+    filled_mask,
+    grow_quad,
+    map_points,
+    overlap_share,
+    pixels_at,
+    short_long,
+    side_hits,
+)
+from vision.rectify import order_corners
+from vision.size_search import edge_directions, rectangles_of_size
+
+
+def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
+               near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
+    """(e) Cards of the deck's size that no closed outline holds, where no card was found (detection scale).
+
+    The search (``vision.size_search.rectangles_of_size``) runs on the table plane when the table is
+    calibrated (the frame warped so that every card is the same rectangle; its size the median of the cards
+    found there), and on the image only with ``size_pass_image``. A rectangle it returns is a card when it
+    overlaps no card found, lies inside the frame, is a card's shape, every side lies on the edge map for
+    0.9, and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
+    margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
+    global or the local paper mask (``paper``), so glare and a pale cast do not hide it. A gingham's pale
+    grid lines are such a margin too; there the inside of the rectangle is the cloth around it
+    (``inside_like_outside``), which a card's is not.
+
+    The search is costly (a few filters per card direction over the frame), so it runs only around the
+    paper of the global mask (``otsu``) that no card found covers: none on felt or wood once every card is
+    found, and then the pass costs one subtraction."""
+    covered = filled_mask(edges.shape, [grow_quad(q, 2.0) for q in quads])
+    loose_paper = cv2.morphologyEx(cv2.subtract(otsu, covered), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    perimeter = 2 * float(np.mean([sum(short_long(q)) for q in quads]))
+    if cv2.countNonZero(loose_paper) < perimeter:
+        return []  # no paper outside the cards found, so no card margin: nothing to search (felt, wood)
+    space = _search_space(small.shape, quads, config)
+    if space is None:
+        return []
+    to_space, size = space
+    if config.plane is None:  # the search space is the detection frame itself
+        s_small, s_edges = small, edges
+    else:
+        s_small = cv2.warpPerspective(small, to_space, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        channels = tuple(cv2.split(s_small))
+        s_edges = edge_map(s_small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
+        inside = cv2.warpPerspective(np.full(small.shape[:2], 255, np.uint8), to_space, size, flags=cv2.INTER_NEAREST)
+        s_edges = cv2.bitwise_and(s_edges, cv2.erode(inside, np.ones((5, 5), np.uint8)))  # not the frame's edge
+    found = [map_points(to_space, q) for q in quads]
+    free = cv2.subtract(s_edges, filled_mask(s_edges.shape, [grow_quad(q, 1.0) for q in found]))
+    dims = np.array([short_long(q) for q in found])
+    short, long_ = float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
+    if cv2.countNonZero(free) < 2 * (short + long_):
+        return []  # not edges enough outside the cards found for one more
+    # where to look: around the loose paper, as far as a card reaches from it
+    x, y, bw, bh = cv2.boundingRect(cv2.findNonZero(loose_paper))
+    box = map_points(to_space, np.array([[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]], np.float32))
+    x0, y0 = np.maximum(np.floor(box.min(axis=0) - long_), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(box.max(axis=0) + long_), (size[0], size[1])).astype(int)
+    if x1 - x0 < 2 * long_ or y1 - y0 < 2 * long_:
+        return []
+    grey = cv2.GaussianBlur(cv2.cvtColor(s_small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    tolerance = config.size_tolerance if config.plane is not None else config.size_tolerance_image
+    back = np.linalg.inv(to_space)
+    h, w = edges.shape
+    out: list[np.ndarray] = []
+    for _, crop_rect in rectangles_of_size(np.ascontiguousarray(free[y0:y1, x0:x1]), edge_directions(grey), short,
+                                           long_, tolerance=tolerance, level=config.size_level,
+                                           grow=config.size_grow):
+        rect = crop_rect + np.array([x0, y0], np.float32)
+        if any(overlap_share(rect, q) >= 0.2 for q in found):
+            continue
+        quad = map_points(back, rect)
+        if quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any():
+            continue
+        if side_hits(quad[None], near_edges)[0].min() < 0.9 or \
+                not card_like(quad, cv2.contourArea(quad), config.loose, config.scale) or \
+                _margin_paper(paper, quad) < config.size_band or \
+                inside_like_outside(small, quad, config.size_cloth_tolerance) >= config.size_cloth_share:
+            continue
+        out.append(quad)
+        found.append(rect)
+    return out
+
+
+def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: DetectorConfig
+                  ) -> tuple[np.ndarray, tuple[int, int]] | None:
+    """The homography from detection pixels to the size search's pixels and the search image's size: the
+    identity without a table plane; with one, the plane scaled so that the cards found are as wide there as
+    in the frame (None if the view would then be over four times the frame's area: a plane far off the view).
+    (A search at half this scale, refined after, lost many of the cards it finds: session 13, scratch.)"""
+    h, w = shape[:2]
+    if config.plane is None:
+        return np.eye(3), (w, h)
+    s = config.scale
+    to_full = np.array([[1 / s, 0, 0.5 / s - 0.5], [0, 1 / s, 0.5 / s - 0.5], [0, 0, 1]])
+    to_plane = np.asarray(config.plane, np.float64).reshape(3, 3) @ to_full
+    ratio = float(np.median([short_long(q)[0] for q in quads]) / np.median([short_long(map_points(to_plane, q))[0] for q in quads]))
+    corners = map_points(to_plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
+    lo, span = corners.min(axis=0), (corners.max(axis=0) - corners.min(axis=0)) * ratio
+    if not np.isfinite(span).all() or span[0] * span[1] > 4 * w * h:
+        return None
+    scale_shift = np.array([[ratio, 0, -lo[0] * ratio], [0, ratio, -lo[1] * ratio], [0, 0, 1]])
+    return scale_shift @ to_plane, (int(math.ceil(span[0])) + 1, int(math.ceil(span[1])) + 1)
+
+
+_BAND_T = np.linspace(0.15, 0.85, 15)[:, None]
+
+
+_BAND_DEPTH = np.linspace(0.03, 0.08, 4)  # of the card's width, inside each side
+
+
+_INSIDE_UV = np.linspace(0.2, 0.8, 7)
+
+
+_INSIDE_BILINEAR = np.array([((1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v) for u in _INSIDE_UV for v in _INSIDE_UV])
+
+
+_OUTSIDE_T = np.linspace(0.05, 0.95, 13)[:, None]
+
+
+def inside_like_outside(small: np.ndarray, quad: np.ndarray, tolerance: float) -> float:
+    """The share of a 7 x 7 grid over the quad's inside (20-80% each way) whose colour is within
+    ``tolerance`` (BGR distance) of some point of the ring just outside it (10 and 20% of its width out).
+    A rectangle of a checked or striped cloth holds the cloth that surrounds it (about 1.0); a card holds
+    paper, print or a back that the table around it does not (a median of 0.1 on the held-out frames)."""
+    q, width, sides = _quad_sides(quad)
+    ring = [a + _OUTSIDE_T * d - depth * width * inward for a, d, inward in sides for depth in (0.1, 0.2)]
+    inside = pixels_at(small, _INSIDE_BILINEAR @ q).astype(np.float32)
+    outside = pixels_at(small, np.concatenate(ring)).astype(np.float32)
+    nearest = np.linalg.norm(inside[:, None, :] - outside[None, :, :], axis=2).min(axis=1)
+    return float((nearest < tolerance).mean())
+
+
+def _quad_sides(quad: np.ndarray) -> tuple[np.ndarray, float, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """A quad's corners in order (float64), its short side, and per side its start, its vector and its unit
+    normal pointing into the quad."""
+    q = order_corners(quad.astype(np.float32)).astype(np.float64)
+    width = min(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])))
+    centre = q.mean(axis=0)
+    sides = []
+    for k in range(4):
+        a, d = q[k], q[(k + 1) % 4] - q[k]
+        inward = np.array([d[1], -d[0]]) / max(1e-6, float(np.linalg.norm(d)))
+        if inward @ (centre - a) < 0:
+            inward = -inward
+        sides.append((a, d, inward))
+    return q, width, sides
+
+
+def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:
+    """The weakest side's share of points (along its middle 70%) where the band just inside it is paper
+    at some depth of ``_BAND_DEPTH`` (a card's margin; an index or pip interrupts it only in places)."""
+    _, width, sides = _quad_sides(quad)
+    worst = 1.0
+    for a, d, inward in sides:
+        hit = np.zeros(len(_BAND_T), bool)
+        for depth in _BAND_DEPTH:
+            hit |= pixels_at(paper, a + _BAND_T * d + depth * width * inward) > 0
+        worst = min(worst, float(hit.mean()))
+    return worst
