@@ -60,7 +60,10 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     is searched for: the rectangle moved by up to ``deck_fit_shift`` and turned by up to ``deck_fit_turn``.
     Of the rectangles inside the frame whose every side lies on edges within 2 px for 0.9, the one whose
     weakest side lies best on edges within 1 px (then all four) replaces the outline, snapped, if that
-    side does so for 0.9 and for 0.05 more than the outline's, and it overlaps no other card.
+    side does so for 0.9 and for 0.05 more than the outline's, and it overlaps no other card. It is snapped
+    onto the edges only where no corner moves by ``deck_fit_snap`` of a width: a design with a printed frame
+    line just inside its edge (``kde:tigullio-international``) drew the snap onto that line, several percent
+    inside the card, and the fitted outline lost its card.
     ``quads``: full resolution."""
     assert config.plane is not None
     q = np.stack(quads).astype(np.float32)
@@ -106,5 +109,8 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
         rect = image[best].astype(np.float32)
         if any(j != i and overlap_share(rect, out[j]) >= 0.2 for j in range(len(out))):
             continue
-        out[i] = snap_to_edges(frame_bgr, [rect], config)[0]
+        snapped = snap_to_edges(frame_bgr, [rect], config)[0]
+        on_plane = plane_points(np.stack([snapped, rect]), config.plane)
+        moved = float(np.linalg.norm(on_plane[0] - on_plane[1], axis=1).max()) / short
+        out[i] = snapped if moved < config.deck_fit_snap else rect
     return out

@@ -99,6 +99,10 @@ class DetectorConfig:
     deck_fit_error: float = 0.06  # corner distance from the deck's rectangle, in card widths, that is off
     deck_fit_shift: float = 0.2  # how far the search moves the rectangle, in card widths
     deck_fit_turn: float = 6.0  # and turns it, degrees
+    # The rectangle found is then snapped onto the edges only where that moves no corner by this much (card
+    # widths, on the plane): a refinement of the search's grid, not a jump onto a printed frame line inside
+    # the card, which undid the fit (docs/performance.md, "The deck fit keeps the deck's size").
+    deck_fit_snap: float = 0.03
     # Without a calibrated table, the plane on which the outlines found are one rectangle
     # (``vision.plane_from_cards``) stands in for it in the size pass and the deck fit.
     estimate_plane: bool = True

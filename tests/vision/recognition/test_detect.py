@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import cv2
@@ -1054,6 +1055,34 @@ def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     assert match(truth, detect_cards(scene.image, plane=scene.plane)) is not None
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit=False), plane=scene.plane)) is None
+
+
+@pytest.mark.parametrize("seed, design, index, label", [
+    (99, "kde:tigullio-international", 15, "AC"), (53, "gnome:plastic", 10, "back"),
+])
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_the_deck_fit_keeps_the_decks_size_when_snapping_would_pull_it_inside_the_card(
+        held_out_decks: dict, seed: int, design: str, index: int, label: str,  # type: ignore[type-arg]
+        calibrated: bool) -> None:
+    """``deck_fit_snap``: the rectangle the deck fit finds is snapped onto the edges only where no corner
+    moves by 3% of a width. An ace of clubs of ``kde:tigullio-international`` (whose printed frame line lies
+    just inside its edge) and a ``gnome:plastic`` back, realistic scene ``index`` of ``evaluate --seed S``, in
+    the image (the plane of the cards) and on the calibrated table: found, and lost when the snap may move
+    the fitted rectangle anywhere (it went onto the frame line, 4-12% of a width inside)."""
+    from dataclasses import replace
+
+    from models.training.evaluate import NORMAL
+    from vision.detect import DEFAULT_CONFIG
+
+    k = sorted(held_out_decks).index(design)
+    rng = np.random.default_rng([seed, k])
+    for _ in range(index + 1):
+        scene = make_scene(rng, held_out_decks[design], NORMAL)  # type: ignore[arg-type]
+    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
+    plane = scene.plane if calibrated else None
+    assert match(truth, detect_cards(scene.image, plane=plane)) is not None
+    free = replace(DEFAULT_CONFIG, deck_fit_snap=math.inf)
+    assert match(truth, detect_cards(scene.image, free, plane=plane)) is None
 
 
 def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
