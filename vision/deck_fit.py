@@ -50,7 +50,7 @@ def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float, long_:
 
 
 def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, near_edges: np.ndarray,
-              config: DetectorConfig) -> list[np.ndarray]:
+             config: DetectorConfig) -> list[np.ndarray]:
     """On a calibrated table, outlines that are not the deck's rectangle moved onto it.
 
     Every card on the table is one rectangle (the median size of the outlines found, on the plane). An

@@ -192,7 +192,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     if config.size_pass and (searched.plane is not None or config.size_pass_image) and paper is not None \
             and len(quads) >= 2:
         quads += size_pass_cards(small, edges, quads, searched, near_edges, paper,
-                            paper if local is None else cv2.bitwise_or(paper, local))
+                                 paper if local is None else cv2.bitwise_or(paper, local))
     full = [(q + 0.5) / s - 0.5 for q in quads]
     if config.snap and len(full) > snapped:
         full = full[:snapped] + snap_to_edges(frame_bgr, full[snapped:], config)

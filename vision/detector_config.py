@@ -115,6 +115,9 @@ class DetectorConfig:
     # one's wins. 0.15 let an outline with a corner off the card win on a patterned cloth once grey edges
     # were traced lower (round 5); 0.1 is as good or better on every measured frame set.
     pick_margin: float = 0.1
+    # Two card-shaped outlines filling a larger one are two cards (closed into one outline) only where their
+    # facing sides lie on edges; else they are pieces of one card's paper (``outline_candidates._apart``).
+    halves_apart: bool = True
     faint_low: int = 12
     faint_high: int = 36
     max_corner_cos: float = 0.4  # corners within about 66..114 degrees

@@ -9,7 +9,7 @@ from vision.detector_config import DetectorConfig
 
 
 def edge_map(small_bgr: np.ndarray, channels: tuple[np.ndarray, ...], least: np.ndarray,
-           cfg: DetectorConfig) -> np.ndarray:
+             cfg: DetectorConfig) -> np.ndarray:
     grey = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY)
     grey = cv2.GaussianBlur(grey, (3, 3), 0)
     edges = cv2.Canny(grey, cfg.grey_low, cfg.grey_high)

@@ -17,7 +17,7 @@ from vision.quads import card_like, filled_mask, fit_quad, pixels_at, refine_sid
 
 
 def gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig, min_points: int,
-              min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+             min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
     """(a') Cards whose outline has a gap where another edge meets it.
 
     Canny's non-maximum suppression breaks an edge where another one meets it at a T: a card lying across
@@ -31,7 +31,7 @@ def gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
 
 
 def hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.ndarray, quads: list[np.ndarray],
-              config: DetectorConfig, min_points: int, min_area: float) -> list[np.ndarray]:
+             config: DetectorConfig, min_points: int, min_area: float) -> list[np.ndarray]:
     """(c'') Cards on a pale region that is not card stock: a pink or cream cloth, the pale table edge.
 
     Card and region are both paper to the paper cues, and nearly one grey, so a card lying half on such
@@ -51,7 +51,7 @@ def hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.ndar
 
 
 def tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndarray], config: DetectorConfig,
-              min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+             min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
     """(c''') Cards that protrude from a pale region of their own colour: a white card lying half on the
     pale table edge or a white cloth.
 
@@ -192,7 +192,7 @@ def complete_tab(quad: np.ndarray, mouth: np.ndarray, aspect: float) -> tuple[np
 
 
 def texture_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig, min_points: int,
-                  min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+                 min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
     """(a'') Face-down cards whose outline a striped or checked cloth breaks.
 
     A back's printed pattern sits a few pixels inside the card's edge; blurred, its edges run into the

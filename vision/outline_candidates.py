@@ -52,7 +52,7 @@ def contours_of(mask: np.ndarray, min_points: int, *, holes: bool, nested: bool 
 @overload
 def contours_of(mask: np.ndarray, min_points: int, *, holes: None) -> list[Contour]: ...
 def contours_of(mask: np.ndarray, min_points: int, *, holes: bool | None,
-              nested: bool = False) -> list[np.ndarray] | list[Contour]:
+                nested: bool = False) -> list[np.ndarray] | list[Contour]:
     """Contours of ``mask`` with at least ``min_points`` outline pixels: holes only (True), outer ones
     only (False; the outermost only unless ``nested``, which adds the outer outlines of blobs inside
     holes, at the cost of tracing every hole), or both, tagged (None). The length filter is vectorised:
@@ -72,13 +72,13 @@ def contours_of(mask: np.ndarray, min_points: int, *, holes: bool | None,
         return [contours[int(i)] for i in np.flatnonzero(keep & is_hole)]
     child = hierarchy[0][:, 2]
     return [Contour(contours[i], bool(is_hole[i]),
-                     0.0 if is_hole[i] or child[i] < 0 else float(cv2.contourArea(contours[child[i]])))
+                    0.0 if is_hole[i] or child[i] < 0 else float(cv2.contourArea(contours[child[i]])))
             for i in map(int, np.flatnonzero(keep))]
 
 
 def consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorConfig,
-              out: list[Candidate], near_edges: np.ndarray | None = None, *, split: bool = False,
-              thin: bool = False) -> bool:
+             out: list[Candidate], near_edges: np.ndarray | None = None, *, split: bool = False,
+             thin: bool = False) -> bool:
     """Add the candidates ``contour`` gives to ``out``; whether it gave any."""
     area = cv2.contourArea(contour)
     if area < min_area:
@@ -110,7 +110,7 @@ def consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorC
 
 
 def consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, out: list[Candidate],
-                   near_edges: np.ndarray, image: np.ndarray | None = None) -> bool:
+                  near_edges: np.ndarray, image: np.ndarray | None = None) -> bool:
     """An outline with a gap or two (a white card on a pale table, a side in glare) encloses nothing,
     so it is neither a hole nor a filled shape; its convex hull is the card. Accepted when the hull is
     a card's shape and every side of it lies on edges; whether it was."""
@@ -134,7 +134,7 @@ def consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, o
 
 
 def open_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig, out: list[Candidate],
-                near_edges: np.ndarray, image: np.ndarray) -> None:
+               near_edges: np.ndarray, image: np.ndarray) -> None:
     """A shadow's edge across a card (an arm, a lamp), or two gaps in a faint outline, cut the card's
     outline into two open pieces, each about half of the card and neither a card by itself. Two such
     outlines (``pieces``: those no candidate came from) whose boxes touch and whose hulls cover
@@ -185,7 +185,7 @@ def step_across(image: np.ndarray, quad: np.ndarray, side: int, step: float) -> 
 
 
 def paper_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig, out: list[Candidate],
-                 near_edges: np.ndarray) -> None:
+                near_edges: np.ndarray) -> None:
     """(c'') A court figure that reaches two opposite sides of the card cuts its paper into two blobs, and on
     a striped cloth its edge outline runs into the stripes, so no single outline is the card. Two paper
     blobs (``pieces``: those no candidate came from) that touch are one card when the hull of both is a
@@ -270,7 +270,7 @@ def is_cluster(quad: np.ndarray, cards: list[np.ndarray]) -> bool:
 
 
 def merge_candidates(candidates: list[tuple[float, np.ndarray, Candidate]],
-           finish: Finisher) -> list[list[Candidate]]:
+                     finish: Finisher, near_edges: np.ndarray | None = None) -> list[list[Candidate]]:
     """Candidates grouped per card; a candidate holding two or more cards is a group of cards and is
     dropped."""
     candidates.sort(key=lambda t: t[0])  # small first: inner contours and single cards
@@ -290,10 +290,14 @@ def merge_candidates(candidates: list[tuple[float, np.ndarray, Candidate]],
             # picture (card-sized, not card-shaped) are one card's print, not a group.
             cards = [i for i in inside if any(finish(c) is not None for c in kept[i][2])]
             held = [kept[i][0] for i in cards]
-            if len(held) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(held) >= 3):
+            # two whose facing sides lie off edges are two pieces of one card's paper (see _apart)
+            halves = near_edges is not None and len(cards) == 2 and \
+                not _apart(kept[cards[0]][1], kept[cards[1]][1], near_edges)
+            if len(held) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(held) >= 3) and \
+                    not halves:
                 continue  # a group of cards: several card-sized outlines filling it (two halves of a
                 # court picture are one card; three or more separate outlines are cards)
-            if is_cluster(quad, [kept[i][1] for i in cards]):
+            if not halves and is_cluster(quad, [kept[i][1] for i in cards]):
                 continue
             if len(cards) >= 2 and finish(cand) is None:
                 continue  # not a card itself, it would only merge the cards under it into one
@@ -313,7 +317,8 @@ def resolve(candidates: list[Candidate], config: DetectorConfig, edges: np.ndarr
     finish = Finisher(config)
     firsts: list[np.ndarray] = []
     rests: list[list[Candidate]] = []
-    for group in merge_candidates([(cv2.contourArea(c.rough), c.rough, c) for c in candidates], finish):
+    for group in merge_candidates([(cv2.contourArea(c.rough), c.rough, c) for c in candidates], finish,
+                                  edges if config.halves_apart else None):
         group.sort(key=lambda c: -c.area)
         for i, c in enumerate(group):
             if (q := finish(c)) is not None:
@@ -340,14 +345,14 @@ def resolve(candidates: list[Candidate], config: DetectorConfig, edges: np.ndarr
 
 
 def new_cards(extra: list[Candidate], quads: list[np.ndarray], config: DetectorConfig,
-               near_edges: np.ndarray) -> list[np.ndarray]:
+              near_edges: np.ndarray) -> list[np.ndarray]:
     """The cards among a later pass's candidates ``extra`` that overlap no card of ``quads`` (found
     already), one outline each."""
     return resolve([c for c in extra if all(overlap_share(c.rough, q) < 0.2 for q in quads)], config, near_edges)
 
 
 def cards_in_holes(mask: np.ndarray, grow: float, quads: list[np.ndarray], config: DetectorConfig,
-                    min_points: int, min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+                   min_points: int, min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
     """The cards whose outlines are holes of ``mask`` (grown by ``grow``) and overlap no card of
     ``quads``: the later passes that look only where no card was found."""
     extra: list[Candidate] = []
@@ -355,3 +360,17 @@ def cards_in_holes(mask: np.ndarray, grow: float, quads: list[np.ndarray], confi
     for c in contours_of(mask, min_points, holes=True):
         consider(c, grow, min_area, loose, extra)
     return new_cards(extra, quads, config, near_edges)
+
+
+def _apart(a: np.ndarray, b: np.ndarray, near_edges: np.ndarray) -> bool:
+    """Do two card-shaped outlines that together fill a larger one lie apart: is either's side facing the
+    other on edges for 0.75 of it? Two cards side by side, closed into one outline, have their own edges
+    between them. The local paper mask of a large card can be two blobs cut across its middle (there the
+    neighbourhood is all card, so the card is not brighter than it), and between those halves lies
+    plain paper."""
+    facing = []
+    for quad, other in ((a, b), (b, a)):
+        mids = (quad + np.roll(quad, -1, axis=0)) / 2
+        facing.append(int(np.argmin(np.linalg.norm(mids - other.mean(axis=0), axis=1))))
+    hits = side_hits(np.stack([a, b]).astype(np.float32), near_edges)
+    return bool(max(hits[0, facing[0]], hits[1, facing[1]]) >= 0.75)

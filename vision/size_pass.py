@@ -30,7 +30,7 @@ from vision.size_search import edge_directions, rectangles_of_size
 
 
 def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
-               near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
+                    near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
     """(e) Cards of the deck's size that no closed outline holds, where no card was found (detection scale).
 
     The search (``vision.size_search.rectangles_of_size``) runs on the table plane when the table is

@@ -118,7 +118,7 @@ def median_rows(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarra
 
 
 def repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: np.ndarray,
-                   config: DetectorConfig) -> list[np.ndarray]:
+                  config: DetectorConfig) -> list[np.ndarray]:
     """Outlines with one corner off, rebuilt from their other three corners.
 
     A side fitted onto a neighbour's, a shadow's or the cloth's edge leaves three corners right and one

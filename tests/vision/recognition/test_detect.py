@@ -1017,7 +1017,7 @@ def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_ca
     assert len(quads) == len(truths) and all(match(t, quads) is not None for t in truths)
     edges, near = _edge_maps(scene.image, config)
     assert all(np.abs(a - b).max() < 0.5 for a, b in zip(fit_deck(scene.image, quads, edges, near, config), quads,
-                                                          strict=True))
+                                                         strict=True))
     q = quads[0].astype(np.float64)
     long_k = 0 if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]) else 1  # side k, from corner k
     grown = q.copy()
@@ -1083,6 +1083,43 @@ def test_the_deck_fit_keeps_the_decks_size_when_snapping_would_pull_it_inside_th
     assert match(truth, detect_cards(scene.image, plane=plane)) is not None
     free = replace(DEFAULT_CONFIG, deck_fit_snap=math.inf)
     assert match(truth, detect_cards(scene.image, free, plane=plane)) is None
+
+
+def test_two_pieces_of_one_cards_paper_are_not_two_cards() -> None:
+    """``_apart``: two card-shaped outlines side by side are two cards when the sides facing each other lie
+    on edges (a dark gap between two white cards), and pieces of one card when they lie on plain paper."""
+    from vision.detect import DEFAULT_CONFIG
+    from vision.outline_candidates import _apart
+
+    top, bottom = np.float32([[40, 30], [110, 30], [110, 80], [40, 80]]), \
+        np.float32([[40, 86], [110, 86], [110, 136], [40, 136]])
+    one = np.full((200, 300, 3), (40, 110, 30), np.uint8)
+    cv2.rectangle(one, (40, 30), (110, 136), (235, 240, 240), -1)  # one card: plain paper between the pieces
+    two = one.copy()
+    cv2.rectangle(two, (40, 81), (110, 85), (40, 110, 30), -1)  # two cards 5 px apart
+    for frame, apart in ((one, False), (two, True)):
+        full = cv2.resize(frame, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)  # detection scale 0.5
+        assert _apart(top, bottom, _near_edges(full)) is apart
+    assert DEFAULT_CONFIG.halves_apart
+
+
+def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(
+        held_out_decks: dict) -> None:  # type: ignore[type-arg]
+    """A ``gnome:plastic`` 5C 140 px wide on a pale pink cloth (realistic scene 45 of ``evaluate --seed 11``):
+    its local paper mask is two blobs, the card's ends, because mid-card the neighbourhood is all card. Those
+    two card-shaped pieces made the card's own outline look like a group of two cards, and it was dropped.
+    Found with ``halves_apart``, not without."""
+    from dataclasses import replace
+
+    from models.training.evaluate import NORMAL
+    from vision.detect import DEFAULT_CONFIG
+
+    rng = np.random.default_rng([11, sorted(held_out_decks).index("gnome:plastic")])
+    for _ in range(6):
+        scene = make_scene(rng, held_out_decks["gnome:plastic"], NORMAL)  # type: ignore[arg-type]
+    (truth,) = [q for lab, q in scene.cards if lab == "5C"]
+    assert match(truth, detect_cards(scene.image)) is not None
+    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, halves_apart=False))) is None
 
 
 def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
