@@ -39,7 +39,8 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     overlaps no card found, lies inside the frame, is a card's shape, every side lies on the edge map for
     0.9, and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
     margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
-    global or the local paper mask (``paper``), so glare and a pale cast do not hide it. A gingham's pale
+    global or the local paper mask (``paper``), so glare and a pale cast do not hide it; where a shadow does,
+    the band is whiter than the table just outside it (``size_whiter``, ``_margin_whiter``). A gingham's pale
     grid lines are such a margin too; there the inside of the rectangle is the cloth around it
     (``inside_like_outside``), which a card's is not.
 
@@ -92,7 +93,7 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
             continue
         if side_hits(quad[None], near_edges)[0].min() < 0.9 or \
                 not card_like(quad, cv2.contourArea(quad), config.loose, config.scale) or \
-                _margin_paper(paper, quad) < config.size_band or \
+                max(_margin_paper(paper, quad), _margin_whiter(small, quad, config.size_whiter)) < config.size_band or \
                 inside_like_outside(small, quad, config.size_cloth_tolerance) >= config.size_cloth_share:
             continue
         out.append(quad)
@@ -174,5 +175,22 @@ def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:
         hit = np.zeros(len(_BAND_T), bool)
         for depth in _BAND_DEPTH:
             hit |= pixels_at(paper, a + _BAND_T * d + depth * width * inward) > 0
+        worst = min(worst, float(hit.mean()))
+    return worst
+
+
+def _margin_whiter(small: np.ndarray, quad: np.ndarray, step: float) -> float:
+    """The weakest side's share of points (along its middle 70%) where the band just inside it is whiter
+    (darkest channel) than the same depth just outside it by ``step``, at some depth of ``_BAND_DEPTH``: a
+    card's margin against the table around it, where a shadow keeps it out of the paper masks."""
+    _, width, sides = _quad_sides(quad)
+    worst = 1.0
+    for a, d, inward in sides:
+        hit = np.zeros(len(_BAND_T), bool)
+        for depth in _BAND_DEPTH:
+            base = a + _BAND_T * d
+            inside = pixels_at(small, base + depth * width * inward).min(axis=1).astype(np.float32)
+            outside = pixels_at(small, base - depth * width * inward).min(axis=1).astype(np.float32)
+            hit |= inside >= outside + step
         worst = min(worst, float(hit.mean()))
     return worst
