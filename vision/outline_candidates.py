@@ -272,7 +272,8 @@ def is_cluster(quad: np.ndarray, cards: list[np.ndarray]) -> bool:
 def merge_candidates(candidates: list[tuple[float, np.ndarray, Candidate]],
                      finish: Finisher, near_edges: np.ndarray | None = None) -> list[list[Candidate]]:
     """Candidates grouped per card; a candidate holding two or more cards is a group of cards and is
-    dropped."""
+    dropped. With ``near_edges`` (the edge map within 2 px), two card-shaped outlines whose facing sides lie
+    off edges are taken for pieces of one card instead (``_apart``)."""
     candidates.sort(key=lambda t: t[0])  # small first: inner contours and single cards
     kept: list[tuple[float, np.ndarray, list[Candidate]]] = []
     boxes: list[tuple[float, float, float, float]] = []  # kept quads' bounding boxes: most pairs are
