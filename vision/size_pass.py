@@ -9,6 +9,7 @@ sides lie on edges; a paper margin and an inside unlike the cloth around it make
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -166,31 +167,37 @@ def _quad_sides(quad: np.ndarray) -> tuple[np.ndarray, float, list[tuple[np.ndar
     return q, width, sides
 
 
-def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:
-    """The weakest side's share of points (along its middle 70%) where the band just inside it is paper
-    at some depth of ``_BAND_DEPTH`` (a card's margin; an index or pip interrupts it only in places)."""
+def _margin_share(quad: np.ndarray, hit: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> float:
+    """The weakest side's share of points (along its middle 70%) where ``hit`` (points just inside the side,
+    the same points mirrored just outside it) holds at some depth of ``_BAND_DEPTH``: a card's margin, which
+    an index or pip interrupts only in places."""
     _, width, sides = _quad_sides(quad)
     worst = 1.0
     for a, d, inward in sides:
-        hit = np.zeros(len(_BAND_T), bool)
+        base = a + _BAND_T * d
+        found = np.zeros(len(_BAND_T), bool)
         for depth in _BAND_DEPTH:
-            hit |= pixels_at(paper, a + _BAND_T * d + depth * width * inward) > 0
-        worst = min(worst, float(hit.mean()))
+            found |= hit(base + depth * width * inward, base - depth * width * inward)
+        worst = min(worst, float(found.mean()))
     return worst
+
+
+def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:
+    """``_margin_share`` of points where the band just inside the side is paper."""
+    def on_paper(inside: np.ndarray, _: np.ndarray) -> np.ndarray:
+        out: np.ndarray = pixels_at(paper, inside) > 0
+        return out
+
+    return _margin_share(quad, on_paper)
 
 
 def _margin_whiter(small: np.ndarray, quad: np.ndarray, step: float) -> float:
-    """The weakest side's share of points (along its middle 70%) where the band just inside it is whiter
-    (darkest channel) than the same depth just outside it by ``step``, at some depth of ``_BAND_DEPTH``: a
-    card's margin against the table around it, where a shadow keeps it out of the paper masks."""
-    _, width, sides = _quad_sides(quad)
-    worst = 1.0
-    for a, d, inward in sides:
-        hit = np.zeros(len(_BAND_T), bool)
-        for depth in _BAND_DEPTH:
-            base = a + _BAND_T * d
-            inside = pixels_at(small, base + depth * width * inward).min(axis=1).astype(np.float32)
-            outside = pixels_at(small, base - depth * width * inward).min(axis=1).astype(np.float32)
-            hit |= inside >= outside + step
-        worst = min(worst, float(hit.mean()))
-    return worst
+    """``_margin_share`` of points where the band just inside the side is whiter (darkest channel) than the
+    same depth just outside it by ``step``: a card's margin against the table around it, where a shadow keeps
+    it out of the paper masks."""
+    def whiter(inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
+        least_in = pixels_at(small, inside).min(axis=1).astype(np.float32)
+        out: np.ndarray = least_in >= pixels_at(small, outside).min(axis=1).astype(np.float32) + step
+        return out
+
+    return _margin_share(quad, whiter)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from models.training.dataset import match
-from models.training.synth import HARD, SceneSpec, faces_deck, make_scene
+from models.training.synth import HARD, Scene, SceneSpec, faces_deck, make_scene
 from vision.detect import detect_cards
 
 DATA = Path(__file__).parent / "data"
@@ -211,6 +211,18 @@ def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
     assert np.allclose(corners_from_sides(box + direction * 0.3, direction), box)  # any point on each side will do
     direction[1] = direction[0]  # side 1 parallel to side 0: no corner between them
     assert corners_from_sides(box, direction) is None
+
+
+def _held_out_scene(held_out_decks: dict, design: str, seed: int, index: int,  # type: ignore[type-arg]
+                    spec: SceneSpec | None = None) -> Scene:
+    """Scene ``index`` of ``design`` as ``models.training.evaluate.held_out_scenes`` deals it: the k-th design
+    in name order from a generator seeded [seed, k] (realistic ``NORMAL`` scenes unless ``spec``)."""
+    from models.training.evaluate import NORMAL
+
+    rng = np.random.default_rng([seed, sorted(held_out_decks).index(design)])
+    for _ in range(index + 1):
+        scene = make_scene(rng, held_out_decks[design], spec or NORMAL)
+    return scene
 
 
 def _near_edges(frame: np.ndarray) -> np.ndarray:
@@ -694,13 +706,9 @@ def test_held_out_cards_that_session_9_passes_find(held_out_decks: dict, design:
     pass that finds it turned off."""
     from dataclasses import replace
 
-    from models.training.evaluate import NORMAL
     from vision.detect import DEFAULT_CONFIG
 
-    k = sorted(held_out_decks).index(design)
-    rng = np.random.default_rng([2024, k])
-    for _ in range(index + 1):
-        scene = make_scene(rng, held_out_decks[design], NORMAL)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, design, 2024, index)
     truth = [q for lab, q in scene.cards if lab == label][nth]
     assert match(truth, detect_cards(scene.image)) is not None
     # (the plane estimated from the cards off: its deck fit and size pass find some of these cards too)
@@ -764,10 +772,7 @@ def test_held_out_cards_that_session_10_finds(held_out_decks: dict, seed: int, d
     from models.training.evaluate import NORMAL
     from vision.detect import DEFAULT_CONFIG
 
-    k = sorted(held_out_decks).index(design)
-    rng = np.random.default_rng([seed, k])
-    for _ in range(index + 1):
-        scene = make_scene(rng, held_out_decks[design], HARD if seed == 2025 else NORMAL)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, design, seed, index, HARD if seed == 2025 else NORMAL)
     (truth,) = [q for lab, q in scene.cards if lab == label]
     assert match(truth, detect_cards(scene.image)) is not None
     # (the plane estimated from the cards off: its deck fit and size pass find some of these cards too)
@@ -866,13 +871,9 @@ def test_held_out_court_cards_no_closed_outline_holds_are_found_by_their_size(
     with the pass off. Realistic scenes of ``evaluate --seed S`` (scene ``index`` of ``design``)."""
     from dataclasses import replace
 
-    from models.training.evaluate import NORMAL
     from vision.detect import DEFAULT_CONFIG
 
-    k = sorted(held_out_decks).index(design)
-    rng = np.random.default_rng([seed, k])
-    for _ in range(index + 1):
-        scene = make_scene(rng, held_out_decks[design], NORMAL)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, design, seed, index)
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     assert match(truth, detect_cards(scene.image, plane=scene.plane)) is not None
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, size_pass=False), plane=scene.plane)) is None
@@ -886,10 +887,7 @@ def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_de
 
     from vision.detect import DEFAULT_CONFIG
 
-    k = sorted(held_out_decks).index("gnome:plastic")
-    rng = np.random.default_rng([8, k])
-    for _ in range(11):
-        scene = make_scene(rng, held_out_decks["gnome:plastic"], HARD)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, "gnome:plastic", 8, 10, HARD)
     truths = [q for _, q in scene.cards]
 
     def unmatched(config: object) -> int:
@@ -935,13 +933,9 @@ def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixel
     searched). Realistic scene ``index`` of ``evaluate --seed S``: found, and not without each change."""
     from dataclasses import replace
 
-    from models.training.evaluate import NORMAL
     from vision.detect import DEFAULT_CONFIG
 
-    k = sorted(held_out_decks).index(design)
-    rng = np.random.default_rng([seed, k])
-    for _ in range(index + 1):
-        scene = make_scene(rng, held_out_decks[design], NORMAL)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, design, seed, index)
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     plane = scene.plane if calibrated else None
     assert match(truth, detect_cards(scene.image, plane=plane)) is not None
@@ -963,9 +957,7 @@ def test_the_size_pass_takes_a_margin_whiter_than_the_table_for_a_card_in_shadow
     from vision.detect import DEFAULT_CONFIG
 
     design = "gnome:neoclassical"
-    rng = np.random.default_rng([2025, sorted(held_out_decks).index(design)])
-    for _ in range(10):
-        scene = make_scene(rng, held_out_decks[design], HARD)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, design, 2025, 9, HARD)
     (truth,) = [q for lab, q in scene.cards if lab == "3H"]
     plane = scene.plane if calibrated else None
     assert match(truth, detect_cards(scene.image, plane=plane)) is not None
@@ -1067,13 +1059,9 @@ def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
     outlined with part of the arm; both are found with the fit, neither without it."""
     from dataclasses import replace
 
-    from models.training.evaluate import NORMAL
     from vision.detect import DEFAULT_CONFIG
 
-    k = sorted(held_out_decks).index(design)
-    rng = np.random.default_rng([2024, k])
-    for _ in range(index + 1):
-        scene = make_scene(rng, held_out_decks[design], NORMAL)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, design, 2024, index)
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     assert match(truth, detect_cards(scene.image, plane=scene.plane)) is not None
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit=False), plane=scene.plane)) is None
@@ -1093,13 +1081,9 @@ def test_the_deck_fit_keeps_the_decks_size_when_snapping_would_pull_it_inside_th
     the fitted rectangle anywhere (it went onto the frame line, 4-12% of a width inside)."""
     from dataclasses import replace
 
-    from models.training.evaluate import NORMAL
     from vision.detect import DEFAULT_CONFIG
 
-    k = sorted(held_out_decks).index(design)
-    rng = np.random.default_rng([seed, k])
-    for _ in range(index + 1):
-        scene = make_scene(rng, held_out_decks[design], NORMAL)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, design, seed, index)
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     plane = scene.plane if calibrated else None
     assert match(truth, detect_cards(scene.image, plane=plane)) is not None
@@ -1133,12 +1117,9 @@ def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(
     Found with ``halves_apart``, not without."""
     from dataclasses import replace
 
-    from models.training.evaluate import NORMAL
     from vision.detect import DEFAULT_CONFIG
 
-    rng = np.random.default_rng([11, sorted(held_out_decks).index("gnome:plastic")])
-    for _ in range(6):
-        scene = make_scene(rng, held_out_decks["gnome:plastic"], NORMAL)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, "gnome:plastic", 11, 5)
     (truth,) = [q for lab, q in scene.cards if lab == "5C"]
     assert match(truth, detect_cards(scene.image)) is not None
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, halves_apart=False))) is None
@@ -1153,13 +1134,9 @@ def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
     from dataclasses import replace
 
     import vision.detect as detect
-    from models.training.evaluate import NORMAL
     from vision.detect import DEFAULT_CONFIG
 
-    k = sorted(held_out_decks).index("gnome:simplistic")
-    rng = np.random.default_rng([2024, k])
-    for _ in range(3):
-        scene = make_scene(rng, held_out_decks["gnome:simplistic"], NORMAL)  # type: ignore[arg-type]
+    scene = _held_out_scene(held_out_decks, "gnome:simplistic", 2024, 2)
     (truth,) = [q for lab, q in scene.cards if lab == "6C"][:1]
     assert match(truth, detect_cards(scene.image)) is not None
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, estimate_plane=False))) is None
