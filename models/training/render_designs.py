@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -117,7 +118,11 @@ def render_kde(path: Path, width: int) -> dict[str, np.ndarray | None]:
 
 
 def render_design(name: str, path: Path, width: int = 200, *, cache: Path = CACHE) -> Path | None:
-    """Render one design into ``cache/<name>/`` (PNG with alpha, one per label); None if rejected."""
+    """Render one design into ``cache/<name>/`` (PNG with alpha, one per label); None if rejected.
+
+    The cards are written into a temporary folder beside it that is then renamed into place, so a reader
+    (a parallel test worker rendering the same design) sees a whole design or none: written in place, one
+    worker read a PNG that another was still rewriting (session 18)."""
     folder = cache / name.replace(":", "_")
     if (folder / "ok").exists():
         return folder
@@ -126,18 +131,26 @@ def render_design(name: str, path: Path, width: int = 200, *, cache: Path = CACH
         return None
     cards = render_gnome(path, width) if name.startswith("gnome:") else render_kde(path, width)
     problems = [p for label, img in cards.items() if (p := _check(img, label))]
+    cache.mkdir(parents=True, exist_ok=True)
     if problems:
         print(f"{name}: rejected ({len(problems)} bad cards, e.g. {problems[0]})", file=sys.stderr)
-        cache.mkdir(parents=True, exist_ok=True)
         rejected.write_text("\n".join(problems) + "\n")
         return None
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not (folder / "ok").exists():  # left unfinished by a render before they were atomic
+        shutil.rmtree(folder, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=cache))
     for label, img in cards.items():
         assert img is not None
         if img.shape[1] != width:  # uniform size keeps later scene scaling simple
             img = cv2.resize(img, (width, round(img.shape[0] * width / img.shape[1])), interpolation=cv2.INTER_AREA)
-        cv2.imwrite(str(folder / f"{label}.png"), img)
-    (folder / "ok").write_text("ok\n")
+        cv2.imwrite(str(staging / f"{label}.png"), img)
+    (staging / "ok").write_text("ok\n")
+    try:
+        staging.rename(folder)
+    except OSError as exc:  # another process put the same design in place first
+        shutil.rmtree(staging)
+        if not (folder / "ok").exists():
+            raise OSError(f"{folder}: cannot put the rendered design in place ({exc})") from exc
     return folder
 
 
