@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
@@ -115,6 +116,10 @@ class Recognizer:
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
                                           expected_crop=PIPELINE_CROP)
         self.classifier = OnnxClassifier(path, self.meta, threads=threads)
+        # numpy's products here are 4 x 4 to a few hundred rows: OpenBLAS's worker threads win nothing on them
+        # but spin on another core between calls (detection 61 ms of CPU for 44 ms of wall time with two threads,
+        # 41.5 for 41.5 with one: docs/performance.md, session 18), so BLAS gets the classifier's thread count
+        threadpool_limits(limits=threads, user_api="blas")
         self.min_confidence = self.meta.min_confidence if min_confidence is None else min_confidence
         self.min_margin = self.meta.min_margin if min_margin is None else min_margin
         self.detector = detector

@@ -9,7 +9,6 @@ sides lie on edges; a paper margin and an inside unlike the cloth around it make
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -82,23 +81,27 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     tolerance = config.size_tolerance if config.plane is not None else config.size_tolerance_image
     back = np.linalg.inv(to_space)
     h, w = edges.shape
+    rects = [crop_rect + np.array([x0, y0], np.float32) for _, crop_rect in rectangles_of_size(
+        np.ascontiguousarray(free[y0:y1, x0:x1]), edge_directions(grey), short, long_, tolerance=tolerance,
+        level=config.size_level, grow=config.size_grow)]
+    quads = [map_points(back, rect) for rect in rects]
+    # the tests that do not depend on the cards found so far, cheapest first, the margins for all rectangles
+    # at once (a frame can give over a hundred rectangles, and the margins reject most: session 18)
+    shaped = [i for i, quad in enumerate(quads)
+              if not (quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any())]
+    if shaped:
+        on_edges = side_hits(np.stack([quads[i] for i in shaped]), near_edges).min(axis=1) >= 0.9
+        shaped = [i for i, hit in zip(shaped, on_edges, strict=True)
+                  if hit and card_like(quads[i], cv2.contourArea(quads[i]), config.loose, config.scale)]
+    margined = [i for i, ok in zip(shaped, _card_margins(paper, small, [quads[i] for i in shaped], config),
+                                   strict=True) if ok]
+    card = {i for i in margined
+            if inside_like_outside(small, quads[i], config.size_cloth_tolerance) < config.size_cloth_share}
     out: list[np.ndarray] = []
-    for _, crop_rect in rectangles_of_size(np.ascontiguousarray(free[y0:y1, x0:x1]), edge_directions(grey), short,
-                                           long_, tolerance=tolerance, level=config.size_level,
-                                           grow=config.size_grow):
-        rect = crop_rect + np.array([x0, y0], np.float32)
-        if any(overlap_share(rect, q) >= 0.2 for q in found):
-            continue
-        quad = map_points(back, rect)
-        if quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any():
-            continue
-        if side_hits(quad[None], near_edges)[0].min() < 0.9 or \
-                not card_like(quad, cv2.contourArea(quad), config.loose, config.scale) or \
-                max(_margin_paper(paper, quad), _margin_whiter(small, quad, config.size_whiter)) < config.size_band or \
-                inside_like_outside(small, quad, config.size_cloth_tolerance) >= config.size_cloth_share:
-            continue
-        out.append(quad)
-        found.append(rect)
+    for i, rect in enumerate(rects):
+        if i in card and not any(overlap_share(rect, q) >= 0.2 for q in found):
+            out.append(quads[i])
+            found.append(rect)
     return out
 
 
@@ -167,37 +170,37 @@ def _quad_sides(quad: np.ndarray) -> tuple[np.ndarray, float, list[tuple[np.ndar
     return q, width, sides
 
 
-def _margin_share(quad: np.ndarray, hit: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> float:
-    """The weakest side's share of points (along its middle 70%) where ``hit`` (points just inside the side,
-    the same points mirrored just outside it) holds at some depth of ``_BAND_DEPTH``: a card's margin, which
-    an index or pip interrupts only in places."""
+def _card_margins(paper: np.ndarray, small: np.ndarray, quads: list[np.ndarray], config: DetectorConfig
+                  ) -> np.ndarray:
+    """(R,) for each quad, whether it has a card's margin: on every side, along its middle 70%, points where
+    the band just inside (at some depth of ``_BAND_DEPTH``) is paper (``paper``), or else whiter (darkest
+    channel) than the same depth just outside by ``size_whiter`` (a margin against the table around it, where a
+    shadow keeps it out of the paper masks), for at least ``size_band`` of the side. An index or pip interrupts
+    a margin only in places. All quads, sides and depths are one array of points: one lookup per mask."""
+    if not quads:
+        return np.zeros(0, bool)
+    inside, outside = np.stack([_band_points(quad) for quad in quads], axis=1)  # (R, 4 * D * 15, 2) each
+    shape = (len(quads), 4, len(_BAND_DEPTH), len(_BAND_T))
+    ok = _weakest_side_share(pixels_at(paper, inside.reshape(-1, 2)) > 0, shape) >= config.size_band
+    rest = np.flatnonzero(~ok)  # the whiter test only where the paper test fails
+    if len(rest):
+        least_in = pixels_at(small, inside[rest].reshape(-1, 2)).min(axis=1).astype(np.float32)
+        least_out = pixels_at(small, outside[rest].reshape(-1, 2)).min(axis=1).astype(np.float32)
+        whiter = least_in >= least_out + config.size_whiter
+        ok[rest] = _weakest_side_share(whiter, (len(rest), *shape[1:])) >= config.size_band
+    return ok
+
+
+def _band_points(quad: np.ndarray) -> np.ndarray:
+    """(2, 4 * D * 15, 2): the points just inside each side of ``quad`` at each depth of ``_BAND_DEPTH`` (of its
+    short side), and the same points mirrored just outside it."""
     _, width, sides = _quad_sides(quad)
-    worst = 1.0
-    for a, d, inward in sides:
-        base = a + _BAND_T * d
-        found = np.zeros(len(_BAND_T), bool)
-        for depth in _BAND_DEPTH:
-            found |= hit(base + depth * width * inward, base - depth * width * inward)
-        worst = min(worst, float(found.mean()))
-    return worst
+    base = np.stack([a + _BAND_T * d for a, d, _ in sides])[:, None]  # (4, 1, 15, 2)
+    step = np.stack([(_BAND_DEPTH * width)[:, None] * inward for _, _, inward in sides])[:, :, None]  # (4, D, 1, 2)
+    return np.stack([(base + step).reshape(-1, 2), (base - step).reshape(-1, 2)])
 
 
-def _margin_paper(paper: np.ndarray, quad: np.ndarray) -> float:
-    """``_margin_share`` of points where the band just inside the side is paper."""
-    def on_paper(inside: np.ndarray, _: np.ndarray) -> np.ndarray:
-        out: np.ndarray = pixels_at(paper, inside) > 0
-        return out
-
-    return _margin_share(quad, on_paper)
-
-
-def _margin_whiter(small: np.ndarray, quad: np.ndarray, step: float) -> float:
-    """``_margin_share`` of points where the band just inside the side is whiter (darkest channel) than the
-    same depth just outside it by ``step``: a card's margin against the table around it, where a shadow keeps
-    it out of the paper masks."""
-    def whiter(inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
-        least_in = pixels_at(small, inside).min(axis=1).astype(np.float32)
-        out: np.ndarray = least_in >= pixels_at(small, outside).min(axis=1).astype(np.float32) + step
-        return out
-
-    return _margin_share(quad, whiter)
+def _weakest_side_share(hit: np.ndarray, shape: tuple[int, int, int, int]) -> np.ndarray:
+    """(R,): per quad the weakest side's share of points where ``hit`` holds at some depth."""
+    out: np.ndarray = hit.reshape(shape).any(axis=2).mean(axis=2).min(axis=1)
+    return out

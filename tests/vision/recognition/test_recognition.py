@@ -338,3 +338,14 @@ def test_classify_quads_keeps_order_and_count(recognizer: Recognizer) -> None:
     assert res[-1].card == "unknown"  # bare table: not a card
     assert res[-1].presence < 0.5 and min(r.presence for r in res[:-1]) > 0.9
     assert recognizer.classify_quads(scene.image, []) == []
+
+
+def test_recognizer_limits_blas_to_its_threads() -> None:
+    """OpenBLAS's workers spin on another core between numpy's tiny products: the recogniser's thread count
+    holds for BLAS too (docs/performance.md, session 18: 61 ms of CPU for 44 ms of wall time without this)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        Recognizer(threads=1)
+        blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas and set(blas) == {1}
