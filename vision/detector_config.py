@@ -74,7 +74,7 @@ class DetectorConfig:
     size_band: float = 0.75  # the band just inside each side is paper for this share of it (see size_pass_cards)
     # ... or whiter than the table just outside it: the band inside each side is whiter (darkest channel) than
     # the same depth outside by this much (a pale card half in a shadow has no paper margin in the shadow, but
-    # is whiter than the shadowed table there; see size_pass._margin_whiter)
+    # is whiter than the shadowed table there; see size_pass._card_margins)
     size_whiter: float = 20.0
     # and its inside is not the cloth around it: no more than this share of its inside has a colour of the
     # ring outside it (see inside_like_outside)

@@ -40,7 +40,7 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     0.9, and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
     margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
     global or the local paper mask (``paper``), so glare and a pale cast do not hide it; where a shadow does,
-    the band is whiter than the table just outside it (``size_whiter``, ``_margin_whiter``). A gingham's pale
+    the band is whiter than the table just outside it (``size_whiter``, ``_card_margins``). A gingham's pale
     grid lines are such a margin too; there the inside of the rectangle is the cloth around it
     (``inside_like_outside``), which a card's is not.
 
