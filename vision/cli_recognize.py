@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotate", metavar="OUT_DIR", type=Path,
                         help="write each image with card outlines and names drawn on it")
     parser.add_argument("--model", type=Path, default=None, help="ONNX model (default: models/cardnet.onnx)")
-    parser.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
+    parser.add_argument("--threads", type=int, default=1, help="threads for onnxruntime and numpy's BLAS (default 1)")
     parser.add_argument("--max-frames", type=int, default=None, metavar="N", help="at most N frames per video")
     parser.add_argument("--table-rect", metavar="W,H,X0,Y0,...", default=None,
                         help="a W x H rectangle on the table and its 4 corners in the image (x,y px, clockwise "

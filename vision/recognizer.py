@@ -105,7 +105,8 @@ class Recognizer:
     """Detect, rectify and classify cards with the project's ONNX model.
 
     ``min_confidence`` / ``min_margin`` default to the thresholds stored in the model's metadata; a card
-    whose top-1 probability or margin over the second label is below them is ``"unknown"``.
+    whose top-1 probability or margin over the second label is below them is ``"unknown"``. ``threads``
+    holds for onnxruntime and for numpy's BLAS (process-wide: the detector's products are tiny).
     """
 
     def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
