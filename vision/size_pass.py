@@ -84,23 +84,23 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     rects = [crop_rect + np.array([x0, y0], np.float32) for _, crop_rect in rectangles_of_size(
         np.ascontiguousarray(free[y0:y1, x0:x1]), edge_directions(grey), short, long_, tolerance=tolerance,
         level=config.size_level, grow=config.size_grow)]
-    quads = [map_points(back, rect) for rect in rects]
+    outlines = [map_points(back, rect) for rect in rects]  # in the frame (the cards found are ``quads``)
     # the tests that do not depend on the cards found so far, cheapest first, the margins for all rectangles
     # at once (a frame can give over a hundred rectangles, and the margins reject most: session 18)
-    shaped = [i for i, quad in enumerate(quads)
+    shaped = [i for i, quad in enumerate(outlines)
               if not (quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any())]
     if shaped:
-        on_edges = side_hits(np.stack([quads[i] for i in shaped]), near_edges).min(axis=1) >= 0.9
+        on_edges = side_hits(np.stack([outlines[i] for i in shaped]), near_edges).min(axis=1) >= 0.9
         shaped = [i for i, hit in zip(shaped, on_edges, strict=True)
-                  if hit and card_like(quads[i], cv2.contourArea(quads[i]), config.loose, config.scale)]
-    margined = [i for i, ok in zip(shaped, _card_margins(paper, small, [quads[i] for i in shaped], config),
+                  if hit and card_like(outlines[i], cv2.contourArea(outlines[i]), config.loose, config.scale)]
+    margined = [i for i, ok in zip(shaped, _card_margins(paper, small, [outlines[i] for i in shaped], config),
                                    strict=True) if ok]
     card = {i for i in margined
-            if inside_like_outside(small, quads[i], config.size_cloth_tolerance) < config.size_cloth_share}
+            if inside_like_outside(small, outlines[i], config.size_cloth_tolerance) < config.size_cloth_share}
     out: list[np.ndarray] = []
     for i, rect in enumerate(rects):
         if i in card and not any(overlap_share(rect, q) >= 0.2 for q in found):
-            out.append(quads[i])
+            out.append(outlines[i])
             found.append(rect)
     return out
 
