@@ -113,8 +113,9 @@ class DetectorConfig:
     size_pass_estimated: bool = True  # the size pass on that plane too (the deck fit always uses it)
     # The estimate is refused when the outlines' sides on it spread by more than this (median absolute
     # deviation over the median; ``plane_from_cards``'s ``spread``). In a frame with motion blur most outlines
-    # are a few pixels off before snapping, and 0.04 refused the plane in 3 of 8 hard frames looked at; 0.06
-    # gave +12 hard cards found over six seeds, 0.08 one fewer (docs/performance.md, session 18).
+    # are a few pixels off before snapping, and 0.04 refused the plane of such frames (those of
+    # test_the_plane_from_motion_blurred_outlines_is_not_refused); 0.06 gave +12 hard cards found over six
+    # seeds, 0.08 one fewer (docs/performance.md, "The plane from motion-blurred outlines").
     plane_spread: float = 0.06
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
