@@ -31,7 +31,12 @@ def main() -> None:
     ap.add_argument("--font-styles", type=_style_range, default=designs.FONT_STYLES, metavar="A-B",
                     help="font_faces styles to deal from (default 0-239; from 240 on the pip field varies "
                          "and some indices are jumbo)")
+    ap.add_argument("--jumbo", action="store_true",
+                    help="deal only from the font styles of --font-styles with jumbo indices")
     args = ap.parse_args()
+    if args.jumbo:
+        from models.training.font_faces import is_jumbo  # Pillow: a training-only dependency
+        args.font_styles = tuple(s for s in args.font_styles if is_jumbo(s))
     decks = {} if args.decks == "fonts" else designs.training_decks()
     if args.decks != "designs":
         decks |= designs.font_decks(args.font_styles)

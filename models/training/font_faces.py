@@ -129,6 +129,12 @@ class FontStyle:
     pips: tuple[float, float, float, float, float] = FIXED_PIPS  # pip field x0, x1, y0, y1; pip size
 
 
+def is_jumbo(style: int) -> bool:
+    """Whether ``style`` draws jumbo indices (a rank a fifth to a third of the card wide, a suit under it that
+    the index crop cuts): about a quarter of the styles from ``VARIED_LAYOUT_FROM`` on."""
+    return font_style(style).rank_height >= 0.2
+
+
 def font_style(style: int) -> FontStyle:
     ranks, suits = rank_fonts(), suit_fonts()
     if len(ranks) < MIN_FONTS:
