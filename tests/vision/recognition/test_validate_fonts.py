@@ -83,3 +83,23 @@ def test_the_shipped_model_reads_untrained_jumbo_styles() -> None:
     real = counts["realistic"]
     assert real.named + real.unknown + real.wrong == real.cards > 0
     assert real.named >= 0.8 * real.cards  # a floor: most such cards are named (97.7% over 70 styles)
+
+
+def test_the_shipped_pair_decided_again_gives_the_recognisers_own_counts_and_a_looser_one_names_more() -> None:
+    from vision.recognizer import Recognizer
+    rec = Recognizer()
+    shipped = (rec.min_confidence, rec.min_margin)
+    styles = tuple(s for s in range(960, 1200) if is_jumbo(s))[:8]
+    counts = validate_fonts.validate(rec, styles, 1, 5, pairs=(shipped, (0.3, 0.05)))
+    for kind in ("realistic", "hard"):
+        assert counts[f"{kind} {shipped[0]}/{shipped[1]}"] == counts[kind]
+        loose = counts[f"{kind} 0.3/0.05"]
+        assert loose.cards == counts[kind].cards
+        assert loose.named >= counts[kind].named and loose.unknown <= counts[kind].unknown
+    assert counts["hard 0.3/0.05"].unknown < counts["hard"].unknown  # some unsure hard card is named or misnamed
+
+
+def test_a_pair_stricter_than_the_second_look_is_refused() -> None:
+    from vision.recognizer import SECOND_LOOK_BELOW, Recognizer
+    with pytest.raises(ValueError, match="SECOND_LOOK_BELOW"):
+        validate_fonts.validate(Recognizer(), (960,), 1, 5, pairs=((SECOND_LOOK_BELOW + 0.1, 0.2),))
