@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/read_flat_card.py --design gnome:plastic --cards QC QS --widths 80 100 130 180
     .venv/bin/python benchmarks/read_flat_card.py --model .cache/cardnet_jbq.onnx --cards QC
+    .venv/bin/python benchmarks/read_flat_card.py --cards QC --zooms       # the second look without zoomed crops
 
 No perspective, blur or light: what is left is the model's reading of the design's index. For each card and
 width it prints the first look's three best labels, the recogniser's decision after the second look with its
@@ -48,12 +49,14 @@ def main() -> None:
     ap.add_argument("--design", default="gnome:plastic")
     ap.add_argument("--cards", nargs="+", default=["QC"])
     ap.add_argument("--widths", type=int, nargs="+", default=[80, 100, 130, 180])
+    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
+                    help="the second look's zoomed-out crops other than the shipped ones (none: without them)")
     args = ap.parse_args()
     decks = held_out_decks()
     if args.design not in decks:
         ap.error(f"{args.design!r} is not a held-out design ({', '.join(sorted(decks))})")
     deck = decks[args.design]
-    rec = Recognizer(args.model)
+    rec = Recognizer(args.model, **({} if args.zooms is None else {"second_look_zooms": args.zooms}))
     print(f"{args.model.name}, {args.design}, flat on felt, true outlines")
     for card in args.cards:
         for width in args.widths:

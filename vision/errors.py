@@ -21,3 +21,7 @@ class CameraError(VisionError, OSError):
 
 class CalibrationError(VisionError, ValueError):
     """Not enough markers, or a layout file that does not describe a mat."""
+
+
+class SettingError(VisionError, ValueError):
+    """A recognizer setting outside the range it is defined for."""

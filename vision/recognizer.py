@@ -7,7 +7,7 @@
     rec.classify_quads(frame_bgr, quads)    # when a tracker already knows where the cards are
 
 All crops of a frame go through onnxruntime in one batch. A card the model is unsure of gets a second
-look (``SECOND_LOOK_SCALES``, ``SECOND_LOOK_SHIFTS``, ``SUIT_LOOK_SHIFT``) in one more batch.
+look (``SECOND_LOOK_SCALES``, ``SECOND_LOOK_SHIFTS``, ``SECOND_LOOK_ZOOMS``, ``SUIT_LOOK_SHIFT``) in one more batch.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
-from vision.errors import ImageError
+from vision.errors import ImageError, SettingError
 from vision.faces import all_cards
 from vision.model_meta import ModelMeta, load_meta
 from vision.rectify import (
@@ -73,9 +73,18 @@ guesses among the named (a 6D read as 5D at 0.48 through an outline a little off
 one). On the model card's frames (evaluate --scenes 20 --seed 2024) it took wrong readings from 0.17% to
 0.0% realistic and from 0.76% to 0.49% hard, for 0.09 and 0.14 points of named (docs/performance.md): a
 referee asks about an unknown card but acts on a wrong one."""
+SECOND_LOOK_ZOOMS: tuple[float, ...] = (1.15, 1.3)
+"""... and through index crops zoomed out by each of these (``rectify.corner_crops``'s ``zoom``: the crop
+covers that many times the usual part of the card from its corner), each reading one more member of the mean.
+The crop ends at 0.267 of the card's height, inside a jumbo index's suit; zoomed out, the model sees more
+of it (gnome:plastic's QC flat on felt, 80-180 px wide: unknown at three widths without, QC at all four with;
+benchmarks/read_flat_card.py). Chosen on the validation set (validate_fonts, two sets of 240 untrained font
+styles: named up at both, wrong down); then measured once on the held-out designs (evaluate --scenes 20, six
+seeds, image mode): realistic named unchanged (6,646 of 6,683), hard named -2 and hard wrong 94 -> 84 of
+8,640 (docs/performance.md, session 20)."""
 SUIT_LOOK_SHIFT = 0.08
 """The second look also reads each unsure card through index crops moved this fraction of the card's
-height towards its middle, and weighs the five readings' geometric mean by the suit that reading sees
+height towards its middle, and weighs the readings' geometric mean by the suit that reading sees
 (its probabilities summed by suit; "back" keeps its share). The crop ends at 0.267 of the card's height:
 a jumbo index's suit (rank over a suit as large, as on poker decks) or a small index's blurred suit is cut
 there, and the model cannot tell a club's top from a spade's (gnome:plastic's QC: QC 0.19, QS 0.18; the
@@ -112,7 +121,8 @@ class Recognizer:
     def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
                  min_confidence: float | None = None, min_margin: float | None = None,
                  detector: DetectorConfig = DEFAULT_CONFIG, second_look: bool = True,
-                 second_look_below: float = SECOND_LOOK_BELOW, suit_look: bool = True) -> None:
+                 second_look_below: float = SECOND_LOOK_BELOW, suit_look: bool = True,
+                 second_look_zooms: Sequence[float] = SECOND_LOOK_ZOOMS) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
                                           expected_crop=PIPELINE_CROP)
@@ -127,6 +137,9 @@ class Recognizer:
         self.second_look = second_look
         self.second_look_below = second_look_below
         self.suit_look = suit_look
+        self.second_look_zooms = tuple(float(z) for z in second_look_zooms)
+        if any(not 1.0 <= z <= 1.8 for z in self.second_look_zooms):  # 1.8: the two corners' crops stay apart
+            raise SettingError(f"second_look_zooms: each zoom must be 1.0-1.8, got {self.second_look_zooms}")
 
     def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list[Recognition]:
         """Every card in the frame, named (or ``back`` / ``unknown``). ``plane``: the calibrated table
@@ -167,9 +180,11 @@ class Recognizer:
 
     def _second_look(self, frame: np.ndarray, quads: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
         """(N, 53) probabilities of unsure cards: the geometric mean of ``probs`` and the readings through
-        their outlines rescaled by ``SECOND_LOOK_SCALES`` and moved by ``SECOND_LOOK_SHIFTS``, its faces weighed by the suit seen through crops
-        moved by ``SUIT_LOOK_SHIFT`` (with ``suit_look``). One onnxruntime run for all."""
+        their outlines rescaled by ``SECOND_LOOK_SCALES`` and moved by ``SECOND_LOOK_SHIFTS`` and through crops
+        zoomed out by ``second_look_zooms``, its faces weighed by the suit seen through crops moved by
+        ``SUIT_LOOK_SHIFT`` (with ``suit_look``). One onnxruntime run for all."""
         n, k = len(quads), len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS)
+        zooms = self.second_look_zooms
         variants: list[np.ndarray] = []
         for q in quads:
             c = q.mean(axis=0)
@@ -179,6 +194,8 @@ class Recognizer:
             down = (q[3] - q[0]) * (np.linalg.norm(across) / max(1e-6, float(np.linalg.norm(q[3] - q[0]))))
             variants += [(q + f * d).astype(np.float32) for f in SECOND_LOOK_SHIFTS for d in (across, -across, down, -down)]
         crops = self._crops(frame, variants)
+        if zooms:  # (N * Z) readings after the N * k of the outlines, quad by quad
+            crops = np.concatenate([crops, *[self._crops(frame, quads, zoom=z) for z in zooms]])
         if self.suit_look:
             crops = np.concatenate([crops, self._crops(frame, quads, shift=SUIT_LOOK_SHIFT)])
         raw = self._infer(crops)[:, :len(LABELS)]
@@ -189,12 +206,15 @@ class Recognizer:
             moved = readings[:, scales:]
             surest = moved[np.arange(n), moved.max(axis=2).argmax(axis=1)]
             readings = np.concatenate([readings[:, :scales], surest[:, None]], axis=1)
+        if zooms:
+            zoomed = raw[n * k:n * (k + len(zooms))].reshape(len(zooms), n, -1).transpose(1, 0, 2)
+            readings = np.concatenate([readings, zoomed], axis=1)
         logs = np.log(np.maximum(np.concatenate([probs[:, None], readings], axis=1), 1e-12))
         mean = np.exp(logs.mean(axis=1))
         out: np.ndarray = mean / mean.sum(axis=1, keepdims=True)
         if self.suit_look:
             faces = out[:, :_FACES]
-            suit = raw[n * k:, :_FACES] @ _SUIT_OF_FACE  # (N, 4): each suit's share in the moved crops
+            suit = raw[n * (k + len(zooms)):, :_FACES] @ _SUIT_OF_FACE  # (N, 4): each suit's share in the moved crops
             weighed = faces * suit[:, _SUIT_INDEX]
             # the faces keep their total, so the look can move a card between suits but not make a back
             # a face or an unsure card sure of being a card
@@ -209,10 +229,10 @@ class Recognizer:
         return self._infer(self._crops(frame_bgr, quads))
 
     @staticmethod
-    def _crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, shift: float = 0.0) -> np.ndarray:
+    def _crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, shift: float = 0.0, zoom: float = 1.0) -> np.ndarray:
         crops = np.empty((len(quads), 2, CORNER_H, CORNER_W, 3), np.uint8)
         for q, out in zip(quads, crops, strict=True):
-            corner_crops(frame, q, out, shift=shift)
+            corner_crops(frame, q, out, shift=shift, zoom=zoom)
         return crops
 
     def _infer(self, crops: np.ndarray) -> np.ndarray:

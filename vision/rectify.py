@@ -96,10 +96,11 @@ _CROP_SCALE_X = CARD_W * CORNER_FRACTION_W / CORNER_W
 _CROP_SCALE_Y = CARD_H * CORNER_FRACTION_H / CORNER_H
 
 
-def _crop_to_card(which: int, shift: float = 0.0) -> np.ndarray:
+def _crop_to_card(which: int, shift: float = 0.0, zoom: float = 1.0) -> np.ndarray:
     # crop pixel centres (u + 0.5, v + 0.5) sample the card, so both corners are cut alike; ``shift``
-    # (a fraction of the card's height) moves both crops towards the middle of the card
-    sx, sy, dy = _CROP_SCALE_X, _CROP_SCALE_Y, shift * CARD_H
+    # (a fraction of the card's height) moves both crops towards the middle of the card; ``zoom`` widens
+    # both crops that many times from the card's corner (a zoomed-out view of the same corner)
+    sx, sy, dy = _CROP_SCALE_X * zoom, _CROP_SCALE_Y * zoom, shift * CARD_H
     if which == 0:
         return np.array([[sx, 0, 0.5 * sx], [0, sy, 0.5 * sy + dy], [0, 0, 1]], np.float64)
     return np.array([[-sx, 0, CARD_W - 0.5 * sx], [0, -sy, CARD_H - 0.5 * sy - dy], [0, 0, 1]], np.float64)
@@ -109,18 +110,20 @@ _CROP_TO_CARD = (_crop_to_card(0), _crop_to_card(1))
 
 
 def corner_crops(frame: np.ndarray, quad: np.ndarray, out: np.ndarray | None = None, *,
-                 shift: float = 0.0) -> np.ndarray:
+                 shift: float = 0.0, zoom: float = 1.0) -> np.ndarray:
     """The two index corners of the card at ``quad``: (2, CORNER_H, CORNER_W, channels), upright.
 
     Each crop is warped straight from the full-resolution frame (no intermediate card image), which is
     both sharper and cheaper than warping the whole card first. ``out``: a C-contiguous array of that
     shape and the frame's dtype to write into (a frame's crops go into one batch without a copy).
-    ``shift``: both crops moved that fraction of the card's height towards its middle.
+    ``shift``: both crops moved that fraction of the card's height towards its middle. ``zoom``: both crops
+    cover that many times the usual part of the card from its corner, shrunk to the same pixels.
     """
     if out is None:
         out = np.empty((2, CORNER_H, CORNER_W, *frame.shape[2:]), frame.dtype)
     h = card_homography(quad).astype(np.float64)
-    to_card = _CROP_TO_CARD if shift == 0.0 else (_crop_to_card(0, shift), _crop_to_card(1, shift))
+    to_card = _CROP_TO_CARD if shift == 0.0 and zoom == 1.0 else \
+        (_crop_to_card(0, shift, zoom), _crop_to_card(1, shift, zoom))
     for k in (0, 1):
         dst = out[k]
         got = cv2.warpPerspective(frame, h @ to_card[k], (CORNER_W, CORNER_H), dst=dst,

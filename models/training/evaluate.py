@@ -27,6 +27,7 @@ from models.training import designs
 from models.training.dataset import match
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
 from vision.detector_settings import detector_config
+from vision.errors import SettingError
 from vision.recognizer import DEFAULT_MODEL, Recognizer, metadata_path
 
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
@@ -141,6 +142,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
                     help="detector settings other than the shipped ones (vision.detect.DetectorConfig fields, e.g. "
                          "size_pass_image=true); not with --write")
+    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
+                    help="the second look's zoomed-out index crops (Recognizer's second_look_zooms) other than the "
+                         "shipped ones; none for no zoomed crops; not with --write")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
@@ -150,15 +154,23 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--scenes sets the card scenes; with --clutter-frames there are none (N frames are dealt)")
     if args.detector and args.write:
         ap.error("--detector measures other settings than the shipped ones; it cannot --write the model card")
+    if args.zooms is not None and args.write:
+        ap.error("--zooms measures other settings than the shipped ones; it cannot --write the model card")
     if args.scenes is None:
         args.scenes = 40
     try:
         detector = detector_config(args.detector)
     except ValueError as e:
         ap.error(str(e))
-    rec = Recognizer(args.model, detector=detector)
+    try:
+        rec = Recognizer(args.model, detector=detector,
+                         **({} if args.zooms is None else {"second_look_zooms": args.zooms}))
+    except SettingError as e:
+        ap.error(str(e))
     cal = args.calibrated
     flag = (" --calibrated" if cal else "") + "".join(f" --detector {d}" for d in args.detector)
+    if args.zooms is not None:
+        flag += " --zooms" + "".join(f" {z:g}" for z in args.zooms)
     if args.clutter_frames is not None:
         only: dict[str, object] = {
             "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",

@@ -16,12 +16,13 @@ import pytest
 
 from models.training.dataset import match
 from models.training.synth import SceneSpec, faces_deck, make_scene
-from vision.errors import ImageError
+from vision.errors import ImageError, SettingError
 from vision.recognizer import (
     LABELS,
     SECOND_LOOK_BELOW,
     SECOND_LOOK_SCALES,
     SECOND_LOOK_SHIFTS,
+    SECOND_LOOK_ZOOMS,
     Recognition,
     Recognizer,
 )
@@ -206,7 +207,7 @@ def test_the_second_look_costs_nothing_when_the_model_is_sure(recognizer: Recogn
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Own-drawn cards at their true outlines are named at once: one model run for the frame (two crops a
     card). The same cards through outlines 25% too small are all unsure: two runs, the second over 4
-    rescaled outlines, 8 moved ones and one suit look each."""
+    rescaled outlines, 8 moved ones, the zoomed crops and one suit look each."""
     frame, quads = _flat_cards(faces_deck(0), ["AC", "7D", "TH", "QS", "KD", "2H"], 1.0)
     runs: list[int] = []
     real = recognizer.classifier.infer
@@ -224,7 +225,7 @@ def test_the_second_look_costs_nothing_when_the_model_is_sure(recognizer: Recogn
     assert unsure >= 1
     runs.clear()
     recognizer.classify_quads(frame, small)
-    assert runs == [6, (len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS) + 1) * unsure]
+    assert runs == [6, (len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS) + len(SECOND_LOOK_ZOOMS) + 1) * unsure]
 
 
 def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recognizer,
@@ -239,12 +240,12 @@ def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recog
     for label, p in (("8C", 0.6), ("8S", 0.2), ("5H", 0.2)):
         moved[LABELS.index(label)] = p
     batches: list[int] = []
-    looks = len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS)
+    looks = len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS) + len(SECOND_LOOK_ZOOMS)
 
     def infer(self: Recognizer, crops: np.ndarray) -> np.ndarray:
         batches.append(len(crops))
         out = np.tile(reading, (len(crops), 1))
-        if len(crops) == looks + 1:  # one unsure card's second look: rescaled and moved readings, then its suit look
+        if len(crops) == looks + 1:  # one unsure card's second look: rescaled, moved, zoomed readings, then its suit look
             out[looks] = moved
         return out
 
@@ -266,6 +267,46 @@ def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recog
     assert looked.card == "QC"
 
 
+@pytest.mark.parametrize("zooms", [(1.15, 1.3), (1.1, 1.2, 1.3)])
+def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPatch, zooms: tuple[float, ...]) -> None:
+    """Recognizer's ``second_look_zooms``: each zoomed reading is one more member of the geometric mean, beside
+    the first look, the rescaled outlines' readings and the surest moved one. Model readings stubbed: every
+    crop reads QC 0.45, QS 0.45, back 0.1, except the zoomed ones, which read QC 0.8, QS 0.1, back 0.1; so QC
+    over QS is 8 to the power of the zoomed readings' share of the members, and the tie becomes QC."""
+    reading = np.zeros(len(LABELS) + 1, np.float32)
+    zoomed = np.zeros_like(reading)
+    qc, qs, back = (LABELS.index(x) for x in ("QC", "QS", "back"))
+    reading[[qc, qs, back]] = 0.45, 0.45, 0.1
+    zoomed[[qc, qs, back]] = 0.8, 0.1, 0.1
+    looks = len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS)
+    batches: list[int] = []
+
+    def infer(self: Recognizer, crops: np.ndarray) -> np.ndarray:
+        out = np.tile(reading, (len(crops), 1))
+        if len(crops) > 1:  # the second look of one card: its zoomed readings (if any) after the outlines'
+            out[looks:] = zoomed
+            batches.append(len(crops))
+        return out
+
+    monkeypatch.setattr(Recognizer, "_infer", infer)
+    frame = np.full((300, 300, 3), 90, np.uint8)
+    quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
+    (read,) = Recognizer(threads=1, suit_look=False, second_look_zooms=zooms).classify_quads(frame, [quad])
+    members = 1 + len(SECOND_LOOK_SCALES) + 1 + len(zooms)
+    p = read.probabilities
+    assert p[qc] / p[qs] == pytest.approx(8.0 ** (len(zooms) / members), rel=1e-4)
+    assert read.card == "QC"
+    (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=()).classify_quads(frame, [quad])
+    assert plain.card == "unknown" and plain.probabilities[qc] == pytest.approx(plain.probabilities[qs])
+    assert batches == [looks + len(zooms), looks]
+
+
+@pytest.mark.parametrize("zooms", [(0.9,), (1.2, 2.5)])
+def test_zooms_that_would_cut_outside_the_index_corner_are_refused(zooms: tuple[float, ...]) -> None:
+    with pytest.raises(SettingError, match="second_look_zooms"):
+        Recognizer(threads=1, second_look_zooms=zooms)
+
+
 @needs_designs
 @pytest.mark.parametrize(("seed", "index"), [(99, 7), (99, 8), (99, 16), (2024, 4), (2024, 6)])
 def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(held_out_decks: dict, seed: int,  # type: ignore[type-arg]
@@ -280,10 +321,31 @@ def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(held_out_decks: dict, 
     for _ in range(index + 1):
         scene = make_scene(rng, held_out_decks["gnome:plastic"], NORMAL)
     truths = [q for label, q in scene.cards if label == "QC"]  # a scene may deal from two packs
-    without, with_look = ([r.card for r in Recognizer(threads=1, suit_look=look).classify_quads(scene.image, truths)]
-                          for look in (False, True))
+    # the zoomed crops (tested on their own below) name some of these queens already: the suit look alone here
+    without, with_look = ([r.card for r in Recognizer(threads=1, suit_look=look, second_look_zooms=())
+                           .classify_quads(scene.image, truths)] for look in (False, True))
     assert with_look.count("QC") > without.count("QC"), (without, with_look)
     assert set(without + with_look) <= {"QC", "unknown"}, (without, with_look)
+
+
+@needs_designs
+@pytest.mark.parametrize("width", [80, 100, 130])
+def test_zoomed_crops_name_the_jumbo_index_queen_of_clubs_laid_flat(held_out_decks: dict,  # type: ignore[type-arg]
+                                                                   width: int) -> None:
+    """SECOND_LOOK_ZOOMS: gnome:plastic's QC laid flat and square on felt, read through its true outline
+    (benchmarks/read_flat_card.py): without the zoomed crops the second look leaves it unknown (QS 0.40 / QC
+    0.35 at 80 px, QC 0.40-0.45 / QS 0.36-0.41 at 100-130 px; measured), with them it is QC (0.46-0.55)."""
+    card = held_out_decks["gnome:plastic"]("QC")
+    height = round(width * card.shape[0] / card.shape[1])
+    small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    frame = np.full((720, 1280, 3), (40, 110, 40), np.uint8)
+    alpha = small[:, :, 3:] / 255.0
+    roi = frame[200:200 + height, 400:400 + width]
+    roi[:] = (small[:, :, :3] * alpha + roi * (1 - alpha) + 0.5).astype(np.uint8)
+    quad = np.float32([[400, 200], [400 + width, 200], [400 + width, 200 + height], [400, 200 + height]]) - 0.5
+    (without,) = Recognizer(threads=1, second_look_zooms=()).classify_quads(frame, [quad])
+    (zoomed,) = Recognizer(threads=1).classify_quads(frame, [quad])
+    assert (without.card, zoomed.card) == ("unknown", "QC"), (without.card, zoomed.card)
 
 
 def test_no_false_cards_on_clutter_only_tables(recognizer: Recognizer) -> None:

@@ -96,3 +96,18 @@ def test_shifted_crops_move_towards_the_middle_of_the_card() -> None:
     higher = corner_crops(frame, quad + np.float32([0, -18]))[1].astype(int)
     assert np.abs(moved[0] - lower).max() <= 1 and np.abs(moved[1] - higher).max() <= 1
     assert np.abs(moved[0] - corner_crops(frame, quad)[0].astype(int)).max() >= 12  # and they did move
+
+
+def test_zoomed_crops_widen_from_the_card_corner() -> None:
+    """``zoom``: each crop covers that many times the usual part of the card, from the card's own corner:
+    the top crop zoomed by 1.3 is the plain top crop of an outline 1.3 times as large about the top-left
+    corner (the bottom crop: about the bottom-right corner), on a smooth random texture."""
+    rng = np.random.default_rng(8)
+    frame = cv2.GaussianBlur(rng.integers(0, 256, (400, 400, 3), dtype=np.uint8), (0, 0), 3)
+    quad = _box(200, 200, 110, 154, 17)
+    q = order_corners(quad)
+    zoomed = corner_crops(frame, q, zoom=1.3).astype(int)
+    top = corner_crops(frame, q[0] + 1.3 * (q - q[0]))[0].astype(int)
+    bottom = corner_crops(frame, q[2] + 1.3 * (q - q[2]))[1].astype(int)
+    assert np.abs(zoomed[0] - top).max() <= 1 and np.abs(zoomed[1] - bottom).max() <= 1
+    assert np.abs(zoomed[0] - corner_crops(frame, q)[0].astype(int)).mean() >= 5  # and it is another view
