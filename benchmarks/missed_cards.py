@@ -2,7 +2,7 @@
 detector and the model saw of it.
 
     .venv/bin/python benchmarks/missed_cards.py [--kind realistic|hard] [--scenes 20] [--seed 99]
-                                                [--calibrated] [--json]
+                                                [--calibrated] [--json] [--zooms Z ...]
 
 The frames are those of ``models.training.evaluate`` (same seeds, realistic scenes at ``--seed``, hard ones
 at ``--seed + 1``), run through the ``Recognizer`` users run. For each card not named it reports:
@@ -57,8 +57,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=99)
     ap.add_argument("--calibrated", action="store_true", help="give the recogniser each scene's table plane")
     ap.add_argument("--json", action="store_true", help="one JSON object per card not named, then the summary")
+    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
+                    help="the second look's zoomed-out crops other than the shipped ones (none: without them)")
     args = ap.parse_args()
-    rec = Recognizer(threads=1)
+    rec = Recognizer(threads=1, **({} if args.zooms is None else {"second_look_zooms": args.zooms}))
     spec, seed = (NORMAL, args.seed) if args.kind == "realistic" else (HARD, args.seed + 1)
     cases: list[dict[str, object]] = []
     cards = courts = 0

@@ -75,13 +75,16 @@ one). On the model card's frames (evaluate --scenes 20 --seed 2024) it took wron
 referee asks about an unknown card but acts on a wrong one."""
 SECOND_LOOK_ZOOMS: tuple[float, ...] = (1.15, 1.3)
 """... and through index crops zoomed out by each of these (``rectify.corner_crops``'s ``zoom``: the crop
-covers that many times the usual part of the card from its corner), each reading one more member of the mean.
-The crop ends at 0.267 of the card's height, inside a jumbo index's suit; zoomed out, the model sees more
-of it (gnome:plastic's QC flat on felt, 80-180 px wide: unknown at three widths without, QC at all four with;
-benchmarks/read_flat_card.py). Chosen on the validation set (validate_fonts, two sets of 240 untrained font
-styles: named up at both, wrong down); then measured once on the held-out designs (evaluate --scenes 20, six
-seeds, image mode): realistic named unchanged (6,646 of 6,683), hard named -2 and hard wrong 94 -> 84 of
-8,640 (docs/performance.md, session 20)."""
+covers that many times the usual part of the card from its corner): each reading is one more member of the
+mean, and its faces summed by suit weigh the mean's faces as the suit look's do (below). The crop ends at
+0.267 of the card's height, inside a jumbo index's suit; zoomed out, the model sees the whole suit
+(gnome:plastic's QC flat on felt, 80-180 px wide: unknown at three widths without, QC at 0.74-0.81 with;
+benchmarks/read_flat_card.py). Chosen on the validation set (validate_fonts --scenes 1, two sets of 240
+untrained font styles: realistic named 98.29 -> 98.74% and 98.17 -> 98.63%, wrong 0.72 -> 0.68% and
+1.19 -> 1.15%; hard named 92.50 -> 93.72% and 92.88 -> 93.78%, wrong 2.99 -> 3.02% and 3.51 -> 3.44%), then
+measured on the held-out designs (evaluate --scenes 20, six seeds): realistic named 6,646 -> 6,650 of 6,683
+(image) and 6,649 -> 6,652 (calibrated), hard named +19 and +23 of 8,640, hard wrong 94 -> 91 and 87 -> 85
+(docs/performance.md, session 20)."""
 SUIT_LOOK_SHIFT = 0.08
 """The second look also reads each unsure card through index crops moved this fraction of the card's
 height towards its middle, and weighs the readings' geometric mean by the suit that reading sees
@@ -206,17 +209,20 @@ class Recognizer:
             moved = readings[:, scales:]
             surest = moved[np.arange(n), moved.max(axis=2).argmax(axis=1)]
             readings = np.concatenate([readings[:, :scales], surest[:, None]], axis=1)
+        suits: list[np.ndarray] = []  # (N, 4) each: each suit's share in a look's crops
         if zooms:
             zoomed = raw[n * k:n * (k + len(zooms))].reshape(len(zooms), n, -1).transpose(1, 0, 2)
             readings = np.concatenate([readings, zoomed], axis=1)
+            suits += [zoomed[:, j, :_FACES] @ _SUIT_OF_FACE for j in range(len(zooms))]
         logs = np.log(np.maximum(np.concatenate([probs[:, None], readings], axis=1), 1e-12))
         mean = np.exp(logs.mean(axis=1))
         out: np.ndarray = mean / mean.sum(axis=1, keepdims=True)
         if self.suit_look:
+            suits.append(raw[n * (k + len(zooms)):, :_FACES] @ _SUIT_OF_FACE)
+        if suits:
             faces = out[:, :_FACES]
-            suit = raw[n * (k + len(zooms)):, :_FACES] @ _SUIT_OF_FACE  # (N, 4): each suit's share in the moved crops
-            weighed = faces * suit[:, _SUIT_INDEX]
-            # the faces keep their total, so the look can move a card between suits but not make a back
+            weighed = faces * np.prod(suits, axis=0)[:, _SUIT_INDEX]
+            # the faces keep their total, so a look can move a card between suits but not make a back
             # a face or an unsure card sure of being a card
             faces[:] = weighed * (faces.sum(axis=1, keepdims=True) / np.maximum(weighed.sum(axis=1, keepdims=True),
                                                                                1e-12))

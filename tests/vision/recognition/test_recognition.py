@@ -240,21 +240,21 @@ def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recog
     for label, p in (("8C", 0.6), ("8S", 0.2), ("5H", 0.2)):
         moved[LABELS.index(label)] = p
     batches: list[int] = []
-    looks = len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS) + len(SECOND_LOOK_ZOOMS)
+    looks = len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS)  # no zoomed crops: the suit look alone
 
     def infer(self: Recognizer, crops: np.ndarray) -> np.ndarray:
         batches.append(len(crops))
         out = np.tile(reading, (len(crops), 1))
-        if len(crops) == looks + 1:  # one unsure card's second look: rescaled, moved, zoomed readings, then its suit look
+        if len(crops) == looks + 1:  # one unsure card's second look: rescaled and moved readings, then its suit look
             out[looks] = moved
         return out
 
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
-    (plain,) = Recognizer(threads=1, suit_look=False).classify_quads(frame, [quad])
+    (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=()).classify_quads(frame, [quad])
     batches.clear()
-    (looked,) = recognizer.classify_quads(frame, [quad])
+    (looked,) = Recognizer(threads=1, second_look_zooms=()).classify_quads(frame, [quad])
     assert batches == [1, looks + 1]
     p0, p1 = plain.probabilities, looked.probabilities
     qc, qs, two_s, back = (LABELS.index(x) for x in ("QC", "QS", "2S", "back"))
@@ -270,9 +270,11 @@ def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recog
 @pytest.mark.parametrize("zooms", [(1.15, 1.3), (1.1, 1.2, 1.3)])
 def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPatch, zooms: tuple[float, ...]) -> None:
     """Recognizer's ``second_look_zooms``: each zoomed reading is one more member of the geometric mean, beside
-    the first look, the rescaled outlines' readings and the surest moved one. Model readings stubbed: every
-    crop reads QC 0.45, QS 0.45, back 0.1, except the zoomed ones, which read QC 0.8, QS 0.1, back 0.1; so QC
-    over QS is 8 to the power of the zoomed readings' share of the members, and the tie becomes QC."""
+    the first look, the rescaled outlines' readings and the surest moved one, and its faces summed by suit
+    weigh the mean's faces as the suit look's do. Model readings stubbed: every crop reads QC 0.45, QS 0.45,
+    back 0.1, except the zoomed ones, which read QC 0.8, QS 0.1, back 0.1 (clubs 0.8, spades 0.1); so QC over
+    QS is 8 to the power of the zoomed readings' share of the members, times 8 for each zoomed reading's
+    suits, "back" keeps its share, and the tie becomes QC."""
     reading = np.zeros(len(LABELS) + 1, np.float32)
     zoomed = np.zeros_like(reading)
     qc, qs, back = (LABELS.index(x) for x in ("QC", "QS", "back"))
@@ -294,7 +296,11 @@ def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPa
     (read,) = Recognizer(threads=1, suit_look=False, second_look_zooms=zooms).classify_quads(frame, [quad])
     members = 1 + len(SECOND_LOOK_SCALES) + 1 + len(zooms)
     p = read.probabilities
-    assert p[qc] / p[qs] == pytest.approx(8.0 ** (len(zooms) / members), rel=1e-4)
+    assert p[qc] / p[qs] == pytest.approx(8.0 ** (len(zooms) / members) * 8.0 ** len(zooms), rel=1e-4)
+    mean_back = 0.1 ** (1 - len(zooms) / members) * 0.1 ** (len(zooms) / members)  # 0.1: every reading's back
+    mean_faces = 0.45 ** (1 - len(zooms) / members) * 0.8 ** (len(zooms) / members) \
+        + 0.45 ** (1 - len(zooms) / members) * 0.1 ** (len(zooms) / members)
+    assert p[back] == pytest.approx(mean_back / (mean_back + mean_faces), rel=1e-4)
     assert read.card == "QC"
     (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=()).classify_quads(frame, [quad])
     assert plain.card == "unknown" and plain.probabilities[qc] == pytest.approx(plain.probabilities[qs])
@@ -334,7 +340,7 @@ def test_zoomed_crops_name_the_jumbo_index_queen_of_clubs_laid_flat(held_out_dec
                                                                    width: int) -> None:
     """SECOND_LOOK_ZOOMS: gnome:plastic's QC laid flat and square on felt, read through its true outline
     (benchmarks/read_flat_card.py): without the zoomed crops the second look leaves it unknown (QS 0.40 / QC
-    0.35 at 80 px, QC 0.40-0.45 / QS 0.36-0.41 at 100-130 px; measured), with them it is QC (0.46-0.55)."""
+    0.35 at 80 px, QC 0.40-0.45 / QS 0.36-0.41 at 100-130 px; measured), with them it is QC (0.74-0.80)."""
     card = held_out_decks["gnome:plastic"]("QC")
     height = round(width * card.shape[0] / card.shape[1])
     small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
