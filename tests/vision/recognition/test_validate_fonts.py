@@ -103,3 +103,29 @@ def test_a_pair_stricter_than_the_second_look_is_refused() -> None:
     from vision.recognizer import SECOND_LOOK_BELOW, Recognizer
     with pytest.raises(ValueError, match="SECOND_LOOK_BELOW"):
         validate_fonts.validate(Recognizer(), (960,), 1, 5, pairs=((SECOND_LOOK_BELOW + 0.1, 0.2),))
+
+
+def test_zooms_reach_the_recogniser_and_bad_ones_are_refused(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """``--zooms Z ...`` measures the second look with other zoomed crops (none after the flag: without them);
+    a zoom outside 1.0-1.8 is a usage error, and ``evaluate --zooms --write`` is refused (the model card holds
+    the shipped settings only)."""
+    from models.training import evaluate
+    from vision.recognizer import SECOND_LOOK_ZOOMS
+
+    seen: list[tuple[float, ...]] = []
+
+    def stop(rec: object, *args: object) -> dict[str, object]:
+        seen.append(rec.second_look_zooms)  # type: ignore[attr-defined]
+        return {}
+
+    monkeypatch.setattr(validate_fonts, "validate", stop)
+    for argv in ([], ["--zooms"], ["--zooms", "1.2", "1.4"]):
+        validate_fonts.main(["--styles", "960-961", *argv])
+    assert seen == [SECOND_LOOK_ZOOMS, (), (1.2, 1.4)]
+    for main, argv in ((validate_fonts.main, ["--zooms", "2.5"]), (evaluate.main, ["--zooms", "0.9", "--scenes", "1"]),
+                       (evaluate.main, ["--zooms", "1.2", "--write", "--scenes", "1"])):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+    assert "second_look_zooms" in capsys.readouterr().err
