@@ -184,8 +184,8 @@ class Recognizer:
     def _second_look(self, frame: np.ndarray, quads: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
         """(N, 53) probabilities of unsure cards: the geometric mean of ``probs`` and the readings through
         their outlines rescaled by ``SECOND_LOOK_SCALES`` and moved by ``SECOND_LOOK_SHIFTS`` and through crops
-        zoomed out by ``second_look_zooms``, its faces weighed by the suit seen through crops moved by
-        ``SUIT_LOOK_SHIFT`` (with ``suit_look``). One onnxruntime run for all."""
+        zoomed out by ``second_look_zooms``, its faces weighed by the suits the zoomed crops see and those seen
+        through crops moved by ``SUIT_LOOK_SHIFT`` (with ``suit_look``). One onnxruntime run for all."""
         n, k = len(quads), len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS)
         zooms = self.second_look_zooms
         variants: list[np.ndarray] = []
