@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
 from models.training.dataset import corner_error, match  # noqa: E402
-from models.training.evaluate import NORMAL, blur_class, held_out_scenes  # noqa: E402
+from models.training.evaluate import NORMAL, add_zooms_argument, blur_class, held_out_scenes  # noqa: E402
 from models.training.synth import HARD  # noqa: E402
 from vision.detect import outline_support  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
@@ -57,10 +57,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=99)
     ap.add_argument("--calibrated", action="store_true", help="give the recogniser each scene's table plane")
     ap.add_argument("--json", action="store_true", help="one JSON object per card not named, then the summary")
-    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
-                    help="the second look's zoomed-out crops other than the shipped ones (none: without them)")
+    add_zooms_argument(ap)
     args = ap.parse_args()
-    rec = Recognizer(threads=1, **({} if args.zooms is None else {"second_look_zooms": args.zooms}))
+    rec = Recognizer(threads=1, second_look_zooms=args.zooms)
     spec, seed = (NORMAL, args.seed) if args.kind == "realistic" else (HARD, args.seed + 1)
     cases: list[dict[str, object]] = []
     cards = courts = 0

@@ -15,28 +15,14 @@ import argparse
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from models.training.designs import held_out_decks  # noqa: E402
+from models.training.evaluate import add_zooms_argument  # noqa: E402
+from models.training.synth import flat_frame  # noqa: E402
 from vision.recognizer import _SUIT_OF_FACE, DEFAULT_MODEL, LABELS, SUIT_LOOK_SHIFT, Recognizer  # noqa: E402
-
-FELT = (40, 110, 40)
-
-
-def flat_frame(card: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """A 1280x720 felt frame with the BGRA ``card`` pasted ``width`` px wide, and its outline."""
-    height = round(width * card.shape[0] / card.shape[1])
-    small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
-    frame = np.full((720, 1280, 3), FELT, np.uint8)
-    x, y = 400, 200
-    alpha = small[:, :, 3:] / 255.0
-    region = frame[y:y + height, x:x + width].astype(np.float32)
-    frame[y:y + height, x:x + width] = (small[:, :, :3] * alpha + region * (1 - alpha) + 0.5).astype(np.uint8)
-    quad = np.array([[x, y], [x + width, y], [x + width, y + height], [x, y + height]], np.float32) - 0.5
-    return frame, quad
 
 
 def _top(p: np.ndarray, k: int = 3) -> str:
@@ -49,14 +35,13 @@ def main() -> None:
     ap.add_argument("--design", default="gnome:plastic")
     ap.add_argument("--cards", nargs="+", default=["QC"])
     ap.add_argument("--widths", type=int, nargs="+", default=[80, 100, 130, 180])
-    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
-                    help="the second look's zoomed-out crops other than the shipped ones (none: without them)")
+    add_zooms_argument(ap)
     args = ap.parse_args()
     decks = held_out_decks()
     if args.design not in decks:
         ap.error(f"{args.design!r} is not a held-out design ({', '.join(sorted(decks))})")
     deck = decks[args.design]
-    rec = Recognizer(args.model, **({} if args.zooms is None else {"second_look_zooms": args.zooms}))
+    rec = Recognizer(args.model, second_look_zooms=args.zooms)
     print(f"{args.model.name}, {args.design}, flat on felt, true outlines")
     for card in args.cards:
         for width in args.widths:

@@ -125,7 +125,7 @@ class Recognizer:
                  min_confidence: float | None = None, min_margin: float | None = None,
                  detector: DetectorConfig = DEFAULT_CONFIG, second_look: bool = True,
                  second_look_below: float = SECOND_LOOK_BELOW, suit_look: bool = True,
-                 second_look_zooms: Sequence[float] = SECOND_LOOK_ZOOMS) -> None:
+                 second_look_zooms: Sequence[float] | None = None) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
                                           expected_crop=PIPELINE_CROP)
@@ -140,7 +140,9 @@ class Recognizer:
         self.second_look = second_look
         self.second_look_below = second_look_below
         self.suit_look = suit_look
-        self.second_look_zooms = tuple(float(z) for z in second_look_zooms)
+        # None: the shipped SECOND_LOOK_ZOOMS; () reads no zoomed crops
+        zooms = SECOND_LOOK_ZOOMS if second_look_zooms is None else second_look_zooms
+        self.second_look_zooms = tuple(float(z) for z in zooms)
         if any(not 1.0 <= z <= 1.8 for z in self.second_look_zooms):  # 1.8: the two corners' crops stay apart
             raise SettingError(f"second_look_zooms: each zoom must be 1.0-1.8, got {self.second_look_zooms}")
 

@@ -130,6 +130,14 @@ def clutter_only(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = 
     return t
 
 
+def add_zooms_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--zooms Z ...``: the second look's zoomed-out index crops (Recognizer's ``second_look_zooms``) other
+    than the shipped ones; the flag alone, none. Not given: ``args.zooms`` is None (the shipped ones)."""
+    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
+                    help="the second look's zoomed-out index crops other than the shipped ones; the flag alone for "
+                         "none" + note)
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -142,9 +150,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
                     help="detector settings other than the shipped ones (vision.detect.DetectorConfig fields, e.g. "
                          "size_pass_image=true); not with --write")
-    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
-                    help="the second look's zoomed-out index crops (Recognizer's second_look_zooms) other than the "
-                         "shipped ones; none for no zoomed crops; not with --write")
+    add_zooms_argument(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
@@ -163,8 +169,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     except ValueError as e:
         ap.error(str(e))
     try:
-        rec = Recognizer(args.model, detector=detector,
-                         **({} if args.zooms is None else {"second_look_zooms": args.zooms}))
+        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms)
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated

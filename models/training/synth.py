@@ -341,6 +341,23 @@ def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple
     return (img if decoded is None else np.asarray(decoded)), blur
 
 
+FELT = (40, 110, 40)
+
+
+def flat_frame(card: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A 1280x720 felt frame with the BGRA ``card`` pasted flat and square ``width`` px wide, and its true
+    outline: no perspective, blur or light, only the design's index left to read."""
+    height = round(width * card.shape[0] / card.shape[1])
+    small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    frame = np.full((720, 1280, 3), FELT, np.uint8)
+    x, y = 400, 200
+    alpha = small[:, :, 3:] / 255.0
+    region = frame[y:y + height, x:x + width].astype(np.float32)
+    frame[y:y + height, x:x + width] = (small[:, :, :3] * alpha + region * (1 - alpha) + 0.5).astype(np.uint8)
+    quad = np.array([[x, y], [x + width, y], [x + width, y + height], [x, y + height]], np.float32) - 0.5
+    return frame, quad
+
+
 def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(),
                labels: list[str] | None = None) -> Scene:
     """A table with ``spec.n_cards`` cards of ``deck`` (None: no cards, clutter only)."""

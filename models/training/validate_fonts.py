@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from models.training.build_crops import _style_range
-from models.training.evaluate import NORMAL
+from models.training.evaluate import NORMAL, add_zooms_argument
 from models.training.synth import HARD, make_scene
 from vision.classify import decide
 from vision.errors import SettingError
@@ -101,14 +101,12 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--pairs", nargs="*", type=_pair, default=[], metavar="CONF/MARGIN",
                     help="also decide the readings under these min_confidence/min_margin pairs, e.g. 0.4/0.1")
-    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
-                    help="the second look's zoomed-out index crops (Recognizer's second_look_zooms) other than the "
-                         "shipped ones; none for no zoomed crops")
+    add_zooms_argument(ap)
     args = ap.parse_args(argv)
     from models.training.font_faces import is_jumbo
     styles = tuple(s for s in args.styles if is_jumbo(s)) if args.jumbo else args.styles
     try:
-        rec = Recognizer(args.model, **({} if args.zooms is None else {"second_look_zooms": args.zooms}))
+        rec = Recognizer(args.model, second_look_zooms=args.zooms)
     except SettingError as e:
         ap.error(str(e))
     try:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from models.training.dataset import match
-from models.training.synth import SceneSpec, faces_deck, make_scene
+from models.training.synth import SceneSpec, faces_deck, flat_frame, make_scene
 from vision.errors import ImageError, SettingError
 from vision.recognizer import (
     LABELS,
@@ -342,14 +342,7 @@ def test_zoomed_crops_name_the_jumbo_index_queen_of_clubs_laid_flat(held_out_dec
     """SECOND_LOOK_ZOOMS: gnome:plastic's QC laid flat and square on felt, read through its true outline
     (benchmarks/read_flat_card.py): without the zoomed crops the second look leaves it unknown (QS 0.40 / QC
     0.35 at 80 px, QC 0.40-0.45 / QS 0.36-0.41 at 100-130 px; measured), with them it is QC (0.74-0.80)."""
-    card = held_out_decks["gnome:plastic"]("QC")
-    height = round(width * card.shape[0] / card.shape[1])
-    small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
-    frame = np.full((720, 1280, 3), (40, 110, 40), np.uint8)
-    alpha = small[:, :, 3:] / 255.0
-    roi = frame[200:200 + height, 400:400 + width]
-    roi[:] = (small[:, :, :3] * alpha + roi * (1 - alpha) + 0.5).astype(np.uint8)
-    quad = np.float32([[400, 200], [400 + width, 200], [400 + width, 200 + height], [400, 200 + height]]) - 0.5
+    frame, quad = flat_frame(held_out_decks["gnome:plastic"]("QC"), width)
     (without,) = Recognizer(threads=1, second_look_zooms=()).classify_quads(frame, [quad])
     (zoomed,) = Recognizer(threads=1).classify_quads(frame, [quad])
     assert (without.card, zoomed.card) == ("unknown", "QC"), (without.card, zoomed.card)
