@@ -13,7 +13,8 @@
   median, max); the whole detection's process CPU time.
 * ``--root PATH``: import ``vision`` (and the scene generator) from another checkout, e.g. a ``git worktree``
   of an older revision, to time it the same way. ``--save FILE`` writes every outline (``.npz``);
-  ``--compare FILE`` counts the detections whose outlines differ from a saved run, byte for byte.
+  ``--compare FILE`` counts the detections whose outlines differ from a saved run, byte for byte, and says
+  how far apart they are.
 """
 
 from __future__ import annotations
@@ -118,8 +119,12 @@ def main() -> None:
     if args.compare:
         saved = np.load(args.compare)
         differ = [i for i in range(n) if str(i) not in saved or not np.array_equal(saved[str(i)], flat[str(i)])]
-        print(f"compared with {args.compare}: {len(differ)} of {n} detections differ{'' if not differ else ': ' + str(differ[:10])}")
-
+        counted = [i for i in differ if str(i) not in saved or saved[str(i)].shape != flat[str(i)].shape]
+        moved = max((float(np.abs(saved[str(i)] - flat[str(i)]).max()) for i in differ if i not in counted),
+                    default=0.0)
+        print(f"compared with {args.compare}: {len(differ)} of {n} detections differ"
+              f"{'' if not differ else ': ' + str(differ[:10])}; {len(counted)} in their number of outlines, "
+              f"the others by at most {moved:.6f} px (each corner, in order)")
 
 if __name__ == "__main__":
     main()

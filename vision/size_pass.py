@@ -56,20 +56,9 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     if space is None:
         return []
     to_space, size = space
-    if config.plane is None:  # the search space is the detection frame itself
-        s_small, s_edges = small, edges
-    else:
-        s_small = cv2.warpPerspective(small, to_space, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        channels = tuple(cv2.split(s_small))
-        s_edges = edge_map(s_small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
-        inside = cv2.warpPerspective(np.full(small.shape[:2], 255, np.uint8), to_space, size, flags=cv2.INTER_NEAREST)
-        s_edges = cv2.bitwise_and(s_edges, cv2.erode(inside, np.ones((5, 5), np.uint8)))  # not the frame's edge
     found = [map_points(to_space, q) for q in quads]
-    free = cv2.subtract(s_edges, filled_mask(s_edges.shape, [grow_quad(q, 1.0) for q in found]))
     dims = np.array([short_long(q) for q in found])
     short, long_ = float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
-    if cv2.countNonZero(free) < 2 * (short + long_):
-        return []  # not edges enough outside the cards found for one more
     # where to look: around the loose paper, as far as a card reaches from it
     x, y, bw, bh = cv2.boundingRect(cv2.findNonZero(loose_paper))
     box = map_points(to_space, np.array([[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]], np.float32))
@@ -77,12 +66,33 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     x1, y1 = np.minimum(np.ceil(box.max(axis=0) + long_), (size[0], size[1])).astype(int)
     if x1 - x0 < 2 * long_ or y1 - y0 < 2 * long_:
         return []
-    grey = cv2.GaussianBlur(cv2.cvtColor(s_small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    # only that region of the search space is warped and edge-mapped (the whole plane's view can be four
+    # times the frame), with a margin so that the blur and Canny see the same neighbourhood at its border
+    px0, py0 = max(int(x0) - _REGION_MARGIN, 0), max(int(y0) - _REGION_MARGIN, 0)
+    px1, py1 = min(int(x1) + _REGION_MARGIN, size[0]), min(int(y1) + _REGION_MARGIN, size[1])
+    if config.plane is None:  # the search space is the detection frame itself
+        r_small, r_edges = small[py0:py1, px0:px1], edges[py0:py1, px0:px1]
+    else:
+        to_region = np.array([[1, 0, -px0], [0, 1, -py0], [0, 0, 1]], np.float64) @ to_space
+        r_size = (px1 - px0, py1 - py0)
+        r_small = cv2.warpPerspective(small, to_region, r_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        channels = tuple(cv2.split(r_small))
+        r_edges = edge_map(r_small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
+        inside = cv2.warpPerspective(np.full(small.shape[:2], 255, np.uint8), to_region, r_size, flags=cv2.INTER_NEAREST)
+        r_edges = cv2.bitwise_and(r_edges, cv2.erode(inside, np.ones((5, 5), np.uint8)))  # not the frame's edge
+    offset = np.array([px0, py0], np.float64)
+    free = cv2.subtract(r_edges, filled_mask(r_edges.shape, [grow_quad(q, 1.0).astype(np.float64) - offset
+                                                              for q in found]))
+    if cv2.countNonZero(free) < 2 * (short + long_):
+        return []  # not edges enough outside the cards found for one more
+    free = free[y0 - py0:y1 - py0, x0 - px0:x1 - px0]
+    grey = cv2.GaussianBlur(cv2.cvtColor(r_small[y0 - py0:y1 - py0, x0 - px0:x1 - px0], cv2.COLOR_BGR2GRAY), (3, 3), 0)
     tolerance = config.size_tolerance if config.plane is not None else config.size_tolerance_image
     back = np.linalg.inv(to_space)
     h, w = edges.shape
+    free = np.ascontiguousarray(free)
     rects = [crop_rect + np.array([x0, y0], np.float32) for _, crop_rect in rectangles_of_size(
-        np.ascontiguousarray(free[y0:y1, x0:x1]), edge_directions(grey), short, long_, tolerance=tolerance,
+        free, edge_directions(grey, free), short, long_, tolerance=tolerance,
         level=config.size_level, grow=config.size_grow)]
     outlines = [map_points(back, rect) for rect in rects]  # in the frame (the cards found are ``quads``)
     # the tests that do not depend on the cards found so far, cheapest first, the margins for all rectangles
@@ -124,6 +134,9 @@ def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: Detec
         return None
     scale_shift = np.array([[ratio, 0, -lo[0] * ratio], [0, ratio, -lo[1] * ratio], [0, 0, 1]])
     return scale_shift @ to_plane, (int(math.ceil(span[0])) + 1, int(math.ceil(span[1])) + 1)
+
+
+_REGION_MARGIN = 8  # pixels: more than the edge map's blur and Sobel reach (3 + 3)
 
 
 _BAND_T = np.linspace(0.15, 0.85, 15)[:, None]

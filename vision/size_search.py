@@ -26,11 +26,17 @@ import numpy as np
 _BIN = 3.0  # degrees: directions are binned this finely for choosing the card directions to try
 
 
-def edge_directions(grey: np.ndarray) -> np.ndarray:
-    """Per pixel, the direction of the grey gradient (the edge's normal) in degrees, modulo 180."""
+def edge_directions(grey: np.ndarray, edges: np.ndarray | None = None) -> np.ndarray:
+    """Per pixel, the direction of the grey gradient (the edge's normal) in degrees, modulo 180; given
+    ``edges``, only at its nonzero pixels (0 elsewhere: ``rectangles_of_size`` reads no other)."""
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    out: np.ndarray = cv2.phase(gx, gy, angleInDegrees=True) % 180.0
+    if edges is None:
+        whole: np.ndarray = cv2.phase(gx, gy, angleInDegrees=True) % 180.0
+        return whole
+    on = edges > 0
+    out = np.zeros(grey.shape, np.float32)
+    out[on] = cv2.phase(gx[on], gy[on], angleInDegrees=True).ravel() % 180.0
     return out
 
 

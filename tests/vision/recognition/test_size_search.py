@@ -107,3 +107,16 @@ def test_directions_with_fewer_edges_than_the_least_are_not_tried() -> None:
     assert favoured_directions(directions, 3) == [10.5, 40.5]
     assert favoured_directions(directions, 3, least=100.0) == [10.5]
     assert favoured_directions(directions, 3, least=1000.0) == []
+
+
+def test_directions_computed_only_at_edge_pixels_equal_the_whole_map_there_and_are_zero_elsewhere() -> None:
+    img, _ = _card_image(23.0)
+    edges = cv2.Canny(img, 40, 100)
+    whole, sparse = edge_directions(img), edge_directions(img, edges)
+    on = edges > 0
+    assert on.sum() > 200
+    assert np.array_equal(sparse[on], whole[on])
+    assert not sparse[~on].any()
+    # the matched filter reads no other pixel: the rectangles found are the same
+    assert [s for s, _ in rectangles_of_size(edges, whole, 44.0, 62.0, tolerance=0.06, level=0.7)] == \
+        [s for s, _ in rectangles_of_size(edges, sparse, 44.0, 62.0, tolerance=0.06, level=0.7)]
