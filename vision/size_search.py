@@ -131,20 +131,18 @@ def _axis_rectangles(vert: np.ndarray, horiz: np.ndarray, across: float, along: 
     points = points.reshape(-1, 2)
     xs, ys = points[:, 0], points[:, 1]
     order = np.argsort(-score[ys, xs])[:peaks]
+    y, x = ys[order].astype(np.intp)[:, None], xs[order].astype(np.intp)[:, None]  # (P, 1) each
     a_offsets, b_offsets = np.arange(a_lo, a_hi + 1), np.arange(b_lo, b_hi + 1)
-    out = []
-    for y, x in zip(ys[order].tolist(), xs[order].tolist(), strict=True):
-        # where each side is: its best offset (the outermost of equals: a printed frame lies inside the edge)
-        lx = x - a_offsets
-        rx = x + a_offsets
-        ty = y - b_offsets
-        by = y + b_offsets
-        x0 = x - _outermost(col[y, np.clip(lx, 0, tw - 1)] * (lx >= 0), a_offsets)
-        x1 = x + _outermost(col[y, np.clip(rx, 0, tw - 1)] * (rx < tw), a_offsets)
-        y0 = y - _outermost(row[np.clip(ty, 0, th - 1), x] * (ty >= 0), b_offsets)
-        y1 = y + _outermost(row[np.clip(by, 0, th - 1), x] * (by < th), b_offsets)
-        out.append((float(score[y, x]) / 255, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)))
-    return out
+    # where each side is: its best offset (the outermost of equals: a printed frame lies inside the edge),
+    # for all peaks at once
+    lx, rx, ty, by = x - a_offsets, x + a_offsets, y - b_offsets, y + b_offsets
+    x0 = x[:, 0] - _outermost(col[y, np.clip(lx, 0, tw - 1)] * (lx >= 0), a_offsets)
+    x1 = x[:, 0] + _outermost(col[y, np.clip(rx, 0, tw - 1)] * (rx < tw), a_offsets)
+    y0 = y[:, 0] - _outermost(row[np.clip(ty, 0, th - 1), x] * (ty >= 0), b_offsets)
+    y1 = y[:, 0] + _outermost(row[np.clip(by, 0, th - 1), x] * (by < th), b_offsets)
+    rects = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1), np.stack([x0, y1], 1)],
+                     axis=1).astype(np.float32)
+    return [(float(v) / 255, rect) for v, rect in zip(score[y[:, 0], x[:, 0]].tolist(), rects, strict=True)]
 
 
 def _direction_table(normal: float, tolerance: float) -> np.ndarray:
@@ -165,5 +163,8 @@ def _offset_kernel(lo: int, hi: int, *, horizontal: bool) -> np.ndarray:
     return k[None, :] if horizontal else k[:, None]
 
 
-def _outermost(shares: np.ndarray, offsets: np.ndarray) -> int:
-    return int(offsets[int(np.flatnonzero(shares >= shares.max())[-1])])
+def _outermost(shares: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(P,): per row of the (P, O) ``shares`` the largest offset at which the row's maximum is reached."""
+    last = shares.shape[1] - 1 - np.argmax((shares >= shares.max(axis=1, keepdims=True))[:, ::-1], axis=1)
+    out: np.ndarray = offsets[last]
+    return out

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 
-from vision.quads import grow_quad, short_long
+from vision.quads import grow_quad, short_longs
+from vision.rectify import order_corners
+from vision.size_pass import _BAND_DEPTH, _BAND_T, _band_points, _quad_sides
 
 
 def _card(rng: np.random.Generator) -> np.ndarray:
@@ -17,15 +18,21 @@ def _card(rng: np.random.Generator) -> np.ndarray:
     return (corners + rng.normal(0, 2, (4, 2))).astype(np.float32)
 
 
-def test_short_long_is_the_mean_of_opposite_sides_whatever_the_order_of_the_corners() -> None:
+def test_short_longs_are_the_mean_opposite_sides_bit_for_bit_whatever_the_order_of_the_corners() -> None:
+    """The reference: the corners in order (``order_corners``), each side's ``np.linalg.norm`` in float32."""
     rng = np.random.default_rng(3)
-    for _ in range(500):
-        quad = _card(rng)
-        sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1).astype(np.float64)
-        a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-        for shuffled in (quad, quad[::-1], quad[[0, 2, 1, 3]], quad[[3, 1, 0, 2]]):
-            assert short_long(shuffled) == pytest.approx((min(a, b), max(a, b)), rel=1e-6)
-    assert short_long(np.array([[0, 0], [10, 0], [10, 15], [0, 15]], np.int64)) == (10.0, 15.0)
+    for _ in range(300):
+        quads = [_card(rng) for _ in range(int(rng.integers(1, 8)))]
+        expected = []
+        for quad in quads:
+            q = order_corners(quad)
+            a = (float(np.linalg.norm(q[1] - q[0])) + float(np.linalg.norm(q[3] - q[2]))) / 2
+            b = (float(np.linalg.norm(q[2] - q[1])) + float(np.linalg.norm(q[0] - q[3]))) / 2
+            expected.append((min(a, b), max(a, b)))
+        for shuffle in ([0, 1, 2, 3], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 0, 2]):
+            assert np.array_equal(short_longs([quad[shuffle] for quad in quads]), np.array(expected))
+    assert short_longs([np.array([[0, 0], [10, 0], [10, 15], [0, 15]], np.int64)]).tolist() == [[10.0, 15.0]]
+    assert short_longs([]).shape == (0, 2)
 
 
 def test_grow_quad_moves_each_corner_away_from_the_centre_as_the_per_corner_reference_does() -> None:
@@ -38,3 +45,19 @@ def test_grow_quad_moves_each_corner_away_from_the_centre_as_the_per_corner_refe
             v = quad[k] - centre
             expected[k] = quad[k] + v / max(1e-6, float(np.linalg.norm(v))) * 2.0 * 1.41
         assert np.array_equal(grow_quad(quad, 2.0), expected)
+
+
+def test_the_size_pass_band_points_of_many_quads_at_once_are_those_of_each_quad_alone() -> None:
+    """``size_pass._band_points`` takes all rectangles of a frame in one array; per quad it must give the
+    points the per-side reference (``_quad_sides``) gives, bit for bit, whatever the corner order."""
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        quads = [_card(rng)[rng.permutation(4) if rng.random() < 0.3 else np.arange(4)]
+                 for _ in range(int(rng.integers(1, 6)))]
+        expected = []
+        for quad in quads:
+            _, width, sides = _quad_sides(quad)
+            base = np.stack([a + _BAND_T * d for a, d, _ in sides])[:, None]
+            step = np.stack([(_BAND_DEPTH * width)[:, None] * inward for _, _, inward in sides])[:, :, None]
+            expected.append(np.stack([(base + step).reshape(-1, 2), (base - step).reshape(-1, 2)]))
+        assert np.array_equal(_band_points(quads), np.stack(expected, axis=1))
