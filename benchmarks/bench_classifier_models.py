@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,6 +45,30 @@ def model_file(spec: str, tmp: Path, index: int) -> Path:
     return out
 
 
+def macs_per_crop(path: Path) -> int:
+    """Multiply-accumulates of one crop through the network's Conv and Gemm layers (shapes inferred for a
+    batch of one)."""
+    import onnx
+    from onnx import numpy_helper, shape_inference
+
+    model = onnx.load(str(path))
+    batch = model.graph.input[0].type.tensor_type.shape.dim[0]
+    batch.ClearField("dim_param")
+    batch.dim_value = 1
+    graph = shape_inference.infer_shapes(model).graph
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+              for v in [*graph.value_info, *graph.output, *graph.input]}
+    shapes.update({t.name: list(numpy_helper.to_array(t).shape) for t in graph.initializer})
+    total = 0
+    for node in graph.node:
+        if node.op_type == "Conv":
+            weight, out = shapes[node.input[1]], shapes[node.output[0]]
+            total += int(np.prod(out[1:])) * int(np.prod(weight[1:]))
+        elif node.op_type == "Gemm":
+            total += int(np.prod(shapes[node.input[1]]))
+    return total
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("models", nargs="+", help="model files or REV:PATH")
@@ -53,7 +78,9 @@ def main() -> None:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
-        recs = [Recognizer(model_file(m, Path(tmp), i), threads=1) for i, m in enumerate(args.models)]
+        paths = [model_file(m, Path(tmp), i) for i, m in enumerate(args.models)]
+        recs = [Recognizer(path, threads=1) for path in paths]
+        macs = [macs_per_crop(path) for path in paths]
     imgs = frames(args.frames, args.seed)
     outlines = [detect_cards(f) for f in imgs]
     cards = sum(len(q) for q in outlines)
@@ -78,7 +105,9 @@ def main() -> None:
     for k, spec in enumerate(args.models):
         med = statistics.median(runs[k])
         print(f"{spec}: classification {med:.2f} ms a frame (runs {[round(x, 2) for x in runs[k]]}), "
-              f"{med / per_frame:.3f} ms a card; top label as the first model's {agree[k]}/{cards}")
+              f"{med / per_frame:.3f} ms a card; top label as the first model's {agree[k]}/{cards}; "
+              f"{macs[k] / 1e6:.2f} M multiply-accumulates a crop, {2 * macs[k] * per_frame / med / 1e6:.1f} G a second "
+              f"over the whole classification")
 
 
 if __name__ == "__main__":
