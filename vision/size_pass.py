@@ -20,6 +20,7 @@ from vision.quads import (
     filled_mask,
     grow_quad,
     map_points,
+    map_quads,
     overlap_share,
     pixels_at,
     short_longs,
@@ -56,7 +57,7 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     if space is None:
         return []
     to_space, size = space
-    found = [map_points(to_space, q) for q in quads]
+    found = list(map_quads(to_space, quads))
     dims = short_longs(found)
     short, long_ = float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
     # where to look: around the loose paper, as far as a card reaches from it
@@ -94,7 +95,7 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     rects = [crop_rect + np.array([x0, y0], np.float32) for _, crop_rect in rectangles_of_size(
         free, edge_directions(grey, free), short, long_, tolerance=tolerance,
         level=config.size_level, grow=config.size_grow)]
-    outlines = [map_points(back, rect) for rect in rects]  # in the frame (the cards found are ``quads``)
+    outlines = list(map_quads(back, rects))  # in the frame (the cards found are ``quads``)
     # the tests that do not depend on the cards found so far, cheapest first, the margins for all rectangles
     # at once (a frame can give over a hundred rectangles, and the margins reject most: session 18)
     shaped = [i for i, quad in enumerate(outlines)
@@ -105,11 +106,11 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
                   if hit and card_like(outlines[i], cv2.contourArea(outlines[i]), config.loose, config.scale)]
     margined = [i for i, ok in zip(shaped, _card_margins(paper, small, [outlines[i] for i in shaped], config),
                                    strict=True) if ok]
-    card = {i for i in margined
-            if inside_like_outside(small, outlines[i], config.size_cloth_tolerance) < config.size_cloth_share}
     out: list[np.ndarray] = []
-    for i, rect in enumerate(rects):
-        if i in card and not any(overlap_share(rect, q) >= 0.2 for q in found):
+    for i in margined:  # best first, as found; the cloth test last, only for a rectangle clear of the cards
+        rect = rects[i]
+        if not any(overlap_share(rect, q) >= 0.2 for q in found) and \
+                inside_like_outside(small, outlines[i], config.size_cloth_tolerance) < config.size_cloth_share:
             out.append(outlines[i])
             found.append(rect)
     return out
@@ -127,7 +128,7 @@ def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: Detec
     s = config.scale
     to_full = np.array([[1 / s, 0, 0.5 / s - 0.5], [0, 1 / s, 0.5 / s - 0.5], [0, 0, 1]])
     to_plane = np.asarray(config.plane, np.float64).reshape(3, 3) @ to_full
-    ratio = float(np.median(short_longs(quads)[:, 0]) / np.median(short_longs([map_points(to_plane, q) for q in quads])[:, 0]))
+    ratio = float(np.median(short_longs(quads)[:, 0]) / np.median(short_longs(map_quads(to_plane, quads))[:, 0]))
     corners = map_points(to_plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
     lo, span = corners.min(axis=0), (corners.max(axis=0) - corners.min(axis=0)) * ratio
     if not np.isfinite(span).all() or span[0] * span[1] > 4 * w * h:

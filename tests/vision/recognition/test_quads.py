@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from vision.quads import grow_quad, short_longs
+from vision.quads import grow_quad, map_points, map_quads, short_longs
 from vision.rectify import order_corners
 from vision.size_pass import _BAND_DEPTH, _BAND_T, _band_points, _quad_sides
 
@@ -61,3 +61,13 @@ def test_the_size_pass_band_points_of_many_quads_at_once_are_those_of_each_quad_
             step = np.stack([(_BAND_DEPTH * width)[:, None] * inward for _, _, inward in sides])[:, :, None]
             expected.append(np.stack([(base + step).reshape(-1, 2), (base - step).reshape(-1, 2)]))
         assert np.array_equal(_band_points(quads), np.stack(expected, axis=1))
+
+
+def test_map_quads_gives_each_quad_what_map_points_gives_it_bit_for_bit() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        h = rng.normal(size=(3, 3))
+        h[2] = (rng.normal() * 1e-3, rng.normal() * 1e-3, 1.0)
+        quads = list((rng.random((int(rng.integers(1, 30)), 4, 2)) * 1280).astype(np.float32))
+        assert np.array_equal(map_quads(h, quads), np.stack([map_points(h, q) for q in quads]))
+    assert map_quads(np.eye(3), []).shape == (0, 4, 2)
