@@ -175,7 +175,7 @@ def map_points(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
     return out
 
 
-def map_quads(homography: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+def map_quads(homography: np.ndarray, quads: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
     """(Q, 4, 2) float32: the (4, 2) ``quads`` through a 3x3 homography, all at once (bit for bit what
     ``map_points`` gives each: tested)."""
     if not len(quads):
@@ -184,7 +184,7 @@ def map_quads(homography: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray
     return out
 
 
-def short_longs(quads: Sequence[np.ndarray]) -> np.ndarray:
+def short_longs(quads: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
     """(N, 2) float64: each quad's mean short and long side, its corners taken in order round its centre;
     the sides' lengths in float32, as ``np.linalg.norm`` of the float32 corner differences gives them (tested
     bit for bit), in one pass for all quads (the size pass measures dozens a frame)."""
