@@ -180,7 +180,7 @@ def map_quads(homography: np.ndarray, quads: Sequence[np.ndarray] | np.ndarray) 
     ``map_points`` gives each: tested)."""
     if not len(quads):
         return np.zeros((0, 4, 2), np.float32)
-    out: np.ndarray = plane_points(np.stack(quads), tuple(homography.ravel())).astype(np.float32)
+    out: np.ndarray = plane_points(np.stack(list(quads)), tuple(homography.ravel())).astype(np.float32)
     return out
 
 
