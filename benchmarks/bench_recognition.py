@@ -40,13 +40,14 @@ from models.training.evaluate import (  # noqa: E402
     BLUR_CLASSES,
     NORMAL,
     Tally,
+    add_both_corners_argument,
     clutter_only,
     detector_config,
     evaluate_decks,
 )
 from models.training.synth import faces_deck, make_scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
-from vision.recognizer import Recognizer  # noqa: E402
+from vision.recognizer import ONE_CORNER_SURE, Recognizer  # noqa: E402
 
 
 def timing(rec: Recognizer, frames: int, seed: int) -> dict[str, float]:
@@ -106,13 +107,14 @@ def main() -> None:
     ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
                     help="detector settings other than the shipped ones (as evaluate --detector), e.g. "
                          "size_pass_estimated=false")
+    add_both_corners_argument(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
     try:
         detector = detector_config(args.detector)
     except ValueError as exc:
         ap.error(str(exc))
-    rec = Recognizer(threads=1, detector=detector)
+    rec = Recognizer(threads=1, detector=detector, one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
     result: dict[str, object] = {"command": " ".join(["benchmarks/bench_recognition.py", *sys.argv[1:]])}
     held = {} if args.speed_only else designs.held_out_decks()
     if held:

@@ -17,18 +17,19 @@ from vision.model_meta import ModelMeta
 
 
 def preprocess(crops: np.ndarray, meta: ModelMeta) -> np.ndarray:
-    """(N, 2, H, W, 3) uint8 BGR crops -> (2N, 3, H, W) float32 network input.
+    """(N, 2, H, W, 3) uint8 BGR crops -> (2N, 3, H, W) float32 network input (also (N, 1, ...) -> (N, ...):
+    one corner of each card).
 
     White-point normalisation: each channel of each crop is divided by its high percentile (the card's
     paper), which cancels exposure and colour casts while keeping red ink red.
     """
-    if crops.ndim != 5 or crops.shape[1] != 2 or crops.shape[2:] != (meta.input_height, meta.input_width, 3):
-        raise ValueError(f"expected crops of shape (N, 2, {meta.input_height}, {meta.input_width}, 3), "
+    if crops.ndim != 5 or crops.shape[1] not in (1, 2) or crops.shape[2:] != (meta.input_height, meta.input_width, 3):
+        raise ValueError(f"expected crops of shape (N, 2 or 1, {meta.input_height}, {meta.input_width}, 3), "
                          f"got {crops.shape}")
-    n = crops.shape[0]
+    m = crops.shape[0] * crops.shape[1]  # crops in all
     # channels first before anything else: the percentile then partitions contiguous rows (several
     # times faster than along a strided axis) and the result is already the network's NCHW layout
-    planes = np.ascontiguousarray(crops.reshape(n * 2, -1, 3).transpose(0, 2, 1))  # (2N, 3, H*W) uint8
+    planes = np.ascontiguousarray(crops.reshape(m, -1, 3).transpose(0, 2, 1))  # (2N, 3, H*W) uint8
     # the percentile as one order statistic (np.partition: several times faster than np.percentile)
     k = round(meta.percentile / 100 * (planes.shape[2] - 1))
     white = np.partition(planes, k, axis=2)[:, :, k:k + 1].astype(np.float32)
@@ -36,12 +37,20 @@ def preprocess(crops: np.ndarray, meta: ModelMeta) -> np.ndarray:
     scaled /= np.maximum(white, np.float32(24.0))
     np.minimum(scaled, np.float32(1.25), out=scaled)
     scaled -= np.float32(meta.offset)
-    return scaled.reshape(n * 2, 3, meta.input_height, meta.input_width)
+    return scaled.reshape(m, 3, meta.input_height, meta.input_width)
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
     z = logits - logits.max(axis=-1, keepdims=True)
     out: np.ndarray = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return out
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """(N, L) logits of single crops -> (N, L) float32 probabilities (computed in float64, as ``postprocess``)."""
+    lp = log_softmax(logits.astype(np.float64))
+    p = np.exp(lp - lp.max(axis=1, keepdims=True))
+    out: np.ndarray = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
     return out
 
 

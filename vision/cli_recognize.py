@@ -29,7 +29,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
-from vision.recognizer import Recognition, Recognizer
+from vision.recognizer import ONE_CORNER_SURE, Recognition, Recognizer
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".h264"}
 
@@ -50,6 +50,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "without --table-rect; see docs/performance.md)")
     parser.add_argument("--detector", action="append", default=[], metavar="FIELD=VALUE",
                         help="change a detector setting (a DetectorConfig field; bools true/false); repeatable")
+    parser.add_argument("--both-corners", action="store_true",
+                        help="read both index corners of every card, not the second only where the first is "
+                             "unsure (slower; the same names on the measured frames, see docs/performance.md)")
 
 
 def table_plane(spec: str) -> np.ndarray:
@@ -129,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         plane = None if args.table_rect is None else table_plane(args.table_rect)
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
-        recognizer = Recognizer(args.model, threads=args.threads, detector=detector)
+        recognizer = Recognizer(args.model, threads=args.threads, detector=detector,
+                                one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from vision.classify import OnnxClassifier, decide, postprocess, preprocess
+from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
 from vision.errors import ImageError, SettingError
 from vision.faces import all_cards
@@ -85,6 +85,13 @@ untrained font styles: realistic named 98.29 -> 98.74% and 98.17 -> 98.63%, wron
 measured on the held-out designs (evaluate --scenes 20, six seeds): realistic named 6,646 -> 6,650 of 6,683
 (image) and 6,649 -> 6,652 (calibrated), hard named +19 and +23 of 8,640, hard wrong 94 -> 91 and 87 -> 85
 (docs/performance.md, session 20)."""
+ONE_CORNER_SURE = 0.9
+"""A card whose first index corner the model reads at this probability or more (its top output, "none"
+included) is named from that corner alone; only the others are read through their second corner too (one
+more onnxruntime run for them). The network's arithmetic is most of the classification's time (8.4 M
+multiply-accumulates a crop, ``benchmarks/bench_classifier_models.py``) and most cards are sure at one corner.
+On the held-out designs' true outlines (seed 2024, 1,045 cards) no decision changed at 0.9 while 70% of the
+second corners were skipped (docs/performance.md, session 21). None: always both corners."""
 SUIT_LOOK_SHIFT = 0.08
 """The second look also reads each unsure card through index crops moved this fraction of the card's
 height towards its middle, and weighs the readings' geometric mean by the suit that reading sees
@@ -125,7 +132,8 @@ class Recognizer:
                  min_confidence: float | None = None, min_margin: float | None = None,
                  detector: DetectorConfig = DEFAULT_CONFIG, second_look: bool = True,
                  second_look_below: float = SECOND_LOOK_BELOW, suit_look: bool = True,
-                 second_look_zooms: Sequence[float] | None = None) -> None:
+                 second_look_zooms: Sequence[float] | None = None,
+                 one_corner_sure: float | None = ONE_CORNER_SURE) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
                                           expected_crop=PIPELINE_CROP)
@@ -140,6 +148,9 @@ class Recognizer:
         self.second_look = second_look
         self.second_look_below = second_look_below
         self.suit_look = suit_look
+        if one_corner_sure is not None and not 0.5 < one_corner_sure <= 1.0:  # over half: one label at most
+            raise SettingError(f"one_corner_sure must be over 0.5 and at most 1.0, got {one_corner_sure}")
+        self.one_corner_sure = one_corner_sure
         # None: the shipped SECOND_LOOK_ZOOMS; () reads no zoomed crops
         zooms = SECOND_LOOK_ZOOMS if second_look_zooms is None else second_look_zooms
         self.second_look_zooms = tuple(float(z) for z in zooms)
@@ -231,10 +242,21 @@ class Recognizer:
         return out
 
     def model_probabilities(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
-        """(N, 54) probabilities over MODEL_LABELS for the quads, one onnxruntime run for all of them."""
+        """(N, 54) probabilities over MODEL_LABELS for the quads: both index corners of each card in one
+        onnxruntime run, or (``one_corner_sure``) the first corners in one and the second corners of the cards
+        not sure at the first in another."""
         if not len(quads):
             return np.zeros((0, len(MODEL_LABELS)), np.float32)
-        return self._infer(self._crops(frame_bgr, quads))
+        crops = self._crops(frame_bgr, quads)
+        if self.one_corner_sure is None:
+            return self._infer(crops)
+        first = self.classifier.infer(preprocess(crops[:, :1], self.meta))
+        out = softmax(first)
+        unsure = np.flatnonzero(out.max(axis=1) < self.one_corner_sure)
+        if len(unsure):
+            second = self.classifier.infer(preprocess(crops[unsure, 1:], self.meta))
+            out[unsure] = postprocess(np.stack([first[unsure], second], axis=1).reshape(2 * len(unsure), -1))
+        return out
 
     @staticmethod
     def _crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, shift: float = 0.0, zoom: float = 1.0) -> np.ndarray:

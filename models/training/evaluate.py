@@ -28,7 +28,7 @@ from models.training.dataset import match
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
-from vision.recognizer import DEFAULT_MODEL, Recognizer, metadata_path
+from vision.recognizer import DEFAULT_MODEL, ONE_CORNER_SURE, Recognizer, metadata_path
 
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
 
@@ -138,6 +138,14 @@ def add_zooms_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
                          "none" + note)
 
 
+def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--both-corners``: read both index corners of every card (Recognizer's ``one_corner_sure=None``)
+    instead of the second only where the first is unsure."""
+    ap.add_argument("--both-corners", action="store_true",
+                    help="read both index corners of every card, not the second only where the first is unsure"
+                         + note)
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -151,6 +159,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                     help="detector settings other than the shipped ones (vision.detect.DetectorConfig fields, e.g. "
                          "size_pass_image=true); not with --write")
     add_zooms_argument(ap, " (not with --write)")
+    add_both_corners_argument(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
@@ -162,6 +171,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--detector measures other settings than the shipped ones; it cannot --write the model card")
     if args.zooms is not None and args.write:
         ap.error("--zooms measures other settings than the shipped ones; it cannot --write the model card")
+    if args.both_corners and args.write:
+        ap.error("--both-corners measures other settings than the shipped ones; it cannot --write the model card")
     if args.scenes is None:
         args.scenes = 40
     try:
@@ -169,13 +180,16 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     except ValueError as e:
         ap.error(str(e))
     try:
-        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms)
+        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
+                         one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
     flag = (" --calibrated" if cal else "") + "".join(f" --detector {d}" for d in args.detector)
     if args.zooms is not None:
         flag += " --zooms" + "".join(f" {z:g}" for z in args.zooms)
+    if args.both_corners:
+        flag += " --both-corners"
     if args.clutter_frames is not None:
         only: dict[str, object] = {
             "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",

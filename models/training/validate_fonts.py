@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from models.training.build_crops import _style_range
-from models.training.evaluate import NORMAL, add_zooms_argument
+from models.training.evaluate import NORMAL, add_both_corners_argument, add_zooms_argument
 from models.training.synth import HARD, make_scene
 from vision.classify import decide
 from vision.errors import SettingError
-from vision.recognizer import DEFAULT_MODEL, LABELS, SECOND_LOOK_BELOW, UNKNOWN, Recognizer
+from vision.recognizer import DEFAULT_MODEL, LABELS, ONE_CORNER_SURE, SECOND_LOOK_BELOW, UNKNOWN, Recognizer
 
 _OTHER_SUIT = {"C": "S", "S": "C", "D": "H", "H": "D"}
 
@@ -102,11 +102,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--pairs", nargs="*", type=_pair, default=[], metavar="CONF/MARGIN",
                     help="also decide the readings under these min_confidence/min_margin pairs, e.g. 0.4/0.1")
     add_zooms_argument(ap)
+    add_both_corners_argument(ap)
     args = ap.parse_args(argv)
     from models.training.font_faces import is_jumbo
     styles = tuple(s for s in args.styles if is_jumbo(s)) if args.jumbo else args.styles
     try:
-        rec = Recognizer(args.model, second_look_zooms=args.zooms)
+        rec = Recognizer(args.model, second_look_zooms=args.zooms,
+                         one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
     except SettingError as e:
         ap.error(str(e))
     try:

@@ -140,3 +140,16 @@ def test_a_bad_detector_setting_is_a_clear_error_before_any_image(setting: str, 
     assert main(["recognize", "--json", "--detector", setting, str(FELT)]) == 2
     out = capsys.readouterr()
     assert out.out == "" and setting in out.err and why in out.err
+
+
+def test_both_corners_names_the_saved_photo_as_the_one_corner_look_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--both-corners`` reads every card's second index corner too; on the saved felt photo the names and
+    outlines are those of the shipped one-corner-first look, the confidences may differ."""
+    runs = []
+    for argv in ([], ["--both-corners"]):
+        assert main(["recognize", "--json", *argv, str(FELT)]) == 0
+        runs.append(json.loads(capsys.readouterr().out.splitlines()[0])["cards"])
+    shipped, both = runs
+    assert len(shipped) == len(both) >= 5
+    assert [(c["card"], c["corners"]) for c in shipped] == [(c["card"], c["corners"]) for c in both]
+    assert any(a["confidence"] != b["confidence"] for a, b in zip(shipped, both, strict=True))  # another path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.classify import decide, postprocess, preprocess
+from vision.classify import decide, postprocess, preprocess, softmax
 from vision.model_meta import load_meta
 from vision.recognizer import DEFAULT_MODEL, LABELS, MODEL_LABELS, Recognizer, metadata_path
 
@@ -24,6 +24,22 @@ def test_preprocess_shape_and_white_point(meta) -> None:  # type: ignore[no-unty
     dim = preprocess((crops * 0.5).astype(np.uint8), meta)  # half the light: same input
     assert np.abs(dim - x).max() < 0.05
     assert x[0, 2, 15, 10] > x[0, 0, 15, 10] + 0.5  # red stays red (channel 2 is R in BGR)
+
+
+def test_preprocess_of_one_corner_per_card_is_those_crops_of_the_pair(meta) -> None:  # type: ignore[no-untyped-def]
+    """The one-corner-first look (``Recognizer(one_corner_sure=...)``) preprocesses (N, 1) crops: each is
+    normalised alone, so it is the same input as in the (N, 2) batch."""
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 256, (5, 2, meta.input_height, meta.input_width, 3), dtype=np.uint8)
+    both = preprocess(crops, meta)
+    assert np.array_equal(preprocess(crops[:, :1], meta), both[0::2])
+    assert np.array_equal(preprocess(crops[[1, 3], 1:], meta), both[[3, 7]])
+
+
+def test_softmax_of_single_crops_is_postprocess_of_a_crop_paired_with_itself() -> None:
+    logits = np.random.default_rng(1).normal(size=(4, 54)).astype(np.float32) * 4
+    assert np.allclose(softmax(logits), postprocess(np.repeat(logits, 2, axis=0)), rtol=1e-6)
+    assert np.allclose(softmax(logits).sum(axis=1), 1.0)
 
 
 def test_preprocess_refuses_wrong_shapes(meta) -> None:  # type: ignore[no-untyped-def]

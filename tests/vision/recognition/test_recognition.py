@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -19,6 +20,7 @@ from models.training.synth import SceneSpec, faces_deck, flat_frame, make_scene
 from vision.errors import ImageError, SettingError
 from vision.recognizer import (
     LABELS,
+    ONE_CORNER_SURE,
     SECOND_LOOK_BELOW,
     SECOND_LOOK_SCALES,
     SECOND_LOOK_SHIFTS,
@@ -206,27 +208,83 @@ def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) ->
 
 def test_the_second_look_costs_nothing_when_the_model_is_sure(recognizer: Recognizer,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """Own-drawn cards at their true outlines are named at once: one model run for the frame (two crops a
-    card). The same cards through outlines 25% too small are all unsure: two runs, the second over 4
-    rescaled outlines, 8 moved ones, the zoomed crops and one suit look each."""
+    """Own-drawn cards at their true outlines are named at once: one model run over their first index
+    corners, and a second over the second corners of those not sure at the first (ONE_CORNER_SURE), no
+    more. The same cards through outlines 25% too small are all unsure: one more run, over 4 rescaled
+    outlines, 8 moved ones, the zoomed crops and one suit look each (two crops apiece)."""
     frame, quads = _flat_cards(faces_deck(0), ["AC", "7D", "TH", "QS", "KD", "2H"], 1.0)
     runs: list[int] = []
     real = recognizer.classifier.infer
 
     def counting(batch: np.ndarray) -> np.ndarray:
-        runs.append(len(batch) // 2)
+        runs.append(len(batch))
         return real(batch)
 
     monkeypatch.setattr(recognizer.classifier, "infer", counting)
     assert [r.card for r in recognizer.classify_quads(frame, quads)] == ["AC", "7D", "TH", "QS", "KD", "2H"]
-    assert runs == [6]
+    assert runs[0] == 6 and len(runs) <= 2 and sum(runs) < 12  # most own-drawn cards are sure at one corner
     small = [(q - q.mean(axis=0)) * 0.75 + q.mean(axis=0) for q in quads]
     first = Recognizer(threads=1, second_look=False).classify_quads(frame, small)
     unsure = sum(r.card == "unknown" or r.confidence < SECOND_LOOK_BELOW for r in first)
     assert unsure >= 1
     runs.clear()
     recognizer.classify_quads(frame, small)
-    assert runs == [6, (len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS) + len(SECOND_LOOK_ZOOMS) + 1) * unsure]
+    assert runs[0] == 6 and len(runs) in (2, 3)
+    assert runs[-1] == 2 * (len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS) + len(SECOND_LOOK_ZOOMS) + 1) * unsure
+
+
+def _marked_crops(frame: np.ndarray, quads: Sequence[np.ndarray], **_: float) -> np.ndarray:
+    """Stub of ``Recognizer._crops``: white crops whose first pixel is 10 * card + corner + 1 (through
+    ``preprocess``'s white point it stays readable), so a stubbed network knows which corner it reads."""
+    crops = np.full((len(quads), 2, 48, 32, 3), 255, np.uint8)
+    for i in range(len(quads)):
+        crops[i, :, 0, 0, :] = np.array([10 * i + 1, 10 * i + 2])[:, None]
+    return crops
+
+
+def test_a_card_sure_at_its_first_corner_is_not_read_at_its_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ONE_CORNER_SURE: the first corners of all cards in one run; only the cards whose first corner's top
+    output is under it get their second corner read (a second run), and those are named from both corners
+    exactly as without the rule; a sure card from its first corner alone ("none" counts as an output)."""
+    qc, qs, none = LABELS.index("QC"), LABELS.index("QS"), len(LABELS)
+    logits = {  # (card, corner) -> the stubbed network's reading
+        (0, 1): (qc, 8.0), (0, 2): (qs, 8.0),  # sure QC at its first corner (its second would disagree)
+        (1, 1): (qs, 1.0), (1, 2): (qs, 3.0),  # unsure QS at the first, sure at the second
+        (2, 1): (none, 8.0), (2, 2): (qc, 8.0),  # sure "not a card" at its first corner
+    }
+    runs: list[list[tuple[int, int]]] = []
+
+    def infer(batch: np.ndarray) -> np.ndarray:
+        marks = [divmod(round(float((row[0, 0, 0] + offset) * 255)), 10) for row in batch]
+        runs.append(marks)
+        out = np.zeros((len(batch), len(LABELS) + 1), np.float32)
+        for row, mark in zip(out, marks, strict=True):
+            label, value = logits[mark]
+            row[label] = value
+        return out
+
+    monkeypatch.setattr(Recognizer, "_crops", staticmethod(_marked_crops))
+    quads = [np.float32([[0, 0], [10, 0], [10, 14], [0, 14]])] * 3
+    frame = np.zeros((40, 40, 3), np.uint8)
+    cascade, both = Recognizer(threads=1), Recognizer(threads=1, one_corner_sure=None)
+    offset = cascade.meta.offset
+    for rec in (cascade, both):
+        monkeypatch.setattr(rec.classifier, "infer", infer)
+    p = cascade.model_probabilities(frame, quads)
+    assert runs == [[(0, 1), (1, 1), (2, 1)], [(1, 2)]]
+    runs.clear()
+    reference = both.model_probabilities(frame, quads)
+    assert runs == [[(0, 1), (0, 2), (1, 1), (1, 2), (2, 1), (2, 2)]]
+    assert np.allclose(p[1], reference[1], rtol=1e-6)  # the unsure card: both corners, as before
+    assert p[0].argmax() == qc and p[0, qc] == pytest.approx(np.exp(8) / (np.exp(8) + len(LABELS)), rel=1e-5)
+    assert reference[0, qc] == pytest.approx(reference[0, qs])  # both corners would have tied it
+    assert p[2].argmax() == none and p[2, none] >= ONE_CORNER_SURE
+
+
+@pytest.mark.parametrize("sure", [0.5, 1.2, -1.0])
+def test_a_one_corner_threshold_outside_half_to_one_is_refused(sure: float) -> None:
+    with pytest.raises(SettingError, match="one_corner_sure"):
+        Recognizer(threads=1, one_corner_sure=sure)
 
 
 def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recognizer,
@@ -253,9 +311,10 @@ def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recog
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
-    (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=()).classify_quads(frame, [quad])
+    (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=(), one_corner_sure=None
+                          ).classify_quads(frame, [quad])
     batches.clear()
-    (looked,) = Recognizer(threads=1, second_look_zooms=()).classify_quads(frame, [quad])
+    (looked,) = Recognizer(threads=1, second_look_zooms=(), one_corner_sure=None).classify_quads(frame, [quad])
     assert batches == [1, looks + 1]
     p0, p1 = plain.probabilities, looked.probabilities
     qc, qs, two_s, back = (LABELS.index(x) for x in ("QC", "QS", "2S", "back"))
@@ -294,7 +353,8 @@ def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
-    (read,) = Recognizer(threads=1, suit_look=False, second_look_zooms=zooms).classify_quads(frame, [quad])
+    (read,) = Recognizer(threads=1, suit_look=False, second_look_zooms=zooms, one_corner_sure=None
+                         ).classify_quads(frame, [quad])
     members = 1 + len(SECOND_LOOK_SCALES) + 1 + len(zooms)
     p = read.probabilities
     assert p[qc] / p[qs] == pytest.approx(8.0 ** (len(zooms) / members) * 8.0 ** len(zooms), rel=1e-4)
@@ -303,7 +363,8 @@ def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPa
         + 0.45 ** (1 - len(zooms) / members) * 0.1 ** (len(zooms) / members)
     assert p[back] == pytest.approx(mean_back / (mean_back + mean_faces), rel=1e-4)
     assert read.card == "QC"
-    (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=()).classify_quads(frame, [quad])
+    (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=(), one_corner_sure=None
+                          ).classify_quads(frame, [quad])
     assert plain.card == "unknown" and plain.probabilities[qc] == pytest.approx(plain.probabilities[qs])
     assert batches == [looks + len(zooms), looks]
 

@@ -129,3 +129,26 @@ def test_zooms_reach_the_recogniser_and_bad_ones_are_refused(monkeypatch: pytest
             main(argv)
         assert exc.value.code == 2
     assert "second_look_zooms" in capsys.readouterr().err
+
+
+def test_both_corners_reaches_the_recogniser_and_cannot_write_the_model_card(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--both-corners`` reads both index corners of every card (``one_corner_sure=None``); the model card
+    holds the shipped settings only."""
+    from models.training import evaluate
+    from vision.recognizer import ONE_CORNER_SURE
+
+    seen: list[float | None] = []
+
+    def stop(rec: object, *args: object) -> dict[str, object]:
+        seen.append(rec.one_corner_sure)  # type: ignore[attr-defined]
+        return {}
+
+    monkeypatch.setattr(validate_fonts, "validate", stop)
+    for argv in ([], ["--both-corners"]):
+        validate_fonts.main(["--styles", "960-961", *argv])
+    assert seen == [ONE_CORNER_SURE, None]
+    with pytest.raises(SystemExit) as exc:
+        evaluate.main(["--both-corners", "--write", "--scenes", "1"])
+    assert exc.value.code == 2
+    assert "--both-corners" in capsys.readouterr().err
