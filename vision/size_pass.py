@@ -137,7 +137,8 @@ def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: Detec
     return scale_shift @ to_plane, (int(math.ceil(span[0])) + 1, int(math.ceil(span[1])) + 1)
 
 
-_REGION_MARGIN = 8  # pixels: more than the edge map's blur and Sobel reach (3 + 3)
+_REGION_MARGIN = 8  # pixels: the blur, Canny's Sobel and the 5x5 erosion reach 1 + 1 + 2; Canny's hysteresis
+# can follow an edge further, so the margin makes the region's edges the whole view's in practice (docs, session 21)
 
 
 _BAND_T = np.linspace(0.15, 0.85, 15)[:, None]
