@@ -11,7 +11,9 @@ outlines are detected once, then every model classifies them (corner crops, prep
 postprocess: ``Recognizer.model_probabilities``, the path users run: the first index corners, then the
 second corners of the cards not sure at the first, or with ``--both-corners`` both corners of every card in
 one run) in an order rotated each frame, one thread, process CPU time. Prints the median per frame
-per run and the median of runs, per card, and how often each model's top label agrees with the first's.
+per run and the median of runs, per card, how often each model's top label agrees with the first's, for how
+many cards it read the second corner, and the network's multiply-accumulates per crop (its Conv and Gemm
+layers, from the graph's shapes) with the rate the CPU reached on the crops it read.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_recognition_ab import frames  # noqa: E402
+from models.training.evaluate import add_both_corners_argument  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
-from vision.recognizer import ONE_CORNER_SURE, Recognizer  # noqa: E402
+from vision.recognizer import Recognizer  # noqa: E402
 
 
 def model_file(spec: str, tmp: Path, index: int) -> Path:
@@ -92,13 +95,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=102)
     ap.add_argument("--held-out", type=int, metavar="SCENES",
                     help="held-out designs' scenes (this many realistic and hard ones per design) instead of the speed frames")
-    ap.add_argument("--both-corners", action="store_true", help="read both index corners of every card")
+    add_both_corners_argument(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         paths = [model_file(m, Path(tmp), i) for i, m in enumerate(args.models)]
-        recs = [Recognizer(path, threads=1, one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
-                for path in paths]
+        recs = [Recognizer(path, threads=1, one_corner_sure=args.one_corner_sure) for path in paths]
         macs = [macs_per_crop(path) for path in paths]
     imgs = held_out_frames(args.held_out) if args.held_out else frames(args.frames, args.seed)
     outlines = [detect_cards(f) for f in imgs]

@@ -47,7 +47,7 @@ from models.training.evaluate import (  # noqa: E402
 )
 from models.training.synth import faces_deck, make_scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
-from vision.recognizer import ONE_CORNER_SURE, Recognizer  # noqa: E402
+from vision.recognizer import Recognizer  # noqa: E402
 
 
 def timing(rec: Recognizer, frames: int, seed: int) -> dict[str, float]:
@@ -114,7 +114,7 @@ def main() -> None:
         detector = detector_config(args.detector)
     except ValueError as exc:
         ap.error(str(exc))
-    rec = Recognizer(threads=1, detector=detector, one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
+    rec = Recognizer(threads=1, detector=detector, one_corner_sure=args.one_corner_sure)
     result: dict[str, object] = {"command": " ".join(["benchmarks/bench_recognition.py", *sys.argv[1:]])}
     held = {} if args.speed_only else designs.held_out_decks()
     if held:

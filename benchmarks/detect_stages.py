@@ -126,5 +126,6 @@ def main() -> None:
               f"{'' if not differ else ': ' + str(differ[:10])}; {len(counted)} in their number of outlines, "
               f"the others by at most {moved:.6f} px (each corner, in order)")
 
+
 if __name__ == "__main__":
     main()

@@ -50,7 +50,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "without --table-rect; see docs/performance.md)")
     parser.add_argument("--detector", action="append", default=[], metavar="FIELD=VALUE",
                         help="change a detector setting (a DetectorConfig field; bools true/false); repeatable")
-    parser.add_argument("--both-corners", action="store_true",
+    parser.add_argument("--both-corners", dest="one_corner_sure", action="store_const", const=None,
+                        default=ONE_CORNER_SURE,
                         help="read both index corners of every card, not the second only where the first is "
                              "unsure (slower; the same names on the measured frames, see docs/performance.md)")
 
@@ -133,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         plane = None if args.table_rect is None else table_plane(args.table_rect)
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
         recognizer = Recognizer(args.model, threads=args.threads, detector=detector,
-                                one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
+                                one_corner_sure=args.one_corner_sure)
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
         return 2

@@ -191,7 +191,8 @@ def short_longs(quads: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
     if not len(quads):
         return np.zeros((0, 2))
     pts = np.stack([np.asarray(q, np.float32).reshape(4, 2) for q in quads])  # (N, 4, 2)
-    rel = pts.astype(np.float64) - pts.astype(np.float64).mean(axis=1, keepdims=True)
+    wide = pts.astype(np.float64)
+    rel = wide - wide.mean(axis=1, keepdims=True)
     ring = np.take_along_axis(pts, np.argsort(np.arctan2(rel[..., 1], rel[..., 0]), axis=1)[..., None], axis=1)
     d = ring[:, [1, 2, 3, 0]] - ring
     sides = np.sqrt(np.einsum("nij,nij->ni", d, d)).astype(np.float64)

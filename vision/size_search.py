@@ -140,8 +140,7 @@ def _axis_rectangles(vert: np.ndarray, horiz: np.ndarray, across: float, along: 
     x1 = x[:, 0] + _outermost(col[y, np.clip(rx, 0, tw - 1)] * (rx < tw), a_offsets)
     y0 = y[:, 0] - _outermost(row[np.clip(ty, 0, th - 1), x] * (ty >= 0), b_offsets)
     y1 = y[:, 0] + _outermost(row[np.clip(by, 0, th - 1), x] * (by < th), b_offsets)
-    rects = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1), np.stack([x0, y1], 1)],
-                     axis=1).astype(np.float32)
+    rects = np.stack([x0, y0, x1, y0, x1, y1, x0, y1], axis=1).reshape(-1, 4, 2).astype(np.float32)
     return [(float(v) / 255, rect) for v, rect in zip(score[y[:, 0], x[:, 0]].tolist(), rects, strict=True)]
 
 

@@ -139,9 +139,11 @@ def add_zooms_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
 
 
 def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
-    """``--both-corners``: read both index corners of every card (Recognizer's ``one_corner_sure=None``)
-    instead of the second only where the first is unsure."""
-    ap.add_argument("--both-corners", action="store_true",
+    """``--both-corners``: read both index corners of every card instead of the second only where the first
+    is unsure; ``args.one_corner_sure`` is what to pass as Recognizer's ``one_corner_sure`` (None with the flag,
+    the shipped ``ONE_CORNER_SURE`` without)."""
+    ap.add_argument("--both-corners", dest="one_corner_sure", action="store_const", const=None,
+                    default=ONE_CORNER_SURE,
                     help="read both index corners of every card, not the second only where the first is unsure"
                          + note)
 
@@ -171,7 +173,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--detector measures other settings than the shipped ones; it cannot --write the model card")
     if args.zooms is not None and args.write:
         ap.error("--zooms measures other settings than the shipped ones; it cannot --write the model card")
-    if args.both_corners and args.write:
+    if args.one_corner_sure is None and args.write:
         ap.error("--both-corners measures other settings than the shipped ones; it cannot --write the model card")
     if args.scenes is None:
         args.scenes = 40
@@ -181,14 +183,14 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error(str(e))
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
+                         one_corner_sure=args.one_corner_sure)
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
     flag = (" --calibrated" if cal else "") + "".join(f" --detector {d}" for d in args.detector)
     if args.zooms is not None:
         flag += " --zooms" + "".join(f" {z:g}" for z in args.zooms)
-    if args.both_corners:
+    if args.one_corner_sure is None:
         flag += " --both-corners"
     if args.clutter_frames is not None:
         only: dict[str, object] = {

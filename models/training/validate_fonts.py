@@ -27,7 +27,7 @@ from models.training.evaluate import NORMAL, add_both_corners_argument, add_zoom
 from models.training.synth import HARD, make_scene
 from vision.classify import decide
 from vision.errors import SettingError
-from vision.recognizer import DEFAULT_MODEL, LABELS, ONE_CORNER_SURE, SECOND_LOOK_BELOW, UNKNOWN, Recognizer
+from vision.recognizer import DEFAULT_MODEL, LABELS, SECOND_LOOK_BELOW, UNKNOWN, Recognizer
 
 _OTHER_SUIT = {"C": "S", "S": "C", "D": "H", "H": "D"}
 
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     styles = tuple(s for s in args.styles if is_jumbo(s)) if args.jumbo else args.styles
     try:
         rec = Recognizer(args.model, second_look_zooms=args.zooms,
-                         one_corner_sure=None if args.both_corners else ONE_CORNER_SURE)
+                         one_corner_sure=args.one_corner_sure)
     except SettingError as e:
         ap.error(str(e))
     try:
