@@ -56,15 +56,28 @@ class Tally:
                 "false_cards_per_50_frames": round(50 * self.false_cards / max(1, self.frames), 2)}
 
 
+@dataclass
+class Outcome:
+    """What ``score_scene`` saw in one frame besides its tally: the true cards no outline matched and the
+    outlines that matched no card (``validate_fonts --misses`` draws them)."""
+
+    missed: list[tuple[str, np.ndarray]]
+    outlines: list[np.ndarray]
+    false: list[np.ndarray]
+
+
 def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]],
-                plane: np.ndarray | None = None) -> Tally:
+                plane: np.ndarray | None = None, outcome: list[Outcome] | None = None) -> Tally:
+    """One frame's tally; with ``outcome``, its ``Outcome`` is appended there."""
     t = Tally(frames=1, cards=len(truth))
     seen = rec.recognize(image, plane=plane)
     quads = [r.corners for r in seen]
     used: set[int] = set()
+    missed: list[tuple[str, np.ndarray]] = []
     for label, quad in truth:
         q = match(quad, quads)
         if q is None:
+            missed.append((label, quad))
             continue
         i = next(k for k, r in enumerate(seen) if r.corners is q)
         used.add(i)
@@ -76,6 +89,8 @@ def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.nd
         else:
             t.wrong += 1
     t.false_cards = len(seen) - len(used)
+    if outcome is not None:
+        outcome.append(Outcome(missed, quads, [quads[i] for i in range(len(seen)) if i not in used]))
     if truth:
         only = rec.classify_quads(image, [q for _, q in truth])
         t.classifier_named = sum(r.card == label for r, (label, _) in zip(only, truth, strict=True))

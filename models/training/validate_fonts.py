@@ -10,6 +10,12 @@ classifier's, not the detector's. Besides named / unknown / wrong it counts the 
 suit of their colour (a club for a spade): the error a cut suit under a jumbo index invites. ``--pairs``
 decides every card's final probabilities again under other ``min_confidence``/``min_margin`` pairs (those
 with ``min_confidence`` up to ``SECOND_LOOK_BELOW``, so the cards given the second look are the same).
+
+``--detect`` measures the detector too, on the same frames: each frame through the recogniser users run
+(detection, then naming), scored as ``evaluate`` scores the held-out designs (found, named, false cards, and
+``classifier_only``, the true outlines' reading, which equals the named count without ``--detect``). A change
+to the detector is chosen here as well (``--detector FIELD=VALUE``, ``--calibrated``); ``--misses DIR`` writes
+every frame with a missed or false card, outlines drawn, and a ``misses.json`` listing them.
 """
 
 from __future__ import annotations
@@ -20,12 +26,21 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from models.training.build_crops import _style_range
-from models.training.evaluate import NORMAL, add_both_corners_argument, add_zooms_argument
+from models.training.evaluate import (
+    NORMAL,
+    Outcome,
+    Tally,
+    add_both_corners_argument,
+    add_zooms_argument,
+    score_scene,
+)
 from models.training.synth import HARD, make_scene
 from vision.classify import decide
+from vision.detector_settings import detector_config
 from vision.errors import SettingError
 from vision.recognizer import DEFAULT_MODEL, LABELS, SECOND_LOOK_BELOW, UNKNOWN, Recognizer
 
@@ -91,6 +106,50 @@ def validate(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int,
     return out
 
 
+def validate_detection(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int, *,
+                       calibrated: bool = False, misses: Path | None = None) -> dict[str, Tally]:
+    """Tallies for realistic and hard scenes through detection and naming: the frames ``validate`` deals
+    (the same generator draws in the same order), each frame given its table plane when ``calibrated``. With
+    ``misses``, each frame with a missed or a false card is written there (``<kind>-<style>-<scene>.png``:
+    outlines found green, false ones yellow, true outlines of missed cards red), listed in ``misses.json``."""
+    from models.training.font_faces import font_deck  # Pillow: a training-only dependency
+    out = {"realistic": Tally(), "hard": Tally()}
+    listed: list[dict[str, object]] = []
+    if misses is not None:
+        misses.mkdir(parents=True, exist_ok=True)
+    for style in styles:
+        deck = font_deck(style)
+        rng = np.random.default_rng([seed, style])
+        for kind, spec in (("realistic", NORMAL), ("hard", HARD)):
+            for n in range(scenes):
+                scene = make_scene(rng, deck, spec)
+                if not scene.cards:
+                    continue
+                seen: list[Outcome] = []
+                out[kind].add(score_scene(rec, scene.image, scene.cards, scene.plane if calibrated else None, seen))
+                if misses is not None and (seen[0].missed or seen[0].false):
+                    name = f"{kind}-{style}-{n}.png"
+                    cv2.imwrite(str(misses / name), _drawn(scene.image, seen[0]))
+                    listed.append({"frame": name, "kind": kind, "style": style, "scene": n,
+                                   "missed": [label for label, _ in seen[0].missed], "false_cards": len(seen[0].false)})
+    if misses is not None:
+        (misses / "misses.json").write_text(json.dumps(listed, indent=1) + "\n")
+    return out
+
+
+def _drawn(image: np.ndarray, seen: Outcome) -> np.ndarray:
+    """``image`` with the outlines found (green), the false ones (yellow) and the missed cards' true outlines
+    (red, with their labels)."""
+    out = image.copy()
+    for quads, colour, width in ((seen.outlines, (0, 200, 0), 1), (seen.false, (0, 220, 255), 2),
+                                 ([q for _, q in seen.missed], (0, 0, 255), 2)):
+        cv2.polylines(out, [np.round(q).astype(np.int32) for q in quads], True, colour, width)
+    for label, quad in seen.missed:
+        x, y = np.round(quad.min(axis=0)).astype(int)
+        cv2.putText(out, label, (int(x), max(12, int(y) - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 255), 1)
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -101,20 +160,40 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--pairs", nargs="*", type=_pair, default=[], metavar="CONF/MARGIN",
                     help="also decide the readings under these min_confidence/min_margin pairs, e.g. 0.4/0.1")
+    ap.add_argument("--detect", action="store_true",
+                    help="detect the cards too (found, named, false cards), not only read their true outlines")
+    ap.add_argument("--calibrated", action="store_true", help="with --detect: give each frame its table plane")
+    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
+                    help="with --detect: detector settings other than the shipped ones (DetectorConfig fields)")
+    ap.add_argument("--misses", type=Path, metavar="DIR",
+                    help="with --detect: write each frame with a missed or false card there, and misses.json")
     add_zooms_argument(ap)
     add_both_corners_argument(ap)
     args = ap.parse_args(argv)
+    if not args.detect and (args.calibrated or args.detector or args.misses):
+        ap.error("--calibrated, --detector and --misses measure the detector: add --detect")
+    if args.detect and args.pairs:
+        ap.error("--pairs decides the true outlines' readings again; it does not go with --detect")
+    try:
+        detector = detector_config(args.detector)
+    except ValueError as e:
+        ap.error(str(e))
     from models.training.font_faces import is_jumbo
     styles = tuple(s for s in args.styles if is_jumbo(s)) if args.jumbo else args.styles
     try:
-        rec = Recognizer(args.model, second_look_zooms=args.zooms,
+        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
                          one_corner_sure=args.one_corner_sure)
     except SettingError as e:
         ap.error(str(e))
-    try:
-        counts = validate(rec, styles, args.scenes, args.seed, tuple(args.pairs))
-    except ValueError as e:
-        ap.error(str(e))
+    counts: dict[str, Counts] | dict[str, Tally]
+    if args.detect:
+        counts = validate_detection(rec, styles, args.scenes, args.seed, calibrated=args.calibrated,
+                                    misses=args.misses)
+    else:
+        try:
+            counts = validate(rec, styles, args.scenes, args.seed, tuple(args.pairs))
+        except ValueError as e:
+            ap.error(str(e))
     result: dict[str, object] = {"command": "python -m models.training.validate_fonts " + " ".join(sys.argv[1:] if argv is None else argv),
                                  "model": str(args.model), "styles": len(styles),
                                  **{k: v.rates() for k, v in counts.items()}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,3 +153,62 @@ def test_both_corners_reaches_the_recogniser_and_cannot_write_the_model_card(
         evaluate.main(["--both-corners", "--write", "--scenes", "1"])
     assert exc.value.code == 2
     assert "--both-corners" in capsys.readouterr().err
+
+
+def test_detect_mode_deals_the_same_frames_and_its_true_outline_reading_equals_the_plain_counts(tmp_path: Any) -> None:
+    """``--detect`` scores the frames ``validate`` deals: the true outlines' reading (``classifier_only``)
+    is the plain mode's named count card for card, and what is found and named through detection is at most
+    that many (here, a floor: most cards of two untrained styles are found)."""
+    from vision.recognizer import Recognizer
+    rec = Recognizer()
+    styles = (960, 1201)
+    plain = validate_fonts.validate(rec, styles, 1, 5)
+    detected = validate_fonts.validate_detection(rec, styles, 1, 5, misses=tmp_path)
+    for kind in ("realistic", "hard"):
+        d, p = detected[kind], plain[kind]
+        assert d.cards == p.cards > 0 and d.frames == len(styles)
+        assert d.classifier_named == p.named
+        assert d.named <= d.found <= d.cards and d.named + d.unknown + d.wrong == d.found
+    assert detected["realistic"].found >= 0.8 * detected["realistic"].cards
+    listed = json.loads((tmp_path / "misses.json").read_text())
+    total = {k: sum(len(f["missed"]) for f in listed if f["kind"] == k) for k in ("realistic", "hard")}
+    assert total == {k: detected[k].cards - detected[k].found for k in total}  # every missed card listed
+    assert sum(f["false_cards"] for f in listed) == sum(t.false_cards for t in detected.values())
+    for f in listed:
+        assert (tmp_path / f["frame"]).is_file()
+
+
+def test_detect_mode_counts_a_card_the_detector_does_not_outline_as_missed(monkeypatch: pytest.MonkeyPatch,
+                                                                            tmp_path: Any) -> None:
+    """A detector that finds nothing misses every card; one that outlines only a false card invents one a
+    frame; each such frame is drawn and listed."""
+    import vision.recognizer as recognizer
+    from vision.recognizer import Recognizer
+    monkeypatch.setattr(recognizer, "detect_cards",
+                        lambda frame, config, plane=None: [np.array([[5, 5], [95, 5], [95, 140], [5, 140]], np.float32)])
+    counts = validate_fonts.validate_detection(Recognizer(), (960,), 1, 5, misses=tmp_path)
+    for t in counts.values():
+        assert t.cards > 0 and t.found == t.named == 0 and t.false_cards <= t.frames
+    listed = json.loads((tmp_path / "misses.json").read_text())
+    assert sorted(f["kind"] for f in listed) == ["hard", "realistic"]
+    assert all(len(f["missed"]) == counts[f["kind"]].cards for f in listed)
+
+
+def test_detector_flags_need_detect_and_pairs_do_not_go_with_it(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--calibrated"], ["--detector", "size_pass=false"], ["--misses", "x"],
+                 ["--detect", "--pairs", "0.4/0.1"], ["--detect", "--detector", "no_such_field=1"]):
+        with pytest.raises(SystemExit) as exc:
+            validate_fonts.main(["--styles", "960-961", *argv])
+        assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "add --detect" in err and "--pairs" in err and "no_such_field" in err
+
+
+def test_detect_mode_on_the_command_line_reports_found_and_false_cards(capsys: pytest.CaptureFixture[str]) -> None:
+    result = validate_fonts.main(["--detect", "--calibrated", "--styles", "961-961", "--scenes", "1"])
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == result
+    for kind in ("realistic", "hard"):
+        rates = printed[kind]
+        assert set(rates) >= {"found", "named", "false_cards_per_50_frames", "classifier_only"}
+        assert 0.5 <= rates["found"] <= 1 and rates["named"] <= rates["found"]
