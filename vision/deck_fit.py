@@ -11,6 +11,7 @@ import numpy as np
 from vision.detector_config import DetectorConfig
 from vision.plane_from_cards import mean_side_vectors
 from vision.quads import overlap_share, plane_points, side_hits
+from vision.size_pass import card_margins
 from vision.snapping import snap_to_edges
 
 
@@ -49,8 +50,29 @@ def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float, long_:
                      c[:, 0] + hs * u + hl * v, c[:, 0] - hs * u + hl * v], axis=1)
 
 
+def _best_rectangle(pose: tuple[np.ndarray, float], coarse: np.ndarray, fine: np.ndarray, card: tuple[float, float],
+                    back: tuple[float, ...], frame: tuple[int, int], scale: float, near_edges: np.ndarray,
+                    thin: np.ndarray, tight: float) -> np.ndarray | None:
+    """The deck's rectangle about ``pose`` whose weakest side lies best on edges (``fit_deck``), if that side
+    does so for 0.9 and for 0.05 more than the outline's (``tight``); else None."""
+    # coarse (1.5 degrees, 0.04 widths), then around its best few at half the shift
+    _, hits, poses = _score_poses(coarse, pose, card, back, frame, scale, near_edges, thin)
+    if not len(poses):
+        return None
+    top = poses[np.argsort(-(hits.min(axis=1) * 10 + hits.mean(axis=1)))[:16]]
+    image, hits, _ = _score_poses((top[:, None, :] + fine[None]).reshape(-1, 3), pose, card, back, frame, scale,
+                                  near_edges, thin)
+    if not len(image):
+        return None
+    best = int(np.argmax(hits.min(axis=1) * 10 + hits.mean(axis=1)))
+    if hits[best].min() < 0.9 or hits[best].min() < tight + 0.05:
+        return None
+    out: np.ndarray = image[best].astype(np.float32)
+    return out
+
+
 def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, near_edges: np.ndarray,
-             config: DetectorConfig) -> list[np.ndarray]:
+             config: DetectorConfig, paper: tuple[np.ndarray, np.ndarray] | None = None) -> list[np.ndarray]:
     """On a calibrated table, outlines that are not the deck's rectangle moved onto it.
 
     Every card on the table is one rectangle (the median size of the outlines found, on the plane). An
@@ -60,7 +82,12 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     is searched for: the rectangle moved by up to ``deck_fit_shift`` and turned by up to ``deck_fit_turn``.
     Of the rectangles inside the frame whose every side lies on edges within 2 px for 0.9, the one whose
     weakest side lies best on edges within 1 px (then all four) replaces the outline, snapped, if that
-    side does so for 0.9 and for 0.05 more than the outline's, and it overlaps no other card. It is snapped
+    side does so for 0.9 and for 0.05 more than the outline's, and it overlaps no other card. An outline whose
+    sides are under ``deck_fit_small`` of the deck's (a court card's printed frame) need not be bettered, and
+    where no rectangle fits at its pose one turned a quarter is tried (``deck_fit_across``: a printed frame
+    wider than tall has its long side across the card's). Such a rectangle must have a card's paper margin
+    (``size_pass.card_margins`` on ``paper``: the detection-scale frame and its paper mask; without them it is
+    not taken): a phone's screen is far smaller than a card too, and the cloth around it is no margin. It is snapped
     onto the edges only where no corner moves by ``deck_fit_snap`` of a width: a design with a printed frame
     line just inside its edge (``kde:tigullio-international``) drew the snap onto that line, several percent
     inside the card, and the fitted outline lost its card.
@@ -82,6 +109,9 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     support = side_hits(det, near_edges).min(axis=1)
     thin = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     tight = side_hits(det, thin).min(axis=1)
+    # an outline far smaller than the deck's rectangle (a court card's printed frame) is not the card's edge
+    # however well it lies on edges: there the rectangle need not lie better than the outline
+    small = (len_a * len_b < config.deck_fit_small ** 2 * short * long_) if config.deck_fit_small else np.zeros(len(q), bool)
     off = np.flatnonzero((error >= config.deck_fit_error) | (support < 0.9) | (tight < 0.85))
     if not len(off):
         return quads
@@ -93,24 +123,21 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     out = list(quads)
     frame, card = (w, h), (short, long_)
     for i in map(int, off):
-        pose = (centre[i], float(angle[i]))
-        # coarse (1.5 degrees, 0.04 widths), then around its best few at half the shift
-        _, hits, poses = _score_poses(coarse, pose, card, back, frame, s, near_edges, thin)
-        if not len(poses):
+        # at the outline's own pose, then (config.deck_fit_across) turned a quarter: a court card's printed
+        # frame can be wider than tall, and its long side then lies across the card's
+        for turn in (0.0, math.pi / 2) if config.deck_fit_across else (0.0,):
+            found = _best_rectangle((centre[i], float(angle[i]) + turn), coarse, fine, card, back, frame, s,
+                                    near_edges, thin, 0.0 if small[i] else float(tight[i]))
+            if found is not None:
+                break
+        if found is None:
             continue
-        top = poses[np.argsort(-(hits.min(axis=1) * 10 + hits.mean(axis=1)))[:16]]
-        image, hits, _ = _score_poses((top[:, None, :] + fine[None]).reshape(-1, 3), pose, card, back, frame, s,
-                                      near_edges, thin)
-        if not len(image):
+        if any(j != i and overlap_share(found, out[j]) >= 0.2 for j in range(len(out))):
             continue
-        best = int(np.argmax(hits.min(axis=1) * 10 + hits.mean(axis=1)))
-        if hits[best].min() < 0.9 or hits[best].min() < tight[i] + 0.05:
+        if small[i] and (paper is None or not card_margins(paper[1], paper[0], [(found + 0.5) * s - 0.5], config)[0]):
             continue
-        rect = image[best].astype(np.float32)
-        if any(j != i and overlap_share(rect, out[j]) >= 0.2 for j in range(len(out))):
-            continue
-        snapped = snap_to_edges(frame_bgr, [rect], config)[0]
-        on_plane = plane_points(np.stack([snapped, rect]), config.plane)
+        snapped = snap_to_edges(frame_bgr, [found], config)[0]
+        on_plane = plane_points(np.stack([snapped, found]), config.plane)
         moved = float(np.linalg.norm(on_plane[0] - on_plane[1], axis=1).max()) / short
-        out[i] = snapped if moved < config.deck_fit_snap else rect
+        out[i] = snapped if moved < config.deck_fit_snap else found
     return out

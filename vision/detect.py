@@ -199,7 +199,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     if config.repair_skew and full:
         full = repair_skewed(frame_bgr, full, near_edges, config)
     if config.deck_fit and table.plane is not None and len(full) >= 3:
-        full = fit_deck(frame_bgr, full, edges, near_edges, table)
+        full = fit_deck(frame_bgr, full, edges, near_edges, table,
+                        None if paper is None else (small, paper if local is None else cv2.bitwise_or(paper, local)))
     return [order_corners(q) for q in full]
 
 

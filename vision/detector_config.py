@@ -74,7 +74,7 @@ class DetectorConfig:
     size_band: float = 0.75  # the band just inside each side is paper for this share of it (see size_pass_cards)
     # ... or whiter than the table just outside it: the band inside each side is whiter (darkest channel) than
     # the same depth outside by this much (a pale card half in a shadow has no paper margin in the shadow, but
-    # is whiter than the shadowed table there; see size_pass._card_margins)
+    # is whiter than the shadowed table there; see size_pass.card_margins)
     size_whiter: float = 20.0
     # and its inside is not the cloth around it: no more than this share of its inside has a colour of the
     # ring outside it (see inside_like_outside)
@@ -103,6 +103,13 @@ class DetectorConfig:
     deck_fit_error: float = 0.06  # corner distance from the deck's rectangle, in card widths, that is off
     deck_fit_shift: float = 0.2  # how far the search moves the rectangle, in card widths
     deck_fit_turn: float = 6.0  # and turns it, degrees
+    # An outline whose sides are under this share of the deck's (on the plane) is not a card's edge but a court
+    # card's printed frame (or a piece of the card): the deck's rectangle around it is taken when every side
+    # lies on edges, however well the outline itself does (0 turns this off). Where none fits at the
+    # outline's own pose, it is searched turned a quarter too (``deck_fit_across``): a printed frame can be
+    # wider than tall. Chosen on the validation set (docs/performance.md, session 22).
+    deck_fit_small: float = 0.8
+    deck_fit_across: bool = True
     # The rectangle found is then snapped onto the edges only where that moves no corner by this much (card
     # widths, on the plane): a refinement of the search's grid, not a jump onto a printed frame line inside
     # the card, which undid the fit (docs/performance.md, "The deck fit keeps the deck's size").

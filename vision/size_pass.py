@@ -41,7 +41,7 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     0.9, and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
     margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
     global or the local paper mask (``paper``), so glare and a pale cast do not hide it; where a shadow does,
-    the band is whiter than the table just outside it (``size_whiter``, ``_card_margins``). A gingham's pale
+    the band is whiter than the table just outside it (``size_whiter``, ``card_margins``). A gingham's pale
     grid lines are such a margin too; there the inside of the rectangle is the cloth around it
     (``inside_like_outside``), which a card's is not.
 
@@ -104,7 +104,7 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
         on_edges = side_hits(np.stack([outlines[i] for i in shaped]), near_edges).min(axis=1) >= 0.9
         shaped = [i for i, hit in zip(shaped, on_edges, strict=True)
                   if hit and card_like(outlines[i], cv2.contourArea(outlines[i]), config.loose, config.scale)]
-    margined = [i for i, ok in zip(shaped, _card_margins(paper, small, [outlines[i] for i in shaped], config),
+    margined = [i for i, ok in zip(shaped, card_margins(paper, small, [outlines[i] for i in shaped], config),
                                    strict=True) if ok]
     out: list[np.ndarray] = []
     for i in margined:  # best first, as found; the cloth test last, only for a rectangle clear of the cards
@@ -185,7 +185,7 @@ def _quad_sides(quad: np.ndarray) -> tuple[np.ndarray, float, list[tuple[np.ndar
     return q, width, sides
 
 
-def _card_margins(paper: np.ndarray, small: np.ndarray, quads: list[np.ndarray], config: DetectorConfig
+def card_margins(paper: np.ndarray, small: np.ndarray, quads: list[np.ndarray], config: DetectorConfig
                   ) -> np.ndarray:
     """(R,) for each quad, whether it has a card's margin: on every side, along its middle 70%, points where
     the band just inside (at some depth of ``_BAND_DEPTH``) is paper (``paper``), or else whiter (darkest
