@@ -29,6 +29,8 @@ class ModelMeta:
     min_confidence: float
     min_margin: float
     not_a_card: float  # drop a detected outline when the "none" output is at least this probable
+    # ... or at least this probable when the outline is read "unknown" (absent in the metadata: not_a_card)
+    unknown_not_a_card: float
     crop_fraction: tuple[float, float]  # (width, height) of the card each index crop covers
     training_designs: tuple[str, ...]
     held_out_designs: tuple[str, ...]
@@ -81,14 +83,17 @@ def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | Non
     min_conf = float(_need(thresholds, "min_confidence", (int, float), where))
     min_margin = float(_need(thresholds, "min_margin", (int, float), where))
     not_a_card = float(_need(thresholds, "not_a_card", (int, float), where))
-    if not (0 <= min_conf <= 1 and 0 <= min_margin <= 1 and 0 < not_a_card <= 1):
-        raise ModelError(f"{where}: thresholds must lie in 0..1")
+    unknown_not_a_card = float(_need(thresholds, "unknown_not_a_card", (int, float), where)) \
+        if "unknown_not_a_card" in thresholds else not_a_card
+    if not (0 <= min_conf <= 1 and 0 <= min_margin <= 1 and 0 < not_a_card <= 1 and 0 < unknown_not_a_card <= not_a_card):
+        raise ModelError(f"{where}: thresholds must lie in 0..1 (unknown_not_a_card at most not_a_card)")
     train = _need(data, "training_designs", list, where)
     held = _need(data, "held_out_designs", list, where)
     if set(train) & set(held):
         raise ModelError(f"{where}: designs both trained on and held out: {sorted(set(train) & set(held))}")
     accuracy = _need(data, "accuracy", dict, where)
     return ModelMeta(tuple(labels), h, w, c, method, percentile, offset, min_conf, min_margin, not_a_card,
+                     unknown_not_a_card,
                      (fw, fh), tuple(map(str, train)), tuple(map(str, held)), accuracy)
 
 

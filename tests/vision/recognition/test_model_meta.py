@@ -55,6 +55,10 @@ def _broken(**changes: Any) -> dict[str, Any]:
     (_broken(corner_crop={"card_width_fraction": 0.9, "card_height_fraction": 0.4}), "bad corner_crop"),
     (_broken(normalisation={"method": "imagenet", "percentile": 98, "offset": 0.5}), "unknown normalisation"),
     (_broken(thresholds={"min_confidence": 2, "min_margin": 0.1, "not_a_card": 0.5}), "thresholds"),
+    (_broken(thresholds={"min_confidence": 0.45, "min_margin": 0.1, "not_a_card": 0.5, "unknown_not_a_card": 0.6}),
+     "unknown_not_a_card at most not_a_card"),
+    (_broken(thresholds={"min_confidence": 0.45, "min_margin": 0.1, "not_a_card": 0.5, "unknown_not_a_card": "low"}),
+     "unknown_not_a_card"),
     (_broken(held_out_designs=["gnome:anglo"], training_designs=["gnome:anglo"]), "both trained on and held out"),
     (_broken(accuracy=None), "lacks 'accuracy'"),
 ])
@@ -80,3 +84,10 @@ def test_corrupt_model_file(tmp_path: Path) -> None:
 def test_threads_must_be_positive() -> None:
     with pytest.raises(ValueError, match="threads"):
         Recognizer(threads=0)
+
+
+def test_unknown_not_a_card_defaults_to_not_a_card_in_older_metadata(tmp_path: Path) -> None:
+    older = _broken()
+    del older["thresholds"]["unknown_not_a_card"]
+    meta = Recognizer(_model_with(tmp_path, older)).meta
+    assert meta.unknown_not_a_card == meta.not_a_card == 0.5

@@ -281,6 +281,33 @@ def test_a_card_sure_at_its_first_corner_is_not_read_at_its_second(monkeypatch: 
     assert p[2].argmax() == none and p[2, none] >= ONE_CORNER_SURE
 
 
+def test_an_outline_read_unknown_is_dropped_at_a_lower_not_a_card_probability(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The metadata's ``unknown_not_a_card`` (0.15) and ``not_a_card`` (0.5): ``recognize`` drops an outline whose
+    "none" output reaches the first when it is read ``unknown`` (a phone's screen beside the cards), and the
+    second whatever it is read; ``classify_quads`` (true outlines) keeps every outline, reading such ones
+    ``unknown``. Without ``unknown_not_a_card`` in the metadata both are ``not_a_card``."""
+    import dataclasses
+
+    import vision.recognizer as recognizer
+
+    qh, none = LABELS.index("QH"), len(LABELS)
+    rows = np.zeros((4, len(LABELS) + 1))
+    rows[:, :none] = 0.7 / len(LABELS)  # spread: read "unknown" ...
+    rows[0, qh] = rows[3, qh] = 0.65  # ... but for outlines 0 and 3, read QH
+    rows[:, none] = (0.3, 0.3, 0.1, 0.6)
+    quads = [np.float32([[x, 0], [x + 10, 0], [x + 10, 14], [x, 14]]) for x in (0, 12, 24, 36)]
+    monkeypatch.setattr(recognizer, "detect_cards", lambda frame, config, plane=None: quads)
+    frame = np.zeros((40, 60, 3), np.uint8)
+    rec = Recognizer(threads=1, second_look=False)
+    monkeypatch.setattr(rec, "model_probabilities", lambda image, ordered: rows.copy())
+    assert (rec.meta.unknown_not_a_card, rec.meta.not_a_card) == (0.15, 0.5)
+    kept = rec.recognize(frame)
+    assert [(r.card, round(r.presence, 2)) for r in kept] == [("QH", 0.7), ("unknown", 0.9)]
+    assert [r.card for r in rec.classify_quads(frame, quads)] == ["QH", "unknown", "unknown", "unknown"]
+    rec.meta = dataclasses.replace(rec.meta, unknown_not_a_card=rec.meta.not_a_card)  # older metadata
+    assert [r.card for r in rec.recognize(frame)] == ["QH", "unknown", "unknown"]
+
+
 @pytest.mark.parametrize("sure", [0.5, 1.2, -1.0])
 def test_a_one_corner_threshold_outside_half_to_one_is_refused(sure: float) -> None:
     with pytest.raises(SettingError, match="one_corner_sure"):
