@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/unknown_presence.py [--styles 960-1199] [--seed 5] [--calibrated]
 
-The validation set's frames (``models.training.validate_fonts``: untrained font styles, one realistic and one
+The validation set's frames (``models.training.validate_fonts.validation_scenes``: untrained font styles, one realistic and one
 hard scene per style) through the recogniser with ``unknown_not_a_card`` set back to ``not_a_card``, so that
 every outline read ``unknown`` is reported. For each presence bar (1 - the model's "not a card" output) it
 counts the outlines read ``unknown`` under it that match no card (false cards a lower bar would drop) and
@@ -17,15 +17,12 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.training.build_crops import _style_range  # noqa: E402
-from models.training.dataset import match  # noqa: E402
-from models.training.evaluate import NORMAL  # noqa: E402
-from models.training.synth import HARD, make_scene  # noqa: E402
+from models.training.evaluate import matched_outlines  # noqa: E402
+from models.training.validate_fonts import validation_scenes  # noqa: E402
 from vision.recognizer import UNKNOWN, Recognizer  # noqa: E402
 
 BARS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
@@ -37,27 +34,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--calibrated", action="store_true", help="give each frame its table plane")
     args = ap.parse_args()
-    from models.training.font_faces import font_deck  # Pillow: a training-only dependency
-
     rec = Recognizer()
     rec.meta = dataclasses.replace(rec.meta, unknown_not_a_card=rec.meta.not_a_card)  # see every unknown
     # kind -> (matched a card?, read unknown?, presence) per outline
     outlines: dict[str, list[tuple[bool, bool, float]]] = {"realistic": [], "hard": []}
-    for style in args.styles:
-        deck = font_deck(style)
-        rng = np.random.default_rng([args.seed, style])
-        for kind, spec in (("realistic", NORMAL), ("hard", HARD)):  # the frames validate_fonts deals
-            scene = make_scene(rng, deck, spec)
-            if not scene.cards:
-                continue
-            seen = rec.recognize(scene.image, plane=scene.plane if args.calibrated else None)
-            quads = [r.corners for r in seen]
-            used = set()
-            for _, truth in scene.cards:
-                q = match(truth, quads)
-                if q is not None:
-                    used.add(next(i for i, r in enumerate(seen) if r.corners is q))
-            outlines[kind] += [(i in used, r.card == UNKNOWN, r.presence) for i, r in enumerate(seen)]
+    for _, kind, _, scene in validation_scenes(args.styles, 1, args.seed):
+        seen = rec.recognize(scene.image, plane=scene.plane if args.calibrated else None)
+        used = set(matched_outlines(scene.cards, [r.corners for r in seen]))
+        outlines[kind] += [(i in used, r.card == UNKNOWN, r.presence) for i, r in enumerate(seen)]
     result: dict[str, object] = {"command": "benchmarks/unknown_presence.py " + " ".join(sys.argv[1:]),
                                  "styles": len(args.styles)}
     for kind, rows in outlines.items():

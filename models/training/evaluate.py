@@ -74,12 +74,10 @@ def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.nd
     quads = [r.corners for r in seen]
     used: set[int] = set()
     missed: list[tuple[str, np.ndarray]] = []
-    for label, quad in truth:
-        q = match(quad, quads)
-        if q is None:
+    for (label, quad), i in zip(truth, matched_outlines(truth, quads), strict=True):
+        if i is None:
             missed.append((label, quad))
             continue
-        i = next(k for k, r in enumerate(seen) if r.corners is q)
         used.add(i)
         t.found += 1
         if seen[i].card == label:
@@ -95,6 +93,15 @@ def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.nd
         only = rec.classify_quads(image, [q for _, q in truth])
         t.classifier_named = sum(r.card == label for r, (label, _) in zip(only, truth, strict=True))
     return t
+
+
+def matched_outlines(truth: list[tuple[str, np.ndarray]], quads: list[np.ndarray]) -> list[int | None]:
+    """Per true card, the index in ``quads`` of the outline that matches it (``dataset.match``), or None."""
+    out: list[int | None] = []
+    for _, quad in truth:
+        q = match(quad, quads)
+        out.append(None if q is None else next(k for k, other in enumerate(quads) if other is q))
+    return out
 
 
 def held_out_scenes(decks: dict[str, Deck], spec: SceneSpec, scenes: int, seed: int) -> Iterator[tuple[str, Scene]]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from models.training.evaluate import (
     add_zooms_argument,
     score_scene,
 )
-from models.training.synth import HARD, make_scene
+from models.training.synth import HARD, Scene, make_scene
 from vision.classify import decide
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
@@ -75,63 +76,62 @@ def validate(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int,
              pairs: tuple[tuple[float, float], ...] = ()) -> dict[str, Counts]:
     """Counts for realistic and hard scenes, ``scenes`` of each per style, dealt from [seed, style]; with
     ``pairs``, also "realistic c/m" and "hard c/m": the same readings decided under each pair."""
-    from models.training.font_faces import font_deck  # Pillow: a training-only dependency
     out = {"realistic": Counts(), "hard": Counts()}
     for conf, margin in pairs:
         if conf > SECOND_LOOK_BELOW:
             raise ValueError(f"min_confidence {conf} is over SECOND_LOOK_BELOW ({SECOND_LOOK_BELOW}): cards "
                              "named under it would not have had the second look, so it cannot be decided again")
         out |= {f"{kind} {conf}/{margin}": Counts() for kind in ("realistic", "hard")}
-    for style in styles:
-        deck = font_deck(style)
-        rng = np.random.default_rng([seed, style])
-        for kind, spec in (("realistic", NORMAL), ("hard", HARD)):
-            for _ in range(scenes):
-                scene = make_scene(rng, deck, spec)
-                if not scene.cards:
-                    continue
-                read = rec.classify_quads(scene.image, [q for _, q in scene.cards])
-                labels = [label for label, _ in scene.cards]
-                for r, label in zip(read, labels, strict=True):
-                    out[kind].count(r.card, label)
-                if not pairs:
-                    continue
-                # an outline the model calls "not a card" stays unknown under every pair
-                not_card = [r.presence < 1.0 - rec.meta.not_a_card for r in read]
-                probs = np.stack([r.probabilities for r in read])
-                for conf, margin in pairs:
-                    again = decide(probs, LABELS, conf, margin, UNKNOWN)
-                    for (name, _), label, off in zip(again, labels, not_card, strict=True):
-                        out[f"{kind} {conf}/{margin}"].count(UNKNOWN if off else name, label)
+    for _, kind, _, scene in validation_scenes(styles, scenes, seed):
+        read = rec.classify_quads(scene.image, [q for _, q in scene.cards])
+        labels = [label for label, _ in scene.cards]
+        for r, label in zip(read, labels, strict=True):
+            out[kind].count(r.card, label)
+        if not pairs:
+            continue
+        # an outline the model calls "not a card" stays unknown under every pair
+        not_card = [r.presence < 1.0 - rec.meta.not_a_card for r in read]
+        probs = np.stack([r.probabilities for r in read])
+        for conf, margin in pairs:
+            again = decide(probs, LABELS, conf, margin, UNKNOWN)
+            for (name, _), label, off in zip(again, labels, not_card, strict=True):
+                out[f"{kind} {conf}/{margin}"].count(UNKNOWN if off else name, label)
     return out
 
 
-def validate_detection(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int, *,
-                       calibrated: bool = False, misses: Path | None = None) -> dict[str, Tally]:
-    """Tallies for realistic and hard scenes through detection and naming: the frames ``validate`` deals
-    (the same generator draws in the same order), each frame given its table plane when ``calibrated``. With
-    ``misses``, each frame with a missed or a false card is written there (``<kind>-<style>-<scene>.png``:
-    outlines found green, false ones yellow, true outlines of missed cards red), listed in ``misses.json``."""
+def validation_scenes(styles: tuple[int, ...], scenes: int, seed: int) -> Iterator[tuple[int, str, int, Scene]]:
+    """The validation set's frames as (style, kind, n, scene): for each style, ``scenes`` realistic then
+    ``scenes`` hard scenes dealt from the generator seeded [seed, style], those with no card left out. Every
+    measurement on the set deals them here, so that its modes and benchmarks see the same frames."""
     from models.training.font_faces import font_deck  # Pillow: a training-only dependency
-    out = {"realistic": Tally(), "hard": Tally()}
-    listed: list[dict[str, object]] = []
-    if misses is not None:
-        misses.mkdir(parents=True, exist_ok=True)
     for style in styles:
         deck = font_deck(style)
         rng = np.random.default_rng([seed, style])
         for kind, spec in (("realistic", NORMAL), ("hard", HARD)):
             for n in range(scenes):
                 scene = make_scene(rng, deck, spec)
-                if not scene.cards:
-                    continue
-                seen: list[Outcome] = []
-                out[kind].add(score_scene(rec, scene.image, scene.cards, scene.plane if calibrated else None, seen))
-                if misses is not None and (seen[0].missed or seen[0].false):
-                    name = f"{kind}-{style}-{n}.png"
-                    cv2.imwrite(str(misses / name), _drawn(scene.image, seen[0]))
-                    listed.append({"frame": name, "kind": kind, "style": style, "scene": n,
-                                   "missed": [label for label, _ in seen[0].missed], "false_cards": len(seen[0].false)})
+                if scene.cards:
+                    yield style, kind, n, scene
+
+
+def validate_detection(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int, *,
+                       calibrated: bool = False, misses: Path | None = None) -> dict[str, Tally]:
+    """Tallies for realistic and hard scenes through detection and naming: the frames ``validate`` reads
+    (``validation_scenes``), each frame given its table plane when ``calibrated``. With
+    ``misses``, each frame with a missed or a false card is written there (``<kind>-<style>-<scene>.png``:
+    outlines found green, false ones yellow, true outlines of missed cards red), listed in ``misses.json``."""
+    out = {"realistic": Tally(), "hard": Tally()}
+    listed: list[dict[str, object]] = []
+    if misses is not None:
+        misses.mkdir(parents=True, exist_ok=True)
+    for style, kind, n, scene in validation_scenes(styles, scenes, seed):
+        seen: list[Outcome] = []
+        out[kind].add(score_scene(rec, scene.image, scene.cards, scene.plane if calibrated else None, seen))
+        if misses is not None and (seen[0].missed or seen[0].false):
+            name = f"{kind}-{style}-{n}.png"
+            cv2.imwrite(str(misses / name), _drawn(scene.image, seen[0]))
+            listed.append({"frame": name, "kind": kind, "style": style, "scene": n,
+                           "missed": [label for label, _ in seen[0].missed], "false_cards": len(seen[0].false)})
     if misses is not None:
         (misses / "misses.json").write_text(json.dumps(listed, indent=1) + "\n")
     return out
