@@ -1,7 +1,7 @@
 """Where the detector's time goes, stage by stage, and whether two revisions give the same outlines.
 
     .venv/bin/python benchmarks/detect_stages.py [--frames speed|held-out] [--count 30] [--root PATH]
-                                                 [--save FILE] [--compare FILE]
+                                                 [--save FILE] [--compare FILE] [--detector FIELD=VALUE ...]
 
 * ``--frames speed``: ``--count`` 1280x720 frames with 12 cards of the project's own drawn designs, as
   ``bench_recognition.py --speed-only`` deals them (seed 99); image mode.
@@ -11,6 +11,7 @@
 * Per stage (each step ``vision.detect.detect_cards`` calls, and the size pass's own steps), the mean ms a
   frame over the frames, one thread, wall time after a warm-up pass; the size pass's ms per frame (min,
   median, max); the whole detection's process CPU time.
+* ``--detector FIELD=VALUE ...``: time the detector with these settings (``cardtable recognize --detector``'s).
 * ``--root PATH``: import ``vision`` (and the scene generator) from another checkout, e.g. a ``git worktree``
   of an older revision, to time it the same way. ``--save FILE`` writes every outline (``.npz``);
   ``--compare FILE`` counts the detections whose outlines differ from a saved run, byte for byte, and says
@@ -63,6 +64,8 @@ def main() -> None:
                     help="the checkout whose vision/ is timed (default: this one)")
     ap.add_argument("--save", type=Path, help="write every outline to this .npz")
     ap.add_argument("--compare", type=Path, help="count the detections that differ from this saved .npz")
+    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
+                    help="detector settings other than the shipped ones (DetectorConfig fields)")
     args = ap.parse_args()
     sys.path.insert(0, str(args.root.resolve()))
     import cv2
@@ -74,6 +77,11 @@ def main() -> None:
 
     cv2.setNumThreads(1)
     threadpool_limits(limits=1, user_api="blas")
+    settings: dict[str, Any] = {}
+    if args.detector:  # (an older --root may not have vision.detector_settings: only imported when asked)
+        from vision.detector_settings import detector_config
+
+        settings["config"] = detector_config(args.detector)
     shots: list[tuple[np.ndarray, np.ndarray | None]] = []
     if args.frames == "speed":
         from models.training.evaluate import NORMAL
@@ -97,13 +105,13 @@ def main() -> None:
     for name in SIZE_PASS_STEPS:
         _timed(size_pass, name, totals, f"size pass: {name}")
     for image, plane in shots:  # warm-up
-        detect.detect_cards(image, plane=plane)
+        detect.detect_cards(image, plane=plane, **settings)
     totals.clear()
     size_ms, outlines = [], []
     c0 = time.process_time()
     for image, plane in shots:
         before = totals["size_pass_cards"]
-        outlines.append(detect.detect_cards(image, plane=plane))
+        outlines.append(detect.detect_cards(image, plane=plane, **settings))
         size_ms.append(1000 * (totals["size_pass_cards"] - before))
     cpu = time.process_time() - c0
     n = len(shots)

@@ -18,14 +18,15 @@ from vision.snapping import snap_to_edges
 def _score_poses(poses: np.ndarray, pose: tuple[np.ndarray, float], card: tuple[float, float],
                  back: tuple[float, ...], frame: tuple[int, int], scale: float, near_edges: np.ndarray,
                  thin: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For (N, 3) ``poses`` (turn, shift across, shift along) of the deck's rectangle ``card`` about ``pose``
-    (its centre and the angle of its long side on the plane): the rectangles in the image (full resolution)
-    that lie inside the ``frame`` (width, height) with every side on edges within 2 px for 0.9, their (K, 4)
-    side hits within 1 px (``thin``) and their poses."""
+    """For (N, 5) ``poses`` (turn, shift across, shift along, scale of the short side, of the long side) of the
+    deck's rectangle ``card`` about ``pose`` (its centre and the angle of its long side on the plane): the
+    rectangles in the image (full resolution) that lie inside the ``frame`` (width, height) with every side on
+    edges within 2 px for 0.9, their (K, 4) side hits within 1 px (``thin``) and their poses."""
     centre, angle = pose
     along = np.array([math.cos(angle), math.sin(angle)])
     across = np.array([-along[1], along[0]])
-    rects = _deck_rectangles(centre + poses[:, 1:2] * across + poses[:, 2:3] * along, angle + poses[:, 0], *card)
+    rects = _deck_rectangles(centre + poses[:, 1:2] * across + poses[:, 2:3] * along, angle + poses[:, 0],
+                             card[0] * poses[:, 3], card[1] * poses[:, 4])
     image = plane_points(rects, back)
     w, h = frame
     ok = (image.min(axis=(1, 2)) >= 1) & (image[..., 0].max(axis=1) <= w - 2) & (image[..., 1].max(axis=1) <= h - 2)
@@ -33,18 +34,21 @@ def _score_poses(poses: np.ndarray, pose: tuple[np.ndarray, float], card: tuple[
     return image[ok], side_hits((image[ok] + 0.5) * scale - 0.5, thin), poses[ok]
 
 
-def _pose_grid(turns: np.ndarray, shifts: np.ndarray) -> np.ndarray:
-    """(N, 3) poses (turn in radians, shift across, shift along) of every turn (degrees) and pair of shifts."""
-    t, a, b = np.meshgrid(np.radians(turns), shifts, shifts, indexing="ij")
-    return np.stack([t.ravel(), a.ravel(), b.ravel()], axis=1)
+def _pose_grid(turns: np.ndarray, shifts: np.ndarray, scales: np.ndarray | None = None) -> np.ndarray:
+    """(N, 5) poses (turn in radians, shift across, shift along, scale of each side) of every turn (degrees),
+    pair of shifts and pair of side scales (``scales``; 1 when None)."""
+    sizes = np.ones(1) if scales is None else scales
+    t, a, b, u, v = np.meshgrid(np.radians(turns), shifts, shifts, sizes, sizes, indexing="ij")
+    return np.stack([t.ravel(), a.ravel(), b.ravel(), u.ravel(), v.ravel()], axis=1)
 
 
-def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float, long_: float) -> np.ndarray:
-    """(N, 4, 2) rectangles of the deck's size on the plane, centred at (N, 2) ``centre``, the long side
-    along (N,) ``angle`` radians."""
+def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float | np.ndarray,
+                     long_: float | np.ndarray) -> np.ndarray:
+    """(N, 4, 2) rectangles ``short`` x ``long_`` (the deck's size, or (N,) sizes) on the plane, centred at
+    (N, 2) ``centre``, the long side along (N,) ``angle`` radians."""
     v = np.stack([np.cos(angle), np.sin(angle)], axis=1)  # long axis
     u = np.stack([-v[:, 1], v[:, 0]], axis=1)
-    hs, hl = short / 2, long_ / 2
+    hs, hl = np.reshape(np.asarray(short) / 2, (-1, 1)), np.reshape(np.asarray(long_) / 2, (-1, 1))
     c = centre[:, None, :]
     return np.stack([c[:, 0] - hs * u - hl * v, c[:, 0] + hs * u - hl * v,
                      c[:, 0] + hs * u + hl * v, c[:, 0] - hs * u + hl * v], axis=1)
@@ -60,7 +64,7 @@ def _best_rectangle(pose: tuple[np.ndarray, float], coarse: np.ndarray, fine: np
     if not len(poses):
         return None
     top = poses[np.argsort(-(hits.min(axis=1) * 10 + hits.mean(axis=1)))[:16]]
-    image, hits, _ = _score_poses((top[:, None, :] + fine[None]).reshape(-1, 3), pose, card, back, frame, scale,
+    image, hits, _ = _score_poses((top[:, None, :] + fine[None]).reshape(-1, 5), pose, card, back, frame, scale,
                                   near_edges, thin)
     if not len(image):
         return None
@@ -87,7 +91,11 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     where no rectangle fits at its pose one turned a quarter is tried (``deck_fit_across``: a printed frame
     wider than tall has its long side across the card's). Such a rectangle must have a card's paper margin
     (``size_pass.card_margins`` on ``paper``: the detection-scale frame and its paper mask; without them it is
-    not taken): a phone's screen is far smaller than a card too, and the cloth around it is no margin. It is snapped
+    not taken): a phone's screen is far smaller than a card too, and the cloth around it is no margin. Where no
+    rectangle of the deck's size fits around such an outline, one whose sides differ from the deck's by up to
+    ``deck_fit_sizes`` is searched for about its centre (the deck's size is the median outline's, and a card can
+    be a few percent larger: court cards on the validation set's designs; with ``deck_fit_sizes_all`` for every
+    outline searched). The rectangle found is snapped
     onto the edges only where no corner moves by ``deck_fit_snap`` of a width: a design with a printed frame
     line just inside its edge (``kde:tigullio-international``) drew the snap onto that line, several percent
     inside the card, and the fitted outline lost its card.
@@ -119,14 +127,23 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     h, w = frame_bgr.shape[:2]
     turns, shifts = config.deck_fit_turn, config.deck_fit_shift * short
     coarse = _pose_grid(np.linspace(-turns, turns, 9), np.linspace(-shifts, shifts, 11))
-    fine = _pose_grid(np.zeros(1), np.array([-shifts, 0.0, shifts]) / 10)
+    fine = _pose_grid(np.zeros(1), np.array([-shifts, 0.0, shifts]) / 10, np.zeros(1))  # steps from a coarse pose
+    grids = [(coarse, fine)]
+    if config.deck_fit_sizes:  # the rectangle also resized: a printed frame is centred and square with its card
+        r = config.deck_fit_sizes
+        grids.append((_pose_grid(np.linspace(-1.5, 1.5, 3), np.linspace(-0.04, 0.04, 5) * short, 1 + np.linspace(-r, r, 5)),
+                      _pose_grid(np.zeros(1), np.array([-0.01, 0.0, 0.01]) * short, np.array([-r, 0.0, r]) / 4)))
     out = list(quads)
     frame, card = (w, h), (short, long_)
     for i in map(int, off):
         # at the outline's own pose, then (config.deck_fit_across) turned a quarter: a court card's printed
-        # frame can be wider than tall, and its long side then lies across the card's
-        for turn in (0.0, math.pi / 2) if config.deck_fit_across else (0.0,):
-            found = _best_rectangle((centre[i], float(angle[i]) + turn), coarse, fine, card, back, frame, s,
+        # frame can be wider than tall, and its long side then lies across the card's; at the deck's size, then
+        # (for a small outline, or any with deck_fit_sizes_all) resized
+        tries = [(turn, grid) for turn in ((0.0, math.pi / 2) if config.deck_fit_across else (0.0,))
+                 for grid in (grids if small[i] or config.deck_fit_sizes_all else grids[:1])]
+        found = None
+        for turn, (c_grid, f_grid) in tries:
+            found = _best_rectangle((centre[i], float(angle[i]) + turn), c_grid, f_grid, card, back, frame, s,
                                     near_edges, thin, 0.0 if small[i] else float(tight[i]))
             if found is not None:
                 break

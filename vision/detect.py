@@ -182,7 +182,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         snapped = len(quads)
     table = config  # the config with a table plane: the calibrated one, or one estimated from the cards
     if config.plane is None and config.estimate_plane and (config.size_pass or config.deck_fit):
-        estimate = plane_from_cards([(q + 0.5) / s - 0.5 for q in quads], frame_bgr.shape, spread=config.plane_spread)
+        estimate = plane_from_cards([(q + 0.5) / s - 0.5 for q in quads], frame_bgr.shape, spread=config.plane_spread,
+                                    drop=config.plane_drop)
         if estimate is not None:
             try:
                 table = replace(config, plane=plane_tuple(estimate, frame_bgr.shape))

@@ -110,6 +110,13 @@ class DetectorConfig:
     # wider than tall. Chosen on the validation set (docs/performance.md, session 22).
     deck_fit_small: float = 0.8
     deck_fit_across: bool = True
+    # Where no rectangle of the deck's size fits around an outline under deck_fit_small, one whose sides differ
+    # from the deck's by up to this share is searched for about the outline's centre: the deck is the median
+    # outline, and a card can be a few percent larger (0 turns this off). For every outline searched with
+    # ``deck_fit_sizes_all``: on the validation set +2 realistic and +5 hard cards more over four runs, for
+    # 1.3-3.4 ms more a frame, not taken (docs/performance.md, session 23).
+    deck_fit_sizes: float = 0.08
+    deck_fit_sizes_all: bool = False
     # The rectangle found is then snapped onto the edges only where that moves no corner by this much (card
     # widths, on the plane): a refinement of the search's grid, not a jump onto a printed frame line inside
     # the card, which undid the fit (docs/performance.md, "The deck fit keeps the deck's size").
@@ -124,6 +131,11 @@ class DetectorConfig:
     # test_the_plane_from_motion_blurred_outlines_is_not_refused); 0.06 gave +12 hard cards found over six
     # seeds, 0.08 one fewer (docs/performance.md, "The plane from motion-blurred outlines").
     plane_spread: float = 0.06
+    # Where no plane fits every outline, it is sought without one of them, in turn for each of this many
+    # whose area is furthest from the median (``plane_from_cards``'s ``drop``): a court card outlined on its
+    # printed frame among five to seven outlines bent the fit and the frame had no plane, so the deck fit could
+    # not move that outline onto its card. Chosen on the validation set (docs/performance.md, session 23).
+    plane_drop: int = 2
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
     # generated scenes' cards reach 0.0005, outlines with one corner off 0.0006-0.0026.

@@ -33,11 +33,16 @@ def mean_side_vectors(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plane_from_cards(quads: Sequence[np.ndarray], frame_shape: tuple[int, ...], *, spread: float = 0.04,
-                     min_cards: int = 4) -> np.ndarray | None:
+                     min_cards: int = 4, drop: int = 0) -> np.ndarray | None:
     """A 3x3 homography from image pixels to a plane on which the (4, 2) card outlines ``quads`` (in cyclic
     corner order) are rectangles of one size, in units of about an image pixel at the frame's centre; None
     with fewer than ``min_cards`` outlines or when, on the plane found, the median absolute deviation of
-    the cards' short or long sides exceeds ``spread`` of their median (no one deck on one flat table)."""
+    the cards' short or long sides exceeds ``spread`` of their median (no one deck on one flat table).
+
+    ``drop``: where no plane fits all the outlines, it is sought without one of them, in turn for each of the
+    ``drop`` outlines whose image area is furthest from the median (a court card outlined on its printed
+    frame, 0.6 of the card: among five outlines it bends the fit beyond what dropping the worst fitting
+    repairs), while ``min_cards`` are left."""
     q = np.stack([np.asarray(x, np.float64).reshape(4, 2) for x in quads]) if len(quads) else np.zeros((0, 4, 2))
     edges = np.roll(q, -1, axis=1) - q
     cross = edges[:, :, 0] * np.roll(edges, -1, axis=1)[:, :, 1] - edges[:, :, 1] * np.roll(edges, -1, axis=1)[:, :, 0]
@@ -46,11 +51,22 @@ def plane_from_cards(quads: Sequence[np.ndarray], frame_shape: tuple[int, ...], 
         ((cross > 0).all(axis=1) | (cross < 0).all(axis=1))
     if int(usable.sum()) < min_cards:
         return None
-    try:
-        with np.errstate(all="ignore"):
-            return _estimate(q[usable], frame_shape, spread)
-    except np.linalg.LinAlgError:
-        return None
+    cards = q[usable]
+    tries = [np.ones(len(cards), bool)]
+    if drop and len(cards) > min_cards:
+        area = np.abs(cross[usable]).sum(axis=1) / 4  # the four corners' crosses sum to four times the area
+        off = np.abs(np.log(area / np.median(area)))
+        for j in np.argsort(-off)[:drop]:
+            tries.append(np.arange(len(cards)) != j)
+    for keep in tries:
+        try:
+            with np.errstate(all="ignore"):
+                plane = _estimate(cards[keep], frame_shape, spread)
+        except np.linalg.LinAlgError:
+            plane = None
+        if plane is not None:
+            return plane
+    return None
 
 
 def _estimate(q: np.ndarray, frame_shape: tuple[int, ...], spread: float) -> np.ndarray | None:
