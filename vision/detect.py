@@ -61,6 +61,7 @@ from vision.outline_candidates import (
     consider,
     consider_open,
     contours_of,
+    new_cards,
     open_pairs,
     paper_pairs,
     resolve,
@@ -189,6 +190,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
                 table = replace(config, plane=plane_tuple(estimate, frame_bgr.shape))
             except CalibrationError:
                 pass  # a degenerate estimate: the frame is judged in the image, as without one
+    if config.plane_rescue and config.plane is None and table.plane is not None:
+        # outlines refused only for their shape in the image (a card squeezed by a strong tilt: long over short
+        # beyond max_aspect) are judged again on the plane, where no card was found
+        quads += new_cards(candidates, quads, table, near_edges)
     searched = table if config.size_pass_estimated else config  # (with a calibrated plane, table is config)
     if config.size_pass and (searched.plane is not None or config.size_pass_image) and paper is not None \
             and len(quads) >= 2:

@@ -136,6 +136,11 @@ class DetectorConfig:
     # printed frame among five to seven outlines bent the fit and the frame had no plane, so the deck fit could
     # not move that outline onto its card. Chosen on the validation set (docs/performance.md, session 23).
     plane_drop: int = 2
+    # With a plane estimated from the cards, the candidates where no card was found are judged again with the
+    # plane's shape tests (as on a calibrated table): a card squeezed by a strong tilt is longer than
+    # ``max_aspect`` in the image but a card on the plane. Raising ``max_aspect`` instead (1.95, 2.05) found
+    # as many hard cards but lost realistic ones and added false cards (docs/performance.md, session 23).
+    plane_rescue: bool = True
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
     # generated scenes' cards reach 0.0005, outlines with one corner off 0.0006-0.0026.

@@ -113,6 +113,10 @@ def _axis_rectangles(vert: np.ndarray, horiz: np.ndarray, across: float, along: 
     b_lo, b_hi = int((1 - tolerance) * along / 2), int(math.ceil((1 + tolerance) * along / 2))
     if a_lo < 1 or b_lo < 1 or 2 * a_hi >= tw or 2 * b_hi >= th:
         return []
+    least = math.ceil(255 * level)
+    if cv2.minMaxLoc(col)[1] < least or cv2.minMaxLoc(row)[1] < least:
+        return []  # no side of either direction reaches the level anywhere, so no rectangle can (the score
+        # below is a minimum of running maxima of these maps): a quarter of the calls, the same result
     # each side's best share over its offsets from the centre: a running maximum over the offsets (a dilation
     # with a line kernel set only at those offsets)
     left = cv2.dilate(col, _offset_kernel(a_lo, a_hi, horizontal=True), anchor=(a_hi, 0))
@@ -120,9 +124,9 @@ def _axis_rectangles(vert: np.ndarray, horiz: np.ndarray, across: float, along: 
     top = cv2.dilate(row, _offset_kernel(b_lo, b_hi, horizontal=False), anchor=(0, b_hi))
     bottom = cv2.dilate(row, _offset_kernel(b_lo, b_hi, horizontal=False)[::-1].copy(), anchor=(0, 0))
     score = cv2.min(cv2.min(left, right), cv2.min(top, bottom))
-    if cv2.minMaxLoc(score)[1] < math.ceil(255 * level):
+    if cv2.minMaxLoc(score)[1] < least:
         return []  # most directions of most frames: no rectangle at all
-    floor = np.full_like(score, int(math.ceil(255 * level)))
+    floor = np.full_like(score, least)
     best = cv2.bitwise_and(cv2.compare(score, floor, cv2.CMP_GE),
                            cv2.compare(score, cv2.dilate(score, np.ones((5, 5), np.uint8)), cv2.CMP_EQ))
     points = cv2.findNonZero(best)

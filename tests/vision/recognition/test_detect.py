@@ -1306,3 +1306,24 @@ def test_the_detector_seeks_its_plane_with_the_settings_spread_and_drop(monkeypa
     detect_cards(scene.image)
     detect_cards(scene.image, replace(DEFAULT_CONFIG, plane_spread=0.04, plane_drop=0))
     assert asked == [{"spread": 0.06, "drop": 2}, {"spread": 0.04, "drop": 0}]
+
+
+@pytest.mark.parametrize("seed, label", [(25, "4S"), (35, "5C")])
+def test_a_card_squeezed_by_the_tilt_is_judged_on_the_estimated_plane(seed: int, label: str) -> None:
+    """``plane_rescue``: a scene seen 30 degrees off vertical at most, whose card ``label`` is longer than
+    ``max_aspect`` in the image (the tilt squeezes its short side) though on the table it is the deck's
+    rectangle. Its outline is refused by the image's shape test; once the plane is estimated from the other
+    cards, the candidates where no card was found are judged on it, and the card is found."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+    from vision.plane_from_cards import mean_side_vectors
+
+    scene = make_scene(np.random.default_rng(seed), faces_deck(seed % 6),
+                       SceneSpec(n_cards=10, max_tilt_deg=30.0, clutter=0, blur=0, glare=0, shadow=0))
+    truth = next(q for lab, q in scene.cards if lab == label)
+    a, b = mean_side_vectors(truth.astype(np.float64))
+    long_, short = max(np.linalg.norm(a), np.linalg.norm(b)), min(np.linalg.norm(a), np.linalg.norm(b))
+    assert long_ / short > DEFAULT_CONFIG.max_aspect
+    assert DEFAULT_CONFIG.plane_rescue and match(truth, detect_cards(scene.image)) is not None
+    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, plane_rescue=False))) is None
