@@ -115,8 +115,8 @@ def _axis_rectangles(vert: np.ndarray, horiz: np.ndarray, across: float, along: 
         return []
     least = math.ceil(255 * level)
     if cv2.minMaxLoc(col)[1] < least or cv2.minMaxLoc(row)[1] < least:
-        return []  # no side of either direction reaches the level anywhere, so no rectangle can (the score
-        # below is a minimum of running maxima of these maps): a quarter of the calls, the same result
+        return []  # no side of either direction reaches the level anywhere, so no rectangle can: the score
+        # below is a minimum of running maxima of these maps (the same result, without the offset search)
     # each side's best share over its offsets from the centre: a running maximum over the offsets (a dilation
     # with a line kernel set only at those offsets)
     left = cv2.dilate(col, _offset_kernel(a_lo, a_hi, horizontal=True), anchor=(a_hi, 0))
