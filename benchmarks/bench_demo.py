@@ -47,11 +47,11 @@ def _entries(journal: Path) -> int:
 
 
 def cheating_games(n: int, first_seed: int, players: int, cheat: float, senses: str, tmp: Path) -> dict[str, Any]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for seed in range(first_seed, first_seed + n):
         r = run_demo(DemoConfig(players=players, seed=seed, cheat=cheat, fast=True, senses=senses,
                                 journal=tmp / f"game-{seed}.db", timeout=600))
-        row = {"seed": seed, "seconds": round(r.seconds, 2), "frames": r.frames, "agree": r.agree,
+        row: dict[str, Any] = {"seed": seed, "seconds": round(r.seconds, 2), "frames": r.frames, "agree": r.agree,
                "cheats": len(r.cheats), "missed": len(r.missed), "flags": len(r.flags),
                "invented": len(r.invented), "recognizer": r.stats.get("recognizer")}
         rows.append(row)

@@ -47,7 +47,7 @@ GARBAGE = (("standard", 3), ("four-flush", 4), ("seven-card", 5), ("stud", 4), (
 def games(game: str, count: int, cheat: float, folder: Path, *, kills: bool, senses: str = "direct",
           deals: int | None = None, seeds: list[int] | None = None) -> dict[str, Any]:
     table = FROG if game == "frog" else GARBAGE
-    rows = []
+    rows: list[dict[str, Any]] = []
     for seed in seeds if seeds is not None else range(count):
         rules, players = table[seed % len(table)]
         reader = seed % 3 != 2
@@ -99,7 +99,7 @@ def killed_processes(game: str, count: int, cheat: float, folder: Path, *, sense
                      timeout: float = 300.0) -> dict[str, Any]:
     """Each game: start it, SIGKILL it at random world-log positions, rerun the same command."""
     table = FROG if game == "frog" else GARBAGE
-    rows = []
+    rows: list[dict[str, Any]] = []
     for seed in range(count):
         rules, players = table[seed % len(table)]
         rng = random.Random(1000 + seed)

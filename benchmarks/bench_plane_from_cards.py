@@ -65,6 +65,7 @@ def main() -> None:
             continue
         truths = [q for _, q in scene.cards]
         rows["estimated"].append(deviation(plane, truths))
+        assert scene.plane is not None  # every generated scene has its plane
         rows["true"].append(deviation(scene.plane, truths))
         rows["image"].append(deviation(np.eye(3), truths))
 

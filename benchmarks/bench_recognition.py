@@ -42,17 +42,17 @@ from models.training.evaluate import (  # noqa: E402
     Tally,
     add_both_corners_argument,
     clutter_only,
-    detector_config,
     evaluate_decks,
 )
-from models.training.synth import faces_deck, make_scene  # noqa: E402
+from models.training.synth import Scene, faces_deck, make_scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
+from vision.detector_settings import detector_config  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 
 
 def timing(rec: Recognizer, frames: int, seed: int) -> dict[str, float]:
     rng = np.random.default_rng(seed)
-    scenes = []
+    scenes: list[Scene] = []
     while len(scenes) < frames:
         scene = make_scene(rng, faces_deck(len(scenes) % 8), replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
         if len(scene.cards) == 12:
@@ -73,7 +73,9 @@ def timing(rec: Recognizer, frames: int, seed: int) -> dict[str, float]:
         if quads:
             per_card.append((w2 - w1) / len(quads))
     n = len(scenes)
-    med = lambda xs: round(1000 * statistics.median(xs[n:]), 2)  # noqa: E731
+    def med(xs: list[float]) -> float:
+        return round(1000 * statistics.median(xs[n:]), 2)
+
     crops = np.zeros((12, 2, rec.meta.input_height, rec.meta.input_width, 3), np.uint8)
     from vision.classify import preprocess
 

@@ -107,8 +107,8 @@ def main() -> None:
         # compared with the new one nearest its centre
         rest = list(b)
         for q in a:
-            k = int(np.argmin([np.linalg.norm(q.mean(axis=0) - r.mean(axis=0)) for r in rest]))
-            o, r = new_rect.order_corners(q), new_rect.order_corners(rest.pop(k))
+            nearest = int(np.argmin([np.linalg.norm(q.mean(axis=0) - r.mean(axis=0)) for r in rest]))
+            o, r = new_rect.order_corners(q), new_rect.order_corners(rest.pop(nearest))
             # which corner comes first can flip between two nearly equal ones: the best of the four starts
             difference = min(float(np.abs(o - np.roll(r, i, axis=0)).max()) for i in range(4))
             worst = max(worst, difference)

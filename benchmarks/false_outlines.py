@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -52,7 +53,9 @@ def main() -> None:
     ap.add_argument("--picture", type=Path)
     args = ap.parse_args()
     rec = Recognizer()
-    cases, tiles, true_skew = [], [], []
+    cases: list[dict[str, Any]] = []
+    tiles: list[np.ndarray] = []
+    true_skew: list[float] = []
     for spec, seed, kind in ((NORMAL, 2024, "realistic"), (HARD, 2025, "hard")):
         for design, scene in held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed):
             seen = rec.recognize(scene.image)
