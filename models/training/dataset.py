@@ -26,13 +26,19 @@ def corner_error(truth: np.ndarray, quad: np.ndarray) -> float:
 
 def match(truth: np.ndarray, found: list[np.ndarray]) -> np.ndarray | None:
     """The detected quad that outlines the same card as ``truth`` (corners within 12% of its width)."""
+    i = match_index(truth, found)
+    return None if i is None else found[i]
+
+
+def match_index(truth: np.ndarray, found: list[np.ndarray]) -> int | None:
+    """The index in ``found`` of the first quad that ``match`` accepts for ``truth``, or None."""
     t = order_corners(truth)
     width = float(np.linalg.norm(t[0] - t[1]))
-    for q in found:
+    for i, q in enumerate(found):
         if np.linalg.norm(q.mean(0) - t.mean(0)) > 0.3 * width:
             continue
         if corner_error(t, q) < 0.12 * width:
-            return q
+            return i
     return None
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from models.training import designs
-from models.training.dataset import match
+from models.training.dataset import match_index
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
@@ -67,8 +67,14 @@ class Outcome:
 
 
 def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]],
-                plane: np.ndarray | None = None, outcome: list[Outcome] | None = None) -> Tally:
-    """One frame's tally; with ``outcome``, its ``Outcome`` is appended there."""
+                plane: np.ndarray | None = None) -> Tally:
+    """One frame's tally."""
+    return scored_scene(rec, image, truth, plane)[0]
+
+
+def scored_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]],
+                 plane: np.ndarray | None = None) -> tuple[Tally, Outcome]:
+    """One frame's tally and what it missed and found falsely (``Outcome``)."""
     t = Tally(frames=1, cards=len(truth))
     seen = rec.recognize(image, plane=plane)
     quads = [r.corners for r in seen]
@@ -87,21 +93,15 @@ def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.nd
         else:
             t.wrong += 1
     t.false_cards = len(seen) - len(used)
-    if outcome is not None:
-        outcome.append(Outcome(missed, quads, [quads[i] for i in range(len(seen)) if i not in used]))
     if truth:
         only = rec.classify_quads(image, [q for _, q in truth])
         t.classifier_named = sum(r.card == label for r, (label, _) in zip(only, truth, strict=True))
-    return t
+    return t, Outcome(missed, quads, [quads[i] for i in range(len(seen)) if i not in used])
 
 
 def matched_outlines(truth: list[tuple[str, np.ndarray]], quads: list[np.ndarray]) -> list[int | None]:
-    """Per true card, the index in ``quads`` of the outline that matches it (``dataset.match``), or None."""
-    out: list[int | None] = []
-    for _, quad in truth:
-        q = match(quad, quads)
-        out.append(None if q is None else next(k for k, other in enumerate(quads) if other is q))
-    return out
+    """Per true card, the index in ``quads`` of the outline that matches it (``dataset.match_index``), or None."""
+    return [match_index(quad, quads) for _, quad in truth]
 
 
 def held_out_scenes(decks: dict[str, Deck], spec: SceneSpec, scenes: int, seed: int) -> Iterator[tuple[str, Scene]]:

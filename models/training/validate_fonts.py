@@ -37,7 +37,7 @@ from models.training.evaluate import (
     Tally,
     add_both_corners_argument,
     add_zooms_argument,
-    score_scene,
+    scored_scene,
 )
 from models.training.synth import HARD, Scene, make_scene
 from vision.classify import decide
@@ -125,13 +125,13 @@ def validate_detection(rec: Recognizer, styles: tuple[int, ...], scenes: int, se
     if misses is not None:
         misses.mkdir(parents=True, exist_ok=True)
     for style, kind, n, scene in validation_scenes(styles, scenes, seed):
-        seen: list[Outcome] = []
-        out[kind].add(score_scene(rec, scene.image, scene.cards, scene.plane if calibrated else None, seen))
-        if misses is not None and (seen[0].missed or seen[0].false):
+        tally, seen = scored_scene(rec, scene.image, scene.cards, scene.plane if calibrated else None)
+        out[kind].add(tally)
+        if misses is not None and (seen.missed or seen.false):
             name = f"{kind}-{style}-{n}.png"
-            cv2.imwrite(str(misses / name), _drawn(scene.image, seen[0]))
+            cv2.imwrite(str(misses / name), _drawn(scene.image, seen))
             listed.append({"frame": name, "kind": kind, "style": style, "scene": n,
-                           "missed": [label for label, _ in seen[0].missed], "false_cards": len(seen[0].false)})
+                           "missed": [label for label, _ in seen.missed], "false_cards": len(seen.false)})
     if misses is not None:
         (misses / "misses.json").write_text(json.dumps(listed, indent=1) + "\n")
     return out

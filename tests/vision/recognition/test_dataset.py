@@ -211,3 +211,17 @@ def test_evaluate_keeps_every_repeated_detector_flag(monkeypatch: pytest.MonkeyP
         with pytest.raises(SystemExit):
             evaluate.main([*argv, "--scenes", "1"])
     assert seen == [["snap_early=false", "size_grow=3"]] * 2
+
+
+def test_match_index_names_the_first_outline_within_twelve_percent_and_match_returns_that_outline() -> None:
+    """``match_index``: a card 100 px wide matches an outline whose corners are 5 px off (under 12 px), not one
+    20 px off nor one elsewhere; of two that match, the first is taken. ``match`` returns the same outline."""
+    from models.training.dataset import match, match_index
+
+    card = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])
+    near, far, elsewhere = card + 5, card + 20, card + 400
+    assert match_index(card, [elsewhere, far, near]) == 2
+    assert match_index(card, [elsewhere, far]) is None
+    assert match_index(card, [near, card]) == 0
+    found = [elsewhere, card, near]
+    assert match(card, found) is found[1] and match(card, [far]) is None

@@ -1327,3 +1327,41 @@ def test_a_card_squeezed_by_the_tilt_is_judged_on_the_estimated_plane(seed: int,
     assert long_ / short > DEFAULT_CONFIG.max_aspect
     assert DEFAULT_CONFIG.plane_rescue and match(truth, detect_cards(scene.image)) is not None
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, plane_rescue=False))) is None
+
+
+def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_for_every_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``deck_fit_sizes_all``: an outline that took in a quarter more than its card (not small, so not a printed
+    frame) is searched at the deck's size only, at its own pose and turned a quarter; with the setting, rectangles
+    of other sizes too (the grids whose side scales are not all 1). ``deck_fit_sizes=0`` tries no other size even
+    for a small outline."""
+    from dataclasses import replace
+
+    import vision.deck_fit as deck_fit_module
+    from vision.detect import DEFAULT_CONFIG, plane_tuple
+    from vision.rectify import order_corners
+
+    scene = make_scene(np.random.default_rng(5), faces_deck(1),
+                       SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
+    quads = detect_cards(scene.image, plane=scene.plane)
+    q = order_corners(quads[1]).astype(np.float64)
+    grown = q.copy()
+    grown[2] += 0.25 * (q[2] - q[1])
+    grown[3] += 0.25 * (q[3] - q[0])
+    small = ((q - q.mean(axis=0)) * 0.6 + q.mean(axis=0)).astype(np.float32)
+    edges, near = _edge_maps(scene.image, config)
+    sized: list[bool] = []
+    best = deck_fit_module._best_rectangle
+
+    def spy(pose, coarse, *args):  # type: ignore[no-untyped-def]
+        sized.append(bool((coarse[:, 3:] != 1).any()))
+        return best(pose, coarse, *args)
+
+    monkeypatch.setattr(deck_fit_module, "_best_rectangle", spy)
+    for outline, settings, expected in ((grown, {}, False), (grown, {"deck_fit_sizes_all": True}, True),
+                                        (small, {"deck_fit_sizes": 0.0}, False)):
+        sized.clear()
+        deck_fit_module.fit_deck(scene.image, [outline.astype(np.float32), quads[0], *quads[2:]], edges, near,
+                                 replace(config, **settings))
+        assert sized and any(sized) is expected
