@@ -41,6 +41,7 @@ from models.training.evaluate import (  # noqa: E402
     NORMAL,
     Tally,
     add_both_corners_argument,
+    add_no_pip_look_argument,
     clutter_only,
     evaluate_decks,
 )
@@ -110,13 +111,14 @@ def main() -> None:
                     help="detector settings other than the shipped ones (as evaluate --detector), e.g. "
                          "size_pass_estimated=false")
     add_both_corners_argument(ap)
+    add_no_pip_look_argument(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
     try:
         detector = detector_config(args.detector)
     except ValueError as exc:
         ap.error(str(exc))
-    rec = Recognizer(threads=1, detector=detector, one_corner_sure=args.one_corner_sure)
+    rec = Recognizer(threads=1, detector=detector, one_corner_sure=args.one_corner_sure, pip_look=args.pip_look)
     result: dict[str, object] = {"command": " ".join(["benchmarks/bench_recognition.py", *sys.argv[1:]])}
     held = {} if args.speed_only else designs.held_out_decks()
     if held:

@@ -54,6 +54,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         default=ONE_CORNER_SURE,
                         help="read both index corners of every card, not the second only where the first is "
                              "unsure (slower; the same names on the measured frames, see docs/performance.md)")
+    parser.add_argument("--no-pip-look", dest="pip_look", action="store_false",
+                        help="do not weigh unsure cards by the suit and rank read from the whole card's pips "
+                             "(models/pipnet.onnx)")
 
 
 def table_plane(spec: str) -> np.ndarray:
@@ -134,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         plane = None if args.table_rect is None else table_plane(args.table_rect)
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
         recognizer = Recognizer(args.model, threads=args.threads, detector=detector,
-                                one_corner_sure=args.one_corner_sure)
+                                one_corner_sure=args.one_corner_sure, pip_look=args.pip_look)
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
         return 2

@@ -7,7 +7,8 @@
     rec.classify_quads(frame_bgr, quads)    # when a tracker already knows where the cards are
 
 All crops of a frame go through onnxruntime in one batch. A card the model is unsure of gets a second
-look (``SECOND_LOOK_SCALES``, ``SECOND_LOOK_SHIFTS``, ``SECOND_LOOK_ZOOMS``, ``SUIT_LOOK_SHIFT``) in one more batch.
+look (``SECOND_LOOK_SCALES``, ``SECOND_LOOK_SHIFTS``, ``SECOND_LOOK_ZOOMS``, ``SUIT_LOOK_SHIFT``) in one more batch,
+and a face card still under ``PIP_LOOK_BELOW`` a look at its whole face by the pip model (``vision.pip_look``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
 from vision.errors import ImageError, SettingError
 from vision.faces import all_cards
 from vision.model_meta import ModelMeta, load_meta
+from vision.pip_look import DEFAULT_PIP_MODEL, PipLook, rank_of_face
 from vision.rectify import (
     CORNER_FRACTION_H,
     CORNER_FRACTION_W,
@@ -46,6 +48,8 @@ PIPELINE_CROP = (CORNER_H, CORNER_W, CORNER_FRACTION_W, CORNER_FRACTION_H)
 """The index crops ``rectify`` cuts (pixels, card fractions); a model must declare the same in its metadata."""
 _FACES = len(LABELS) - 1
 _SUIT_INDEX = np.array(["CDHS".index(label[1]) for label in LABELS[:_FACES]])
+_RANK_GROUP = rank_of_face(np.arange(_FACES))  # (52,): face -> its class of the pip model's rank head
+_RANK_GROUP_SIZE = np.bincount(_RANK_GROUP[:13]).astype(np.float32)  # faces of a suit in each class: 1, or 3 (courts)
 _SUIT_OF_FACE = np.eye(4, dtype=np.float32)[_SUIT_INDEX]  # (52, 4): face -> its suit, to sum by suit
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cardnet.onnx"
 SECOND_LOOK_SCALES = (0.93, 0.965, 1.035, 1.07)
@@ -105,6 +109,16 @@ moved crop, which loses the rank, says clubs 0.6, spades 0.3). The rank stays th
 the model card's frames and two other seeds (evaluate --scenes 20 --calibrated, seeds 2024, 99 and 7) it
 named 17 more of 3372 realistic cards (wrong unchanged) and 26 more of 4320 hard ones (5 more wrong)
 (docs/performance.md)."""
+PIP_LOOK_BELOW = 0.97
+"""A face card named under this top-1 probability after the second look (or left unknown) has its faces
+weighed by the suit and the rank the pip model reads from the whole card (``vision.pip_look``,
+``models/pipnet.onnx``): a number card's pips are several times the size of its index's suit, and in hard
+scenes most cards named wrong had the right rank and the other suit of their colour (61 of 87 on the
+validation set's true outlines: clubs for spades and back), most of them motion-blurred. Chosen on the
+validation set's true outlines (two sets of 240 untrained font styles; 0.5, 0.8, 0.9 and 0.97 tried, the
+readings weighed as they are or to the power 0.7 or 1.3): with 0.97 hard named 2,699 -> 2,830 and 2,701 ->
+2,807 of 2,880, wrong 87 -> 34 and 99 -> 54; realistic named 2,190 -> 2,210 of 2,218 and 2,153 -> 2,165 of
+2,183, wrong 15 -> 7 and 25 -> 14 (docs/performance.md, session 24)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,6 +143,8 @@ class Recognizer:
     ``min_confidence`` / ``min_margin`` default to the thresholds stored in the model's metadata; a card
     whose top-1 probability or margin over the second label is below them is ``"unknown"``. ``threads``
     holds for onnxruntime and for numpy's BLAS (process-wide: the detector's products are tiny).
+    ``pip_look``: weigh unsure face cards by the pip model (``pip_model_path``, default ``models/pipnet.onnx``)
+    read from the whole card, below ``pip_look_below``.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
@@ -136,7 +152,8 @@ class Recognizer:
                  detector: DetectorConfig = DEFAULT_CONFIG, second_look: bool = True,
                  second_look_below: float = SECOND_LOOK_BELOW, suit_look: bool = True,
                  second_look_zooms: Sequence[float] | None = None,
-                 one_corner_sure: float | None = ONE_CORNER_SURE) -> None:
+                 one_corner_sure: float | None = ONE_CORNER_SURE, pip_look: bool = True,
+                 pip_look_below: float = PIP_LOOK_BELOW, pip_model_path: str | Path | None = None) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
                                           expected_crop=PIPELINE_CROP)
@@ -154,6 +171,10 @@ class Recognizer:
         if one_corner_sure is not None and not 0.5 < one_corner_sure <= 1.0:  # over half: one label at most
             raise SettingError(f"one_corner_sure must be over 0.5 and at most 1.0, got {one_corner_sure}")
         self.one_corner_sure = one_corner_sure
+        self.pip_look = PipLook(pip_model_path or DEFAULT_PIP_MODEL, threads=threads) if pip_look else None
+        if not 0.0 < pip_look_below <= 1.0:
+            raise SettingError(f"pip_look_below must be over 0 and at most 1.0, got {pip_look_below}")
+        self.pip_look_below = pip_look_below
         # None: the shipped SECOND_LOOK_ZOOMS; () reads no zoomed crops
         zooms = SECOND_LOOK_ZOOMS if second_look_zooms is None else second_look_zooms
         self.second_look_zooms = tuple(float(z) for z in zooms)
@@ -185,6 +206,17 @@ class Recognizer:
                       if (label == UNKNOWN or conf < self.second_look_below) and none[i] < self.meta.not_a_card]
             if unsure:
                 probs[unsure] = self._second_look(frame, [ordered[i] for i in unsure], probs[unsure])
+                for i, decision in zip(unsure, decide(probs[unsure], LABELS, self.min_confidence, self.min_margin,
+                                                      UNKNOWN), strict=True):
+                    named[i] = decision
+        if self.pip_look is not None:
+            # not an outline that is dropped as it stands (an "unknown" one at the lower "none" bar): the look
+            # weighs faces, it does not judge whether the outline is a card
+            unsure = [i for i, (label, conf) in enumerate(named)
+                      if (label == UNKNOWN and none[i] < self.meta.unknown_not_a_card)
+                      or (label not in (UNKNOWN, "back") and conf < self.pip_look_below and none[i] < self.meta.not_a_card)]
+            if unsure:
+                probs[unsure] = self._pip_look(frame, [ordered[i] for i in unsure], probs[unsure])
                 for i, decision in zip(unsure, decide(probs[unsure], LABELS, self.min_confidence, self.min_margin,
                                                       UNKNOWN), strict=True):
                     named[i] = decision
@@ -244,6 +276,19 @@ class Recognizer:
             # a face or an unsure card sure of being a card
             faces[:] = weighed * (faces.sum(axis=1, keepdims=True) / np.maximum(weighed.sum(axis=1, keepdims=True),
                                                                                1e-12))
+        return out
+
+    def _pip_look(self, frame: np.ndarray, quads: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
+        """(N, 53) ``probs`` with their faces weighed by the suit and the rank the pip model reads from the
+        whole cards (a court face by a third of the court class, which holds three ranks); the faces keep their
+        total, as in the suit look, so the look can move a card between faces but not make it a back."""
+        assert self.pip_look is not None
+        suits, ranks = self.pip_look.read(frame, quads)
+        weights = suits[:, _SUIT_INDEX] * (ranks / _RANK_GROUP_SIZE)[:, _RANK_GROUP]
+        out = probs.copy()
+        faces = out[:, :_FACES]
+        weighed = faces * weights
+        faces[:] = weighed * (faces.sum(axis=1, keepdims=True) / np.maximum(weighed.sum(axis=1, keepdims=True), 1e-12))
         return out
 
     def model_probabilities(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:

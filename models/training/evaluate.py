@@ -170,6 +170,14 @@ def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> No
                          + note)
 
 
+def add_no_pip_look_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--no-pip-look``: unsure cards are not weighed by the pip model's reading of the whole card
+    (Recognizer's ``pip_look``); ``args.pip_look`` is what to pass."""
+    ap.add_argument("--no-pip-look", dest="pip_look", action="store_false",
+                    help="do not weigh unsure cards by the suit and rank the pip model reads from the whole card"
+                         + note)
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -184,6 +192,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                          "size_pass_image=true); not with --write")
     add_zooms_argument(ap, " (not with --write)")
     add_both_corners_argument(ap, " (not with --write)")
+    add_no_pip_look_argument(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
@@ -197,6 +206,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--zooms measures other settings than the shipped ones; it cannot --write the model card")
     if args.one_corner_sure is None and args.write:
         ap.error("--both-corners measures other settings than the shipped ones; it cannot --write the model card")
+    if not args.pip_look and args.write:
+        ap.error("--no-pip-look measures other settings than the shipped ones; it cannot --write the model card")
     if args.scenes is None:
         args.scenes = 40
     try:
@@ -205,7 +216,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error(str(e))
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         one_corner_sure=args.one_corner_sure)
+                         one_corner_sure=args.one_corner_sure, pip_look=args.pip_look)
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
@@ -214,6 +225,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         flag += " --zooms" + "".join(f" {z:g}" for z in args.zooms)
     if args.one_corner_sure is None:
         flag += " --both-corners"
+    if not args.pip_look:
+        flag += " --no-pip-look"
     if args.clutter_frames is not None:
         only: dict[str, object] = {
             "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",

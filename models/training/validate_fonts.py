@@ -36,6 +36,7 @@ from models.training.evaluate import (
     Outcome,
     Tally,
     add_both_corners_argument,
+    add_no_pip_look_argument,
     add_zooms_argument,
     scored_scene,
 )
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                     help="with --detect: write each frame with a missed or false card there, and misses.json")
     add_zooms_argument(ap)
     add_both_corners_argument(ap)
+    add_no_pip_look_argument(ap)
     args = ap.parse_args(argv)
     if not args.detect and (args.calibrated or args.detector or args.misses):
         ap.error("--calibrated, --detector and --misses measure the detector: add --detect")
@@ -182,7 +184,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     styles = tuple(s for s in args.styles if is_jumbo(s)) if args.jumbo else args.styles
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         one_corner_sure=args.one_corner_sure)
+                         one_corner_sure=args.one_corner_sure, pip_look=args.pip_look)
     except SettingError as e:
         ap.error(str(e))
     counts: dict[str, Counts] | dict[str, Tally]

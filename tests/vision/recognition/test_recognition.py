@@ -140,7 +140,7 @@ def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: d
     labels = ["AC", "7D", "TH", "QS", "KD", "JC", "2H", "9S", "5C", "3D", "8H", "6S", "back"]
     tallies = []
     for second_look in (False, True):
-        rec = Recognizer(threads=1, second_look=second_look, suit_look=False)
+        rec = Recognizer(threads=1, pip_look=False, second_look=second_look, suit_look=False)
         right = wrong = 0
         for _, deck in sorted(held_out_decks.items()):
             for chunk in (labels[:7], labels[7:]):
@@ -163,7 +163,7 @@ def test_the_second_look_also_reads_through_moved_outlines(held_out_decks: dict,
     import vision.recognizer as recognizer_module
 
     labels = ["AC", "7D", "TH", "QS", "KD", "JC", "2H", "9S", "5C", "3D", "8H", "6S", "back"]
-    rec = Recognizer(threads=1)
+    rec = Recognizer(threads=1, pip_look=False)
     tallies = []
     for shifts in ((), SECOND_LOOK_SHIFTS):
         monkeypatch.setattr(recognizer_module, "SECOND_LOOK_SHIFTS", shifts)
@@ -197,12 +197,12 @@ def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) ->
     truth = next(q for label, q in scene.cards if label == "6D")
     readings = []
     for below in (0.0, SECOND_LOOK_BELOW):
-        seen = Recognizer(threads=1, second_look_below=below,
+        seen = Recognizer(threads=1, pip_look=False, second_look_below=below,
                           detector=replace(DEFAULT_CONFIG, estimate_plane=False)).recognize(scene.image)
         quad = match(truth, [r.corners for r in seen])
         readings.append(next(r.card for r in seen if r.corners is quad))
     assert readings[0] == "5D" and readings[1] in ("6D", "unknown"), readings
-    seen = Recognizer(threads=1, second_look_below=0.0).recognize(scene.image)
+    seen = Recognizer(threads=1, pip_look=False, second_look_below=0.0).recognize(scene.image)
     assert next(r.card for r in seen if r.corners is match(truth, [r.corners for r in seen])) == "6D"
 
 
@@ -224,7 +224,7 @@ def test_the_second_look_costs_nothing_when_the_model_is_sure(recognizer: Recogn
     assert [r.card for r in recognizer.classify_quads(frame, quads)] == ["AC", "7D", "TH", "QS", "KD", "2H"]
     assert runs[0] == 6 and len(runs) <= 2 and sum(runs) < 12  # most own-drawn cards are sure at one corner
     small = [(q - q.mean(axis=0)) * 0.75 + q.mean(axis=0) for q in quads]
-    first = Recognizer(threads=1, second_look=False).classify_quads(frame, small)
+    first = Recognizer(threads=1, second_look=False, pip_look=False).classify_quads(frame, small)
     unsure = sum(r.card == "unknown" or r.confidence < SECOND_LOOK_BELOW for r in first)
     assert unsure >= 1
     runs.clear()
@@ -298,7 +298,7 @@ def test_an_outline_read_unknown_is_dropped_at_a_lower_not_a_card_probability(mo
     quads = [np.float32([[x, 0], [x + 10, 0], [x + 10, 14], [x, 14]]) for x in (0, 12, 24, 36)]
     monkeypatch.setattr(recognizer, "detect_cards", lambda frame, config, plane=None: quads)
     frame = np.zeros((40, 60, 3), np.uint8)
-    rec = Recognizer(threads=1, second_look=False)
+    rec = Recognizer(threads=1, pip_look=False, second_look=False)
     monkeypatch.setattr(rec, "model_probabilities", lambda image, ordered: rows.copy())
     assert (rec.meta.unknown_not_a_card, rec.meta.not_a_card) == (0.15, 0.5)
     kept = rec.recognize(frame)
@@ -338,10 +338,10 @@ def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recog
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
-    (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=(), one_corner_sure=None
+    (plain,) = Recognizer(threads=1, pip_look=False, suit_look=False, second_look_zooms=(), one_corner_sure=None
                           ).classify_quads(frame, [quad])
     batches.clear()
-    (looked,) = Recognizer(threads=1, second_look_zooms=(), one_corner_sure=None).classify_quads(frame, [quad])
+    (looked,) = Recognizer(threads=1, pip_look=False, second_look_zooms=(), one_corner_sure=None).classify_quads(frame, [quad])
     assert batches == [1, looks + 1]
     p0, p1 = plain.probabilities, looked.probabilities
     qc, qs, two_s, back = (LABELS.index(x) for x in ("QC", "QS", "2S", "back"))
@@ -380,7 +380,7 @@ def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
-    (read,) = Recognizer(threads=1, suit_look=False, second_look_zooms=zooms, one_corner_sure=None
+    (read,) = Recognizer(threads=1, pip_look=False, suit_look=False, second_look_zooms=zooms, one_corner_sure=None
                          ).classify_quads(frame, [quad])
     members = 1 + len(SECOND_LOOK_SCALES) + 1 + len(zooms)
     p = read.probabilities
@@ -390,7 +390,7 @@ def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPa
         + 0.45 ** (1 - len(zooms) / members) * 0.1 ** (len(zooms) / members)
     assert p[back] == pytest.approx(mean_back / (mean_back + mean_faces), rel=1e-4)
     assert read.card == "QC"
-    (plain,) = Recognizer(threads=1, suit_look=False, second_look_zooms=(), one_corner_sure=None
+    (plain,) = Recognizer(threads=1, pip_look=False, suit_look=False, second_look_zooms=(), one_corner_sure=None
                           ).classify_quads(frame, [quad])
     assert plain.card == "unknown" and plain.probabilities[qc] == pytest.approx(plain.probabilities[qs])
     assert batches == [looks + len(zooms), looks]
@@ -417,7 +417,7 @@ def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(held_out_decks: dict, 
         scene = make_scene(rng, held_out_decks["gnome:plastic"], NORMAL)
     truths = [q for label, q in scene.cards if label == "QC"]  # a scene may deal from two packs
     # the zoomed crops (tested on their own below) name some of these queens already: the suit look alone here
-    without, with_look = ([r.card for r in Recognizer(threads=1, suit_look=look, second_look_zooms=())
+    without, with_look = ([r.card for r in Recognizer(threads=1, pip_look=False, suit_look=look, second_look_zooms=())
                            .classify_quads(scene.image, truths)] for look in (False, True))
     assert with_look.count("QC") > without.count("QC"), (without, with_look)
     assert set(without + with_look) <= {"QC", "unknown"}, (without, with_look)
@@ -431,8 +431,8 @@ def test_zoomed_crops_name_the_jumbo_index_queen_of_clubs_laid_flat(held_out_dec
     (benchmarks/read_flat_card.py): without the zoomed crops the second look leaves it unknown (QS 0.40 / QC
     0.35 at 80 px, QC 0.40-0.45 / QS 0.36-0.41 at 100-130 px; measured), with them it is QC (0.74-0.80)."""
     frame, quad = flat_frame(held_out_decks["gnome:plastic"]("QC"), width)
-    (without,) = Recognizer(threads=1, second_look_zooms=()).classify_quads(frame, [quad])
-    (zoomed,) = Recognizer(threads=1).classify_quads(frame, [quad])
+    (without,) = Recognizer(threads=1, pip_look=False, second_look_zooms=()).classify_quads(frame, [quad])
+    (zoomed,) = Recognizer(threads=1, pip_look=False).classify_quads(frame, [quad])
     assert (without.card, zoomed.card) == ("unknown", "QC"), (without.card, zoomed.card)
 
 

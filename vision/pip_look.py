@@ -1,0 +1,93 @@
+"""The pip look: a card's suit read from its whole face, for cards the index model is unsure of.
+
+A number card's pips are several times the size of its index's suit, so where motion blur or a small card
+leaves the index's club and spade alike, the pips in the middle still tell them apart. ``models/pipnet.onnx``
+(trained by ``models.training.pip_look``) reads the whole card, rectified to grey ``PIP_H`` x ``PIP_W`` and
+normalised to its paper white, and gives the four suits' probabilities; the recogniser weighs an unsure card's
+faces by them (``vision.recognizer``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.errors import ModelError
+from vision.rectify import card_homography
+
+SUITS = ("C", "D", "H", "S")
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "court")
+"""The rank head's classes: a number card's rank (its pips), or a court card (J, Q, K: one class, the art
+tells them apart only by design)."""
+PIP_H, PIP_W = 68, 48  # the whole card, portrait
+_WARP_H, _WARP_W = 2 * PIP_H, 2 * PIP_W  # warped at twice the size, then shrunk by area: no aliasing of the print
+DEFAULT_PIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "pipnet.onnx"
+
+
+def card_image(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """(PIP_H, PIP_W) uint8: the card inside ``quad`` rectified, grey."""
+    h = card_homography(quad, _WARP_W, _WARP_H)
+    card = cv2.warpPerspective(frame, h, (_WARP_W, _WARP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+    out: np.ndarray = cv2.resize(grey, (PIP_W, PIP_H), interpolation=cv2.INTER_AREA)
+    return out
+
+
+def normalise(images: np.ndarray) -> np.ndarray:
+    """(N, H, W) uint8 -> float32: each image divided by its 98th percentile (the paper), capped at 1.25,
+    minus 0.5, so exposure cancels as in the index model's ``white-point``."""
+    x = images.astype(np.float32)
+    white = np.maximum(np.percentile(x.reshape(len(x), -1), 98, axis=1), 1.0)[:, None, None]
+    out: np.ndarray = np.minimum(x / white, 1.25) - 0.5
+    return out
+
+
+class PipLook:
+    """The pip model under onnxruntime: ``suits(frame, quads)`` -> (N, 4) probabilities over ``SUITS``."""
+
+    def __init__(self, model_path: str | Path = DEFAULT_PIP_MODEL, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        meta_path = path.with_suffix(".json")
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError) as e:
+            raise ModelError(f"{meta_path}: cannot read the pip model's metadata: {e}") from e
+        size = meta.get("input_size") if isinstance(meta, dict) else None
+        if meta.get("labels") != [*SUITS, *RANKS] or size != {"height": PIP_H, "width": PIP_W}:
+            raise ModelError(f"{meta_path}: expected labels {[*SUITS, *RANKS]} and input {PIP_H}x{PIP_W}, got "
+                             f"{meta.get('labels')} and {size}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise ModelError(f"{path}: cannot load the pip model: {e}") from e
+        self.input = self.session.get_inputs()[0].name
+
+    def read(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(N, 4) suit probabilities over ``SUITS`` and (N, 11) rank probabilities over ``RANKS``."""
+        if not len(quads):
+            return np.zeros((0, len(SUITS)), np.float32), np.zeros((0, len(RANKS)), np.float32)
+        images = np.stack([card_image(frame, q) for q in quads])
+        logits = self.session.run(None, {self.input: normalise(images)[:, None]})[0]
+        return _softmax(logits[:, :len(SUITS)]), _softmax(logits[:, len(SUITS):])
+
+
+def rank_of_face(faces: np.ndarray) -> np.ndarray:
+    """Face indices (suit-major, 13 a suit: ``vision.recognizer.LABELS``) -> index in ``RANKS``."""
+    out: np.ndarray = np.minimum(np.asarray(faces) % 13, len(RANKS) - 1)
+    return out
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    out: np.ndarray = (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
+    return out
