@@ -109,12 +109,12 @@ moved crop, which loses the rank, says clubs 0.6, spades 0.3). The rank stays th
 the model card's frames and two other seeds (evaluate --scenes 20 --calibrated, seeds 2024, 99 and 7) it
 named 17 more of 3372 realistic cards (wrong unchanged) and 26 more of 4320 hard ones (5 more wrong)
 (docs/performance.md)."""
-PIP_LOOK_BELOW = 0.97
+PIP_LOOK_BELOW = 0.9
 """A face card named under this top-1 probability after the second look (or left unknown) has its faces
 weighed by the suit and the rank the pip model reads from the whole card (``vision.pip_look``,
 ``models/pipnet.onnx``): a number card's pips are several times the size of its index's suit, and in hard
 scenes most cards named wrong had the right rank and the other suit of their colour (61 of 87 on the
-validation set's true outlines: clubs for spades and back), most of them motion-blurred. Chosen on the
+validation set's true outlines: clubs read as spades and spades as clubs), most of them motion-blurred. Chosen on the
 validation set's true outlines (two sets of 240 untrained font styles; 0.5, 0.8, 0.9 and 0.97 tried, the
 readings weighed as they are or to the power 0.7 or 1.3): with 0.97 hard named 2,699 -> 2,830 and 2,701 ->
 2,807 of 2,880, wrong 87 -> 34 and 99 -> 54; realistic named 2,190 -> 2,210 of 2,218 and 2,153 -> 2,165 of
@@ -171,10 +171,10 @@ class Recognizer:
         if one_corner_sure is not None and not 0.5 < one_corner_sure <= 1.0:  # over half: one label at most
             raise SettingError(f"one_corner_sure must be over 0.5 and at most 1.0, got {one_corner_sure}")
         self.one_corner_sure = one_corner_sure
-        self.pip_look = PipLook(pip_model_path or DEFAULT_PIP_MODEL, threads=threads) if pip_look else None
         if not 0.0 < pip_look_below <= 1.0:
             raise SettingError(f"pip_look_below must be over 0 and at most 1.0, got {pip_look_below}")
         self.pip_look_below = pip_look_below
+        self.pip_look = PipLook(pip_model_path or DEFAULT_PIP_MODEL, threads=threads) if pip_look else None
         # None: the shipped SECOND_LOOK_ZOOMS; () reads no zoomed crops
         zooms = SECOND_LOOK_ZOOMS if second_look_zooms is None else second_look_zooms
         self.second_look_zooms = tuple(float(z) for z in zooms)

@@ -1,19 +1,19 @@
-"""The pip look's network: a card's suit read from its whole face (the pips), for cards the index model is unsure of.
+"""The pip model: a card's suit and rank read from its whole face (the pips), for cards the index model is unsure of.
 
     .venv/bin/python -m models.training.pip_look [--threads 2] [--out models/pipnet.onnx]   # crops, train, export
-    .venv/bin/python -m models.training.pip_look --accuracy 5   # measure it on the held-out designs
+    .venv/bin/python -m models.training.pip_look --accuracy 20   # measure it on the held-out designs
 
-Why: in hard scenes most cards named wrong are named with the right rank and the wrong suit of the same colour
-(clubs for spades and back), and most of them are motion-blurred: the index's suit is a few pixels high, while
-the pips in the middle of a number card are several times larger and read where the index does not. This
-network sees the whole card, rectified (``vision.pip_look.card_image``: grey, 48 x 68, normalised to its paper
-white), and outputs four logits, clubs, diamonds, hearts, spades. The recogniser weighs an unsure card's faces
-by them (``vision.pip_look``), as it weighs them by the suit look's.
+Why: in hard scenes most cards named wrong have the right rank and the other suit of their colour (clubs read
+as spades and spades as clubs), and most of them are motion-blurred: the index's suit is a few pixels high,
+while the pips in the middle of a number card are several times larger and read where the index does not.
+This network sees the whole card, rectified (``vision.pip_look.card_image``: grey, 48 x 68, normalised to its
+paper white), and outputs four suit logits (``SUITS``) and eleven rank logits (``RANKS``: A-10 and "court").
+The recogniser weighs an unsure card's faces by them (``vision.recognizer``, ``PIP_LOOK_BELOW``).
 
 Crops come from the project's own detector and warp step on synthetic scenes of the training designs (a card
 the detector misses is cut from its true outline, jittered), as ``models.training.dataset`` makes the index
-crops; the held-out designs and the validation font styles (960 on) never train it.
-"""
+crops; the held-out designs and the validation font styles (960 on) never train it. The four crop batches
+(``PARTS``) are built in parallel and cached in ``.cache``, so a second run trains at once."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from vision.detect import detect_cards
 from vision.pip_look import PIP_H, PIP_W, RANKS, SUITS, card_image, rank_of_face
 
 ROOT = Path(__file__).resolve().parents[2]
-CHANNELS = (24, 48, 64, 96)
+CHANNELS = (24, 48, 64, 96)  # the five convolutions: a, b, c, d, d
 
 
 def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, hard_share: float = 0.6,

@@ -11,7 +11,17 @@ import numpy as np
 import pytest
 
 from vision.errors import ModelError
-from vision.pip_look import DEFAULT_PIP_MODEL, PIP_H, PIP_W, RANKS, SUITS, PipLook, card_image, normalise
+from vision.pip_look import (
+    DEFAULT_PIP_MODEL,
+    PIP_H,
+    PIP_W,
+    RANKS,
+    SUITS,
+    PipLook,
+    card_image,
+    normalise,
+    rank_of_face,
+)
 
 
 def test_the_card_image_is_the_card_upright_and_grey() -> None:
@@ -137,7 +147,6 @@ def test_the_shipped_pip_model_reads_held_out_number_cards_through_motion_blur(
     of the six held-out designs laid flat 90 px wide, the frame motion-blurred 7 px, read through its true
     outline: suit and rank (of ``RANKS``), floors a little under the shipped model's counts."""
     from models.training.synth import flat_frame
-    from vision.pip_look import rank_of_face
     from vision.recognizer import LABELS
 
     pip = PipLook()
@@ -163,3 +172,34 @@ def test_a_pip_look_threshold_outside_zero_to_one_is_refused(below: float) -> No
 
     with pytest.raises(SettingError, match="pip_look_below"):
         Recognizer(threads=1, pip_look_below=below)
+
+
+def test_rank_of_face_groups_the_court_ranks() -> None:
+    from vision.recognizer import LABELS
+
+    got = {LABELS[i]: RANKS[r] for i, r in enumerate(rank_of_face(np.arange(52)))}
+    assert (got["AC"], got["7D"], got["TH"], got["JS"], got["QC"], got["KD"]) == ("A", "7", "T", "court", "court",
+                                                                                   "court")
+
+
+def test_the_pip_crops_are_every_face_up_card_through_the_detectors_outline() -> None:
+    """``models.training.pip_look.build``: one image per face-up card of each scene (backs left out), labelled
+    with its face; a scene dealt with no cards gives none."""
+    from models.training.pip_look import build
+    from models.training.synth import LABELS, faces_deck
+
+    images, faces, stats = build({"faces:3": faces_deck(3)}, 4, seed=11, log_every=0)
+    assert images.shape[1:] == (PIP_H, PIP_W) and images.dtype == np.uint8
+    assert len(images) == len(faces) == stats["cards"] > 0
+    assert 0 < stats["detected"] <= stats["cards"]
+    assert faces.min() >= 0 and faces.max() < LABELS.index("back")
+
+
+def test_the_pip_network_gives_suit_and_rank_logits() -> None:
+    torch = pytest.importorskip("torch")
+    from models.training.pip_look import build_net
+
+    net = build_net().eval()
+    with torch.no_grad():
+        out = net(torch.zeros(2, 1, PIP_H, PIP_W))
+    assert tuple(out.shape) == (2, len(SUITS) + len(RANKS))
