@@ -32,7 +32,7 @@ MODEL = ROOT / "models" / "cardnet.onnx"
 META = ROOT / "models" / "cardnet.json"
 
 NORMALISATION = {"method": "white-point", "percentile": 98.0, "offset": 0.5}
-THRESHOLDS = {"min_confidence": 0.45, "min_margin": 0.15, "not_a_card": 0.5}
+THRESHOLDS = {"min_confidence": 0.45, "min_margin": 0.15, "not_a_card": 0.5, "unknown_not_a_card": 0.15}
 
 
 def base_meta(training: list[str], held_out: list[str]) -> dict[str, object]:

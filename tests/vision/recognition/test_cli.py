@@ -153,3 +153,22 @@ def test_both_corners_names_the_saved_photo_as_the_one_corner_look_does(capsys: 
     assert len(shipped) == len(both) >= 5
     assert [(c["card"], c["corners"]) for c in shipped] == [(c["card"], c["corners"]) for c in both]
     assert any(a["confidence"] != b["confidence"] for a, b in zip(shipped, both, strict=True))  # another path
+
+
+def test_no_pip_look_reaches_the_recogniser(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-pip-look``: the recogniser is made without the pip model; by default with it."""
+    import vision.cli_recognize as cli
+    from vision.recognizer import Recognizer
+
+    made: list[bool] = []
+
+    def recording(*args: object, **kwargs: object) -> Recognizer:
+        rec = Recognizer(*args, **kwargs)  # type: ignore[arg-type]
+        made.append(rec.pip_look is not None)
+        return rec
+
+    monkeypatch.setattr(cli, "Recognizer", recording)
+    for argv in ([], ["--no-pip-look"]):
+        assert main(["recognize", "--json", *argv, str(FELT)]) == 0
+        assert json.loads(capsys.readouterr().out.splitlines()[0])["cards"]
+    assert made == [True, False]
