@@ -3,8 +3,9 @@
 A number card's pips are several times the size of its index's suit, so where motion blur or a small card
 leaves the index's club and spade alike, the pips in the middle still tell them apart. ``models/pipnet.onnx``
 (trained by ``models.training.pip_look``) reads the whole card, rectified to grey ``PIP_H`` x ``PIP_W`` and
-normalised to its paper white, and gives the four suits' probabilities; the recogniser weighs an unsure card's
-faces by them (``vision.recognizer``).
+normalised to its paper white, and gives the probabilities of the four suits (``SUITS``) and of the rank
+(``RANKS``: A-10, or a court card); the recogniser weighs an unsure card's faces by them
+(``vision.recognizer.PIP_LOOK_BELOW``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "court")
 tells them apart only by design)."""
 PIP_H, PIP_W = 68, 48  # the whole card, portrait
 _WARP_H, _WARP_W = 2 * PIP_H, 2 * PIP_W  # warped at twice the size, then shrunk by area: no aliasing of the print
+NORMALISATION = "paper-white-grey"  # what ``normalise`` does; the metadata must name it
 DEFAULT_PIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "pipnet.onnx"
 
 
@@ -48,7 +50,9 @@ def normalise(images: np.ndarray) -> np.ndarray:
 
 
 class PipLook:
-    """The pip model under onnxruntime: ``suits(frame, quads)`` -> (N, 4) probabilities over ``SUITS``."""
+    """The pip model under onnxruntime: ``read(frame, quads)`` -> suit and rank probabilities. Its metadata
+    (``pipnet.json`` beside it: labels, input size, normalisation) and its output width are checked at load, so
+    a model made for other cards or crops is refused with a ModelError saying which file and what differs."""
 
     def __init__(self, model_path: str | Path = DEFAULT_PIP_MODEL, *, threads: int = 1) -> None:
         import onnxruntime as ort
@@ -59,10 +63,14 @@ class PipLook:
             meta = json.loads(meta_path.read_text())
         except (OSError, ValueError) as e:
             raise ModelError(f"{meta_path}: cannot read the pip model's metadata: {e}") from e
-        size = meta.get("input_size") if isinstance(meta, dict) else None
+        if not isinstance(meta, dict):
+            raise ModelError(f"{meta_path}: the pip model's metadata must be a JSON object")
+        size = meta.get("input_size")
         if meta.get("labels") != [*SUITS, *RANKS] or size != {"height": PIP_H, "width": PIP_W}:
             raise ModelError(f"{meta_path}: expected labels {[*SUITS, *RANKS]} and input {PIP_H}x{PIP_W}, got "
                              f"{meta.get('labels')} and {size}")
+        if not str(meta.get("normalisation", "")).startswith(NORMALISATION):
+            raise ModelError(f"{meta_path}: expected normalisation {NORMALISATION!r}, got {meta.get('normalisation')!r}")
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -71,6 +79,9 @@ class PipLook:
         except Exception as e:  # onnxruntime raises its own exception types
             raise ModelError(f"{path}: cannot load the pip model: {e}") from e
         self.input = self.session.get_inputs()[0].name
+        width = self.session.get_outputs()[0].shape[-1]
+        if width != len(SUITS) + len(RANKS):
+            raise ModelError(f"{path}: the pip model gives {width} outputs, its labels are {len(SUITS) + len(RANKS)}")
 
     def read(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """(N, 4) suit probabilities over ``SUITS`` and (N, 11) rank probabilities over ``RANKS``."""

@@ -114,11 +114,12 @@ PIP_LOOK_BELOW = 0.9
 weighed by the suit and the rank the pip model reads from the whole card (``vision.pip_look``,
 ``models/pipnet.onnx``): a number card's pips are several times the size of its index's suit, and in hard
 scenes most cards named wrong had the right rank and the other suit of their colour (61 of 87 on the
-validation set's true outlines: clubs read as spades and spades as clubs), most of them motion-blurred. Chosen on the
-validation set's true outlines (two sets of 240 untrained font styles; 0.5, 0.8, 0.9 and 0.97 tried, the
-readings weighed as they are or to the power 0.7 or 1.3): with 0.97 hard named 2,699 -> 2,830 and 2,701 ->
-2,807 of 2,880, wrong 87 -> 34 and 99 -> 54; realistic named 2,190 -> 2,210 of 2,218 and 2,153 -> 2,165 of
-2,183, wrong 15 -> 7 and 25 -> 14 (docs/performance.md, session 24)."""
+validation set's true outlines: clubs read as spades and spades as clubs), most of them motion-blurred. On the
+validation set (two sets of 240 untrained font styles, true outlines): hard named 2,699 -> 2,827 and 2,701 ->
+2,801 of 2,880, wrong 87 -> 38 and 99 -> 61; realistic named 2,190 -> 2,210 of 2,218 and 2,153 -> 2,164 of
+2,183. 0.97 named 3 and 6 hard cards more (wrong 34 and 54) but had the pip model read four times as many
+cards (6.4 of 12 realistic cards a frame against 1.6: most cards named from one index corner are at 0.9-0.97),
+3-4 ms more a frame (``benchmarks/pip_look_cost.py``; docs/performance.md, session 24)."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -203,3 +203,12 @@ def test_the_pip_network_gives_suit_and_rank_logits() -> None:
     with torch.no_grad():
         out = net(torch.zeros(2, 1, PIP_H, PIP_W))
     assert tuple(out.shape) == (2, len(SUITS) + len(RANKS))
+
+
+def test_pip_metadata_that_is_not_an_object_or_names_another_normalisation_is_refused(tmp_path: Path) -> None:
+    path = _copy_model(tmp_path, {"normalisation": "white-point"})
+    with pytest.raises(ModelError, match="normalisation"):
+        PipLook(path)
+    path.with_suffix(".json").write_text("[1, 2]")
+    with pytest.raises(ModelError, match="JSON object"):
+        PipLook(path)
