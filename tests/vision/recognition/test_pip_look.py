@@ -212,3 +212,21 @@ def test_pip_metadata_that_is_not_an_object_or_names_another_normalisation_is_re
     path.with_suffix(".json").write_text("[1, 2]")
     with pytest.raises(ModelError, match="JSON object"):
         PipLook(path)
+
+
+def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+    """``pip_look --accuracy``: on one realistic and one hard scene of each held-out design, every face-up card
+    is counted once as a number or a court card, and the shipped model reads most number cards' suits right."""
+    from models.training.evaluate import NORMAL, held_out_scenes
+    from models.training.pip_look import accuracy
+    from models.training.synth import HARD
+
+    got = accuracy(DEFAULT_PIP_MODEL, scenes=1)
+    for kind, spec, seed in (("realistic", NORMAL, 2024), ("hard", HARD, 2025)):
+        faces = [label for _, scene in held_out_scenes(held_out_decks, spec, 1, seed)  # type: ignore[arg-type]
+                 for label, _ in scene.cards if label != "back"]
+        record = got[kind]
+        assert isinstance(record, dict)
+        assert record["number_cards"] == sum(f[0] not in "JQK" for f in faces) > 0
+        assert record["court_cards"] == sum(f[0] in "JQK" for f in faces)
+        assert record["number_suit"] >= 0.9
