@@ -207,30 +207,36 @@ class Recognizer:
                       if (label == UNKNOWN or conf < self.second_look_below) and none[i] < self.meta.not_a_card]
             if unsure:
                 probs[unsure] = self._second_look(frame, [ordered[i] for i in unsure], probs[unsure])
-                for i, decision in zip(unsure, decide(probs[unsure], LABELS, self.min_confidence, self.min_margin,
-                                                      UNKNOWN), strict=True):
-                    named[i] = decision
+                self._decide_again(probs, named, unsure)
         if self.pip_look is not None:
-            # not an outline that is dropped as it stands (an "unknown" one at the lower "none" bar): the look
-            # weighs faces, it does not judge whether the outline is a card
+            # not an outline that is dropped as it stands: the look weighs faces, it does not judge whether
+            # the outline is a card
             unsure = [i for i, (label, conf) in enumerate(named)
-                      if (label == UNKNOWN and none[i] < self.meta.unknown_not_a_card)
-                      or (label not in (UNKNOWN, "back") and conf < self.pip_look_below and none[i] < self.meta.not_a_card)]
+                      if (label == UNKNOWN or (label != "back" and conf < self.pip_look_below))
+                      and not self._dropped(label, float(none[i]))]
             if unsure:
                 probs[unsure] = self._pip_look(frame, [ordered[i] for i in unsure], probs[unsure])
-                for i, decision in zip(unsure, decide(probs[unsure], LABELS, self.min_confidence, self.min_margin,
-                                                      UNKNOWN), strict=True):
-                    named[i] = decision
+                self._decide_again(probs, named, unsure)
         out = []
         for (label, conf), quad, p, p_none in zip(named, ordered, probs, none, strict=True):
-            # an outline read "unknown" is dropped at a lower "none" probability: on the validation set no
-            # card read so had over 0.15 of it, while phone screens beside cards had 0.25-0.33 (session 22)
-            if p_none >= (self.meta.unknown_not_a_card if label == UNKNOWN else self.meta.not_a_card):
+            if self._dropped(label, float(p_none)):
                 if drop_non_cards:
                     continue
                 label = UNKNOWN
             out.append(Recognition(label, conf, quad, p, 1.0 - float(p_none)))
         return out
+
+    def _dropped(self, label: str, p_none: float) -> bool:
+        """Whether an outline read ``label`` with this "none" probability is not a card. One read "unknown" is
+        dropped at a lower "none" probability: on the validation set no card read so had over 0.15 of it,
+        while phone screens beside cards had 0.25-0.33 (session 22)."""
+        return p_none >= (self.meta.unknown_not_a_card if label == UNKNOWN else self.meta.not_a_card)
+
+    def _decide_again(self, probs: np.ndarray, named: list[tuple[str, float]], which: list[int]) -> None:
+        """Name the cards ``which`` again from their (changed) ``probs``, in place in ``named``."""
+        for i, decision in zip(which, decide(probs[which], LABELS, self.min_confidence, self.min_margin, UNKNOWN),
+                               strict=True):
+            named[i] = decision
 
     def _second_look(self, frame: np.ndarray, quads: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
         """(N, 53) probabilities of unsure cards: the geometric mean of ``probs`` and the readings through
@@ -271,12 +277,7 @@ class Recognizer:
         if self.suit_look:
             suits.append(raw[n * (k + len(zooms)):, :_FACES] @ _SUIT_OF_FACE)
         if suits:
-            faces = out[:, :_FACES]
-            weighed = faces * np.prod(suits, axis=0)[:, _SUIT_INDEX]
-            # the faces keep their total, so a look can move a card between suits but not make a back
-            # a face or an unsure card sure of being a card
-            faces[:] = weighed * (faces.sum(axis=1, keepdims=True) / np.maximum(weighed.sum(axis=1, keepdims=True),
-                                                                               1e-12))
+            _weigh_faces(out, np.prod(suits, axis=0)[:, _SUIT_INDEX])
         return out
 
     def _pip_look(self, frame: np.ndarray, quads: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
@@ -285,11 +286,8 @@ class Recognizer:
         total, as in the suit look, so the look can move a card between faces but not make it a back."""
         assert self.pip_look is not None
         suits, ranks = self.pip_look.read(frame, quads)
-        weights = suits[:, _SUIT_INDEX] * (ranks / _RANK_GROUP_SIZE)[:, _RANK_GROUP]
         out = probs.copy()
-        faces = out[:, :_FACES]
-        weighed = faces * weights
-        faces[:] = weighed * (faces.sum(axis=1, keepdims=True) / np.maximum(weighed.sum(axis=1, keepdims=True), 1e-12))
+        _weigh_faces(out, suits[:, _SUIT_INDEX] * (ranks / _RANK_GROUP_SIZE)[:, _RANK_GROUP])
         return out
 
     def model_probabilities(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
@@ -318,6 +316,14 @@ class Recognizer:
 
     def _infer(self, crops: np.ndarray) -> np.ndarray:
         return postprocess(self.classifier.infer(preprocess(crops, self.meta)))
+
+
+def _weigh_faces(probs: np.ndarray, weights: np.ndarray) -> None:
+    """Multiply the faces of (N, 53) ``probs`` by (N, 52) ``weights``, in place, keeping the faces' total: a
+    look can move a card between faces but not make a back a face or an unsure card sure of being a card."""
+    faces = probs[:, :_FACES]
+    weighed = faces * weights
+    faces[:] = weighed * (faces.sum(axis=1, keepdims=True) / np.maximum(weighed.sum(axis=1, keepdims=True), 1e-12))
 
 
 def _check_frame(frame: np.ndarray) -> np.ndarray:

@@ -230,3 +230,13 @@ def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_d
         assert record["number_cards"] == sum(f[0] not in "JQK" for f in faces) > 0
         assert record["court_cards"] == sum(f[0] in "JQK" for f in faces)
         assert record["number_suit"] >= 0.9
+
+
+def test_a_network_with_other_outputs_under_pip_metadata_is_refused(tmp_path: Path) -> None:
+    """The index model (54 outputs) given the pip model's metadata: refused at load for its output width."""
+    from vision.recognizer import DEFAULT_MODEL
+
+    path = _copy_model(tmp_path, {})
+    shutil.copy(DEFAULT_MODEL, path)
+    with pytest.raises(ModelError, match="gives 54 outputs"):
+        PipLook(path)
