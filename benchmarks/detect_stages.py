@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 DETECT_STEPS = ("edge_map", "contours_of", "consider", "consider_open", "open_pairs", "paper_pairs", "resolve",
-                "gap_pass", "hue_pass", "tab_pass", "texture_pass", "cards_in_holes", "snap_to_edges",
+                "gap_pass", "hue_pass", "tab_pass", "texture_pass", "_faint_chroma_cards", "cards_in_holes", "snap_to_edges",
                 "plane_from_cards", "size_pass_cards", "repair_skewed", "fit_deck")
 SIZE_PASS_STEPS = ("rectangles_of_size", "edge_directions", "edge_map", "_search_space", "card_margins",
                    "inside_like_outside", "side_hits", "card_like")

@@ -86,6 +86,12 @@ class DetectorConfig:
     # Snap the outlines (``snap``) before the plane estimate and the size pass take the deck's size from them:
     # rough outlines of a design with a printed frame line lie on that line, several percent inside the card.
     snap_early: bool = True
+    # The first stage again on the edge map with chroma edges at these thresholds added, where paper lies
+    # outside the cards found (grey cards on a pale felt of their brightness). Off: on the held-out set it
+    # finds ~0.3% more hard cards for ~10-16 ms a frame (docs/performance.md, session 25).
+    faint_chroma_pass: bool = False
+    faint_chroma_low: int = 15
+    faint_chroma_high: int = 45
     faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
     paper_pass: bool = True
     paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
