@@ -88,7 +88,7 @@ class DetectorConfig:
     snap_early: bool = True
     # The first stage again on the edge map with chroma edges at these thresholds added, where paper lies
     # outside the cards found (grey cards on a pale felt of their brightness). Off: on the held-out set it
-    # finds ~0.3% more hard cards for ~10-16 ms a frame (docs/performance.md, session 25).
+    # finds 0.2-0.3% more hard cards for ~11 ms more detection a frame (docs/performance.md, session 25).
     faint_chroma_pass: bool = False
     faint_chroma_low: int = 15
     faint_chroma_high: int = 45
