@@ -96,6 +96,16 @@ def test_listing_names_the_fonts_and_the_packages() -> None:
     assert f"{len(rank_fonts())} font files" in text
 
 
+def test_ci_installs_every_font_package_the_training_faces_were_drawn_with() -> None:
+    """The validation styles and the test scenes are drawn in the installed fonts: CI must have the same ones
+    as ``models/training/fonts.txt`` lists, or its faces (and the tests' counts) are other ones."""
+    script = (Path(__file__).resolve().parents[3] / ".ci" / "system-deps").read_text()
+    want = script.split("want=(", 1)[1].split(")", 1)[0].split()
+    packages = font_faces.APT_LINE.removeprefix("apt-get install ").split()
+    assert packages and all(p.startswith("fonts-") for p in packages)
+    assert set(packages) <= set(want), sorted(set(packages) - set(want))
+
+
 def test_styles_from_240_vary_the_pip_field_and_some_have_jumbo_indices() -> None:
     assert {font_style(s).pips for s in range(0, 240, 7)} == {font_faces.FIXED_PIPS}  # v5's styles as drawn
     varied = [font_style(s) for s in range(240, 300)]
