@@ -12,7 +12,8 @@ at ``--seed + 1``), run through the ``Recognizer`` users run. For each card not 
   (``vision.detect.outline_support``). A missed card whose support is ~1.0 had every side on edges: the
   detector lacked an outline to try, not the evidence;
 * ``nearest``: for a missed card, the largest corner error of the nearest reported outline, in card widths
-  (``null``: none within a third of a width of its centre);
+  (``null``: none within a third of a width of its centre), and ``corners_off``: how many of that outline's
+  corners are off by more than 12% of a width (one: a side fitted onto a shadow's or the cloth's edge);
 * ``true_outline``: what the model names through the true outline (``model only``);
 * the design, the card, whether it is a court card (J, Q, K), and the camera blur of the frame.
 
@@ -42,12 +43,18 @@ from vision.recognizer import Recognizer  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
 
 
-def nearest_error(truth: np.ndarray, quads: list[np.ndarray]) -> float | None:
-    """The smallest largest-corner error (in card widths) of the outlines near ``truth``'s centre."""
+def nearest_error(truth: np.ndarray, quads: list[np.ndarray]) -> tuple[float, int] | None:
+    """For the outline near ``truth``'s centre with the smallest largest-corner error: that error (in card
+    widths) and how many of its corners are off by more than the 12% that ``match`` allows. None: no outline
+    within a third of a width of its centre."""
     t = order_corners(truth)
     width = float(np.linalg.norm(t[0] - t[1]))
-    errors = [corner_error(t, q) / width for q in quads if np.linalg.norm(q.mean(0) - t.mean(0)) <= width / 3]
-    return round(min(errors), 3) if errors else None
+    near = [q for q in quads if np.linalg.norm(q.mean(0) - t.mean(0)) <= width / 3]
+    if not near:
+        return None
+    q = min(near, key=lambda q: corner_error(t, q))
+    per_corner = min((np.abs(q - o).max(axis=1) for o in (t, np.roll(t, 2, axis=0))), key=lambda e: float(e.max()))
+    return round(corner_error(t, q) / width, 3), int((per_corner > 0.12 * width).sum())
 
 
 def main() -> None:
@@ -82,7 +89,10 @@ def main() -> None:
                 "kind": "missed" if got is None else "unknown" if got.card == "unknown" else "wrong",
                 "support": round(float(sup), 2), "true_outline": model.card}
             if got is None:
-                case["nearest"] = nearest_error(quad, quads)
+                near = nearest_error(quad, quads)
+                case["nearest"] = None if near is None else near[0]
+                if near is not None:
+                    case["corners_off"] = near[1]
             else:
                 case["read"] = got.card
                 case["confidence"] = round(got.confidence, 2)
@@ -94,6 +104,8 @@ def main() -> None:
         "cards": cards, "not_named": len(cases), "by_kind": dict(Counter(str(c["kind"]) for c in cases)),
         "missed_support_at_least_0.9": len(on_edges),
         "missed_no_outline_within_a_third": sum(c["nearest"] is None for c in missed),
+        "missed_outline_near_by_corners_off": dict(sorted(Counter(int(c["corners_off"]) for c in missed  # type: ignore[call-overload]
+                                                          if "corners_off" in c).items())),
         "missed_court_cards": sum(bool(c["court"]) for c in missed),
         "court_share_of_missed": round(sum(bool(c["court"]) for c in missed) / max(1, len(missed)), 3),
         "court_share_of_cards": round(courts / max(1, cards), 3),
