@@ -42,6 +42,7 @@ from models.training.evaluate import (  # noqa: E402
     Tally,
     add_both_corners_argument,
     add_no_pip_look_argument,
+    add_pip_look_below_argument,
     clutter_only,
     evaluate_decks,
 )
@@ -112,13 +113,15 @@ def main() -> None:
                          "size_pass_estimated=false")
     add_both_corners_argument(ap)
     add_no_pip_look_argument(ap)
+    add_pip_look_below_argument(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
     try:
         detector = detector_config(args.detector)
     except ValueError as exc:
         ap.error(str(exc))
-    rec = Recognizer(threads=1, detector=detector, one_corner_sure=args.one_corner_sure, pip_look=args.pip_look)
+    rec = Recognizer(threads=1, detector=detector, one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
+                     pip_look_below=args.pip_look_below)
     result: dict[str, object] = {"command": " ".join(["benchmarks/bench_recognition.py", *sys.argv[1:]])}
     held = {} if args.speed_only else designs.held_out_decks()
     if held:

@@ -29,7 +29,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
-from vision.recognizer import ONE_CORNER_SURE, Recognition, Recognizer
+from vision.recognizer import ONE_CORNER_SURE, PIP_LOOK_BELOW, Recognition, Recognizer
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".h264"}
 
@@ -57,6 +57,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-pip-look", dest="pip_look", action="store_false",
                         help="do not weigh unsure cards by the suit and rank read from the whole card's pips "
                              "(models/pipnet.onnx)")
+    parser.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
+                        help="weigh a face card by the pip model's look when it is named under this probability "
+                             "(over 0, at most 1; default %(default)s)")
+
+
+def pip_look_below(text: str) -> float:
+    """``--pip-look-below X``'s value: checked here, in the range Recognizer's ``pip_look_below`` takes, so a
+    bad one is a usage error before any model loads. Also the type of the training scripts' flag."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number over 0 and at most 1, got {text!r}") from None
+    if not 0.0 < value <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be over 0 and at most 1, got {text!r}")
+    return value
 
 
 def table_plane(spec: str) -> np.ndarray:
@@ -137,7 +152,8 @@ def run(args: argparse.Namespace) -> int:
         plane = None if args.table_rect is None else table_plane(args.table_rect)
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
         recognizer = Recognizer(args.model, threads=args.threads, detector=detector,
-                                one_corner_sure=args.one_corner_sure, pip_look=args.pip_look)
+                                one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
+                                pip_look_below=args.pip_look_below)
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
         return 2

@@ -26,9 +26,10 @@ import numpy as np
 from models.training import designs
 from models.training.dataset import match_index
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
+from vision.cli_recognize import pip_look_below
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
-from vision.recognizer import DEFAULT_MODEL, ONE_CORNER_SURE, Recognizer, metadata_path
+from vision.recognizer import DEFAULT_MODEL, ONE_CORNER_SURE, PIP_LOOK_BELOW, Recognizer, metadata_path
 
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
 
@@ -178,6 +179,15 @@ def add_no_pip_look_argument(ap: argparse.ArgumentParser, note: str = "") -> Non
                          + note)
 
 
+def add_pip_look_below_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--pip-look-below X``: the top-1 probability under which a face card gets the pip model's look, other
+    than the shipped ``PIP_LOOK_BELOW``; ``args.pip_look_below`` is what to pass as Recognizer's
+    ``pip_look_below``. A value outside (0, 1] is a usage error."""
+    ap.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
+                    help="give a face card the pip model's look when it is named under this probability "
+                         f"(over 0, at most 1; default {PIP_LOOK_BELOW})" + note)
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -193,6 +203,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_zooms_argument(ap, " (not with --write)")
     add_both_corners_argument(ap, " (not with --write)")
     add_no_pip_look_argument(ap, " (not with --write)")
+    add_pip_look_below_argument(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
@@ -208,6 +219,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--both-corners measures other settings than the shipped ones; it cannot --write the model card")
     if not args.pip_look and args.write:
         ap.error("--no-pip-look measures other settings than the shipped ones; it cannot --write the model card")
+    if args.pip_look_below != PIP_LOOK_BELOW and args.write:
+        ap.error("--pip-look-below measures other settings than the shipped ones; it cannot --write the model card")
     if args.scenes is None:
         args.scenes = 40
     try:
@@ -216,7 +229,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error(str(e))
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         one_corner_sure=args.one_corner_sure, pip_look=args.pip_look)
+                         one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
+                         pip_look_below=args.pip_look_below)
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
@@ -227,6 +241,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         flag += " --both-corners"
     if not args.pip_look:
         flag += " --no-pip-look"
+    if args.pip_look_below != PIP_LOOK_BELOW:
+        flag += f" --pip-look-below {args.pip_look_below:g}"
     if args.clutter_frames is not None:
         only: dict[str, object] = {
             "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",

@@ -37,6 +37,7 @@ from models.training.evaluate import (
     Tally,
     add_both_corners_argument,
     add_no_pip_look_argument,
+    add_pip_look_below_argument,
     add_zooms_argument,
     scored_scene,
 )
@@ -171,6 +172,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_zooms_argument(ap)
     add_both_corners_argument(ap)
     add_no_pip_look_argument(ap)
+    add_pip_look_below_argument(ap)
     args = ap.parse_args(argv)
     if not args.detect and (args.calibrated or args.detector or args.misses):
         ap.error("--calibrated, --detector and --misses measure the detector: add --detect")
@@ -184,7 +186,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     styles = tuple(s for s in args.styles if is_jumbo(s)) if args.jumbo else args.styles
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         one_corner_sure=args.one_corner_sure, pip_look=args.pip_look)
+                         one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
+                         pip_look_below=args.pip_look_below)
     except SettingError as e:
         ap.error(str(e))
     counts: dict[str, Counts] | dict[str, Tally]

@@ -172,3 +172,32 @@ def test_no_pip_look_reaches_the_recogniser(monkeypatch: pytest.MonkeyPatch, cap
         assert main(["recognize", "--json", *argv, str(FELT)]) == 0
         assert json.loads(capsys.readouterr().out.splitlines()[0])["cards"]
     assert made == [True, False]
+
+
+def test_pip_look_below_reaches_the_recogniser(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--pip-look-below X`` is the recogniser's ``pip_look_below``; without it the shipped PIP_LOOK_BELOW."""
+    import vision.cli_recognize as cli
+    from vision.recognizer import PIP_LOOK_BELOW, Recognizer
+
+    made: list[float] = []
+
+    def recording(*args: object, **kwargs: object) -> Recognizer:
+        rec = Recognizer(*args, **kwargs)  # type: ignore[arg-type]
+        made.append(rec.pip_look_below)
+        return rec
+
+    monkeypatch.setattr(cli, "Recognizer", recording)
+    for argv in ([], ["--pip-look-below", "0.97"]):
+        assert main(["recognize", "--json", *argv, str(FELT)]) == 0
+        assert json.loads(capsys.readouterr().out.splitlines()[0])["cards"]
+    assert made == [PIP_LOOK_BELOW, 0.97]
+
+
+@pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan", "high"])
+def test_a_pip_look_below_outside_0_to_1_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["recognize", "--json", "--pip-look-below", value, str(FELT)])
+    assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert "argument --pip-look-below" in out.err and "over 0 and at most 1" in out.err and repr(value) in out.err

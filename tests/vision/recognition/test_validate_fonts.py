@@ -155,6 +155,57 @@ def test_both_corners_reaches_the_recogniser_and_cannot_write_the_model_card(
     assert "--both-corners" in capsys.readouterr().err
 
 
+def test_pip_look_below_reaches_the_recogniser_in_each_script_and_bad_ones_are_refused(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--pip-look-below X`` (validate_fonts, evaluate, bench_recognition) is the recogniser's
+    ``pip_look_below``, the shipped PIP_LOOK_BELOW without it; a value outside (0, 1] is a usage error, and
+    ``evaluate`` cannot --write the model card with another one."""
+    import sys
+
+    from benchmarks import bench_recognition
+    from models.training import evaluate
+    from vision.recognizer import PIP_LOOK_BELOW
+
+    seen: list[float] = []
+
+    def stop(rec: object, *args: object) -> dict[str, object]:
+        seen.append(rec.pip_look_below)  # type: ignore[attr-defined]
+        return {}
+
+    monkeypatch.setattr(validate_fonts, "validate", stop)
+    for argv in ([], ["--pip-look-below", "0.5"]):
+        validate_fonts.main(["--styles", "960-961", *argv])
+    assert seen == [PIP_LOOK_BELOW, 0.5]
+
+    class Made(Exception):
+        pass
+
+    def made(**kwargs: object) -> None:
+        raise Made(kwargs["pip_look_below"])
+
+    monkeypatch.setattr(bench_recognition, "Recognizer", made)
+    monkeypatch.setattr(sys, "argv", ["bench_recognition.py", "--speed-only", "--pip-look-below", "0.97"])
+    with pytest.raises(Made) as built:
+        bench_recognition.main()
+    assert built.value.args == (0.97,)
+
+    def bench_main(argv: list[str]) -> None:
+        monkeypatch.setattr(sys, "argv", ["bench_recognition.py", *argv])
+        bench_recognition.main()
+
+    for main in (validate_fonts.main, evaluate.main, bench_main):
+        for value in ("0", "1.01", "most"):
+            with pytest.raises(SystemExit) as exc:
+                main(["--pip-look-below", value])
+            assert exc.value.code == 2
+            err = capsys.readouterr().err
+            assert "argument --pip-look-below" in err and "over 0 and at most 1" in err
+    with pytest.raises(SystemExit) as exc:
+        evaluate.main(["--pip-look-below", "0.97", "--write", "--scenes", "1"])
+    assert exc.value.code == 2
+    assert "--pip-look-below measures other settings" in capsys.readouterr().err
+
+
 def test_detect_mode_deals_the_same_frames_and_its_true_outline_reading_equals_the_plain_counts(tmp_path: Any) -> None:
     """``--detect`` scores the frames ``validate`` deals: the true outlines' reading (``classifier_only``)
     is the plain mode's named count card for card, and what is found and named through detection is at most
