@@ -8,11 +8,13 @@ also learns from imperfect outlines.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import cv2
 import numpy as np
 
 from models.training.designs import is_font_deck
-from models.training.synth import HARD, LABELS, Deck, SceneSpec, make_scene
+from models.training.synth import HARD, LABELS, Deck, Scene, SceneSpec, make_scene
 from vision.detect import detect_cards
 from vision.rectify import corner_crops, order_corners
 
@@ -72,6 +74,36 @@ def random_spec(rng: np.random.Generator, hard_share: float = 0.3) -> SceneSpec:
                      clutter=int(rng.integers(0, 4)), face_down=0.1)
 
 
+def detected_scenes(rng: np.random.Generator, decks: dict[str, Deck], n_scenes: int, *, hard_share: float,
+                    font_share: float, empty: bool = True) -> Iterator[tuple[int, Scene, list[np.ndarray]]]:
+    """``n_scenes`` scenes dealt from ``rng`` (``random_spec``), each as (its number from 0, the scene, the outlines
+    the project's detector finds in it). When ``decks`` mixes font-drawn decks ("fonts:N",
+    ``designs.is_font_deck``) with others, a scene's deck is a font deck with probability ``font_share``.
+    ``empty=False`` leaves out the scenes whose spec has no cards (the spec is drawn, the scene is not dealt).
+
+    The callers draw their jitter from the same ``rng`` while cutting a scene's cards; the generator is lazy,
+    so the next scene is dealt only after that, and a build's crops depend on its seed alone."""
+    fonts = sorted(k for k in decks if is_font_deck(k))
+    others = sorted(k for k in decks if not is_font_deck(k))
+    for i in range(n_scenes):
+        pool = fonts if fonts and (not others or rng.random() < font_share) else others
+        deck = decks[pool[int(rng.integers(len(pool)))]]
+        spec = random_spec(rng, hard_share)
+        if not empty and not spec.n_cards:
+            continue
+        scene = make_scene(rng, deck, spec)
+        yield i, scene, detect_cards(scene.image)
+
+
+def card_outline(rng: np.random.Generator, truth: np.ndarray, found: list[np.ndarray],
+                 amount: float = 0.025) -> tuple[np.ndarray, bool]:
+    """The outline to cut a card through, and whether the detector found it: the detected outline ``match``
+    pairs with its true outline, else the true outline jittered by ``amount`` of its width (a card the
+    detector misses still trains, from an imperfect outline)."""
+    q = match(truth, found)
+    return (jitter(rng, truth, amount), False) if q is None else (q, True)
+
+
 def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: float = 0.3,
           log_every: int = 200, hard_share: float = 0.3,
           font_share: float = 0.3) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
@@ -80,24 +112,15 @@ def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: flo
     When ``decks`` mixes font-drawn decks ("fonts:N", ``designs.is_font_deck``) with others, a scene's deck is a font deck with
     probability ``font_share`` (there are far more font styles than designs)."""
     rng = np.random.default_rng(seed)
-    fonts = sorted(k for k in decks if is_font_deck(k))
-    others = sorted(k for k in decks if not is_font_deck(k))
     crops: list[np.ndarray] = []
     labels: list[int] = []
     stats = {"cards": 0, "detected": 0, "negatives": 0}
-    for i in range(n_scenes):
-        pool = fonts if fonts and (not others or rng.random() < font_share) else others
-        deck = decks[pool[int(rng.integers(len(pool)))]]
-        scene = make_scene(rng, deck, random_spec(rng, hard_share))
-        found = detect_cards(scene.image)
+    for i, scene, found in detected_scenes(rng, decks, n_scenes, hard_share=hard_share, font_share=font_share):
         for label, quad in scene.cards:
             stats["cards"] += 1
-            q = match(quad, found)
-            if q is not None:
-                stats["detected"] += 1
-                crops.append(corner_crops(scene.image, q))
-            else:
-                crops.append(corner_crops(scene.image, jitter(rng, quad)))
+            q, detected = card_outline(rng, quad, found)
+            stats["detected"] += detected
+            crops.append(corner_crops(scene.image, q))
             labels.append(LABELS.index(label))
             if rng.random() < extra_jitter:
                 crops.append(corner_crops(scene.image, jitter(rng, quad)))

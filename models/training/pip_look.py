@@ -27,9 +27,8 @@ from typing import Any
 import numpy as np
 
 from models.training import designs
-from models.training.dataset import jitter, match, random_spec
-from models.training.synth import LABELS, Deck, make_scene
-from vision.detect import detect_cards
+from models.training.dataset import card_outline, detected_scenes
+from models.training.synth import LABELS, Deck
 from vision.pip_look import PIP_H, PIP_W, RANKS, SUITS, card_image, rank_of_face
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,28 +41,17 @@ def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, hard_share: float
     (M,) int64 (index in ``LABELS``, suit-major): through the detected outline where the detector found the
     card, else through its true outline jittered."""
     rng = np.random.default_rng(seed)
-    fonts = sorted(k for k in decks if designs.is_font_deck(k))
-    others = sorted(k for k in decks if not designs.is_font_deck(k))
     images: list[np.ndarray] = []
     faces: list[int] = []
     stats = {"cards": 0, "detected": 0}
-    for i in range(n_scenes):
-        pool = fonts if fonts and (not others or rng.random() < font_share) else others
-        deck = decks[pool[int(rng.integers(len(pool)))]]
-        spec = random_spec(rng, hard_share)
-        if not spec.n_cards:
-            continue
-        scene = make_scene(rng, deck, spec)
-        found = detect_cards(scene.image)
+    for i, scene, found in detected_scenes(rng, decks, n_scenes, hard_share=hard_share, font_share=font_share,
+                                           empty=False):
         for label, quad in scene.cards:
             if label == "back":
                 continue
             stats["cards"] += 1
-            q = match(quad, found)
-            if q is None:
-                q = jitter(rng, quad, 0.015)
-            else:
-                stats["detected"] += 1
+            q, detected = card_outline(rng, quad, found, 0.015)
+            stats["detected"] += detected
             images.append(card_image(scene.image, q))
             faces.append(LABELS.index(label))
         if log_every and (i + 1) % log_every == 0:

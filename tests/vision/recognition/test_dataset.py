@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -225,3 +226,45 @@ def test_match_index_names_the_first_outline_within_twelve_percent_and_match_ret
     assert match_index(card, [near, card]) == 0
     found = [elsewhere, card, near]
     assert match(card, found) is found[1] and match(card, [far]) is None
+
+
+def test_detected_scenes_leave_out_the_card_less_ones_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``detected_scenes``: every dealt scene with the outlines the detector finds in it, numbered from 0;
+    ``empty=False`` (pip_look's crops) leaves out those dealt no cards and keeps the others' numbers."""
+    from models.training import dataset
+    from models.training.synth import SceneSpec
+
+    real = dataset.random_spec
+    calls = iter(range(100))
+
+    def every_other_empty(rng: np.random.Generator, hard_share: float = 0.3) -> SceneSpec:
+        spec = real(rng, hard_share)
+        return SceneSpec(n_cards=0, clutter=1) if next(calls) % 2 else replace(spec, n_cards=max(spec.n_cards, 5))
+
+    monkeypatch.setattr(dataset, "random_spec", every_other_empty)
+    decks = {"faces:1": faces_deck(1)}
+    rng = np.random.default_rng(3)
+    dealt = list(dataset.detected_scenes(rng, decks, 4, hard_share=0.0, font_share=0.0))
+    assert [i for i, _, _ in dealt] == [0, 1, 2, 3]
+    assert [len(scene.cards) > 0 for _, scene, _ in dealt] == [True, False, True, False]
+    assert all(len(found) >= 3 for i, _, found in dealt if i % 2 == 0)  # most of 5+ cards are outlined
+    assert all(q.shape == (4, 2) for _, _, found in dealt for q in found)
+    calls = iter(range(100))
+    kept = list(dataset.detected_scenes(np.random.default_rng(3), decks, 4, hard_share=0.0, font_share=0.0,
+                                        empty=False))
+    assert [i for i, _, _ in kept] == [0, 2] and all(scene.cards for _, scene, _ in kept)
+
+
+def test_card_outline_is_the_detected_outline_or_else_the_true_one_jittered() -> None:
+    """``card_outline``: the outline ``match`` pairs with the card (found); a card no outline matches is cut
+    through its true outline moved by about ``amount`` of its width (not found)."""
+    from models.training.dataset import card_outline
+
+    card = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])
+    near = card + 5
+    q, found = card_outline(np.random.default_rng(0), card, [card + 400, near])
+    assert found and q is near
+    q, found = card_outline(np.random.default_rng(0), card, [card + 400], amount=0.02)
+    assert not found and q.dtype == np.float32
+    moved = np.abs(q - card)
+    assert 0 < moved.max() < 5 * 0.02 * 100 and moved.mean() < 2 * 0.02 * 100
