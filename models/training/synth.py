@@ -344,16 +344,22 @@ def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple
 FELT = (40, 110, 40)
 
 
+def paste_flat(frame: np.ndarray, card: np.ndarray, x: int, y: int, width: int, height: int) -> None:
+    """Paste the BGRA ``card`` into ``frame`` in place, flat and square: shrunk to ``width`` x ``height`` px
+    with its top-left pixel at (x, y), blended by its alpha (the table shows at its rounded corners)."""
+    small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    alpha = small[:, :, 3:] / 255.0
+    region = frame[y:y + height, x:x + width].astype(np.float32)
+    frame[y:y + height, x:x + width] = (small[:, :, :3] * alpha + region * (1 - alpha) + 0.5).astype(np.uint8)
+
+
 def flat_frame(card: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     """A 1280x720 felt frame with the BGRA ``card`` pasted flat and square ``width`` px wide, and its true
     outline: no perspective, blur or light, only the design's index left to read."""
     height = round(width * card.shape[0] / card.shape[1])
-    small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
     frame = np.full((720, 1280, 3), FELT, np.uint8)
     x, y = 400, 200
-    alpha = small[:, :, 3:] / 255.0
-    region = frame[y:y + height, x:x + width].astype(np.float32)
-    frame[y:y + height, x:x + width] = (small[:, :, :3] * alpha + region * (1 - alpha) + 0.5).astype(np.uint8)
+    paste_flat(frame, card, x, y, width, height)
     quad = np.array([[x, y], [x + width, y], [x + width, y + height], [x, y + height]], np.float32) - 0.5
     return frame, quad
 

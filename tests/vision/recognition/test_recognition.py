@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from models.training.dataset import match
-from models.training.synth import SceneSpec, faces_deck, flat_frame, make_scene
+from models.training.synth import Deck, SceneSpec, faces_deck, flat_frame, make_scene, paste_flat
 from vision.errors import ImageError, SettingError
 from vision.recognizer import (
     LABELS,
@@ -114,17 +114,17 @@ def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, h
     assert right >= 0.94 * total, f"{right}/{total} held-out renders named"  # measured 78/78 (v9 with the second look; v9 alone 77, v6 76, v4 and v5 75)
 
 
-def _flat_cards(deck: object, chunk: list[str], inset: float) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Cards 100 x 140 px flat on felt, with outlines shrunk about their centres by ``inset`` (an
-    outline on a printed frame line instead of the card's edge)."""
+def _flat_cards(deck: Deck, chunk: list[str], inset: float) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Cards 100 x 140 px flat on felt in a row (``synth.paste_flat``, as ``flat_frame`` lays one card), with
+    outlines shrunk about their centres by ``inset`` (an outline on a printed frame line instead of the card's
+    edge)."""
     frame = np.full((400, 1280, 3), (40, 100, 35), np.uint8)
     quads = []
     for j, label in enumerate(chunk):
-        img = cv2.resize(deck(label), (100, 140), interpolation=cv2.INTER_AREA)  # type: ignore[operator]
         x, y = 30 + j * 175, 120
-        a = img[:, :, 3:4].astype(np.float32) / 255
-        roi = frame[y:y + 140, x:x + 100]
-        roi[:] = (img[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
+        paste_flat(frame, deck(label), x, y, 100, 140)
+        # half a pixel right of and below the card's edges (flat_frame's outline is exact): the counts the
+        # tests below quote were measured through these outlines
         q = np.float32([[x, y], [x + 100, y], [x + 100, y + 140], [x, y + 140]])
         quads.append((q - q.mean(axis=0)) * inset + q.mean(axis=0))
     return cv2.GaussianBlur(frame, (3, 3), 0), quads
