@@ -102,6 +102,11 @@ class DetectorConfig:
     snap_radius: float = 0.1  # search across a side, as a fraction of the card's short side
     snap_outer: float = 0.5  # an edge's weight is 1 + this x its offset outward (-1 inner end .. 1 outer end)
     snap_max_skew: float = 1.0  # degrees: snapping may not make opposite sides less parallel than this
+    # An edge with darker pixels inside it than outside (a shadow's outer edge, the cloth's beside the card) has
+    # its weight multiplied by this, unless the outside is as bright as the side's paper (a printed frame line
+    # within the card, whose outside is the white border). 1.0: off.
+    snap_paper: float = 1.0
+    snap_paper_margin: int = 24  # "as bright as the paper": within this of the brightest sample across the side
     repair_skew: bool = True  # rebuild the one corner of an outline that is off (see repair_skewed)
     # On a calibrated table every card is one rectangle: an outline off that size, or with a side off edges,
     # is moved onto the deck's rectangle whose sides lie best on edges nearby (see fit_deck).

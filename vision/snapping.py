@@ -55,7 +55,10 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     step = step.reshape(*shape[:3], -1)  # (Q, 4, T, O-2)
     # the strongest step, outer ones favoured: a card's printed frame line is often a stronger edge than
     # the card's own edge against the table, and lies just inside it
-    best = (step * (1 + config.snap_outer * _SNAP_O[1:-1])).argmax(axis=3)
+    weight = 1 + config.snap_outer * _SNAP_O[1:-1]
+    if config.snap_paper != 1.0:
+        weight = weight * _paper_weight(samples, config).reshape(step.shape)
+    best = (step * weight).argmax(axis=3)
     strength = np.take_along_axis(step, best[..., None], axis=3)[..., 0]
     where = _SNAP_O[1:-1][best] * radius  # (Q, 4, T) offset of the edge, px
     # keep the samples on the side's main edge: strong enough, and near the median offset
@@ -98,6 +101,26 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
         else:
             out.append(quads[i])
     return out
+
+
+_OUTSIDE = np.clip(np.arange(1, len(_SNAP_O) - 1) + 2, 0, len(_SNAP_O) - 1)  # two samples outside each step
+# the four samples inside each step (nearest first), clipped at the inner end
+_INSIDE = np.clip(np.arange(1, len(_SNAP_O) - 1)[:, None] - np.arange(1, 5)[None, :], 0, len(_SNAP_O) - 1)
+
+
+def _paper_weight(samples: np.ndarray, config: DetectorConfig) -> np.ndarray:
+    """(rows, O-2) weights of the steps of ``samples`` (rows of O colour samples across a side, inside
+    first): ``config.snap_paper`` where the darkest channel is darker in all four samples just inside the step
+    than two samples outside it and the outside is not the side's paper, 1 elsewhere. A shadow's outer edge has
+    the shadow inside it and the cloth outside; a card's own edge can have a thin grey rim (its thickness)
+    inside it but paper within four samples; a printed frame line inside the card has the white border
+    outside it, as bright as the paper (the brightest sample of the row), and keeps its weight: weighting
+    those down moved a back's side from one concentric frame line to the next one in."""
+    least = samples.min(axis=2)  # (rows, O)
+    inside, outside = least[:, _INSIDE].max(axis=2), least[:, _OUTSIDE]
+    paper = least.max(axis=1, keepdims=True)
+    dark_inside = (inside < outside) & (outside < paper - config.snap_paper_margin)
+    return np.where(dark_inside, np.float32(config.snap_paper), np.float32(1.0))
 
 
 def median_rows(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:

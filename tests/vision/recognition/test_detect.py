@@ -164,6 +164,43 @@ def test_a_card_whose_outline_dips_in_is_found_by_its_hull_on_edges() -> None:
     assert sum(match(q, quads) is not None for _, q in scene.cards) >= 11
 
 
+def test_snapping_weighs_down_a_shadows_edge_but_not_a_printed_frame_line() -> None:
+    """``snap_paper``: a card's shadow 8 px wide along two sides, darker than the pale cloth. Outer edges are
+    favoured (``snap_outer``: a printed frame line lies inside the card's edge), so the shadow's outer edge,
+    3 px further out than the card's, wins those sides; an edge with darker pixels inside it than the cloth
+    outside it is weighted down, and the sides come onto the card. A printed frame line has the white border
+    outside it, as bright as the paper: it keeps its weight (``snap_paper_margin``), and an outline already on
+    the card's edge stays there. Without that exemption the edge is weighted down wherever the outside is
+    darker than inside four samples, and a back whose pattern reaches its edge on a table paler than the
+    pattern moves in."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG, snap_to_edges
+
+    frame = np.full((400, 500, 3), (200, 205, 205), np.uint8)
+    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
+    cv2.fillConvexPoly(frame, np.int32([[290, 86], [298, 86], [298, 284], [290, 284]]), (100, 100, 105))
+    cv2.fillConvexPoly(frame, np.int32([[156, 276], [298, 276], [298, 284], [156, 284]]), (100, 100, 105))
+    cv2.fillConvexPoly(frame, edge.astype(np.int32), (230, 232, 232))
+    frame = cv2.GaussianBlur(frame, (3, 3), 0)
+    rough = edge + np.float32([[0, 0], [3, 0], [3, 3], [0, 3]])
+    paper = replace(DEFAULT_CONFIG, snap_paper=0.5)
+    (shipped,) = snap_to_edges(frame, [rough], replace(paper, snap_paper=1.0))
+    assert np.abs(shipped - edge).max() > 6.0  # the failure this guards against: on the shadow's edge
+    (snapped,) = snap_to_edges(frame, [rough], paper)
+    assert np.abs(snapped - edge).max() < 2.0, snapped
+
+    back = np.full((400, 500, 3), (215, 215, 215), np.uint8)  # a table paler than the back's pattern
+    cv2.fillConvexPoly(back, edge.astype(np.int32), (245, 245, 245))
+    cv2.rectangle(back, (152, 82), (288, 274), (150, 110, 110), -1)  # the pattern, 2 px inside the edge
+    cv2.rectangle(back, (160, 90), (280, 266), (245, 245, 245), 2)  # a white frame line in it
+    back = cv2.GaussianBlur(back, (3, 3), 0)
+    (kept,) = snap_to_edges(back, [edge], paper)
+    assert np.abs(kept - edge).max() < 2.0, kept
+    (moved,) = snap_to_edges(back, [edge], replace(paper, snap_paper_margin=-256))
+    assert np.abs(moved - edge).max() > 2.0, moved
+
+
 def test_snap_medians_equal_numpy_median_and_nanmedian() -> None:
     """snap_to_edges' vectorised medians must be np.median / np.nanmedian exactly (same dtype and bits)."""
     import warnings
