@@ -349,7 +349,18 @@ def new_cards(extra: list[Candidate], quads: list[np.ndarray], config: DetectorC
               near_edges: np.ndarray) -> list[np.ndarray]:
     """The cards among a later pass's candidates ``extra`` that overlap no card of ``quads`` (found
     already), one outline each."""
-    return resolve([c for c in extra if all(overlap_share(c.rough, q) < 0.2 for q in quads)], config, near_edges)
+    if not quads:
+        return resolve(extra, config, near_edges)
+    # a candidate whose bounding box meets none of a card's overlaps it by nothing: most of a pass's
+    # candidates (texture, print) lie between the cards, so only the few whose boxes meet are intersected
+    stacked = np.stack(quads)
+    lo, hi = stacked.min(axis=1), stacked.max(axis=1)  # (Q, 2) each
+    clear = []
+    for c in extra:
+        meets = np.flatnonzero(((lo < c.rough.max(axis=0)) & (c.rough.min(axis=0) < hi)).all(axis=1))
+        if all(overlap_share(c.rough, quads[i]) < 0.2 for i in meets):
+            clear.append(c)
+    return resolve(clear, config, near_edges)
 
 
 def cards_in_holes(mask: np.ndarray, grow: float, quads: list[np.ndarray], config: DetectorConfig,

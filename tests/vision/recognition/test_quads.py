@@ -73,3 +73,35 @@ def test_map_quads_gives_each_quad_what_map_points_gives_it_bit_for_bit() -> Non
         quads = list((rng.random((int(rng.integers(1, 30)), 4, 2)) * 1280).astype(np.float32))
         assert np.array_equal(map_quads(h, quads), np.stack([map_points(h, q) for q in quads]))
     assert map_quads(np.eye(3), []).shape == (0, 4, 2)
+
+
+def test_new_cards_keeps_exactly_the_candidates_that_overlap_no_card(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``new_cards`` intersects a candidate only with the cards whose bounding boxes meet its own: the
+    candidates passed on are those of the plain test (``overlap_share`` under 0.2 with every card), over
+    random rotated rectangles, some overlapping a little, some a lot, some touching none."""
+    import cv2
+
+    from vision import outline_candidates
+    from vision.detector_config import DEFAULT_CONFIG
+    from vision.outline_candidates import Candidate, new_cards
+    from vision.quads import overlap_share
+
+    rng = np.random.default_rng(7)
+
+    def rect() -> np.ndarray:
+        box = ((float(rng.uniform(0, 640)), float(rng.uniform(0, 360))),
+               (float(rng.uniform(30, 70)), float(rng.uniform(45, 100))), float(rng.uniform(0, 180)))
+        return cv2.boxPoints(box).astype(np.float32)
+
+    passed: list[list[Candidate]] = []
+    monkeypatch.setattr(outline_candidates, "resolve", lambda cands, config, edges: passed.append(cands) or [])
+    kept_some = dropped_some = False
+    for _ in range(30):
+        cards = [rect() for _ in range(int(rng.integers(0, 12)))]
+        extra = [Candidate(q, q, 0.0, float(cv2.contourArea(q))) for q in (rect() for _ in range(40))]
+        new_cards(extra, cards, DEFAULT_CONFIG, np.zeros((360, 640), np.uint8))
+        plain = [c for c in extra if all(overlap_share(c.rough, q) < 0.2 for q in cards)]
+        assert [id(c) for c in passed.pop()] == [id(c) for c in plain]
+        kept_some |= bool(plain)
+        dropped_some |= len(plain) < len(extra)
+    assert kept_some and dropped_some
