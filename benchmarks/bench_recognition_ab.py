@@ -5,8 +5,9 @@ interleaved frame by frame in one process (a shared machine's load hits both sid
 
 The other revision's ``vision/`` package is unpacked with ``git archive`` into a temporary folder and
 imported as ``ab_old_vision`` (its ``vision.`` imports rewritten), so the detector's own modules, however
-that revision splits them, come from it; the model file is the working tree's for both, so only the code
-differs. First the identity check (same outlines, how many moved by over 3 px and the largest
+that revision splits them, come from it; the model files are the working tree's for both, so only the code
+differs. Each side classifies through its own ``Recognizer.model_probabilities`` (revisions before it have
+none: there the old side reads both index corners of every card in one run, as they did). First the identity check (same outlines, how many moved by over 3 px and the largest
 corner difference, each old outline against the new one nearest it; the largest
 probability difference), then per frame old and new in alternating order, one thread, process CPU
 time; median (and mean, 90th percentile) over frames, per run, and the median of the runs. Frames: 1280x720 with 12 cards of the
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import io
 import re
 import statistics
@@ -40,7 +42,8 @@ from models.training.evaluate import NORMAL  # noqa: E402
 from models.training.synth import Scene, faces_deck, make_scene  # noqa: E402
 from vision import detect as new_det  # noqa: E402
 from vision import rectify as new_rect  # noqa: E402
-from vision.recognizer import Recognizer  # noqa: E402
+from vision.pip_look import DEFAULT_PIP_MODEL  # noqa: E402
+from vision.recognizer import DEFAULT_MODEL, Recognizer  # noqa: E402
 
 
 def _old_vision(rev: str, into: Path) -> str:
@@ -54,6 +57,19 @@ def _old_vision(rev: str, into: Path) -> str:
         path.write_text(re.sub(r"\b(from|import) vision\b", r"\1 ab_old_vision", path.read_text()))
     sys.path.insert(0, str(into))
     return package.name
+
+
+def _old_recognizer(package: str) -> Any | None:
+    """The old revision's ``Recognizer`` reading with this tree's model files (its own default paths point into
+    the unpacked folder, which has none), or None where it has no ``model_probabilities`` (before session 21):
+    then the old side is classified as those revisions did, both index corners of every card in one run."""
+    cls = getattr(importlib.import_module(f"{package}.recognizer"), "Recognizer", None)
+    if cls is None or not hasattr(cls, "model_probabilities"):
+        return None
+    kwargs: dict[str, Any] = {"threads": 1}
+    if "pip_model_path" in inspect.signature(cls).parameters:
+        kwargs["pip_model_path"] = DEFAULT_PIP_MODEL
+    return cls(DEFAULT_MODEL, **kwargs)
 
 
 def scenes(count: int, seed: int) -> list[Scene]:
@@ -86,10 +102,13 @@ def main() -> None:
     old_det = importlib.import_module(f"{package}.detect")
     old_cls = importlib.import_module(f"{package}.classify")
     rec = Recognizer(threads=1)
+    old_rec = _old_recognizer(package)
 
     def classify(side: Any, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
         if side == "new":  # the path users run
             return rec.model_probabilities(frame, [new_rect.order_corners(q) for q in quads])
+        if old_rec is not None:  # the old revision's own path, on this tree's model files
+            return old_rec.model_probabilities(frame, [old_rect.order_corners(q) for q in quads])  # type: ignore[no-any-return]
         ordered = [old_rect.order_corners(q) for q in quads]
         crops = np.stack([old_rect.corner_crops(frame, q) for q in ordered])
         probs: np.ndarray = old_cls.postprocess(rec.classifier.infer(old_cls.preprocess(crops, rec.meta)))
