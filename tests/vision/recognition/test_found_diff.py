@@ -1,0 +1,46 @@
+"""benchmarks/found_diff.py: the cards one detector setting finds and another does not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from benchmarks.found_diff import differences, main
+from models.training.dataset import match
+from models.training.evaluate import NORMAL
+from models.training.synth import faces_deck, make_scene
+from vision.detect import DEFAULT_CONFIG, detect_cards
+
+
+def _frames(count: int) -> list[tuple[int, int, str, object]]:
+    rng = np.random.default_rng(3)
+    return [(3, n, "own", make_scene(rng, faces_deck(n), replace(NORMAL, n_cards=6))) for n in range(count)]
+
+
+def test_a_setting_that_finds_nothing_lists_every_card_the_shipped_one_finds() -> None:
+    """Side B with a card size floor no card reaches finds nothing: every card side A (shipped) matches is
+    listed as found by A only, in order, and the counts agree with matching the outlines directly."""
+    frames = _frames(3)
+    blind = replace(DEFAULT_CONFIG, min_width=2000.0)
+    diff, cards, found_a, found_b = differences(frames, DEFAULT_CONFIG, blind)
+    expected = [(n, label) for _, n, _, scene in frames for found in [detect_cards(scene.image)]  # type: ignore[attr-defined]
+                for label, quad in scene.cards if match(quad, found) is not None]  # type: ignore[attr-defined]
+    assert cards == sum(len(scene.cards) for *_, scene in frames)  # type: ignore[attr-defined]
+    assert found_b == 0 and found_a == len(expected) > 0
+    assert [(d.scene, d.card) for d in diff] == expected
+    assert {d.found_by for d in diff} == {"A"}
+    swapped, *_ = differences(frames, blind, DEFAULT_CONFIG)
+    assert [(d.scene, d.card, d.found_by) for d in swapped] == [(n, c, "B") for n, c in expected]
+
+
+def test_one_setting_against_itself_differs_nowhere() -> None:
+    diff, cards, found_a, found_b = differences(_frames(2), DEFAULT_CONFIG, DEFAULT_CONFIG)
+    assert diff == [] and found_a == found_b and cards > 0
+
+
+def test_an_unknown_setting_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--detector", "no_such_field=1", "--seeds", "2024"])
+    assert "no_such_field" in capsys.readouterr().err
