@@ -12,9 +12,9 @@ from several cues, because no single one works on every table:
    another edge meets it, and the card's inside leaks out), and, where much of the frame is pale but no
    card (a pink cloth, the pale table edge), the holes of a map with magenta-green opponent edges added
    (a white card and a pale cloth can be one grey and one brightness but not one hue). Optionally
-   (``faint_chroma_pass``, off by default for its cost), where paper lies outside the cards found, all of
-   this again on the map with chroma edges at lower thresholds added (a grey card on a pale green felt of
-   its brightness).
+   (``faint_chroma_pass``, off by default for its cost), where paper greyer than the paper around it lies
+   outside the cards found, all of this again on the map with chroma edges at lower thresholds added (a grey
+   card on a pale green felt of its brightness).
 2. Paper: card stock is bright in all three channels, felt, wood and most cloth are not. The darkest
    channel thresholded globally (Otsu) and against its neighbourhood (adaptive) gives whole-card blobs
    where court art or a striped cloth breaks the edge map into pieces.
@@ -112,7 +112,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         quads += tab_pass(small, paper_contours, quads, config, min_area, near_edges)
     if config.texture_pass:
         quads += texture_pass(edges, quads, config, min_points, min_area, near_edges)
-    if config.faint_chroma_pass and _loose_paper(any_paper, quads, min_area):
+    if config.faint_chroma_pass and _faint_chroma_worth_it(channels, least, any_paper, quads, min_area,
+                                                          config.faint_chroma_gate):
         quads += _faint_chroma_cards(small, channels, least, edges, quads, config, min_area, min_points)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
@@ -236,14 +237,24 @@ def _first_look(small: np.ndarray, edges: np.ndarray, least: np.ndarray, config:
 
 
 
-def _loose_paper(paper: np.ndarray | None, quads: list[np.ndarray], min_area: float) -> bool:
-    """Is there a card's area of paper outside the cards found (after an opening takes off the thin rims
-    the outlines leave)? Without a paper mask, assume so."""
+def _faint_chroma_worth_it(channels: tuple[np.ndarray, ...], least: np.ndarray, paper: np.ndarray | None,
+                           quads: list[np.ndarray], min_area: float, gate: float) -> bool:
+    """Should the faint-chroma pass run? Only where a card's area of paper lies outside the cards found (after
+    an opening takes off the thin rims the outlines leave), and (``gate`` over 0) a card's area of it is greyer
+    by ``gate`` levels of chroma (max - min of the channels) than its median: a grey card merged with the pale
+    coloured felt around it is; a pale cloth alone, or a white table edge alone, is one chroma. Without a paper
+    mask, run."""
     if paper is None:
         return True
     loose = cv2.subtract(paper, filled_mask(paper.shape, quads))
     loose = cv2.morphologyEx(loose, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    return cv2.countNonZero(loose) >= min_area
+    if cv2.countNonZero(loose) < min_area:
+        return False
+    if gate <= 0:
+        return True
+    b, g, r = channels
+    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), least)[loose > 0]
+    return int((chroma < float(np.median(chroma)) - gate).sum()) >= min_area
 
 
 def _faint_chroma_cards(small: np.ndarray, channels: tuple[np.ndarray, ...], least: np.ndarray, edges: np.ndarray,

@@ -514,6 +514,42 @@ def test_grey_cards_on_a_pale_felt_of_their_brightness_are_found_on_fainter_chro
     found, extra = _found_with(frames)
     assert found <= 12 and extra == 0
     assert _found_with(frames, faint_chroma_pass=True) == (15, 0)
+    assert _found_with(frames, faint_chroma_pass=True, faint_chroma_gate=0.0) == (15, 0)
+
+
+def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_paper_around_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``faint_chroma_gate``: the pass costs about 12 ms a frame where it runs. Where every card was found and the
+    paper left outside them is the pale felt alone (one chroma), it does not run; where grey cards lie merged with
+    that felt, a card's area of the loose paper is 12 levels of chroma greyer than the rest, and it does. With
+    the gate at 0 it runs on both, as before."""
+    from dataclasses import replace
+
+    import vision.detect as detect_module
+    from vision.detect import DEFAULT_CONFIG
+
+    runs: list[int] = []
+    inner = detect_module._faint_chroma_cards
+
+    def counted(*args: object, **kwargs: object) -> list[np.ndarray]:
+        runs.append(1)
+        return inner(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(detect_module, "_faint_chroma_cards", counted)
+    grey, _ = _grey_cards_on_pale_felt(1)
+    white = np.full((720, 1280, 3), (164, 209, 170), np.uint8)  # the felt with white cards, each found,
+    white[600:] = (40, 45, 50)  # and a dark table edge, so that the felt is paper beside it
+    for k in range(5):
+        box = cv2.boxPoints(((160.0 + 240 * k, 360.0), (84.0, 120.0), 10.0 * k)).astype(np.int32)
+        cv2.fillConvexPoly(white, box, (245, 245, 245))
+    config = replace(DEFAULT_CONFIG, faint_chroma_pass=True)
+    assert len(detect_cards(white, config)) == 5
+    counts = []
+    for frame, gate in ((white, 12.0), (grey, 12.0), (white, 0.0)):
+        runs.clear()
+        detect_cards(frame, replace(config, faint_chroma_gate=gate))
+        counts.append(len(runs))
+    assert counts == [0, 1, 1]
 
 def _place(frame: np.ndarray, card_bgra: np.ndarray, quad: np.ndarray) -> None:
     """Draw a BGRA card image onto ``frame`` (float32 BGR) at ``quad``."""
