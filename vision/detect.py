@@ -12,7 +12,7 @@ from several cues, because no single one works on every table:
    another edge meets it, and the card's inside leaks out), and, where much of the frame is pale but no
    card (a pink cloth, the pale table edge), the holes of a map with magenta-green opponent edges added
    (a white card and a pale cloth can be one grey and one brightness but not one hue). Optionally
-   (``faint_chroma_pass``, off by default for its cost), where paper greyer than the paper around it lies
+   (``faint_chroma_pass``), where paper greyer than the paper around it lies
    outside the cards found, all of this again on the map with chroma edges at lower thresholds added (a grey
    card on a pale green felt of its brightness).
 2. Paper: card stock is bright in all three channels, felt, wood and most cloth are not. The darkest

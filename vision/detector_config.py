@@ -87,9 +87,10 @@ class DetectorConfig:
     # rough outlines of a design with a printed frame line lie on that line, several percent inside the card.
     snap_early: bool = True
     # The first stage again on the edge map with chroma edges at these thresholds added, where paper lies
-    # outside the cards found (grey cards on a pale felt of their brightness). Off: on the held-out set it
-    # finds 0.2-0.3% more hard cards for ~11 ms more detection a frame (docs/performance.md, session 25).
-    faint_chroma_pass: bool = False
+    # outside the cards found (grey cards on a pale felt of their brightness). On since session 27, gated
+    # (below): over six held-out seeds hard found +20 (image) and +14 (calibrated) cards, realistic +1 each,
+    # for ~3 ms more detection a frame (docs/performance.md, sessions 25 and 27).
+    faint_chroma_pass: bool = True
     faint_chroma_low: int = 15
     faint_chroma_high: int = 45
     # ... and only where a card's area of the paper outside the cards found is greyer, by this much chroma, than
