@@ -28,8 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
-from models.training.evaluate import NORMAL, held_out_scenes  # noqa: E402
-from models.training.synth import HARD  # noqa: E402
+from models.training.evaluate import held_out_scenes, kind_spec  # noqa: E402
 from vision.detect import DEFAULT_CONFIG, detect_cards  # noqa: E402
 from vision.plane_from_cards import mean_side_vectors, plane_from_cards  # noqa: E402
 from vision.quads import plane_points  # noqa: E402
@@ -49,7 +48,7 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design")
     ap.add_argument("--seed", type=int, default=2024)
     args = ap.parse_args()
-    spec, seed = (NORMAL, args.seed) if args.kind == "realistic" else (HARD, args.seed + 1)
+    spec, seed = kind_spec(args.kind, args.seed)
     config = replace(DEFAULT_CONFIG, estimate_plane=False)
     rows: dict[str, list[tuple[float, float]]] = {"estimated": [], "true": [], "image": []}
     missing = frames = 0

@@ -62,12 +62,11 @@ def differences(frames: Iterable[tuple[int, int, str, Scene]], a: DetectorConfig
 def held_out_frames(kind: str, seeds: list[int], scenes: int) -> Iterable[tuple[int, int, str, Scene]]:
     """``evaluate``'s frames: realistic at each seed, hard at seed + 1, numbered as ``missed_cards.py`` does."""
     from models.training import designs
-    from models.training.evaluate import NORMAL, held_out_scenes
-    from models.training.synth import HARD
+    from models.training.evaluate import held_out_scenes, kind_spec
 
     decks = designs.held_out_decks()
     for seed in seeds:
-        spec, dealt = (NORMAL, seed) if kind == "realistic" else (HARD, seed + 1)
+        spec, dealt = kind_spec(kind, seed)
         for n, (design, scene) in enumerate(held_out_scenes(decks, spec, scenes, dealt)):
             yield seed, n, design, scene
 

@@ -36,8 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from models.training import designs  # noqa: E402
 from models.training.dataset import corner_error, match  # noqa: E402
-from models.training.evaluate import NORMAL, add_zooms_argument, blur_class, held_out_scenes  # noqa: E402
-from models.training.synth import HARD  # noqa: E402
+from models.training.evaluate import add_zooms_argument, blur_class, held_out_scenes, kind_spec  # noqa: E402
 from vision.detect import outline_support  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
@@ -67,7 +66,7 @@ def main() -> None:
     add_zooms_argument(ap)
     args = ap.parse_args()
     rec = Recognizer(threads=1, second_look_zooms=args.zooms)
-    spec, seed = (NORMAL, args.seed) if args.kind == "realistic" else (HARD, args.seed + 1)
+    spec, seed = kind_spec(args.kind, args.seed)
     cases: list[dict[str, object]] = []
     cards = courts = 0
     for index, (design, scene) in enumerate(held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed)):

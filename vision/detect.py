@@ -11,10 +11,10 @@ from several cues, because no single one works on every table:
    on edges. Where no card was found: the holes of a map thickened 3x3 (Canny breaks a card's edge where
    another edge meets it, and the card's inside leaks out), and, where much of the frame is pale but no
    card (a pink cloth, the pale table edge), the holes of a map with magenta-green opponent edges added
-   (a white card and a pale cloth can be one grey and one brightness but not one hue). Optionally
-   (``faint_chroma_pass``), where paper greyer than the paper around it lies
-   outside the cards found, all of this again on the map with chroma edges at lower thresholds added (a grey
-   card on a pale green felt of its brightness).
+   (a white card and a pale cloth can be one grey and one brightness but not one hue). Where paper greyer
+   than the paper around it lies outside the cards found (``faint_chroma_pass``, ``faint_chroma_gate``), all
+   of this again on the map with chroma edges at lower thresholds added (a grey card on a pale green felt of
+   its brightness).
 2. Paper: card stock is bright in all three channels, felt, wood and most cloth are not. The darkest
    channel thresholded globally (Otsu) and against its neighbourhood (adaptive) gives whole-card blobs
    where court art or a striped cloth breaks the edge map into pieces.
@@ -56,7 +56,7 @@ import numpy as np
 
 from vision.deck_fit import fit_deck
 from vision.detector_config import DEFAULT_CONFIG, DetectorConfig
-from vision.edge_map import edge_map
+from vision.edge_map import chroma_of, edge_map
 from vision.errors import CalibrationError, ImageError
 from vision.later_passes import gap_pass, hue_pass, tab_pass, texture_pass
 from vision.outline_candidates import (
@@ -112,9 +112,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         quads += tab_pass(small, paper_contours, quads, config, min_area, near_edges)
     if config.texture_pass:
         quads += texture_pass(edges, quads, config, min_points, min_area, near_edges)
-    if config.faint_chroma_pass and _faint_chroma_worth_it(channels, least, any_paper, quads, min_area,
-                                                          config.faint_chroma_gate):
-        quads += _faint_chroma_cards(small, channels, least, edges, quads, config, min_area, min_points)
+    if config.faint_chroma_pass:
+        chroma = chroma_of(channels, least)  # (the gate's and the pass's, computed once)
+        if _faint_chroma_worth_it(chroma, any_paper, quads, min_area, config.faint_chroma_gate):
+            quads += _faint_chroma_cards(small, chroma, least, edges, quads, config, min_area, min_points)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
         # card was found, so the extra texture it picks up cannot disturb the cards already found.
@@ -237,8 +238,8 @@ def _first_look(small: np.ndarray, edges: np.ndarray, least: np.ndarray, config:
 
 
 
-def _faint_chroma_worth_it(channels: tuple[np.ndarray, ...], least: np.ndarray, paper: np.ndarray | None,
-                           quads: list[np.ndarray], min_area: float, gate: float) -> bool:
+def _faint_chroma_worth_it(chroma: np.ndarray, paper: np.ndarray | None, quads: list[np.ndarray], min_area: float,
+                           gate: float) -> bool:
     """Should the faint-chroma pass run? Only where a card's area of paper lies outside the cards found (after
     an opening takes off the thin rims the outlines leave), and (``gate`` over 0) a card's area of it is greyer
     by ``gate`` levels of chroma (max - min of the channels) than its median: a grey card merged with the pale
@@ -252,12 +253,11 @@ def _faint_chroma_worth_it(channels: tuple[np.ndarray, ...], least: np.ndarray, 
         return False
     if gate <= 0:
         return True
-    b, g, r = channels
-    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), least)[loose > 0]
-    return int((chroma < float(np.median(chroma)) - gate).sum()) >= min_area
+    values = chroma[loose > 0]
+    return int((values < float(np.median(values)) - gate).sum()) >= min_area
 
 
-def _faint_chroma_cards(small: np.ndarray, channels: tuple[np.ndarray, ...], least: np.ndarray, edges: np.ndarray,
+def _faint_chroma_cards(small: np.ndarray, chroma: np.ndarray, least: np.ndarray, edges: np.ndarray,
                         quads: list[np.ndarray], config: DetectorConfig, min_area: float,
                         min_points: int) -> list[np.ndarray]:
     """Grey cards on a pale coloured cloth: one brightness, and a chroma step (~25 levels) that the
@@ -265,9 +265,8 @@ def _faint_chroma_cards(small: np.ndarray, channels: tuple[np.ndarray, ...], lea
     blob's sides are not on edges. The first stage again, on the edge map with chroma edges at lower
     thresholds added; its cards where no card was found. (Lowering the edge map's own chroma thresholds
     instead gained as many cards on one validation set as it lost on the other.)"""
-    b, g, r = channels
-    chroma = cv2.GaussianBlur(cv2.subtract(cv2.max(cv2.max(b, g), r), least), (3, 3), 0)
-    faint = cv2.bitwise_or(edges, cv2.Canny(chroma, config.faint_chroma_low, config.faint_chroma_high))
+    blurred = cv2.GaussianBlur(chroma, (3, 3), 0)
+    faint = cv2.bitwise_or(edges, cv2.Canny(blurred, config.faint_chroma_low, config.faint_chroma_high))
     # the paper cues do not depend on the edge map (their blobs are judged again against it, but that found
     # no card more on the validation sets): only the edge-map candidates, at ~2/3 of the cost
     first = _first_look(small, faint, least, replace(config, paper_pass=False), min_area, min_points)

@@ -105,6 +105,14 @@ def matched_outlines(truth: list[tuple[str, np.ndarray]], quads: list[np.ndarray
     return [match_index(quad, quads) for _, quad in truth]
 
 
+def kind_spec(kind: str, seed: int) -> tuple[SceneSpec, int]:
+    """The scene spec and generator seed of this evaluation's ``kind`` of scenes ("realistic" or "hard") at
+    ``--seed``: realistic ones at the seed, hard ones at seed + 1 (so the two kinds differ at one seed)."""
+    if kind not in ("realistic", "hard"):
+        raise ValueError(f"scene kind is realistic or hard, got {kind!r}")
+    return (NORMAL, seed) if kind == "realistic" else (HARD, seed + 1)
+
+
 def held_out_scenes(decks: dict[str, Deck], spec: SceneSpec, scenes: int, seed: int) -> Iterator[tuple[str, Scene]]:
     """The scenes this evaluation deals: for each design in name order (the k-th), ``scenes`` scenes from
     the generator seeded [seed, k]. Benchmarks that measure other things on the same frames use this."""
@@ -252,8 +260,10 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     held = designs.held_out_decks()
     normal_blur: dict[str, Tally] = {}
     hard_blur: dict[str, Tally] = {}
-    normal, per_normal = evaluate_decks(rec, held, NORMAL, args.scenes, args.seed, calibrated=cal, by_blur=normal_blur)
-    hard, per_hard = evaluate_decks(rec, held, HARD, args.scenes, args.seed + 1, calibrated=cal, by_blur=hard_blur)
+    (normal_spec, normal_seed), (hard_spec, hard_seed) = kind_spec("realistic", args.seed), kind_spec("hard", args.seed)
+    normal, per_normal = evaluate_decks(rec, held, normal_spec, args.scenes, normal_seed, calibrated=cal,
+                                        by_blur=normal_blur)
+    hard, per_hard = evaluate_decks(rec, held, hard_spec, args.scenes, hard_seed, calibrated=cal, by_blur=hard_blur)
     clutter = clutter_only(rec, args.scenes * 2, args.seed + 2, calibrated=cal)
     result: dict[str, object] = {
         "command": f"python -m models.training.evaluate --scenes {args.scenes} --seed {args.seed}{flag}",

@@ -44,3 +44,15 @@ def test_an_unknown_setting_is_a_usage_error(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         main(["--detector", "no_such_field=1", "--seeds", "2024"])
     assert "no_such_field" in capsys.readouterr().err
+
+
+def test_each_kind_of_held_out_scene_has_its_spec_and_seed() -> None:
+    """``evaluate.kind_spec``, shared by evaluate, found_diff, missed_cards and bench_plane_from_cards: realistic
+    scenes at the seed, hard ones at seed + 1; another kind is an error naming it."""
+    from models.training.evaluate import kind_spec
+    from models.training.synth import HARD
+
+    assert kind_spec("realistic", 7) == (NORMAL, 7)
+    assert kind_spec("hard", 7) == (HARD, 8)
+    with pytest.raises(ValueError, match="'easy'"):
+        kind_spec("easy", 7)
