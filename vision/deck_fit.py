@@ -11,7 +11,7 @@ import numpy as np
 from vision.detector_config import DetectorConfig
 from vision.plane_from_cards import mean_side_vectors
 from vision.quads import overlap_share, plane_points, side_hits
-from vision.size_pass import card_margins
+from vision.size_pass import card_margins, whiter_inside
 from vision.snapping import snap_to_edges
 
 
@@ -56,9 +56,9 @@ def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float | np.nd
 
 def _best_rectangle(pose: tuple[np.ndarray, float], coarse: np.ndarray, fine: np.ndarray, card: tuple[float, float],
                     back: tuple[float, ...], frame: tuple[int, int], scale: float, near_edges: np.ndarray,
-                    thin: np.ndarray, tight: float) -> np.ndarray | None:
-    """The deck's rectangle about ``pose`` whose weakest side lies best on edges (``fit_deck``), if that side
-    does so for 0.9 and for 0.05 more than the outline's (``tight``); else None."""
+                    thin: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The deck's rectangle about ``pose`` whose weakest side lies best on edges (``fit_deck``) and that side's
+    share within 1 px; None where no rectangle lies inside the frame on edges within 2 px for 0.9."""
     # coarse (1.5 degrees, 0.04 widths), then around its best few at half the shift
     _, hits, poses = _score_poses(coarse, pose, card, back, frame, scale, near_edges, thin)
     if not len(poses):
@@ -69,10 +69,7 @@ def _best_rectangle(pose: tuple[np.ndarray, float], coarse: np.ndarray, fine: np
     if not len(image):
         return None
     best = int(np.argmax(hits.min(axis=1) * 10 + hits.mean(axis=1)))
-    if hits[best].min() < 0.9 or hits[best].min() < tight + 0.05:
-        return None
-    out: np.ndarray = image[best].astype(np.float32)
-    return out
+    return image[best].astype(np.float32), float(hits[best].min())
 
 
 def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, near_edges: np.ndarray,
@@ -99,6 +96,11 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     onto the edges only where no corner moves by ``deck_fit_snap`` of a width: a design with a printed frame
     line just inside its edge (``kde:tigullio-international``) drew the snap onto that line, several percent
     inside the card, and the fitted outline lost its card.
+    With ``deck_fit_off_size``, an outline off the deck's size for which no rectangle lies better on edges (it took
+    in the cloth's squares or the table's edge beside the card, whose edges are as straight as the card's) is
+    searched again without that condition, resized too: the rectangle found must then have a card's margin and be
+    whiter inside every side than outside it (``size_pass.whiter_inside``), which a printed frame line inside a
+    card is not (paper on both sides of it).
     ``quads``: full resolution."""
     assert config.plane is not None
     q = np.stack(quads).astype(np.float32)
@@ -123,6 +125,10 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     off = np.flatnonzero((error >= config.deck_fit_error) | (support < 0.9) | (tight < 0.85))
     if not len(off):
         return quads
+    # an outline off the deck's size that lies on edges as well as its rectangle does (the cloth's squares or the
+    # table's edge taken in beside the card): found only where no rectangle lies better (config.deck_fit_off_size)
+    sized = (error >= config.deck_fit_error) & ~small if config.deck_fit_off_size and paper is not None \
+        else np.zeros(len(q), bool)
     back = tuple(float(x) for x in np.linalg.inv(np.asarray(config.plane, np.float64).reshape(3, 3)).ravel())
     h, w = frame_bgr.shape[:2]
     turns, shifts = config.deck_fit_turn, config.deck_fit_shift * short
@@ -135,23 +141,43 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
                       _pose_grid(np.zeros(1), np.array([-0.01, 0.0, 0.01]) * short, np.array([-r, 0.0, r]) / 4)))
     out = list(quads)
     frame, card = (w, h), (short, long_)
+
+    def det_of(quad: np.ndarray) -> np.ndarray:
+        return (quad + 0.5) * s - 0.5
+
+    def has_margins(quad: np.ndarray) -> bool:
+        return paper is not None and bool(card_margins(paper[1], paper[0], [det_of(quad)], config)[0])
+
+    def _search(i: int, tries: list[tuple[float, int]], tight_: float,
+                seen: dict[tuple[float, int], tuple[np.ndarray, float] | None]) -> np.ndarray | None:
+        """The first rectangle of ``tries`` (turn, grid index) about outline ``i`` whose weakest side lies on
+        edges within 1 px for 0.9 and for 0.05 more than ``tight_``; ``seen`` keeps each try's best."""
+        for turn, k in tries:
+            if (turn, k) not in seen:
+                seen[turn, k] = _best_rectangle((centre[i], float(angle[i]) + turn), *grids[k], card, back, frame,
+                                                s, near_edges, thin)
+            best = seen[turn, k]
+            if best is not None and best[1] >= 0.9 and best[1] >= tight_ + 0.05:
+                return best[0]
+        return None
+
     for i in map(int, off):
         # at the outline's own pose, then (config.deck_fit_across) turned a quarter: a court card's printed
         # frame can be wider than tall, and its long side then lies across the card's; at the deck's size, then
         # (for a small outline, or any with deck_fit_sizes_all) resized
-        tries = [(turn, grid) for turn in ((0.0, math.pi / 2) if config.deck_fit_across else (0.0,))
-                 for grid in (grids if small[i] or config.deck_fit_sizes_all else grids[:1])]
-        found = None
-        for turn, (c_grid, f_grid) in tries:
-            found = _best_rectangle((centre[i], float(angle[i]) + turn), c_grid, f_grid, card, back, frame, s,
-                                    near_edges, thin, 0.0 if small[i] else float(tight[i]))
-            if found is not None:
-                break
-        if found is None:
-            continue
-        if any(j != i and overlap_share(found, out[j]) >= 0.2 for j in range(len(out))):
-            continue
-        if small[i] and (paper is None or not card_margins(paper[1], paper[0], [(found + 0.5) * s - 0.5], config)[0]):
+        seen: dict[tuple[float, int], tuple[np.ndarray, float] | None] = {}
+        sizes = range(len(grids) if small[i] or config.deck_fit_sizes_all else 1)
+        found = _search(i, [(turn, k) for turn in ((0.0, math.pi / 2) if config.deck_fit_across else (0.0,))
+                            for k in sizes], 0.0 if small[i] else float(tight[i]), seen)
+        if found is not None and small[i] and not has_margins(found):
+            found = None
+        if found is None and sized[i] and paper is not None:
+            # the rectangle need not lie better on edges than the outline, at the outline's own pose, at the
+            # deck's size or resized, but must have a margin and be the card's edge on the table
+            found = _search(i, [(0.0, k) for k in range(len(grids))], 0.0, seen)
+            if found is not None and not (has_margins(found) and whiter_inside(paper[0], [det_of(found)], config)[0]):
+                found = None
+        if found is None or any(j != i and overlap_share(found, out[j]) >= 0.2 for j in range(len(out))):
             continue
         snapped = snap_to_edges(frame_bgr, [found], config)[0]
         on_plane = plane_points(np.stack([snapped, found]), config.plane)

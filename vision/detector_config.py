@@ -133,6 +133,16 @@ class DetectorConfig:
     # 1.3-3.4 ms more a frame, not taken (docs/performance.md, session 23).
     deck_fit_sizes: float = 0.08
     deck_fit_sizes_all: bool = False
+    # An outline off the deck's size (``deck_fit_error``) that lies on edges as well as the deck's rectangle (the
+    # cloth's squares or the table's edge taken in beside the card, a back's printed frame line inside it) is
+    # replaced too, where no rectangle lies better (``deck_fit_off_size``): by the rectangle (also resized) whose
+    # sides lie on edges for 0.9, with a card's paper margin, and on every side whiter inside than outside (by
+    # ``size_whiter``) for ``deck_fit_whiter`` of it: a card's edge on the table, not a printed frame line inside
+    # the card with paper on both sides. On since session 28: over six held-out seeds hard found +25 (image) and
+    # +19 (calibrated) cards, realistic +1 and +2; on validation hard +25 and realistic +6 (image), and false
+    # cards fewer (docs/performance.md, session 28).
+    deck_fit_off_size: bool = True
+    deck_fit_whiter: float = 0.5
     # The rectangle found is then snapped onto the edges only where that moves no corner by this much (card
     # widths, on the plane): a refinement of the search's grid, not a jump onto a printed frame line inside
     # the card, which undid the fit (docs/performance.md, "The deck fit keeps the deck's size").

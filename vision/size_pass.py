@@ -199,11 +199,28 @@ def card_margins(paper: np.ndarray, small: np.ndarray, quads: list[np.ndarray], 
     ok = _weakest_side_share(pixels_at(paper, inside.reshape(-1, 2)) > 0, shape) >= config.size_band
     rest = np.flatnonzero(~ok)  # the whiter test only where the paper test fails
     if len(rest):
-        least_in = pixels_at(small, inside[rest].reshape(-1, 2)).min(axis=1).astype(np.float32)
-        least_out = pixels_at(small, outside[rest].reshape(-1, 2)).min(axis=1).astype(np.float32)
-        whiter = least_in >= least_out + config.size_whiter
-        ok[rest] = _weakest_side_share(whiter, (len(rest), *shape[1:])) >= config.size_band
+        ok[rest] = _whiter_share(small, inside[rest], outside[rest], config) >= config.size_band
     return ok
+
+
+def whiter_inside(small: np.ndarray, quads: list[np.ndarray], config: DetectorConfig) -> np.ndarray:
+    """(R,) for each quad, whether on every side the band just inside is whiter (darkest channel) than the same
+    depth just outside by ``size_whiter`` for ``deck_fit_whiter`` of the side at some depth: a card's edge on the
+    table, not a printed frame line inside the card, which has paper on both sides."""
+    if not quads:
+        return np.zeros(0, bool)
+    inside, outside = _band_points(quads)
+    out: np.ndarray = _whiter_share(small, inside, outside, config) >= config.deck_fit_whiter
+    return out
+
+
+def _whiter_share(small: np.ndarray, inside: np.ndarray, outside: np.ndarray, config: DetectorConfig) -> np.ndarray:
+    """(R,): per quad (its band points inside and outside, ``_band_points``) the weakest side's share of points
+    whose inside is whiter (darkest channel) than its outside by ``size_whiter`` at some depth."""
+    least_in = pixels_at(small, inside.reshape(-1, 2)).min(axis=1).astype(np.float32)
+    least_out = pixels_at(small, outside.reshape(-1, 2)).min(axis=1).astype(np.float32)
+    return _weakest_side_share(least_in >= least_out + config.size_whiter,
+                               (len(inside), 4, len(_BAND_DEPTH), len(_BAND_T)))
 
 
 def _band_points(quads: list[np.ndarray]) -> np.ndarray:

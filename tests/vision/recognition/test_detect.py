@@ -1268,6 +1268,86 @@ def test_the_deck_fit_moves_a_printed_frame_onto_a_card_a_little_larger_than_the
     assert fit_deck(image, [frame, *quads[1:]], edges, near, replace(config, deck_fit_sizes=0.0), paper)[0] is frame
 
 
+def test_the_deck_fit_moves_an_outline_that_took_in_a_pale_table_beside_its_card_onto_the_card() -> None:
+    """``deck_fit_off_size``: a pale strip of table beyond one end of a card (drawn here, 0.2 of its length,
+    the card's width) makes an outline that took it in lie on edges as well as the card's own rectangle
+    does, so the deck fit cannot better it and keeps it. With the option the deck's rectangle is taken all
+    the same, because it has a paper margin and is whiter inside every side than outside it."""
+    from dataclasses import replace
+
+    from vision.deck_fit import fit_deck
+    from vision.detect import DEFAULT_CONFIG, plane_tuple
+    from vision.rectify import order_corners
+
+    scene = make_scene(np.random.default_rng(5), faces_deck(1),
+                       SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
+    quads = detect_cards(scene.image, plane=scene.plane)
+    q = quads[0].astype(np.float64)
+    truth = next(t for _, t in scene.cards if match(t, [quads[0]]) is not None)
+    long_k = 0 if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]) else 1  # side k, from corner k
+    push = 0.2 * (q[(long_k + 1) % 4] - q[long_k])  # corners k + 1 and k + 2 are that end of the card
+    grown = q.copy()
+    grown[(long_k + 1) % 4] += push
+    grown[(long_k + 2) % 4] += push
+    strip = np.array([q[(long_k + 1) % 4], grown[(long_k + 1) % 4], grown[(long_k + 2) % 4], q[(long_k + 2) % 4]])
+    image = scene.image.copy()
+    cv2.fillConvexPoly(image, np.round(strip).astype(np.int32), (165, 170, 175))  # a pale table, greyer than paper
+    grown_f = grown.astype(np.float32)
+    assert match(truth, [grown_f]) is None
+    edges, near = _edge_maps(image, config)
+    small = cv2.resize(image, None, fx=config.scale, fy=config.scale, interpolation=cv2.INTER_AREA)
+    paper = (small, cv2.threshold(small.min(axis=2), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1])
+    assert fit_deck(image, [grown_f, *quads[1:]], edges, near, replace(config, deck_fit_off_size=False),
+                    paper)[0] is grown_f
+    on = replace(config, deck_fit_off_size=True)
+    fitted = fit_deck(image, [grown_f, *quads[1:]], edges, near, on, paper)
+    assert match(truth, [order_corners(fitted[0])]) is not None
+    assert all(np.abs(a - b).max() < 0.5 for a, b in zip(fitted[1:], quads[1:], strict=True))
+    assert fit_deck(image, [grown_f, *quads[1:]], edges, near, on)[0] is grown_f  # no paper mask: no margin known
+
+
+def test_whiter_inside_tells_a_cards_edge_from_a_printed_frame_line_inside_it() -> None:
+    """``size_pass.whiter_inside``: a white card on a green felt is whiter inside its edge than outside on
+    every side; a rectangle on a frame line printed inside the card has paper on both sides, and a card half
+    on a pale cloth as white as itself has one side that is not (``deck_fit_whiter`` of each side)."""
+    from vision.detect import DEFAULT_CONFIG
+    from vision.size_pass import whiter_inside
+
+    image = np.full((200, 300, 3), (40, 110, 40), np.uint8)
+    card = np.array([[100, 40], [200, 40], [200, 180], [100, 180]], np.float32)
+    cv2.fillConvexPoly(image, card.astype(np.int32), (235, 235, 235))
+    frame = np.array([[110, 52], [190, 52], [190, 168], [110, 168]], np.float32)
+    cv2.polylines(image, [frame.astype(np.int32)], True, (30, 30, 30), 1)
+    assert whiter_inside(image, [card, frame], DEFAULT_CONFIG).tolist() == [True, False]
+    image[:, 200:] = (235, 235, 235)  # the cloth right of the card as white as the card
+    assert whiter_inside(image, [card], DEFAULT_CONFIG).tolist() == [False]
+    assert whiter_inside(image, [], DEFAULT_CONFIG).shape == (0,)
+
+
+@pytest.mark.parametrize("seed, design, index, label", [
+    (99, "gnome:plastic", 15, "QD"), (2024, "gnome:neoclassical", 12, "2H"),
+])
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_size(
+        held_out_decks: dict, seed: int, design: str, index: int, label: str,  # type: ignore[type-arg]
+        calibrated: bool) -> None:
+    """``deck_fit_off_size``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image
+    (the plane of the cards) and on the calibrated table: a queen of diamonds whose outline took in the pale
+    table's edge below it, and a 2 of hearts; found with the option, lost without it."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+
+    scene = _held_out_scene(held_out_decks, design, seed + 1, index, HARD)
+    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
+    plane = scene.plane if calibrated else None
+    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit_off_size=True), plane=plane)) \
+        is not None
+    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit_off_size=False), plane=plane)) \
+        is None
+
+
 @pytest.mark.parametrize("design, index, label", [
     ("gnome:simplistic", 2, "6C"), ("kde:tigullio-international", 4, "QH"),
 ])
