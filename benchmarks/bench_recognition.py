@@ -41,8 +41,7 @@ from models.training.evaluate import (  # noqa: E402
     NORMAL,
     Tally,
     add_both_corners_argument,
-    add_no_pip_look_argument,
-    add_pip_look_below_argument,
+    add_pip_look_arguments,
     clutter_only,
     evaluate_decks,
 )
@@ -112,8 +111,7 @@ def main() -> None:
                     help="detector settings other than the shipped ones (as evaluate --detector), e.g. "
                          "size_pass_estimated=false")
     add_both_corners_argument(ap)
-    add_no_pip_look_argument(ap)
-    add_pip_look_below_argument(ap)
+    add_pip_look_arguments(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
     try:

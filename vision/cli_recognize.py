@@ -54,12 +54,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         default=ONE_CORNER_SURE,
                         help="read both index corners of every card, not the second only where the first is "
                              "unsure (slower; the same names on the measured frames, see docs/performance.md)")
-    parser.add_argument("--no-pip-look", dest="pip_look", action="store_false",
-                        help="do not weigh unsure cards by the suit and rank read from the whole card's pips "
-                             "(models/pipnet.onnx)")
-    parser.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
-                        help="weigh a face card by the pip model's look when it is named under this probability "
-                             "(over 0, at most 1; default %(default)s)")
+    pip = parser.add_mutually_exclusive_group()  # a threshold for a look not taken is a usage error
+    pip.add_argument("--no-pip-look", dest="pip_look", action="store_false",
+                     help="do not weigh unsure cards by the suit and rank read from the whole card's pips "
+                          "(models/pipnet.onnx)")
+    pip.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
+                     help="weigh a face card by the pip model's look when it is named under this probability "
+                          "(over 0, at most 1; default %(default)s)")
 
 
 def pip_look_below(text: str) -> float:

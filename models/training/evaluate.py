@@ -179,21 +179,18 @@ def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> No
                          + note)
 
 
-def add_no_pip_look_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
-    """``--no-pip-look``: unsure cards are not weighed by the pip model's reading of the whole card
-    (Recognizer's ``pip_look``); ``args.pip_look`` is what to pass."""
-    ap.add_argument("--no-pip-look", dest="pip_look", action="store_false",
-                    help="do not weigh unsure cards by the suit and rank the pip model reads from the whole card"
-                         + note)
-
-
-def add_pip_look_below_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
-    """``--pip-look-below X``: the top-1 probability under which a face card gets the pip model's look, other
-    than the shipped ``PIP_LOOK_BELOW``; ``args.pip_look_below`` is what to pass as Recognizer's
-    ``pip_look_below``. A value outside (0, 1] is a usage error."""
-    ap.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
-                    help="give a face card the pip model's look when it is named under this probability "
-                         f"(over 0, at most 1; default {PIP_LOOK_BELOW})" + note)
+def add_pip_look_arguments(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--no-pip-look`` (unsure cards are not weighed by the pip model's reading of the whole card:
+    Recognizer's ``pip_look``, ``args.pip_look``) or ``--pip-look-below X`` (the top-1 probability under which a
+    face card gets that look, other than the shipped ``PIP_LOOK_BELOW``: ``args.pip_look_below``). One or the
+    other: a threshold for a look that is not taken is a usage error, as is a value outside (0, 1]."""
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--no-pip-look", dest="pip_look", action="store_false",
+                       help="do not weigh unsure cards by the suit and rank the pip model reads from the whole card"
+                            + note)
+    group.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
+                       help="give a face card the pip model's look when it is named under this probability "
+                            f"(over 0, at most 1; default {PIP_LOOK_BELOW})" + note)
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:
@@ -210,8 +207,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                          "size_pass_image=true); not with --write")
     add_zooms_argument(ap, " (not with --write)")
     add_both_corners_argument(ap, " (not with --write)")
-    add_no_pip_look_argument(ap, " (not with --write)")
-    add_pip_look_below_argument(ap, " (not with --write)")
+    add_pip_look_arguments(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)

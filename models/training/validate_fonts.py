@@ -36,8 +36,7 @@ from models.training.evaluate import (
     Outcome,
     Tally,
     add_both_corners_argument,
-    add_no_pip_look_argument,
-    add_pip_look_below_argument,
+    add_pip_look_arguments,
     add_zooms_argument,
     scored_scene,
 )
@@ -171,8 +170,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                     help="with --detect: write each frame with a missed or false card there, and misses.json")
     add_zooms_argument(ap)
     add_both_corners_argument(ap)
-    add_no_pip_look_argument(ap)
-    add_pip_look_below_argument(ap)
+    add_pip_look_arguments(ap)
     args = ap.parse_args(argv)
     if not args.detect and (args.calibrated or args.detector or args.misses):
         ap.error("--calibrated, --detector and --misses measure the detector: add --detect")

@@ -201,3 +201,14 @@ def test_a_pip_look_below_outside_0_to_1_is_a_usage_error(value: str, capsys: py
     out = capsys.readouterr()
     assert out.out == ""
     assert "argument --pip-look-below" in out.err and "over 0 and at most 1" in out.err and repr(value) in out.err
+
+
+def test_a_pip_look_below_with_no_pip_look_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """A threshold for a look that is not taken would be ignored silently: refused instead, before any file is
+    read."""
+    with pytest.raises(SystemExit) as exc:
+        main(["recognize", "--json", "--no-pip-look", "--pip-look-below", "0.5", str(FELT)])
+    assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert "argument --pip-look-below: not allowed with argument --no-pip-look" in out.err

@@ -158,8 +158,8 @@ def test_both_corners_reaches_the_recogniser_and_cannot_write_the_model_card(
 def test_pip_look_below_reaches_the_recogniser_in_each_script_and_bad_ones_are_refused(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--pip-look-below X`` (validate_fonts, evaluate, bench_recognition) is the recogniser's
-    ``pip_look_below``, the shipped PIP_LOOK_BELOW without it; a value outside (0, 1] is a usage error, and
-    ``evaluate`` cannot --write the model card with another one."""
+    ``pip_look_below``, the shipped PIP_LOOK_BELOW without it; a value outside (0, 1] is a usage error, so is
+    the flag with ``--no-pip-look``, and ``evaluate`` cannot --write the model card with another one."""
     import sys
 
     from benchmarks import bench_recognition
@@ -200,6 +200,11 @@ def test_pip_look_below_reaches_the_recogniser_in_each_script_and_bad_ones_are_r
             assert exc.value.code == 2
             err = capsys.readouterr().err
             assert "argument --pip-look-below" in err and "over 0 and at most 1" in err
+        # a threshold for a look that is not taken says nothing: refused, not ignored
+        with pytest.raises(SystemExit) as exc:
+            main(["--no-pip-look", "--pip-look-below", "0.5"])
+        assert exc.value.code == 2
+        assert "not allowed with argument --no-pip-look" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
         evaluate.main(["--pip-look-below", "0.97", "--write", "--scenes", "1"])
     assert exc.value.code == 2
