@@ -148,7 +148,7 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     def has_margins(quad: np.ndarray) -> bool:
         return paper is not None and bool(card_margins(paper[1], paper[0], [det_of(quad)], config)[0])
 
-    def _search(i: int, tries: list[tuple[float, int]], tight_: float,
+    def search(i: int, tries: list[tuple[float, int]], tight_: float,
                 seen: dict[tuple[float, int], tuple[np.ndarray, float] | None]) -> np.ndarray | None:
         """The first rectangle of ``tries`` (turn, grid index) about outline ``i`` whose weakest side lies on
         edges within 1 px for 0.9 and for 0.05 more than ``tight_``; ``seen`` keeps each try's best."""
@@ -167,14 +167,14 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
         # (for a small outline, or any with deck_fit_sizes_all) resized
         seen: dict[tuple[float, int], tuple[np.ndarray, float] | None] = {}
         sizes = range(len(grids) if small[i] or config.deck_fit_sizes_all else 1)
-        found = _search(i, [(turn, k) for turn in ((0.0, math.pi / 2) if config.deck_fit_across else (0.0,))
+        found = search(i, [(turn, k) for turn in ((0.0, math.pi / 2) if config.deck_fit_across else (0.0,))
                             for k in sizes], 0.0 if small[i] else float(tight[i]), seen)
         if found is not None and small[i] and not has_margins(found):
             found = None
         if found is None and sized[i] and paper is not None:
             # the rectangle need not lie better on edges than the outline, at the outline's own pose, at the
             # deck's size or resized, but must have a margin and be the card's edge on the table
-            found = _search(i, [(0.0, k) for k in range(len(grids))], 0.0, seen)
+            found = search(i, [(0.0, k) for k in range(len(grids))], 0.0, seen)
             if found is not None and not (has_margins(found) and whiter_inside(paper[0], [det_of(found)], config)[0]):
                 found = None
         if found is None or any(j != i and overlap_share(found, out[j]) >= 0.2 for j in range(len(out))):

@@ -138,9 +138,9 @@ class DetectorConfig:
     # replaced too, where no rectangle lies better (``deck_fit_off_size``): by the rectangle (also resized) whose
     # sides lie on edges for 0.9, with a card's paper margin, and on every side whiter inside than outside (by
     # ``size_whiter``) for ``deck_fit_whiter`` of it: a card's edge on the table, not a printed frame line inside
-    # the card with paper on both sides. On since session 28: over six held-out seeds hard found +25 (image) and
-    # +19 (calibrated) cards, realistic +1 and +2; on validation hard +25 and realistic +6 (image), and false
-    # cards fewer (docs/performance.md, session 28).
+    # the card with paper on both sides. On since session 28: over six held-out seeds hard found +26 (image) and
+    # +19 (calibrated) cards, realistic +1 and +2; on validation (both modes) hard +44 and realistic +12, with
+    # fewer false cards (docs/performance.md, session 28).
     deck_fit_off_size: bool = True
     deck_fit_whiter: float = 0.5
     # The rectangle found is then snapped onto the edges only where that moves no corner by this much (card
