@@ -54,13 +54,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         default=ONE_CORNER_SURE,
                         help="read both index corners of every card, not the second only where the first is "
                              "unsure (slower; the same names on the measured frames, see docs/performance.md)")
-    pip = parser.add_mutually_exclusive_group()  # a threshold for a look not taken is a usage error
-    pip.add_argument("--no-pip-look", dest="pip_look", action="store_false",
-                     help="do not weigh unsure cards by the suit and rank read from the whole card's pips "
-                          "(models/pipnet.onnx)")
-    pip.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
-                     help="weigh a face card by the pip model's look when it is named under this probability "
-                          "(over 0, at most 1; default %(default)s)")
+    add_pip_look_arguments(parser)
+
+
+def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--no-pip-look`` (unsure cards are not weighed by the pip model's reading of the whole card:
+    Recognizer's ``pip_look``, ``args.pip_look``) or ``--pip-look-below X`` (the top-1 probability under which a
+    face card gets that look: ``args.pip_look_below``, the shipped ``PIP_LOOK_BELOW`` without it). One or the
+    other: a threshold for a look that is not taken is a usage error, as is a value outside (0, 1]. Also the
+    training scripts' and benchmarks' flags (``note``: what their help adds)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--no-pip-look", dest="pip_look", action="store_false",
+                       help="do not weigh unsure cards by the suit and rank read from the whole card's pips "
+                            "(models/pipnet.onnx)" + note)
+    group.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
+                       help="weigh a face card by the pip model's look when it is named under this probability "
+                            f"(over 0, at most 1; default {PIP_LOOK_BELOW})" + note)
 
 
 def pip_look_below(text: str) -> float:

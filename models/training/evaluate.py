@@ -26,7 +26,7 @@ import numpy as np
 from models.training import designs
 from models.training.dataset import match_index
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
-from vision.cli_recognize import pip_look_below
+from vision.cli_recognize import add_pip_look_arguments
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
 from vision.recognizer import DEFAULT_MODEL, ONE_CORNER_SURE, PIP_LOOK_BELOW, Recognizer, metadata_path
@@ -177,20 +177,6 @@ def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> No
                     default=ONE_CORNER_SURE,
                     help="read both index corners of every card, not the second only where the first is unsure"
                          + note)
-
-
-def add_pip_look_arguments(ap: argparse.ArgumentParser, note: str = "") -> None:
-    """``--no-pip-look`` (unsure cards are not weighed by the pip model's reading of the whole card:
-    Recognizer's ``pip_look``, ``args.pip_look``) or ``--pip-look-below X`` (the top-1 probability under which a
-    face card gets that look, other than the shipped ``PIP_LOOK_BELOW``: ``args.pip_look_below``). One or the
-    other: a threshold for a look that is not taken is a usage error, as is a value outside (0, 1]."""
-    group = ap.add_mutually_exclusive_group()
-    group.add_argument("--no-pip-look", dest="pip_look", action="store_false",
-                       help="do not weigh unsure cards by the suit and rank the pip model reads from the whole card"
-                            + note)
-    group.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
-                       help="give a face card the pip model's look when it is named under this probability "
-                            f"(over 0, at most 1; default {PIP_LOOK_BELOW})" + note)
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:
