@@ -94,7 +94,7 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     free = np.ascontiguousarray(free)
     rects = [crop_rect + np.array([x0, y0], np.float32) for _, crop_rect in rectangles_of_size(
         free, edge_directions(grey, free), short, long_, tolerance=tolerance,
-        level=config.size_level, grow=config.size_grow)]
+        level=config.size_level, grow=config.size_grow, angles=config.size_angles)]
     outlines = list(map_quads(back, rects))  # in the frame (the cards found are ``quads``)
     # the tests that do not depend on the cards found so far, cheapest first, the margins for all rectangles
     # at once (a frame can give over a hundred rectangles, and the margins reject most: session 18)

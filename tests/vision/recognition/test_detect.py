@@ -1060,7 +1060,7 @@ def test_a_rectangle_whose_inside_is_the_cloth_around_it_is_not_a_card() -> None
 
 
 @pytest.mark.parametrize("seed, design, index, label, calibrated, needs", [
-    (7, "kde:tigullio-international", 5, "KC", False, ("snap_early", "size_grow")),
+    (7, "kde:tigullio-international", 5, "KC", False, ("snap_early",)),  # (and size_grow before size_angles 9)
     (99, "gnome:bellot", 5, "QH", True, ("size_grow",)),
 ])
 def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixels_off(
@@ -1070,7 +1070,8 @@ def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixel
     the cards' outer edges (``kde:tigullio-international``'s rough outlines lie on its printed frame line, 5.5%
     inside, and the KC, found by no other pass, fell outside the search's size); ``size_grow`` 5: a side two
     pixels off its edge at detection scale still counts (the bellot QH lies 3 degrees from the directions
-    searched). Realistic scene ``index`` of ``evaluate --seed S``: found, and not without each change."""
+    searched). Realistic scene ``index`` of ``evaluate --seed S``: found, and not without each change. (The KC
+    needed ``size_grow`` too while the search tried 6 card directions; with 9 one lies nearer its own.)"""
     from dataclasses import replace
 
     from vision.detect import DEFAULT_CONFIG
@@ -1346,6 +1347,29 @@ def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_s
         is not None
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit_off_size=False), plane=plane)) \
         is None
+
+
+@pytest.mark.parametrize("seed, design, index, label, calibrated", [
+    (7, "kde:tigullio-international", 4, "6H", False), (7, "kde:tigullio-international", 4, "6H", True),
+    (99, "gnome:plastic", 19, "TH", False), (11, "gnome:bellot", 4, "JD", True),
+])
+def test_hard_held_out_cards_of_a_direction_the_grain_crowded_out_are_found_by_their_size(
+        held_out_decks: dict, seed: int, design: str, index: int, label: str,  # type: ignore[type-arg]
+        calibrated: bool) -> None:
+    """``size_angles``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image and on
+    the calibrated table: a 6 of hearts across a table's edge beside a diagonally striped wood (both modes), a
+    10 of hearts on a checked cloth, and a jack of diamonds. The size pass finds each when it tries 9 card
+    directions, not with 6."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+
+    scene = _held_out_scene(held_out_decks, design, seed + 1, index, HARD)
+    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
+    plane = scene.plane if calibrated else None
+    assert DEFAULT_CONFIG.size_angles == 9
+    assert match(truth, detect_cards(scene.image, plane=plane)) is not None
+    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, size_angles=6), plane=plane)) is None
 
 
 @pytest.mark.parametrize("design, index, label", [

@@ -109,6 +109,18 @@ def test_directions_with_fewer_edges_than_the_least_are_not_tried() -> None:
     assert favoured_directions(directions, 3, least=1000.0) == []
 
 
+def test_a_cards_direction_beside_a_diagonal_grain_is_tried_at_the_shipped_count() -> None:
+    """``size_angles`` (9, session 29): a wood grain's diagonal stripes spread over 40-60 degrees fill bins two
+    apart, and with the table edges (1.5 and 85.5) they took all 6 tries before a card at 16.5 degrees (seed 7's
+    hard scene of kde:tigullio-international, index 4: its 6H). The shipped count tries the card's bin."""
+    from vision.detect import DEFAULT_CONFIG
+
+    grain = [np.full(900 - 20 * k, 40.5 + 3 * k) for k in range(7)]  # 40.5 ... 58.5
+    directions = np.concatenate([np.full(2000, 1.5), np.full(1900, 85.5), *grain, np.full(400, 16.5)])
+    assert 16.5 not in favoured_directions(directions, 6)
+    assert 16.5 in favoured_directions(directions, DEFAULT_CONFIG.size_angles)
+
+
 def test_directions_computed_only_at_edge_pixels_equal_the_whole_map_there_and_are_zero_elsewhere() -> None:
     img, _ = _card_image(23.0)
     edges = cv2.Canny(img, 40, 100)
