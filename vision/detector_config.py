@@ -86,8 +86,9 @@ class DetectorConfig:
     # The card directions the search tries: those the edge pixels favour most. A wood grain's or a cloth's
     # diagonal stripes can take a bin and its neighbours two apart, and 6 then left out a card of its own
     # direction. Against 6, 9 found 9 hard cards more and 3 fewer (image) and 7 more (calibrated) over the six
-    # held-out seeds, realistic the same, and 16 hard more on the validation sets, for +1.4 ms on the mean
-    # speed frame (docs/performance.md, session 29).
+    # held-out seeds, realistic the same, and 16 hard more on the validation sets. Cost: the size pass's mean
+    # +1.4 ms a frame on detect_stages' frames, detection's mean +0.2 ms on bench_recognition's (docs/performance.md,
+    # session 29).
     size_angles: int = 9
     # Snap the outlines (``snap``) before the plane estimate and the size pass take the deck's size from them:
     # rough outlines of a design with a printed frame line lie on that line, several percent inside the card.
