@@ -262,6 +262,18 @@ def _held_out_scene(held_out_decks: dict, design: str, seed: int, index: int,  #
     return scene
 
 
+def _finds(scene: Scene, label: str, plane: np.ndarray | None, **changes: object) -> bool:
+    """Whether the detector, the shipped settings changed by ``changes``, outlines ``scene``'s card ``label``
+    (its first, by ``match``), given the table ``plane`` or none."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+
+    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
+    config = replace(DEFAULT_CONFIG, **changes) if changes else DEFAULT_CONFIG  # type: ignore[arg-type]
+    return match(truth, detect_cards(scene.image, config, plane=plane)) is not None
+
+
 def _near_edges(frame: np.ndarray) -> np.ndarray:
     """The detector's edge map within 2 px, at detection scale (as detect_cards builds it)."""
     from vision.detect import DEFAULT_CONFIG
@@ -1009,14 +1021,10 @@ def test_held_out_court_cards_no_closed_outline_holds_are_found_by_their_size(
     cards whose figure reaches their edge on a striped cloth, beside an arm or a glare patch, missed by every
     other pass (session 13, ``benchmarks/missed_cards.py``), are found as rectangles of the deck's size; not
     with the pass off. Realistic scenes of ``evaluate --seed S`` (scene ``index`` of ``design``)."""
-    from dataclasses import replace
-
-    from vision.detect import DEFAULT_CONFIG
 
     scene = _held_out_scene(held_out_decks, design, seed, index)
-    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
-    assert match(truth, detect_cards(scene.image, plane=scene.plane)) is not None
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, size_pass=False), plane=scene.plane)) is None
+    assert _finds(scene, label, scene.plane)
+    assert not _finds(scene, label, scene.plane, size_pass=False)
 
 
 def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_decks: dict) -> None:  # type: ignore[type-arg]
@@ -1072,17 +1080,13 @@ def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixel
     pixels off its edge at detection scale still counts (the bellot QH lies 3 degrees from the directions
     searched). Realistic scene ``index`` of ``evaluate --seed S``: found, and not without each change. (The KC
     needed ``size_grow`` too while the search tried 6 card directions; with 9 one lies nearer its own.)"""
-    from dataclasses import replace
-
-    from vision.detect import DEFAULT_CONFIG
 
     scene = _held_out_scene(held_out_decks, design, seed, index)
-    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     plane = scene.plane if calibrated else None
-    assert match(truth, detect_cards(scene.image, plane=plane)) is not None
-    undone = {"snap_early": replace(DEFAULT_CONFIG, snap_early=False), "size_grow": replace(DEFAULT_CONFIG, size_grow=3)}
+    assert _finds(scene, label, plane)
+    undone: dict[str, object] = {"snap_early": False, "size_grow": 3}
     for name in needs:
-        assert match(truth, detect_cards(scene.image, undone[name], plane=plane)) is None, name
+        assert not _finds(scene, label, plane, **{name: undone[name]}), name
 
 
 @pytest.mark.parametrize("calibrated", [False, True])
@@ -1336,17 +1340,11 @@ def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_s
     """``deck_fit_off_size``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image
     (the plane of the cards) and on the calibrated table: a queen of diamonds whose outline took in the pale
     table's edge below it, and a 2 of hearts; found with the option, lost without it."""
-    from dataclasses import replace
-
-    from vision.detect import DEFAULT_CONFIG
 
     scene = _held_out_scene(held_out_decks, design, seed + 1, index, HARD)
-    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     plane = scene.plane if calibrated else None
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit_off_size=True), plane=plane)) \
-        is not None
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit_off_size=False), plane=plane)) \
-        is None
+    assert _finds(scene, label, plane, deck_fit_off_size=True)
+    assert not _finds(scene, label, plane, deck_fit_off_size=False)
 
 
 @pytest.mark.parametrize("seed, design, index, label, calibrated", [
@@ -1360,16 +1358,14 @@ def test_hard_held_out_cards_of_a_direction_the_grain_crowded_out_are_found_by_t
     the calibrated table: a 6 of hearts across a table's edge beside a diagonally striped wood (both modes), a
     10 of hearts on a checked cloth, and a jack of diamonds. The size pass finds each when it tries 9 card
     directions, not with 6."""
-    from dataclasses import replace
 
     from vision.detect import DEFAULT_CONFIG
 
     scene = _held_out_scene(held_out_decks, design, seed + 1, index, HARD)
-    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     plane = scene.plane if calibrated else None
     assert DEFAULT_CONFIG.size_angles == 9
-    assert match(truth, detect_cards(scene.image, plane=plane)) is not None
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, size_angles=6), plane=plane)) is None
+    assert _finds(scene, label, plane)
+    assert not _finds(scene, label, plane, size_angles=6)
 
 
 @pytest.mark.parametrize("design, index, label", [
@@ -1381,14 +1377,10 @@ def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
     ``design``): a 6 of clubs on a checked cloth outlined along the squares, turned a few degrees off the
     card (its sides lie on edges within 2 px but not within 1), and a queen of hearts beside an arm,
     outlined with part of the arm; both are found with the fit, neither without it."""
-    from dataclasses import replace
-
-    from vision.detect import DEFAULT_CONFIG
 
     scene = _held_out_scene(held_out_decks, design, 2024, index)
-    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
-    assert match(truth, detect_cards(scene.image, plane=scene.plane)) is not None
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, deck_fit=False), plane=scene.plane)) is None
+    assert _finds(scene, label, scene.plane)
+    assert not _finds(scene, label, scene.plane, deck_fit=False)
 
 
 @pytest.mark.parametrize("seed, design, index, label", [
@@ -1403,16 +1395,11 @@ def test_the_deck_fit_keeps_the_decks_size_when_snapping_would_pull_it_inside_th
     just inside its edge) and a ``gnome:plastic`` back, realistic scene ``index`` of ``evaluate --seed S``, in
     the image (the plane of the cards) and on the calibrated table: found, and lost when the snap may move
     the fitted rectangle anywhere (it went onto the frame line, 4-12% of a width inside)."""
-    from dataclasses import replace
-
-    from vision.detect import DEFAULT_CONFIG
 
     scene = _held_out_scene(held_out_decks, design, seed, index)
-    (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     plane = scene.plane if calibrated else None
-    assert match(truth, detect_cards(scene.image, plane=plane)) is not None
-    free = replace(DEFAULT_CONFIG, deck_fit_snap=math.inf)
-    assert match(truth, detect_cards(scene.image, free, plane=plane)) is None
+    assert _finds(scene, label, plane)
+    assert not _finds(scene, label, plane, deck_fit_snap=math.inf)
 
 
 def test_two_pieces_of_one_cards_paper_are_not_two_cards() -> None:
