@@ -207,6 +207,31 @@ def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) ->
     assert next(r.card for r in seen if r.corners is match(truth, [r.corners for r in seen])) == "6D"
 
 
+@needs_designs
+@pytest.mark.parametrize(("design", "seed", "index", "label", "calibrated", "at_055"), [
+    ("gnome:bellot", 11, 8, "QC", False, "JC"),  # read JC at 0.64: wrong
+    ("gnome:plastic", 31, 5, "JC", True, "unknown"),  # JC at 0.553, then the pip look's clubs-or-spades
+])
+def test_guesses_up_to_0_7_get_the_second_look(held_out_decks: dict, design: str, seed: int,  # type: ignore[type-arg]
+                                               index: int, label: str, calibrated: bool, at_055: str) -> None:
+    """SECOND_LOOK_BELOW (0.7, session 30): the two realistic held-out cards found and not named at 0.55
+    (evaluate --scenes 20 --seed 11 / --seed 31 --calibrated; scene ``index`` of ``design``) are named
+    through the second look."""
+    from models.training.evaluate import NORMAL
+
+    rng = np.random.default_rng([seed, sorted(held_out_decks).index(design)])
+    for _ in range(index + 1):
+        scene = make_scene(rng, held_out_decks[design], NORMAL)
+    truth = next(q for lab, q in scene.cards if lab == label)
+    readings = []
+    for below in (0.55, SECOND_LOOK_BELOW):
+        seen = Recognizer(threads=1, second_look_below=below).recognize(
+            scene.image, plane=scene.plane if calibrated else None)
+        quad = match(truth, [r.corners for r in seen])
+        readings.append(next(r.card for r in seen if r.corners is quad))
+    assert readings == [at_055, label]
+
+
 def test_the_second_look_costs_nothing_when_the_model_is_sure(recognizer: Recognizer,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Own-drawn cards at their true outlines are named at once: one model run over their first index
