@@ -41,6 +41,7 @@ from models.training.evaluate import (  # noqa: E402
     NORMAL,
     Tally,
     add_both_corners_argument,
+    add_second_look_below_argument,
     clutter_only,
     evaluate_decks,
 )
@@ -112,6 +113,7 @@ def main() -> None:
                          "size_pass_estimated=false")
     add_both_corners_argument(ap)
     add_pip_look_arguments(ap)
+    add_second_look_below_argument(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
     try:
@@ -119,7 +121,7 @@ def main() -> None:
     except ValueError as exc:
         ap.error(str(exc))
     rec = Recognizer(threads=1, detector=detector, one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
-                     pip_look_below=args.pip_look_below)
+                     pip_look_below=args.pip_look_below, second_look_below=args.second_look_below)
     result: dict[str, object] = {"command": " ".join(["benchmarks/bench_recognition.py", *sys.argv[1:]])}
     held = {} if args.speed_only else designs.held_out_decks()
     if held:

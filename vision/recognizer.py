@@ -78,9 +78,9 @@ one): a referee asks about an unknown card but acts on a wrong one. Session 9 ch
 frames (wrong readings 0.17% -> 0.0% realistic and 0.76% -> 0.49% hard). The second look has since gained
 moved outlines, zoomed crops and the suit look and names more of the cards it reads; at 0.7 (session 30) a
 bellot QC read JC at 0.64 is named QC, and so is a plastic JC read JC at 0.553 that the pip look, unsure of
-clubs or spades, then left unknown. Validation (validate_fonts
---detect, four sets), against 0.55: realistic named +5 and wrong -4, hard named +21 and wrong +3; 0.65, 0.75
-and 0.85 gave hard named +20, +22 and +21 with wrong +1, +7 and +12. Held-out (evaluate --scenes 20, six
+clubs or spades, then left unknown. Validation (validate_fonts --detect --second-look-below X,
+four sets), against 0.55: realistic named +5 and wrong -4, hard named +21 and wrong +3; 0.65, 0.75 and 0.85
+gave hard named +20, +22 and +21 with wrong +1, +7 and +12. Held-out (evaluate --scenes 20, six
 seeds): realistic named 6,659 -> 6,662 (image) and 6,660 -> 6,662 (calibrated), every seed at 99.5% or more;
 hard named +1 and -1. Classification time on bench_recognition's speed frames unchanged (2.6 ms a frame)
 (docs/performance.md, session 30)."""
@@ -174,6 +174,8 @@ class Recognizer:
         self.min_margin = self.meta.min_margin if min_margin is None else min_margin
         self.detector = detector
         self.second_look = second_look
+        if not 0.0 <= second_look_below <= 1.0:  # 0: only unknown cards get the second look
+            raise SettingError(f"second_look_below must be 0-1, got {second_look_below}")
         self.second_look_below = second_look_below
         self.suit_look = suit_look
         if one_corner_sure is not None and not 0.5 < one_corner_sure <= 1.0:  # over half: one label at most

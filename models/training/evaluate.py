@@ -29,7 +29,14 @@ from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
 from vision.cli_recognize import add_pip_look_arguments
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
-from vision.recognizer import DEFAULT_MODEL, ONE_CORNER_SURE, PIP_LOOK_BELOW, Recognizer, metadata_path
+from vision.recognizer import (
+    DEFAULT_MODEL,
+    ONE_CORNER_SURE,
+    PIP_LOOK_BELOW,
+    SECOND_LOOK_BELOW,
+    Recognizer,
+    metadata_path,
+)
 
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
 
@@ -179,6 +186,25 @@ def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> No
                          + note)
 
 
+def add_second_look_below_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--second-look-below X``: Recognizer's ``second_look_below`` (a card named under X also gets the second
+    look), ``args.second_look_below``; the shipped ``SECOND_LOOK_BELOW`` without it. A value outside 0-1 is a
+    usage error."""
+    ap.add_argument("--second-look-below", type=_second_look_below, default=SECOND_LOOK_BELOW, metavar="X",
+                    help="give a card named under this probability the second look too (0-1; 0: only unknown "
+                         f"cards; default {SECOND_LOOK_BELOW})" + note)
+
+
+def _second_look_below(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -194,6 +220,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_zooms_argument(ap, " (not with --write)")
     add_both_corners_argument(ap, " (not with --write)")
     add_pip_look_arguments(ap, " (not with --write)")
+    add_second_look_below_argument(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
@@ -211,6 +238,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--no-pip-look measures other settings than the shipped ones; it cannot --write the model card")
     if args.pip_look_below != PIP_LOOK_BELOW and args.write:
         ap.error("--pip-look-below measures other settings than the shipped ones; it cannot --write the model card")
+    if args.second_look_below != SECOND_LOOK_BELOW and args.write:
+        ap.error("--second-look-below measures other settings than the shipped ones; it cannot --write the model card")
     if args.scenes is None:
         args.scenes = 40
     try:
@@ -220,7 +249,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
                          one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
-                         pip_look_below=args.pip_look_below)
+                         pip_look_below=args.pip_look_below, second_look_below=args.second_look_below)
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
@@ -233,6 +262,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         flag += " --no-pip-look"
     if args.pip_look_below != PIP_LOOK_BELOW:
         flag += f" --pip-look-below {args.pip_look_below:g}"
+    if args.second_look_below != SECOND_LOOK_BELOW:
+        flag += f" --second-look-below {args.second_look_below:g}"
     if args.clutter_frames is not None:
         only: dict[str, object] = {
             "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",

@@ -9,7 +9,7 @@ their true outlines (the recogniser's ``classify_quads``, second look included),
 classifier's, not the detector's. Besides named / unknown / wrong it counts the cards read as the other
 suit of their colour (a club for a spade): the error a cut suit under a jumbo index invites. ``--pairs``
 decides every card's final probabilities again under other ``min_confidence``/``min_margin`` pairs (those
-with ``min_confidence`` up to ``SECOND_LOOK_BELOW``, so the cards given the second look are the same).
+with ``min_confidence`` up to the recogniser's ``second_look_below``, so the cards given the second look are the same).
 
 ``--detect`` measures the detector too, on the same frames: each frame through the recogniser users run
 (detection, then naming), scored as ``evaluate`` scores the held-out designs (found, named, false cards, and
@@ -36,6 +36,7 @@ from models.training.evaluate import (
     Outcome,
     Tally,
     add_both_corners_argument,
+    add_second_look_below_argument,
     add_zooms_argument,
     scored_scene,
 )
@@ -44,7 +45,7 @@ from vision.classify import decide
 from vision.cli_recognize import add_pip_look_arguments
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
-from vision.recognizer import DEFAULT_MODEL, LABELS, SECOND_LOOK_BELOW, UNKNOWN, Recognizer
+from vision.recognizer import DEFAULT_MODEL, LABELS, UNKNOWN, Recognizer
 
 _OTHER_SUIT = {"C": "S", "S": "C", "D": "H", "H": "D"}
 
@@ -79,8 +80,8 @@ def validate(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int,
     ``pairs``, also "realistic c/m" and "hard c/m": the same readings decided under each pair."""
     out = {"realistic": Counts(), "hard": Counts()}
     for conf, margin in pairs:
-        if conf > SECOND_LOOK_BELOW:
-            raise ValueError(f"min_confidence {conf} is over SECOND_LOOK_BELOW ({SECOND_LOOK_BELOW}): cards "
+        if conf > rec.second_look_below:
+            raise ValueError(f"min_confidence {conf} is over second_look_below ({rec.second_look_below}): cards "
                              "named under it would not have had the second look, so it cannot be decided again")
         out |= {f"{kind} {conf}/{margin}": Counts() for kind in ("realistic", "hard")}
     for _, kind, _, scene in validation_scenes(styles, scenes, seed):
@@ -171,6 +172,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_zooms_argument(ap)
     add_both_corners_argument(ap)
     add_pip_look_arguments(ap)
+    add_second_look_below_argument(ap)
     args = ap.parse_args(argv)
     if not args.detect and (args.calibrated or args.detector or args.misses):
         ap.error("--calibrated, --detector and --misses measure the detector: add --detect")
@@ -185,7 +187,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
                          one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
-                         pip_look_below=args.pip_look_below)
+                         pip_look_below=args.pip_look_below, second_look_below=args.second_look_below)
     except SettingError as e:
         ap.error(str(e))
     counts: dict[str, Counts] | dict[str, Tally]

@@ -525,3 +525,9 @@ def test_recognizer_limits_blas_to_its_threads() -> None:
         Recognizer(threads=1)
         blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
     assert blas and set(blas) == {1}
+
+
+@pytest.mark.parametrize("below", [-0.1, 1.5, float("nan")])
+def test_a_second_look_threshold_outside_0_to_1_is_refused(below: float) -> None:
+    with pytest.raises(SettingError, match="second_look_below"):
+        Recognizer(threads=1, second_look_below=below)

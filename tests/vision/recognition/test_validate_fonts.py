@@ -104,7 +104,7 @@ def test_the_shipped_pair_decided_again_gives_the_recognisers_own_counts_and_a_l
 
 def test_a_pair_stricter_than_the_second_look_is_refused() -> None:
     from vision.recognizer import SECOND_LOOK_BELOW, Recognizer
-    with pytest.raises(ValueError, match="SECOND_LOOK_BELOW"):
+    with pytest.raises(ValueError, match="over second_look_below"):
         validate_fonts.validate(Recognizer(), (960,), 1, 5, pairs=((SECOND_LOOK_BELOW + 0.1, 0.2),))
 
 
@@ -270,3 +270,57 @@ def test_detect_mode_on_the_command_line_reports_found_and_false_cards(capsys: p
         rates = printed[kind]
         assert set(rates) >= {"found", "named", "false_cards_per_50_frames", "classifier_only"}
         assert 0.5 <= rates["found"] <= 1 and rates["named"] <= rates["found"]
+
+
+def test_second_look_below_reaches_the_recogniser_in_each_script_and_bad_ones_are_refused(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--second-look-below X`` (validate_fonts, evaluate, bench_recognition) is the recogniser's
+    ``second_look_below``, the shipped SECOND_LOOK_BELOW without it; a value outside 0-1 is a usage error,
+    ``evaluate`` cannot --write the model card with another one, and ``--pairs`` may not decide a card again
+    at a min_confidence over the threshold given (its cards under it had no second look)."""
+    import sys
+
+    from benchmarks import bench_recognition
+    from models.training import evaluate
+    from vision.recognizer import SECOND_LOOK_BELOW, Recognizer
+
+    with pytest.raises(ValueError, match="over second_look_below"):
+        validate_fonts.validate(Recognizer(second_look_below=0.3), (960,), 1, 5, pairs=((0.45, 0.15),))
+    seen: list[float] = []
+
+    def stop(rec: Recognizer, *args: object) -> dict[str, object]:
+        seen.append(rec.second_look_below)
+        return {}
+
+    monkeypatch.setattr(validate_fonts, "validate", stop)
+    for argv in ([], ["--second-look-below", "0.55"], ["--second-look-below", "0"]):
+        validate_fonts.main(["--styles", "960-961", *argv])
+    assert seen == [SECOND_LOOK_BELOW, 0.55, 0.0]
+
+    class Made(Exception):
+        pass
+
+    def made(**kwargs: object) -> None:
+        raise Made(kwargs["second_look_below"])
+
+    monkeypatch.setattr(bench_recognition, "Recognizer", made)
+    monkeypatch.setattr(sys, "argv", ["bench_recognition.py", "--speed-only", "--second-look-below", "0.6"])
+    with pytest.raises(Made) as built:
+        bench_recognition.main()
+    assert built.value.args == (0.6,)
+
+    def bench_main(argv: list[str]) -> None:
+        monkeypatch.setattr(sys, "argv", ["bench_recognition.py", *argv])
+        bench_recognition.main()
+
+    for main in (validate_fonts.main, evaluate.main, bench_main):
+        for value in ("-0.1", "1.01", "nan", "most"):
+            with pytest.raises(SystemExit) as exc:
+                main(["--second-look-below", value])
+            assert exc.value.code == 2
+            err = capsys.readouterr().err
+            assert "argument --second-look-below" in err and ("from 0 to 1" in err), err
+    with pytest.raises(SystemExit) as exc:
+        evaluate.main(["--second-look-below", "0.55", "--write", "--scenes", "1"])
+    assert exc.value.code == 2
+    assert "--second-look-below measures other settings" in capsys.readouterr().err
