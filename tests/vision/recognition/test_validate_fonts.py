@@ -324,3 +324,17 @@ def test_second_look_below_reaches_the_recogniser_in_each_script_and_bad_ones_ar
         evaluate.main(["--second-look-below", "0.55", "--write", "--scenes", "1"])
     assert exc.value.code == 2
     assert "--second-look-below measures other settings" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--detector", "size_angles=6"], ["--zooms"], ["--both-corners"], ["--no-pip-look"],
+                                  ["--pip-look-below", "0.5"], ["--second-look-below", "0.5"]])
+def test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """The model card (``cardnet.json``'s accuracy) holds the shipped recogniser's figures: each flag that
+    measures another setting is a usage error with ``--write``, named in the message."""
+    from models.training import evaluate
+
+    with pytest.raises(SystemExit) as exc:
+        evaluate.main([*argv, "--write", "--scenes", "1"])
+    assert exc.value.code == 2
+    assert f"{argv[0]} measures other settings than the shipped ones" in capsys.readouterr().err
