@@ -6,6 +6,7 @@ so a setting measured in a benchmark is typed the same way a user types it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields, replace
 
 from vision.detect import DEFAULT_CONFIG, DetectorConfig
@@ -18,12 +19,41 @@ and saves is measured in docs/performance.md ("The fast image mode")."""
 
 
 class DetectorSettingError(VisionError, ValueError):
-    """A ``FIELD=VALUE`` detector setting that names no field or gives a value of the wrong kind."""
+    """A ``FIELD=VALUE`` detector setting that names no field, gives a value of the wrong kind, or one outside
+    the field's range."""
+
+
+_LEAST = {"size_angles": 1, "size_grow": 1, "texture_box": 1, "texture_open": 1, "local_block": 1, "gap_close": 0,
+          "plane_drop": 0}
+"""Counts and kernel sizes: at least this (``gap_close`` 0 turns the gap pass off; ``size_angles`` 0 would
+search no direction, which ``size_pass=false`` says plainly)."""
+
+_ORDERED = (("min_width", "max_width"), ("min_aspect", "max_aspect"), ("plane_min_aspect", "plane_max_aspect"),
+            ("grey_low", "grey_high"), ("chroma_low", "chroma_high"), ("hue_low", "hue_high"),
+            ("faint_chroma_low", "faint_chroma_high"), ("faint_low", "faint_high"))
+"""Pairs whose first may not exceed the second: a range, or Canny's two thresholds."""
+
+
+def _out_of_range(config: DetectorConfig, name: str) -> str | None:
+    """What is wrong with ``config``'s field ``name`` (a number), or None."""
+    value = getattr(config, name)
+    if not math.isfinite(value):
+        return f"{name} must be a finite number"
+    if name == "scale" and not 0.0 < value <= 1.0:
+        return "scale must be over 0 and at most 1 (detection at most at the frame's resolution)"
+    if name in _LEAST and value < _LEAST[name]:
+        return f"{name} must be at least {_LEAST[name]}"
+    for low, high in _ORDERED:
+        if name in (low, high) and getattr(config, low) > getattr(config, high):
+            return f"{low} ({getattr(config, low)}) may not exceed {high} ({getattr(config, high)})"
+    return None
 
 
 def detector_config(settings: list[str], base: DetectorConfig = DEFAULT_CONFIG) -> DetectorConfig:
-    """``base`` with ``FIELD=VALUE`` settings changed (bools as true/false, numbers as numbers).
-    Raises DetectorSettingError naming the setting and what is wrong with it."""
+    """``base`` with ``FIELD=VALUE`` settings changed (bools as true/false, numbers as numbers, finite and in
+    the field's range: ``_LEAST``, ``_ORDERED``; a share may be set past 0 or 1 to turn its test
+    off, as ``size_cloth_share=2.0``). Raises DetectorSettingError naming the setting
+    and what is wrong with it."""
     known = {f.name for f in fields(DetectorConfig)}
     changes: dict[str, object] = {}
     for item in settings:
@@ -42,4 +72,9 @@ def detector_config(settings: list[str], base: DetectorConfig = DEFAULT_CONFIG) 
                 raise DetectorSettingError(f"--detector {item!r}: {name} is a number") from None
         else:
             raise DetectorSettingError(f"--detector {item!r}: {name} cannot be set here")
-    return replace(base, **changes)  # type: ignore[arg-type]
+    config = replace(base, **changes)  # type: ignore[arg-type]
+    for item in settings:  # a value of the right kind can still be one the detector cannot use
+        name = item.partition("=")[0]
+        if not isinstance(changes[name], bool) and (problem := _out_of_range(config, name)):
+            raise DetectorSettingError(f"--detector {item!r}: {problem}")
+    return config

@@ -134,7 +134,12 @@ def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(monkeypatch: pytes
 
 @pytest.mark.parametrize("setting, why", [("nope=1", "FIELD one of DetectorConfig's"),
                                            ("size_pass=maybe", "true or false"),
-                                           ("min_width=wide", "is a number")])
+                                           ("min_width=wide", "is a number"),
+                                           ("size_angles=0", "size_angles must be at least 1"),
+                                           ("scale=1.5", "scale must be over 0 and at most 1"),
+                                           ("size_level=nan", "size_level must be a finite number"),
+                                           ("min_width=500", "min_width (500.0) may not exceed max_width (420.0)"),
+                                           ("grey_low=90", "grey_low (90) may not exceed grey_high (60)")])
 def test_a_bad_detector_setting_is_a_clear_error_before_any_image(setting: str, why: str,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["recognize", "--json", "--detector", setting, str(FELT)]) == 2

@@ -188,9 +188,13 @@ def test_evaluate_measures_other_detector_settings_but_never_writes_them() -> No
     assert cfg.size_pass_image is True and cfg.size_level == 0.7 and cfg.gap_close == 5
     assert isinstance(cfg.gap_close, int) and cfg.hue_pass == DEFAULT_CONFIG.hue_pass
     assert detector_config([]) == DEFAULT_CONFIG
-    for bad in (["nope=1"], ["size_pass=maybe"], ["size_level=high"], ["size_level"], ["plane=1"]):
+    for bad in (["nope=1"], ["size_pass=maybe"], ["size_level=high"], ["size_level"], ["plane=1"],
+                ["size_angles=0"], ["size_grow=-1"], ["scale=0"], ["deck_fit_turn=inf"], ["max_aspect=1.1"]):
         with pytest.raises(ValueError, match="--detector"):
             detector_config(bad)
+    # in range once the settings are taken together; a share past 1 turns its test off (docs/performance.md)
+    both = detector_config(["min_width=500", "max_width=600", "size_cloth_share=2.0", "gap_close=0"])
+    assert (both.min_width, both.max_width, both.size_cloth_share, both.gap_close) == (500.0, 600.0, 2.0, 0)
     with pytest.raises(SystemExit):
         main(["--detector", "size_pass=false", "--write", "--scenes", "1"])
 
