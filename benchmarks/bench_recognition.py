@@ -41,12 +41,11 @@ from models.training.evaluate import (  # noqa: E402
     NORMAL,
     Tally,
     add_both_corners_argument,
-    add_second_look_below_argument,
     clutter_only,
     evaluate_decks,
 )
 from models.training.synth import Scene, faces_deck, make_scene  # noqa: E402
-from vision.cli_recognize import add_pip_look_arguments  # noqa: E402
+from vision.cli_recognize import add_pip_look_arguments, add_second_look_below_argument  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
 from vision.detector_settings import detector_config  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402

@@ -29,7 +29,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
-from vision.recognizer import ONE_CORNER_SURE, PIP_LOOK_BELOW, Recognition, Recognizer
+from vision.recognizer import ONE_CORNER_SURE, PIP_LOOK_BELOW, SECOND_LOOK_BELOW, Recognition, Recognizer
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".h264"}
 
@@ -55,6 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="read both index corners of every card, not the second only where the first is "
                              "unsure (slower; the same names on the measured frames, see docs/performance.md)")
     add_pip_look_arguments(parser)
+    add_second_look_below_argument(parser)
 
 
 def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:
@@ -75,12 +76,32 @@ def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> N
 def pip_look_below(text: str) -> float:
     """``--pip-look-below X``'s value: checked here, in the range Recognizer's ``pip_look_below`` takes, so a
     bad one is a usage error before any model loads. Also the type of the training scripts' flag."""
+    return _probability(text, zero=False)
+
+
+def add_second_look_below_argument(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--second-look-below X``: Recognizer's ``second_look_below`` (a card named under X also gets the second
+    look), ``args.second_look_below``; the shipped ``SECOND_LOOK_BELOW`` without it. A value outside 0-1 is a
+    usage error. Also the training scripts' and benchmarks' flag (``note``: what their help adds)."""
+    parser.add_argument("--second-look-below", type=second_look_below, default=SECOND_LOOK_BELOW, metavar="X",
+                        help="give a card named under this probability the second look too (0-1; 0: only unknown "
+                             f"cards; default {SECOND_LOOK_BELOW})" + note)
+
+
+def second_look_below(text: str) -> float:
+    """``--second-look-below X``'s value, in the range Recognizer's ``second_look_below`` takes."""
+    return _probability(text, zero=True)
+
+
+def _probability(text: str, *, zero: bool) -> float:
+    """A flag's probability: at most 1, and over 0 or (``zero``) from 0. Raises ArgumentTypeError saying which."""
+    allowed = "from 0 to 1" if zero else "over 0 and at most 1"
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number over 0 and at most 1, got {text!r}") from None
-    if not 0.0 < value <= 1.0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be over 0 and at most 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a number {allowed}, got {text!r}") from None
+    if not (0.0 <= value if zero else 0.0 < value) or not value <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
     return value
 
 
@@ -163,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
         recognizer = Recognizer(args.model, threads=args.threads, detector=detector,
                                 one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
-                                pip_look_below=args.pip_look_below)
+                                pip_look_below=args.pip_look_below, second_look_below=args.second_look_below)
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
         return 2

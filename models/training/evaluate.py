@@ -26,7 +26,7 @@ import numpy as np
 from models.training import designs
 from models.training.dataset import match_index
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
-from vision.cli_recognize import add_pip_look_arguments
+from vision.cli_recognize import add_pip_look_arguments, add_second_look_below_argument
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
 from vision.recognizer import (
@@ -184,25 +184,6 @@ def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> No
                     default=ONE_CORNER_SURE,
                     help="read both index corners of every card, not the second only where the first is unsure"
                          + note)
-
-
-def add_second_look_below_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
-    """``--second-look-below X``: Recognizer's ``second_look_below`` (a card named under X also gets the second
-    look), ``args.second_look_below``; the shipped ``SECOND_LOOK_BELOW`` without it. A value outside 0-1 is a
-    usage error."""
-    ap.add_argument("--second-look-below", type=_second_look_below, default=SECOND_LOOK_BELOW, metavar="X",
-                    help="give a card named under this probability the second look too (0-1; 0: only unknown "
-                         f"cards; default {SECOND_LOOK_BELOW})" + note)
-
-
-def _second_look_below(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text!r}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:

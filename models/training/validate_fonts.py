@@ -36,13 +36,12 @@ from models.training.evaluate import (
     Outcome,
     Tally,
     add_both_corners_argument,
-    add_second_look_below_argument,
     add_zooms_argument,
     scored_scene,
 )
 from models.training.synth import HARD, Scene, make_scene
 from vision.classify import decide
-from vision.cli_recognize import add_pip_look_arguments
+from vision.cli_recognize import add_pip_look_arguments, add_second_look_below_argument
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
 from vision.recognizer import DEFAULT_MODEL, LABELS, UNKNOWN, Recognizer

@@ -179,33 +179,41 @@ def test_no_pip_look_reaches_the_recogniser(monkeypatch: pytest.MonkeyPatch, cap
     assert made == [True, False]
 
 
-def test_pip_look_below_reaches_the_recogniser(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """``--pip-look-below X`` is the recogniser's ``pip_look_below``; without it the shipped PIP_LOOK_BELOW."""
+@pytest.mark.parametrize(("flag", "value"), [("--pip-look-below", 0.97), ("--second-look-below", 0.55)])
+def test_look_thresholds_reach_the_recogniser(flag: str, value: float, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``--pip-look-below X`` and ``--second-look-below X`` are the recogniser's ``pip_look_below`` and
+    ``second_look_below``; without them the shipped PIP_LOOK_BELOW and SECOND_LOOK_BELOW."""
     import vision.cli_recognize as cli
-    from vision.recognizer import PIP_LOOK_BELOW, Recognizer
+    from vision.recognizer import PIP_LOOK_BELOW, SECOND_LOOK_BELOW, Recognizer
 
+    attribute = flag.removeprefix("--").replace("-", "_")
     made: list[float] = []
 
     def recording(*args: object, **kwargs: object) -> Recognizer:
         rec = Recognizer(*args, **kwargs)  # type: ignore[arg-type]
-        made.append(rec.pip_look_below)
+        made.append(getattr(rec, attribute))
         return rec
 
     monkeypatch.setattr(cli, "Recognizer", recording)
-    for argv in ([], ["--pip-look-below", "0.97"]):
+    for argv in ([], [flag, str(value)]):
         assert main(["recognize", "--json", *argv, str(FELT)]) == 0
         assert json.loads(capsys.readouterr().out.splitlines()[0])["cards"]
-    assert made == [PIP_LOOK_BELOW, 0.97]
+    shipped = {"pip_look_below": PIP_LOOK_BELOW, "second_look_below": SECOND_LOOK_BELOW}[attribute]
+    assert made == [shipped, value]
 
 
-@pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan", "high"])
-def test_a_pip_look_below_outside_0_to_1_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("flag", "value", "allowed"), [
+    *[("--pip-look-below", v, "over 0 and at most 1") for v in ("0", "-0.5", "1.5", "nan", "high")],
+    *[("--second-look-below", v, "from 0 to 1") for v in ("-0.5", "1.5", "nan", "high")]])
+def test_a_look_threshold_outside_its_range_is_a_usage_error(flag: str, value: str, allowed: str,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
-        main(["recognize", "--json", "--pip-look-below", value, str(FELT)])
+        main(["recognize", "--json", flag, value, str(FELT)])
     assert exc.value.code == 2
     out = capsys.readouterr()
     assert out.out == ""
-    assert "argument --pip-look-below" in out.err and "over 0 and at most 1" in out.err and repr(value) in out.err
+    assert f"argument {flag}" in out.err and allowed in out.err and repr(value) in out.err
 
 
 def test_a_pip_look_below_with_no_pip_look_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
