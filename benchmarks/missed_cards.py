@@ -27,7 +27,9 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +69,7 @@ def main() -> None:
     args = ap.parse_args()
     rec = Recognizer(threads=1, second_look_zooms=args.zooms)
     spec, seed = kind_spec(args.kind, args.seed)
-    cases: list[dict[str, object]] = []
+    cases: list[dict[str, Any]] = []
     cards = courts = 0
     for index, (design, scene) in enumerate(held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed)):
         seen = rec.recognize(scene.image, plane=scene.plane if args.calibrated else None)
@@ -97,13 +99,13 @@ def main() -> None:
                 case["confidence"] = round(got.confidence, 2)
             cases.append(case)
     missed = [c for c in cases if c["kind"] == "missed"]
-    on_edges = [c for c in missed if float(c["support"]) >= 0.9]  # type: ignore[arg-type]
+    on_edges = [c for c in missed if float(c["support"]) >= 0.9]
     summary = {
         "command": " ".join(["benchmarks/missed_cards.py", *sys.argv[1:]]),
         "cards": cards, "not_named": len(cases), "by_kind": dict(Counter(str(c["kind"]) for c in cases)),
         "missed_support_at_least_0.9": len(on_edges),
         "missed_no_outline_within_a_third": sum(c["nearest"] is None for c in missed),
-        "missed_outline_near_by_corners_off": dict(sorted(Counter(int(c["corners_off"]) for c in missed  # type: ignore[call-overload]
+        "missed_outline_near_by_corners_off": dict(sorted(Counter(int(c["corners_off"]) for c in missed
                                                           if "corners_off" in c).items())),
         "missed_court_cards": sum(bool(c["court"]) for c in missed),
         "court_share_of_missed": round(sum(bool(c["court"]) for c in missed) / max(1, len(missed)), 3),
@@ -111,15 +113,26 @@ def main() -> None:
         "missed_by_design": dict(Counter(str(c["design"]) for c in missed)),
         "named_through_true_outline_of_not_named": sum(c["true_outline"] == c["card"] for c in cases),
     }
-    if args.json:
+    print_report(cases, summary, as_json=args.json, line=_line)
+
+
+def _line(c: dict[str, Any]) -> str:
+    extra = f"nearest {c['nearest']}" if c["kind"] == "missed" else f"read {c['read']} at {c['confidence']}"
+    return (f"scene {c['scene']:4d} {c['design']:28s} {c['card']:5s} {c['kind']:8s} support {c['support']:.2f} "
+            f"{extra:22s} true outline: {c['true_outline']:8s} {c['blur']}")
+
+
+def print_report(cases: list[dict[str, Any]], summary: dict[str, object], *, as_json: bool,
+                 line: Callable[[dict[str, Any]], str]) -> None:
+    """One JSON object per case, then the summary (``as_json``); or a readable ``line`` per case, then the
+    summary indented. Also ``outline_stages.py``'s report."""
+    if as_json:
         for c in cases:
             print(json.dumps(c))
         print(json.dumps(summary))
         return
     for c in cases:
-        extra = f"nearest {c['nearest']}" if c["kind"] == "missed" else f"read {c['read']} at {c['confidence']}"
-        print(f"scene {c['scene']:4d} {c['design']:28s} {c['card']:5s} {c['kind']:8s} support {c['support']:.2f} "
-              f"{extra:22s} true outline: {c['true_outline']:8s} {c['blur']}")
+        print(line(c))
     print(json.dumps(summary, indent=2))
 
 

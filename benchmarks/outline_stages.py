@@ -17,7 +17,6 @@ card", so its found count can be a card or two lower.)
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import vision.detect as detect  # noqa: E402
-from benchmarks.missed_cards import nearest_error  # noqa: E402
+from benchmarks.missed_cards import nearest_error, print_report  # noqa: E402
 from models.training import designs  # noqa: E402
 from models.training.dataset import match  # noqa: E402
 from models.training.evaluate import blur_class, held_out_scenes, kind_spec  # noqa: E402
@@ -105,39 +104,32 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         ap.error(str(exc))
     spec, seed = kind_spec(args.kind, args.seed)
-    cases: list[dict[str, object]] = []
+    cases: list[dict[str, Any]] = []
     lost_at: dict[str, int] = {}  # the step after which a near miss was no longer within 0.12
     never = cards = 0
     for index, (design, scene) in enumerate(held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed)):
         truths = [q for _, q in scene.cards]
         cards += len(truths)
-        plane = scene.plane if args.calibrated else None
-        final = detect.detect_cards(scene.image, config, plane=plane)
-        near = [i for i, t in enumerate(truths) if match(t, final) is None
-                and (e := nearest_error(t, final)) is not None and e[0] <= args.within]
-        if not near:
-            continue
-        rows, _ = stage_errors(scene.image, [truths[i] for i in near], config, plane)
-        for k, i in enumerate(near):
-            steps = [(name, error) for name, errors in rows if (error := errors[k]) is not None]
+        rows, final = stage_errors(scene.image, truths, config, scene.plane if args.calibrated else None)
+        for i, (truth, error) in enumerate(zip(truths, rows[-1][1], strict=True)):
+            if error is None or error > args.within or match(truth, final) is not None:
+                continue  # found, or no outline near it
+            steps = [(name, e) for name, errors in rows if (e := errors[i]) is not None]
             for (_, before), (name, after) in zip(steps, steps[1:], strict=False):
                 if before < 0.12 <= after:
                     lost_at[name] = lost_at.get(name, 0) + 1
-            never += all(error >= 0.12 for _, error in steps)
+            never += all(e >= 0.12 for _, e in steps)
             cases.append({"scene": index, "design": design, "card": scene.cards[i][0],
                           "blur": blur_class(scene.blur), "steps": steps})
     summary = {"command": " ".join(["benchmarks/outline_stages.py", *(sys.argv[1:] if argv is None else argv)]),
                "cards": cards, "near_misses": len(cases), "lost_at_step": dict(sorted(lost_at.items())),
                "never_within_0.12": never}
-    if args.json:
-        for c in cases:
-            print(json.dumps(c))
-        print(json.dumps(summary))
-        return
-    for c in cases:
-        trail = " ".join(f"{name}:{error:.3f}" for name, error in c["steps"])  # type: ignore[attr-defined]
-        print(f"scene {c['scene']:4d} {c['design']:28s} {c['card']:5s} {c['blur']:14s} {trail}")
-    print(json.dumps(summary, indent=2))
+    print_report(cases, summary, as_json=args.json, line=_line)
+
+
+def _line(c: dict[str, Any]) -> str:
+    trail = " ".join(f"{name}:{error:.3f}" for name, error in c["steps"])
+    return f"scene {c['scene']:4d} {c['design']:28s} {c['card']:5s} {c['blur']:14s} {trail}"
 
 
 if __name__ == "__main__":

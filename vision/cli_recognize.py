@@ -100,7 +100,8 @@ def _probability(text: str, *, zero: bool) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number {allowed}, got {text!r}") from None
-    if not (0.0 <= value if zero else 0.0 < value) or not value <= 1.0:  # also refuses nan
+    above_least = value >= 0.0 if zero else value > 0.0
+    if not (above_least and value <= 1.0):  # also refuses nan
         raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
     return value
 

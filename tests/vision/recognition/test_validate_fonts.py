@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,60 +158,77 @@ def test_both_corners_reaches_the_recogniser_and_cannot_write_the_model_card(
     assert "--both-corners" in capsys.readouterr().err
 
 
-def test_pip_look_below_reaches_the_recogniser_in_each_script_and_bad_ones_are_refused(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """``--pip-look-below X`` (validate_fonts, evaluate, bench_recognition) is the recogniser's
-    ``pip_look_below``, the shipped PIP_LOOK_BELOW without it; a value outside (0, 1] is a usage error, so is
-    the flag with ``--no-pip-look``, and ``evaluate`` cannot --write the model card with another one."""
+@pytest.mark.parametrize(("flag", "given", "bad", "allowed"), [
+    ("--pip-look-below", ("0.5",), ("0", "1.01", "most"), "over 0 and at most 1"),
+    ("--second-look-below", ("0.55", "0"), ("-0.1", "1.01", "nan", "most"), "from 0 to 1")])
+def test_look_thresholds_reach_the_recogniser_in_each_script_and_bad_ones_are_refused(
+        flag: str, given: tuple[str, ...], bad: tuple[str, ...], allowed: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--pip-look-below X`` and ``--second-look-below X`` (validate_fonts, evaluate, bench_recognition) are the
+    recogniser's ``pip_look_below`` and ``second_look_below``, the shipped PIP_LOOK_BELOW and SECOND_LOOK_BELOW
+    without them; a value outside the range each takes is a usage error naming it. (``evaluate --write`` with
+    either: ``test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser``.)"""
     import sys
 
     from benchmarks import bench_recognition
-    from models.training import evaluate
-    from vision.recognizer import PIP_LOOK_BELOW
+    from vision import recognizer
 
+    attribute = flag.removeprefix("--").replace("-", "_")
+    shipped = getattr(recognizer, attribute.upper())
     seen: list[float] = []
 
     def stop(rec: object, *args: object) -> dict[str, object]:
-        seen.append(rec.pip_look_below)  # type: ignore[attr-defined]
+        seen.append(getattr(rec, attribute))
         return {}
 
     monkeypatch.setattr(validate_fonts, "validate", stop)
-    for argv in ([], ["--pip-look-below", "0.5"]):
+    for argv in ([], *([flag, value] for value in given)):
         validate_fonts.main(["--styles", "960-961", *argv])
-    assert seen == [PIP_LOOK_BELOW, 0.5]
+    assert seen == [shipped, *map(float, given)]
 
     class Made(Exception):
         pass
 
     def made(**kwargs: object) -> None:
-        raise Made(kwargs["pip_look_below"])
+        raise Made(kwargs[attribute])
 
     monkeypatch.setattr(bench_recognition, "Recognizer", made)
-    monkeypatch.setattr(sys, "argv", ["bench_recognition.py", "--speed-only", "--pip-look-below", "0.97"])
+    monkeypatch.setattr(sys, "argv", ["bench_recognition.py", "--speed-only", flag, given[0]])
     with pytest.raises(Made) as built:
         bench_recognition.main()
-    assert built.value.args == (0.97,)
+    assert built.value.args == (float(given[0]),)
+
+    for main in _script_mains(monkeypatch):
+        for value in bad:
+            with pytest.raises(SystemExit) as exc:
+                main([flag, value])
+            assert exc.value.code == 2
+            err = capsys.readouterr().err
+            assert f"argument {flag}" in err and allowed in err, err
+
+
+def _script_mains(monkeypatch: pytest.MonkeyPatch) -> list[Callable[[list[str]], object]]:
+    """validate_fonts', evaluate's and bench_recognition's ``main`` as functions of their arguments."""
+    import sys
+
+    from benchmarks import bench_recognition
+    from models.training import evaluate
 
     def bench_main(argv: list[str]) -> None:
         monkeypatch.setattr(sys, "argv", ["bench_recognition.py", *argv])
         bench_recognition.main()
 
-    for main in (validate_fonts.main, evaluate.main, bench_main):
-        for value in ("0", "1.01", "most"):
-            with pytest.raises(SystemExit) as exc:
-                main(["--pip-look-below", value])
-            assert exc.value.code == 2
-            err = capsys.readouterr().err
-            assert "argument --pip-look-below" in err and "over 0 and at most 1" in err
-        # a threshold for a look that is not taken says nothing: refused, not ignored
+    return [validate_fonts.main, evaluate.main, bench_main]
+
+
+def test_a_pip_look_threshold_with_no_pip_look_is_refused_in_each_script(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A threshold for a look that is not taken says nothing: refused, not ignored."""
+    for main in _script_mains(monkeypatch):
         with pytest.raises(SystemExit) as exc:
             main(["--no-pip-look", "--pip-look-below", "0.5"])
         assert exc.value.code == 2
         assert "not allowed with argument --no-pip-look" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as exc:
-        evaluate.main(["--pip-look-below", "0.97", "--write", "--scenes", "1"])
-    assert exc.value.code == 2
-    assert "--pip-look-below measures other settings" in capsys.readouterr().err
 
 
 def test_detect_mode_deals_the_same_frames_and_its_true_outline_reading_equals_the_plain_counts(tmp_path: Any) -> None:
@@ -272,58 +290,13 @@ def test_detect_mode_on_the_command_line_reports_found_and_false_cards(capsys: p
         assert 0.5 <= rates["found"] <= 1 and rates["named"] <= rates["found"]
 
 
-def test_second_look_below_reaches_the_recogniser_in_each_script_and_bad_ones_are_refused(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """``--second-look-below X`` (validate_fonts, evaluate, bench_recognition) is the recogniser's
-    ``second_look_below``, the shipped SECOND_LOOK_BELOW without it; a value outside 0-1 is a usage error,
-    ``evaluate`` cannot --write the model card with another one, and ``--pairs`` may not decide a card again
-    at a min_confidence over the threshold given (its cards under it had no second look)."""
-    import sys
-
-    from benchmarks import bench_recognition
-    from models.training import evaluate
-    from vision.recognizer import SECOND_LOOK_BELOW, Recognizer
+def test_pairs_over_a_lowered_second_look_threshold_are_refused() -> None:
+    """``--pairs`` may not decide a card again at a min_confidence over the recogniser's own threshold (the cards
+    under it had no second look), whatever that threshold is."""
+    from vision.recognizer import Recognizer
 
     with pytest.raises(ValueError, match="over second_look_below"):
         validate_fonts.validate(Recognizer(second_look_below=0.3), (960,), 1, 5, pairs=((0.45, 0.15),))
-    seen: list[float] = []
-
-    def stop(rec: Recognizer, *args: object) -> dict[str, object]:
-        seen.append(rec.second_look_below)
-        return {}
-
-    monkeypatch.setattr(validate_fonts, "validate", stop)
-    for argv in ([], ["--second-look-below", "0.55"], ["--second-look-below", "0"]):
-        validate_fonts.main(["--styles", "960-961", *argv])
-    assert seen == [SECOND_LOOK_BELOW, 0.55, 0.0]
-
-    class Made(Exception):
-        pass
-
-    def made(**kwargs: object) -> None:
-        raise Made(kwargs["second_look_below"])
-
-    monkeypatch.setattr(bench_recognition, "Recognizer", made)
-    monkeypatch.setattr(sys, "argv", ["bench_recognition.py", "--speed-only", "--second-look-below", "0.6"])
-    with pytest.raises(Made) as built:
-        bench_recognition.main()
-    assert built.value.args == (0.6,)
-
-    def bench_main(argv: list[str]) -> None:
-        monkeypatch.setattr(sys, "argv", ["bench_recognition.py", *argv])
-        bench_recognition.main()
-
-    for main in (validate_fonts.main, evaluate.main, bench_main):
-        for value in ("-0.1", "1.01", "nan", "most"):
-            with pytest.raises(SystemExit) as exc:
-                main(["--second-look-below", value])
-            assert exc.value.code == 2
-            err = capsys.readouterr().err
-            assert "argument --second-look-below" in err and ("from 0 to 1" in err), err
-    with pytest.raises(SystemExit) as exc:
-        evaluate.main(["--second-look-below", "0.55", "--write", "--scenes", "1"])
-    assert exc.value.code == 2
-    assert "--second-look-below measures other settings" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [["--detector", "size_angles=6"], ["--zooms"], ["--both-corners"], ["--no-pip-look"],
