@@ -45,7 +45,12 @@ from models.training.evaluate import (  # noqa: E402
     evaluate_decks,
 )
 from models.training.synth import Scene, faces_deck, make_scene  # noqa: E402
-from vision.cli_recognize import add_pip_look_arguments, add_second_look_below_argument  # noqa: E402
+from vision.cli_recognize import (  # noqa: E402
+    add_blur_look_arguments,
+    add_pip_look_arguments,
+    add_second_look_below_argument,
+    look_settings,
+)
 from vision.detect import detect_cards  # noqa: E402
 from vision.detector_settings import detector_config  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
@@ -113,14 +118,14 @@ def main() -> None:
     add_both_corners_argument(ap)
     add_pip_look_arguments(ap)
     add_second_look_below_argument(ap)
+    add_blur_look_arguments(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
     try:
         detector = detector_config(args.detector)
     except ValueError as exc:
         ap.error(str(exc))
-    rec = Recognizer(threads=1, detector=detector, one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
-                     pip_look_below=args.pip_look_below, second_look_below=args.second_look_below)
+    rec = Recognizer(threads=1, detector=detector, **look_settings(args))
     result: dict[str, object] = {"command": " ".join(["benchmarks/bench_recognition.py", *sys.argv[1:]])}
     held = {} if args.speed_only else designs.held_out_decks()
     if held:

@@ -23,7 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from models.training.build_crops import _style_range  # noqa: E402
+from models.training.build_crops import style_range  # noqa: E402
 from models.training.evaluate import matched_outlines  # noqa: E402
 from models.training.validate_fonts import validation_scenes  # noqa: E402
 from vision.recognizer import UNKNOWN, Recognition, Recognizer  # noqa: E402
@@ -77,7 +77,7 @@ def measure(rec: Recognizer, styles: tuple[int, ...], seed: int, *,
 
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--styles", type=_style_range, default=_style_range("960-1199"), metavar="A-B")
+    ap.add_argument("--styles", type=style_range, default=style_range("960-1199"), metavar="A-B")
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--calibrated", action="store_true", help="give each frame its table plane")
     args = ap.parse_args(argv)

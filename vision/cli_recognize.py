@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -29,7 +30,14 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
-from vision.recognizer import ONE_CORNER_SURE, PIP_LOOK_BELOW, SECOND_LOOK_BELOW, Recognition, Recognizer
+from vision.recognizer import (
+    BLUR_LOOK_BELOW,
+    ONE_CORNER_SURE,
+    PIP_LOOK_BELOW,
+    SECOND_LOOK_BELOW,
+    Recognition,
+    Recognizer,
+)
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".h264"}
 
@@ -56,6 +64,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "unsure (slower; the same names on the measured frames, see docs/performance.md)")
     add_pip_look_arguments(parser)
     add_second_look_below_argument(parser)
+    add_blur_look_arguments(parser)
+
+
+def look_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """Recognizer's keyword arguments for the looks that the flags of ``configure`` (and of the training scripts
+    and benchmarks, which add the same ones) set."""
+    return {"one_corner_sure": args.one_corner_sure, "pip_look": args.pip_look, "pip_look_below": args.pip_look_below,
+            "second_look_below": args.second_look_below, "blur_look": args.blur_look,
+            "blur_look_below": args.blur_look_below}
 
 
 def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:
@@ -73,6 +90,18 @@ def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> N
                             f"(over 0, at most 1; default {PIP_LOOK_BELOW})" + note)
 
 
+def add_blur_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--no-blur-look`` (cards still unsure are not read again from the frame deconvolved for its motion blur:
+    Recognizer's ``blur_look``, ``args.blur_look``) or ``--blur-look-below X`` (``args.blur_look_below``, the shipped
+    ``BLUR_LOOK_BELOW`` without it); one or the other, as the pip look's. ``note``: what a script's help adds."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--no-blur-look", dest="blur_look", action="store_false",
+                       help="do not read cards still unsure again from the frame deconvolved for its motion blur" + note)
+    group.add_argument("--blur-look-below", type=blur_look_below, default=BLUR_LOOK_BELOW, metavar="X",
+                       help="read a face card again from the deblurred frame when it is named under this probability "
+                            f"(over 0, at most 1; default {BLUR_LOOK_BELOW})" + note)
+
+
 def pip_look_below(text: str) -> float:
     """``--pip-look-below X``'s value: checked here, in the range Recognizer's ``pip_look_below`` takes, so a
     bad one is a usage error before any model loads. Also the type of the training scripts' flag."""
@@ -86,6 +115,11 @@ def add_second_look_below_argument(parser: argparse.ArgumentParser, note: str = 
     parser.add_argument("--second-look-below", type=second_look_below, default=SECOND_LOOK_BELOW, metavar="X",
                         help="give a card named under this probability the second look too (0-1; 0: only unknown "
                              f"cards; default {SECOND_LOOK_BELOW})" + note)
+
+
+def blur_look_below(text: str) -> float:
+    """``--blur-look-below X``'s value, in the range Recognizer's ``blur_look_below`` takes."""
+    return _probability(text, zero=False)
 
 
 def second_look_below(text: str) -> float:
@@ -183,9 +217,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         plane = None if args.table_rect is None else table_plane(args.table_rect)
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
-        recognizer = Recognizer(args.model, threads=args.threads, detector=detector,
-                                one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
-                                pip_look_below=args.pip_look_below, second_look_below=args.second_look_below)
+        recognizer = Recognizer(args.model, threads=args.threads, detector=detector, **look_settings(args))
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
         return 2

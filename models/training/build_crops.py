@@ -28,7 +28,7 @@ def main() -> None:
                          "the installed fonts (models/training/font_faces.py); all: both")
     ap.add_argument("--font-share", type=float, default=0.3,
                     help="with --decks all: share of scenes dealt from a font-drawn deck")
-    ap.add_argument("--font-styles", type=_style_range, default=designs.FONT_STYLES, metavar="A-B",
+    ap.add_argument("--font-styles", type=style_range, default=designs.FONT_STYLES, metavar="A-B",
                     help="font_faces styles to deal from (default 0-239; from 240 on the pip field varies "
                          "and some indices are jumbo)")
     ap.add_argument("--jumbo", action="store_true",
@@ -50,7 +50,7 @@ def main() -> None:
           f"{stats['negatives']} negatives", flush=True)
 
 
-def _style_range(text: str) -> tuple[int, ...]:
+def style_range(text: str) -> tuple[int, ...]:
     a, _, b = text.partition("-")
     try:
         lo, hi = int(a), int(b or a)

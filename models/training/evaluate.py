@@ -26,10 +26,16 @@ import numpy as np
 from models.training import designs
 from models.training.dataset import match_index
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
-from vision.cli_recognize import add_pip_look_arguments, add_second_look_below_argument
+from vision.cli_recognize import (
+    add_blur_look_arguments,
+    add_pip_look_arguments,
+    add_second_look_below_argument,
+    look_settings,
+)
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
 from vision.recognizer import (
+    BLUR_LOOK_BELOW,
     DEFAULT_MODEL,
     ONE_CORNER_SURE,
     PIP_LOOK_BELOW,
@@ -202,6 +208,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_both_corners_argument(ap, " (not with --write)")
     add_pip_look_arguments(ap, " (not with --write)")
     add_second_look_below_argument(ap, " (not with --write)")
+    add_blur_look_arguments(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     args = ap.parse_args(argv)
@@ -213,7 +220,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     changed = {"--detector": bool(args.detector), "--zooms": args.zooms is not None,
                "--both-corners": args.one_corner_sure is None, "--no-pip-look": not args.pip_look,
                "--pip-look-below": args.pip_look_below != PIP_LOOK_BELOW,
-               "--second-look-below": args.second_look_below != SECOND_LOOK_BELOW}
+               "--second-look-below": args.second_look_below != SECOND_LOOK_BELOW,
+               "--no-blur-look": not args.blur_look, "--blur-look-below": args.blur_look_below != BLUR_LOOK_BELOW}
     for flag_name, other in changed.items():
         if other and args.write:
             ap.error(f"{flag_name} measures other settings than the shipped ones; it cannot --write the model card")
@@ -225,8 +233,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error(str(e))
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
-                         pip_look_below=args.pip_look_below, second_look_below=args.second_look_below)
+                         **look_settings(args))
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
@@ -241,6 +248,10 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         flag += f" --pip-look-below {args.pip_look_below:g}"
     if args.second_look_below != SECOND_LOOK_BELOW:
         flag += f" --second-look-below {args.second_look_below:g}"
+    if not args.blur_look:
+        flag += " --no-blur-look"
+    if args.blur_look_below != BLUR_LOOK_BELOW:
+        flag += f" --blur-look-below {args.blur_look_below:g}"
     if args.clutter_frames is not None:
         only: dict[str, object] = {
             "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",

@@ -210,10 +210,12 @@ class SceneSpec:
 
 class Blur(NamedTuple):
     """The camera blur a scene was given: ``kind`` "none", "defocus" (Gaussian, ``amount`` = sigma in
-    pixels) or "motion" (a line kernel ``amount`` pixels long)."""
+    pixels) or "motion" (a line kernel ``amount`` pixels long, turned ``angle`` degrees counter-clockwise from the
+    image's x axis as seen, as ``vision.motion_blur.Motion``'s)."""
 
     kind: str
     amount: float
+    angle: float = 0.0
 
 
 @dataclass
@@ -327,10 +329,11 @@ def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple
             img = cv2.GaussianBlur(img, (0, 0), sigma)
         else:  # motion blur
             k = int(rng.integers(3, 9 if spec.hard else 6))
-            blur = Blur("motion", float(k))
             kernel: np.ndarray = np.zeros((k, k), np.float32)
             kernel[k // 2, :] = 1 / k
-            rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
+            angle = float(rng.uniform(0, 180))
+            blur = Blur("motion", float(k), angle)
+            rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), angle, 1)
             kernel = cv2.warpAffine(kernel, rot, (k, k))
             img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
     noise = _gauss(rng, img.shape, float(rng.uniform(1, 8 if spec.hard else 5)))

@@ -30,7 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.training.build_crops import _style_range
+from models.training.build_crops import style_range
 from models.training.evaluate import (
     NORMAL,
     Outcome,
@@ -41,7 +41,12 @@ from models.training.evaluate import (
 )
 from models.training.synth import HARD, Scene, make_scene
 from vision.classify import decide
-from vision.cli_recognize import add_pip_look_arguments, add_second_look_below_argument
+from vision.cli_recognize import (
+    add_blur_look_arguments,
+    add_pip_look_arguments,
+    add_second_look_below_argument,
+    look_settings,
+)
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
 from vision.recognizer import DEFAULT_MODEL, LABELS, UNKNOWN, Recognizer
@@ -154,7 +159,7 @@ def _drawn(image: np.ndarray, seen: Outcome) -> np.ndarray:
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    ap.add_argument("--styles", type=_style_range, default=_style_range("960-1199"), metavar="A-B",
+    ap.add_argument("--styles", type=style_range, default=style_range("960-1199"), metavar="A-B",
                     help="font_faces styles (never trained: training used 0-479)")
     ap.add_argument("--jumbo", action="store_true", help="only the styles with jumbo indices")
     ap.add_argument("--scenes", type=int, default=2, help="realistic and hard scenes per style")
@@ -172,6 +177,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_both_corners_argument(ap)
     add_pip_look_arguments(ap)
     add_second_look_below_argument(ap)
+    add_blur_look_arguments(ap)
     args = ap.parse_args(argv)
     if not args.detect and (args.calibrated or args.detector or args.misses):
         ap.error("--calibrated, --detector and --misses measure the detector: add --detect")
@@ -185,8 +191,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     styles = tuple(s for s in args.styles if is_jumbo(s)) if args.jumbo else args.styles
     try:
         rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         one_corner_sure=args.one_corner_sure, pip_look=args.pip_look,
-                         pip_look_below=args.pip_look_below, second_look_below=args.second_look_below)
+                         **look_settings(args))
     except SettingError as e:
         ap.error(str(e))
     counts: dict[str, Counts] | dict[str, Tally]

@@ -160,8 +160,11 @@ def test_both_corners_names_the_saved_photo_as_the_one_corner_look_does(capsys: 
     assert any(a["confidence"] != b["confidence"] for a, b in zip(shipped, both, strict=True))  # another path
 
 
-def test_no_pip_look_reaches_the_recogniser(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """``--no-pip-look``: the recogniser is made without the pip model; by default with it."""
+@pytest.mark.parametrize("look", ["pip", "blur"])
+def test_no_look_flags_reach_the_recogniser(look: str, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-pip-look``: the recogniser is made without the pip model; ``--no-blur-look``: without the blur look.
+    By default with each."""
     import vision.cli_recognize as cli
     from vision.recognizer import Recognizer
 
@@ -169,23 +172,24 @@ def test_no_pip_look_reaches_the_recogniser(monkeypatch: pytest.MonkeyPatch, cap
 
     def recording(*args: object, **kwargs: object) -> Recognizer:
         rec = Recognizer(*args, **kwargs)  # type: ignore[arg-type]
-        made.append(rec.pip_look is not None)
+        made.append(rec.pip_look is not None if look == "pip" else rec.blur_look)
         return rec
 
     monkeypatch.setattr(cli, "Recognizer", recording)
-    for argv in ([], ["--no-pip-look"]):
+    for argv in ([], [f"--no-{look}-look"]):
         assert main(["recognize", "--json", *argv, str(FELT)]) == 0
         assert json.loads(capsys.readouterr().out.splitlines()[0])["cards"]
     assert made == [True, False]
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--pip-look-below", 0.97), ("--second-look-below", 0.55)])
+@pytest.mark.parametrize(("flag", "value"), [("--pip-look-below", 0.97), ("--second-look-below", 0.55),
+                                            ("--blur-look-below", 0.8)])
 def test_look_thresholds_reach_the_recogniser(flag: str, value: float, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """``--pip-look-below X`` and ``--second-look-below X`` are the recogniser's ``pip_look_below`` and
-    ``second_look_below``; without them the shipped PIP_LOOK_BELOW and SECOND_LOOK_BELOW."""
+    """``--pip-look-below X``, ``--second-look-below X`` and ``--blur-look-below X`` are the recogniser's
+    ``pip_look_below``, ``second_look_below`` and ``blur_look_below``; without them the shipped thresholds."""
     import vision.cli_recognize as cli
-    from vision.recognizer import PIP_LOOK_BELOW, SECOND_LOOK_BELOW, Recognizer
+    from vision.recognizer import BLUR_LOOK_BELOW, PIP_LOOK_BELOW, SECOND_LOOK_BELOW, Recognizer
 
     attribute = flag.removeprefix("--").replace("-", "_")
     made: list[float] = []
@@ -199,13 +203,15 @@ def test_look_thresholds_reach_the_recogniser(flag: str, value: float, monkeypat
     for argv in ([], [flag, str(value)]):
         assert main(["recognize", "--json", *argv, str(FELT)]) == 0
         assert json.loads(capsys.readouterr().out.splitlines()[0])["cards"]
-    shipped = {"pip_look_below": PIP_LOOK_BELOW, "second_look_below": SECOND_LOOK_BELOW}[attribute]
+    shipped = {"pip_look_below": PIP_LOOK_BELOW, "second_look_below": SECOND_LOOK_BELOW,
+               "blur_look_below": BLUR_LOOK_BELOW}[attribute]
     assert made == [shipped, value]
 
 
 @pytest.mark.parametrize(("flag", "value", "allowed"), [
     *[("--pip-look-below", v, "over 0 and at most 1") for v in ("0", "-0.5", "1.5", "nan", "high")],
-    *[("--second-look-below", v, "from 0 to 1") for v in ("-0.5", "1.5", "nan", "high")]])
+    *[("--second-look-below", v, "from 0 to 1") for v in ("-0.5", "1.5", "nan", "high")],
+    *[("--blur-look-below", v, "over 0 and at most 1") for v in ("0", "1.5", "nan")]])
 def test_a_look_threshold_outside_its_range_is_a_usage_error(flag: str, value: str, allowed: str,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -216,12 +222,13 @@ def test_a_look_threshold_outside_its_range_is_a_usage_error(flag: str, value: s
     assert f"argument {flag}" in out.err and allowed in out.err and repr(value) in out.err
 
 
-def test_a_pip_look_below_with_no_pip_look_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("look", ["pip", "blur"])
+def test_a_look_threshold_with_that_look_off_is_a_usage_error(look: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A threshold for a look that is not taken would be ignored silently: refused instead, before any file is
     read."""
     with pytest.raises(SystemExit) as exc:
-        main(["recognize", "--json", "--no-pip-look", "--pip-look-below", "0.5", str(FELT)])
+        main(["recognize", "--json", f"--no-{look}-look", f"--{look}-look-below", "0.5", str(FELT)])
     assert exc.value.code == 2
     out = capsys.readouterr()
     assert out.out == ""
-    assert "argument --pip-look-below: not allowed with argument --no-pip-look" in out.err
+    assert f"argument --{look}-look-below: not allowed with argument --no-{look}-look" in out.err

@@ -125,9 +125,9 @@ def test_styles_from_240_vary_the_pip_field_and_some_have_jumbo_indices() -> Non
 def test_build_crops_reads_a_style_range() -> None:
     import argparse
 
-    from models.training.build_crops import _style_range
+    from models.training.build_crops import style_range
 
-    assert _style_range("240-243") == (240, 241, 242, 243) and _style_range("7") == (7,)
+    assert style_range("240-243") == (240, 241, 242, 243) and style_range("7") == (7,)
     for bad in ("x-3", "9-2", "-1"):
         with pytest.raises(argparse.ArgumentTypeError):
-            _style_range(bad)
+            style_range(bad)
