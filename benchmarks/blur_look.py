@@ -10,9 +10,9 @@ font style, seed 5). Each frame is detected once (``detect_cards``, with the sce
 recogniser without the blur look (side A) and with it (side B, at ``--blur-look-below``). It prints each card
 whose name differs and the counts each way (named, wrong, unknown), then, per camera blur (``evaluate.blur_class``),
 the frames, the cepstral peak's depth (5th, 50th and 95th percentile), the share of frames the look would deblur
-(depth at least ``MOTION_DEPTH`` and length at least ``BLUR_LOOK_LENGTH``) and, for motion blurs, the median error
-of the estimated length (px) and direction (degrees). Detection is shared, so a run takes about half of two
-``evaluate`` runs; ``evaluate --no-blur-look`` gives the same names on side A but for outlines the recogniser
+(depth at least ``MOTION_DEPTH``, isolation at least ``MOTION_ISOLATION``, length at least
+``BLUR_LOOK_LENGTH``) and, for motion blurs, the median error of the estimated length (px) and direction (degrees),
+and each side's naming time. Detection is shared, so a run takes about half of two ``evaluate`` runs; ``evaluate --no-blur-look`` gives the same names on side A but for outlines the recogniser
 drops as not cards, which ``classify_quads`` names ``unknown``.
 """
 
@@ -38,7 +38,7 @@ from models.training.dataset import match_index  # noqa: E402
 from models.training.evaluate import blur_class  # noqa: E402
 from models.training.synth import Scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
-from vision.motion_blur import MOTION_DEPTH, cepstral_peak  # noqa: E402
+from vision.motion_blur import MOTION_DEPTH, MOTION_ISOLATION, cepstral_peak  # noqa: E402
 from vision.recognizer import BLUR_LOOK_BELOW, BLUR_LOOK_LENGTH, UNKNOWN, Recognition, Recognizer  # noqa: E402
 
 
@@ -97,7 +97,8 @@ def compare(frames: Iterable[tuple[int, int, str, Scene]], without: Recognizer, 
         peak = cepstral_peak(cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY))
         stats = blurs.setdefault(blur_class(scene.blur), BlurClass())
         stats.depths.append(peak.depth)
-        stats.deblurred += peak.depth >= MOTION_DEPTH and peak.length >= BLUR_LOOK_LENGTH
+        stats.deblurred += (peak.depth >= MOTION_DEPTH and peak.isolation >= MOTION_ISOLATION
+                            and peak.length >= BLUR_LOOK_LENGTH)
         if scene.blur.kind == "motion":
             stats.length_errors.append(abs(peak.length - scene.blur.amount))
             stats.angle_errors.append(abs((peak.angle - scene.blur.angle + 90.0) % 180.0 - 90.0))

@@ -3,8 +3,9 @@
 A camera or a table that moves while the shutter is open smears the frame along a line: the frame's spectrum is
 multiplied by that line's, whose zeros repeat every 1/L along its direction. In the cepstrum (the spectrum of the
 log spectrum) such a pattern is one deep negative peak at the offset (L, angle) from the origin, as a checked
-cloth's period is a peak at its own. ``estimate_motion`` looks for the deepest one 3-10 px out; the hard
-scenes' 6-8 px blurs are found within about 7 degrees and half a pixel (docs/performance.md, session 31).
+cloth's period is a peak at its own. ``estimate_motion`` looks for the deepest one 3-10 px out; on the held-out
+hard frames' 6-8 px blurs its median error is 0.25 px and 2.5 degrees (``benchmarks/blur_look.py``, six seeds;
+docs/performance.md, session 31).
 ``deblur`` then undoes the line for a patch of the frame (a card the recogniser is unsure of).
 """
 
@@ -19,39 +20,49 @@ import numpy as np
 from vision.errors import ImageError
 
 MOTION_DEPTH = 0.02
-"""The least depth of the cepstrum's peak that is a motion blur. On the model card's hard frames (seed 2025,
-120 frames) motion blurs of 6-8 px gave 0.015-0.087 (5% under 0.023), sharp and defocused frames 0.003-0.034
-(95% under 0.02); a frame taken for blurred that is not costs only the time of the look (it names a card only
-where the deconvolved card reads surer)."""
+"""The least depth of the cepstrum's peak that is a motion blur. On the held-out hard frames of six seeds
+(``benchmarks/blur_look.py``) 95% of the 6-8 px motion blurs are deeper than 0.024, 95% of the sharp and defocused
+frames shallower than 0.020 and 0.016. A sharp frame taken for blurred has its unsure cards read from patches
+deconvolved for a blur it does not have (hence the recogniser's ``BLUR_LOOK_LENGTH``)."""
+MOTION_ISOLATION = 1.5
+"""... and the least isolation. The cepstrum of a frame with little texture (a card on plain felt) has deep values
+in every direction, one of them over MOTION_DEPTH; a blur's peak is alone in its direction. On the validation
+set's frames (styles 960-1199, seed 5) the isolation's 5th percentile is 1.98 for 6-8 px blurs and its 95th 1.59-1.76
+for sharp frames; with 1.5 the share of sharp realistic frames taken for a 5.5 px blur or longer fell 8.4% -> 1.4%,
+and of 6-8 px blurs 100% -> 97.7% (docs/performance.md, session 31)."""
 DEBLUR_BALANCE = 0.01
-"""The Wiener filter's noise-to-signal term: 0.005-0.02 named the same cards on the validation set."""
+"""The Wiener filter's noise-to-signal term: 0.005-0.02 changed at most two cards on the validation set."""
 _LENGTHS = np.arange(3.0, 10.01, 0.25)  # px: shorter blurs the model reads through; longer ones are not seen
 _ANGLES = np.arange(0.0, 180.0, 1.0)  # degrees; a line's two directions are one
 _REACH = 11  # the cepstrum's neighbourhood of the origin searched, px
+_ISOLATION_APART = 20.0  # degrees from the peak's direction where the isolation's other values lie
 _POOL = 4  # frequencies averaged per block, each way, before the cosine sums
 
 
 class Motion(NamedTuple):
     """A straight motion blur: ``length`` px, ``angle`` degrees counter-clockwise from the image's x axis as
-    seen (y down), and the ``depth`` of its cepstral peak (how clearly the frame shows it)."""
+    seen (y down), the ``depth`` of its cepstral peak (how clearly the frame shows it) and its ``isolation``: that
+    depth over the deepest value 20 degrees or more from its direction (a blur has one direction)."""
 
     length: float
     angle: float
     depth: float
+    isolation: float = 1.0
 
 
 def cepstral_peak(grey: np.ndarray) -> Motion:
     """The deepest negative peak of ``grey``'s cepstrum 3-10 px from the origin, whatever its depth."""
     if grey.ndim != 2 or min(grey.shape) < 2 * _REACH + 1:
         raise ImageError(f"expected a grey image at least {2 * _REACH + 1} px a side, got shape {grey.shape}")
-    depth, length, angle = _deepest(_cepstrum_near_origin(grey))
-    return Motion(length, angle, depth)
+    return _deepest(_cepstrum_near_origin(grey))
 
 
-def estimate_motion(grey: np.ndarray, min_depth: float = MOTION_DEPTH) -> Motion | None:
-    """The frame's motion blur, or None where its cepstral peak is shallower than ``min_depth``."""
+def estimate_motion(grey: np.ndarray, min_depth: float = MOTION_DEPTH,
+                    min_isolation: float = MOTION_ISOLATION) -> Motion | None:
+    """The frame's motion blur, or None where its cepstral peak is shallower than ``min_depth`` or less isolated
+    than ``min_isolation``."""
     peak = cepstral_peak(grey)
-    return peak if peak.depth >= min_depth else None
+    return peak if peak.depth >= min_depth and peak.isolation >= min_isolation else None
 
 
 def motion_kernel(motion: Motion) -> np.ndarray:
@@ -122,14 +133,17 @@ def _cepstrum_near_origin(grey: np.ndarray) -> np.ndarray:
     return near
 
 
-def _deepest(near: np.ndarray) -> tuple[float, float, float]:
-    """(depth, length, angle) of the lowest value of the centred neighbourhood ``near`` on the polar grid."""
+def _deepest(near: np.ndarray) -> Motion:
+    """The lowest value of the centred neighbourhood ``near`` on the polar grid, as a blur."""
     t = np.deg2rad(_ANGLES)
     xs = (_REACH + _LENGTHS[:, None] * np.cos(t)[None]).astype(np.float32)
     ys = (_REACH - _LENGTHS[:, None] * np.sin(t)[None]).astype(np.float32)
     values = cv2.remap(near, xs, ys, cv2.INTER_LINEAR)
     i, j = np.unravel_index(int(np.argmin(values)), values.shape)
-    return -float(values[i, j]), float(_LENGTHS[i]), float(_ANGLES[j])
+    depth = -float(values[i, j])
+    apart = np.abs((_ANGLES - _ANGLES[j] + 90.0) % 180.0 - 90.0) >= _ISOLATION_APART
+    elsewhere = -float(values[:, apart].min())
+    return Motion(float(_LENGTHS[i]), float(_ANGLES[j]), depth, depth / elsewhere if elsewhere > 0 else np.inf)
 
 
 @lru_cache(maxsize=4)

@@ -141,15 +141,23 @@ class Recognition:
     probabilities: np.ndarray  # (53,) softmax over LABELS
     presence: float = 1.0  # probability that the outline is a card at all (1 - the model's "none")
 
+
 BLUR_LOOK_BELOW = 0.9
 """A face card still named under this top-1 probability after the second look and the pip look (or left unknown),
-in a frame whose cepstrum shows a motion blur (``vision.motion_blur``, depth ``MOTION_DEPTH``), is read again,
-with every look, from a patch of the frame around it deconvolved for that blur; that reading replaces the first
-where it names a card. BLUR_LOOK_FIGURES"""
+in a frame whose cepstrum shows a motion blur (``vision.motion_blur``: ``MOTION_DEPTH``, ``MOTION_ISOLATION``), is
+read again, with every look, from a patch of the frame around it deconvolved for that blur; that reading replaces
+the first where it names a card. Most hard cards found and not named were in frames smeared 6-8 px, their indices past
+the model; deconvolved, many read again. Chosen on the validation set (validate_fonts --detect, four sets of 240
+untrained font styles, against no blur look): hard named +12, +5, +12, +5 of 2,880 each, wrong -6, 0, -6, 0;
+realistic the same card for card. Held-out, six seeds (evaluate --scenes 20): hard named 8,416 -> 8,447 (image)
+and 8,434 -> 8,463 (calibrated) of 8,640, wrong 32 -> 24 and 33 -> 26, realistic the same card for card.
+Naming costs about 2.3 ms more a hard frame, nothing measurable on bench_recognition's speed frames
+(docs/performance.md, session 31)."""
 BLUR_LOOK_LENGTH = 5.5
 """... and only for a blur this long or longer (px). The model reads through shorter ones (the model card's hard frames
 with 3-5 px blurs: every card found was named), and on the validation set's realistic frames the look with every
-length changed three cards, two of them sharp frames taken for 4-4.5 px blurs, and named one fewer."""
+length changed four cards over the two image sets, two of them in sharp frames taken for 4-4.5 px blurs, and
+named one fewer in each of the four sets."""
 
 
 def metadata_path(model_path: Path) -> Path:

@@ -10,9 +10,17 @@ import numpy as np
 import pytest
 
 from models.training.evaluate import NORMAL
-from models.training.synth import HARD, faces_deck, make_scene
+from models.training.synth import HARD, faces_deck, flat_frame, make_scene
 from vision.errors import ImageError, SettingError
-from vision.motion_blur import MOTION_DEPTH, Motion, cepstral_peak, deblur, estimate_motion, motion_kernel
+from vision.motion_blur import (
+    MOTION_DEPTH,
+    MOTION_ISOLATION,
+    Motion,
+    cepstral_peak,
+    deblur,
+    estimate_motion,
+    motion_kernel,
+)
 from vision.recognizer import BLUR_LOOK_LENGTH, Recognizer
 
 
@@ -23,7 +31,7 @@ def _sharp_scene(seed: int) -> np.ndarray:
 
 def _smeared(image: np.ndarray, length: int, angle: float) -> np.ndarray:
     """``image`` blurred as the scene generator does (``synth._camera``): a ``length`` px row turned ``angle``."""
-    kernel = np.zeros((length, length), np.float32)
+    kernel: np.ndarray = np.zeros((length, length), np.float32)
     kernel[length // 2, :] = 1.0
     turn = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), angle, 1)
     kernel = cv2.warpAffine(kernel, turn, (length, length))
@@ -43,7 +51,7 @@ def test_a_motion_blur_is_found_with_its_length_and_direction(length: int, angle
     found = estimate_motion(grey)
     assert found is not None
     assert abs(found.length - length) <= 1.0 and _angle_apart(found.angle, angle) <= 7.0, found
-    assert found.depth >= MOTION_DEPTH
+    assert found.depth >= MOTION_DEPTH and found.isolation >= MOTION_ISOLATION
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -51,6 +59,21 @@ def test_a_sharp_frame_has_no_motion_blur(seed: int) -> None:
     grey = cv2.cvtColor(_sharp_scene(seed), cv2.COLOR_BGR2GRAY)
     assert estimate_motion(grey) is None
     assert cepstral_peak(grey).depth < MOTION_DEPTH  # the peak is reported whatever its depth
+
+
+def test_a_card_on_plain_felt_is_not_taken_for_a_blur() -> None:
+    """A card pasted flat on felt with no noise: its cepstrum has deep values in every direction, often deeper than
+    MOTION_DEPTH at 5.5 px or more, but no isolated one (MOTION_ISOLATION), so no blur is reported."""
+    deep_enough = 0
+    for style in range(4):
+        for width in (80, 100, 130, 180):
+            frame, _ = flat_frame(faces_deck(style)("QC"), width)
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            peak = cepstral_peak(grey)
+            deep_enough += peak.depth >= MOTION_DEPTH and peak.length >= BLUR_LOOK_LENGTH
+            if peak.length >= BLUR_LOOK_LENGTH:
+                assert estimate_motion(grey) is None, (style, width, peak)
+    assert deep_enough >= 3  # the depth alone would have taken these for blurs
 
 
 def test_the_kernel_is_a_line_of_its_length_and_direction() -> None:
