@@ -26,7 +26,7 @@ from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
 from vision.errors import ImageError, SettingError
 from vision.faces import all_cards
 from vision.model_meta import ModelMeta, load_meta
-from vision.motion_blur import MOTION_DEPTH, Motion, deblur, estimate_motion
+from vision.motion_blur import Motion, deblur, estimate_motion
 from vision.pip_look import DEFAULT_PIP_MODEL, PipLook, rank_of_face
 from vision.rectify import (
     CORNER_FRACTION_H,
@@ -173,8 +173,8 @@ class Recognizer:
     holds for onnxruntime and for numpy's BLAS (process-wide: the detector's products are tiny).
     ``pip_look``: weigh unsure face cards by the pip model (``pip_model_path``, default ``models/pipnet.onnx``)
     read from the whole card, below ``pip_look_below``. ``blur_look``: read face cards still unsure (under
-    ``blur_look_below``) again from the frame deconvolved for its motion blur, where it has one deeper than
-    ``motion_depth`` (``BLUR_LOOK_BELOW``).
+    ``blur_look_below``) again from the frame deconvolved for its motion blur, where it has a clear one
+    (``BLUR_LOOK_BELOW``, ``BLUR_LOOK_LENGTH``).
     """
 
     def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
@@ -184,8 +184,7 @@ class Recognizer:
                  second_look_zooms: Sequence[float] | None = None,
                  one_corner_sure: float | None = ONE_CORNER_SURE, pip_look: bool = True,
                  pip_look_below: float = PIP_LOOK_BELOW, pip_model_path: str | Path | None = None,
-                 blur_look: bool = True, blur_look_below: float = BLUR_LOOK_BELOW,
-                 motion_depth: float = MOTION_DEPTH) -> None:
+                 blur_look: bool = True, blur_look_below: float = BLUR_LOOK_BELOW) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
                                           expected_crop=PIPELINE_CROP)
@@ -211,11 +210,8 @@ class Recognizer:
         self.pip_look = PipLook(pip_model_path or DEFAULT_PIP_MODEL, threads=threads) if pip_look else None
         if not 0.0 < blur_look_below <= 1.0:
             raise SettingError(f"blur_look_below must be over 0 and at most 1.0, got {blur_look_below}")
-        if not motion_depth > 0.0:
-            raise SettingError(f"motion_depth must be over 0, got {motion_depth}")
         self.blur_look = blur_look
         self.blur_look_below = blur_look_below
-        self.motion_depth = motion_depth
         # None: the shipped SECOND_LOOK_ZOOMS; () reads no zoomed crops
         zooms = SECOND_LOOK_ZOOMS if second_look_zooms is None else second_look_zooms
         self.second_look_zooms = tuple(float(z) for z in zooms)
@@ -250,18 +246,12 @@ class Recognizer:
                 probs[unsure] = self._second_look(frame, [ordered[i] for i in unsure], probs[unsure])
                 self._decide_again(probs, named, unsure)
         if self.pip_look is not None:
-            # not an outline that is dropped as it stands: the look weighs faces, it does not judge whether
-            # the outline is a card
-            unsure = [i for i, (label, conf) in enumerate(named)
-                      if (label == UNKNOWN or (label != "back" and conf < self.pip_look_below))
-                      and not self._dropped(label, float(none[i]))]
+            unsure = self._unsure_faces(named, none, self.pip_look_below)
             if unsure:
                 probs[unsure] = self._pip_look(frame, [ordered[i] for i in unsure], probs[unsure])
                 self._decide_again(probs, named, unsure)
         if self.blur_look and not deblurred:
-            unsure = [i for i, (label, conf) in enumerate(named)
-                      if (label == UNKNOWN or (label != "back" and conf < self.blur_look_below))
-                      and not self._dropped(label, float(none[i]))]
+            unsure = self._unsure_faces(named, none, self.blur_look_below)
             if unsure:
                 self._blur_look(frame, ordered, unsure, probs, named)
         out = []
@@ -272,6 +262,12 @@ class Recognizer:
                 label = UNKNOWN
             out.append(Recognition(label, conf, quad, p, 1.0 - float(p_none)))
         return out
+
+    def _unsure_faces(self, named: list[tuple[str, float]], none: np.ndarray, below: float) -> list[int]:
+        """The cards the pip look and the blur look read again: unknown, or a face named under ``below``; not an
+        outline that is dropped as it stands (the looks read faces, they do not judge whether an outline is a card)."""
+        return [i for i, (label, conf) in enumerate(named)
+                if (label == UNKNOWN or (label != "back" and conf < below)) and not self._dropped(label, float(none[i]))]
 
     def _dropped(self, label: str, p_none: float) -> bool:
         """Whether an outline read ``label`` with this "none" probability is not a card. One read "unknown" is
@@ -341,7 +337,7 @@ class Recognizer:
                    named: list[tuple[str, float]]) -> None:
         """Where the frame has a motion blur, read the cards ``which`` again from a patch around each, deconvolved
         for it, with every look; a reading that names a card replaces the card's ``probs`` and ``named``."""
-        motion = estimate_motion(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), self.motion_depth)
+        motion = estimate_motion(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         if motion is None or motion.length < BLUR_LOOK_LENGTH:
             return
         for i in which:

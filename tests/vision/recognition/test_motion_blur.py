@@ -123,8 +123,6 @@ def test_the_recogniser_refuses_blur_look_settings_it_cannot_use() -> None:
     for bad in (0.0, 1.5):
         with pytest.raises(SettingError, match="blur_look_below"):
             Recognizer(blur_look_below=bad)
-    with pytest.raises(SettingError, match="motion_depth"):
-        Recognizer(motion_depth=0.0)
 
 
 def _unsure_outlines(frame: np.ndarray, rec: Recognizer) -> list[np.ndarray]:
