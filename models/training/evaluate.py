@@ -216,14 +216,19 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--clutter-frames measures one part only; it cannot --write the model card")
     if args.clutter_frames is not None and args.scenes is not None:
         ap.error("--scenes sets the card scenes; with --clutter-frames there are none (N frames are dealt)")
+    # each setting other than the shipped one: its flag, whether it is given, and how the record's command says it;
     # the model card holds the shipped recogniser's figures only
-    changed = {"--detector": bool(args.detector), "--zooms": args.zooms is not None,
-               "--both-corners": args.one_corner_sure is None, "--no-pip-look": not args.pip_look,
-               "--pip-look-below": args.pip_look_below != PIP_LOOK_BELOW,
-               "--second-look-below": args.second_look_below != SECOND_LOOK_BELOW,
-               "--no-blur-look": not args.blur_look, "--blur-look-below": args.blur_look_below != BLUR_LOOK_BELOW}
-    for flag_name, other in changed.items():
-        if other and args.write:
+    others = [("--detector", bool(args.detector), "".join(f" --detector {d}" for d in args.detector)),
+              ("--zooms", args.zooms is not None, " --zooms" + "".join(f" {z:g}" for z in args.zooms or ())),
+              ("--both-corners", args.one_corner_sure is None, " --both-corners"),
+              ("--no-pip-look", not args.pip_look, " --no-pip-look"),
+              ("--pip-look-below", args.pip_look_below != PIP_LOOK_BELOW, f" --pip-look-below {args.pip_look_below:g}"),
+              ("--second-look-below", args.second_look_below != SECOND_LOOK_BELOW,
+               f" --second-look-below {args.second_look_below:g}"),
+              ("--no-blur-look", not args.blur_look, " --no-blur-look"),
+              ("--blur-look-below", args.blur_look_below != BLUR_LOOK_BELOW, f" --blur-look-below {args.blur_look_below:g}")]
+    for flag_name, given, _ in others:
+        if given and args.write:
             ap.error(f"{flag_name} measures other settings than the shipped ones; it cannot --write the model card")
     if args.scenes is None:
         args.scenes = 40
@@ -237,21 +242,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
-    flag = (" --calibrated" if cal else "") + "".join(f" --detector {d}" for d in args.detector)
-    if args.zooms is not None:
-        flag += " --zooms" + "".join(f" {z:g}" for z in args.zooms)
-    if args.one_corner_sure is None:
-        flag += " --both-corners"
-    if not args.pip_look:
-        flag += " --no-pip-look"
-    if args.pip_look_below != PIP_LOOK_BELOW:
-        flag += f" --pip-look-below {args.pip_look_below:g}"
-    if args.second_look_below != SECOND_LOOK_BELOW:
-        flag += f" --second-look-below {args.second_look_below:g}"
-    if not args.blur_look:
-        flag += " --no-blur-look"
-    if args.blur_look_below != BLUR_LOOK_BELOW:
-        flag += f" --blur-look-below {args.blur_look_below:g}"
+    flag = (" --calibrated" if cal else "") + "".join(said for _, given, said in others if given)
     if args.clutter_frames is not None:
         only: dict[str, object] = {
             "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",

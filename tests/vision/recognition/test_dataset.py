@@ -95,6 +95,18 @@ def test_evaluate_calibrated_says_so_in_its_command() -> None:
     assert result["clutter_only"] == clutter_only(Recognizer(), 2, 7, calibrated=True).rates()
 
 
+def test_evaluate_names_every_setting_other_than_the_shipped_ones_in_its_command() -> None:
+    """The record's command says each non-shipped setting, in the order of evaluate's table, so it reruns as it
+    was measured."""
+    from models.training.evaluate import main
+
+    result = main(["--clutter-frames", "1", "--seed", "7", "--no-blur-look", "--zooms", "1.15", "--pip-look-below",
+                   "0.8", "--detector", "size_angles=6", "--second-look-below", "0.6", "--both-corners"])
+    assert result["command"] == ("python -m models.training.evaluate --clutter-frames 1 --seed 7 --detector size_angles=6"
+                                 " --zooms 1.15 --both-corners --pip-look-below 0.8 --second-look-below 0.6"
+                                 " --no-blur-look")
+
+
 def test_train_widths_take_four_positive_channel_counts() -> None:
     """`train --widths A,B,C,D` sets the channels of the four convolution blocks (a wider network trained
     from scratch); anything else is refused with a message that says what was expected."""
