@@ -27,9 +27,9 @@ deconvolved for a blur it does not have (hence the recogniser's ``BLUR_LOOK_LENG
 MOTION_ISOLATION = 1.5
 """... and the least isolation. The cepstrum of a frame with little texture (a card on plain felt) has deep values
 in every direction, one of them over MOTION_DEPTH; a blur's peak is alone in its direction. On the validation
-set's frames (styles 960-1199, seed 5) the isolation's 5th percentile is 1.98 for 6-8 px blurs and its 95th 1.59-1.76
-for sharp frames; with 1.5 the share of sharp realistic frames taken for a 5.5 px blur or longer fell 8.4% -> 1.4%,
-and of 6-8 px blurs 100% -> 97.7% (docs/performance.md, session 31)."""
+set's frames (styles 960-1199, seed 5; a scratch measurement) the isolation's 5th percentile is 1.98 for 6-8 px
+blurs and its 95th 1.59-1.76 for sharp frames; with 1.5 the share of sharp realistic frames taken for a 5.5 px blur
+or longer fell 8.4% -> 1.4%, and of 6-8 px blurs 100% -> 97.7% (docs/performance.md, session 31)."""
 DEBLUR_BALANCE = 0.01
 """The Wiener filter's noise-to-signal term: 0.005-0.02 changed at most two cards on the validation set."""
 _LENGTHS = np.arange(3.0, 10.01, 0.25)  # px: shorter blurs the model reads through; longer ones are not seen
