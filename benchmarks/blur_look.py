@@ -38,7 +38,7 @@ from models.training.dataset import match_index  # noqa: E402
 from models.training.evaluate import blur_class  # noqa: E402
 from models.training.synth import Scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
-from vision.motion_blur import MOTION_DEPTH, MOTION_ISOLATION, cepstral_peak  # noqa: E402
+from vision.motion_blur import cepstral_peak, is_clear  # noqa: E402
 from vision.recognizer import BLUR_LOOK_BELOW, BLUR_LOOK_LENGTH, UNKNOWN, Recognition, Recognizer  # noqa: E402
 
 
@@ -97,8 +97,7 @@ def compare(frames: Iterable[tuple[int, int, str, Scene]], without: Recognizer, 
         peak = cepstral_peak(cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY))
         stats = blurs.setdefault(blur_class(scene.blur), BlurClass())
         stats.depths.append(peak.depth)
-        stats.deblurred += (peak.depth >= MOTION_DEPTH and peak.isolation >= MOTION_ISOLATION
-                            and peak.length >= BLUR_LOOK_LENGTH)
+        stats.deblurred += is_clear(peak, BLUR_LOOK_LENGTH)
         if scene.blur.kind == "motion":
             stats.length_errors.append(abs(peak.length - scene.blur.amount))
             stats.angle_errors.append(abs((peak.angle - scene.blur.angle + 90.0) % 180.0 - 90.0))

@@ -37,6 +37,9 @@ _ANGLES = np.arange(0.0, 180.0, 1.0)  # degrees; a line's two directions are one
 _REACH = 11  # the cepstrum's neighbourhood of the origin searched, px
 _ISOLATION_APART = 20.0  # degrees from the peak's direction where the isolation's other values lie
 _POOL = 4  # frequencies averaged per block, each way, before the cosine sums
+# the polar grid's points in the neighbourhood (lengths down, angles across; y down), built once
+_GRID_X = (_REACH + _LENGTHS[:, None] * np.cos(np.deg2rad(_ANGLES))[None]).astype(np.float32)
+_GRID_Y = (_REACH - _LENGTHS[:, None] * np.sin(np.deg2rad(_ANGLES))[None]).astype(np.float32)
 
 
 class Motion(NamedTuple):
@@ -57,12 +60,16 @@ def cepstral_peak(grey: np.ndarray) -> Motion:
     return _deepest(_cepstrum_near_origin(grey))
 
 
-def estimate_motion(grey: np.ndarray, min_depth: float = MOTION_DEPTH,
-                    min_isolation: float = MOTION_ISOLATION) -> Motion | None:
-    """The frame's motion blur, or None where its cepstral peak is shallower than ``min_depth`` or less isolated
-    than ``min_isolation``."""
+def estimate_motion(grey: np.ndarray, min_length: float = 0.0) -> Motion | None:
+    """The frame's motion blur, or None where its cepstral peak is not a clear one (``is_clear``)."""
     peak = cepstral_peak(grey)
-    return peak if peak.depth >= min_depth and peak.isolation >= min_isolation else None
+    return peak if is_clear(peak, min_length) else None
+
+
+def is_clear(peak: Motion, min_length: float = 0.0) -> bool:
+    """Whether a cepstral peak is a motion blur: ``MOTION_DEPTH`` deep, ``MOTION_ISOLATION`` isolated, and (for a
+    caller that has no use for short blurs) at least ``min_length`` px long."""
+    return peak.depth >= MOTION_DEPTH and peak.isolation >= MOTION_ISOLATION and peak.length >= min_length
 
 
 def motion_kernel(motion: Motion) -> np.ndarray:
@@ -135,10 +142,7 @@ def _cepstrum_near_origin(grey: np.ndarray) -> np.ndarray:
 
 def _deepest(near: np.ndarray) -> Motion:
     """The lowest value of the centred neighbourhood ``near`` on the polar grid, as a blur."""
-    t = np.deg2rad(_ANGLES)
-    xs = (_REACH + _LENGTHS[:, None] * np.cos(t)[None]).astype(np.float32)
-    ys = (_REACH - _LENGTHS[:, None] * np.sin(t)[None]).astype(np.float32)
-    values = cv2.remap(near, xs, ys, cv2.INTER_LINEAR)
+    values = cv2.remap(near, _GRID_X, _GRID_Y, cv2.INTER_LINEAR)
     i, j = np.unravel_index(int(np.argmin(values)), values.shape)
     depth = -float(values[i, j])
     apart = np.abs((_ANGLES - _ANGLES[j] + 90.0) % 180.0 - 90.0) >= _ISOLATION_APART

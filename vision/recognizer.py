@@ -337,8 +337,8 @@ class Recognizer:
                    named: list[tuple[str, float]]) -> None:
         """Where the frame has a motion blur, read the cards ``which`` again from a patch around each, deconvolved
         for it, with every look; a reading that names a card replaces the card's ``probs`` and ``named``."""
-        motion = estimate_motion(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-        if motion is None or motion.length < BLUR_LOOK_LENGTH:
+        motion = estimate_motion(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), BLUR_LOOK_LENGTH)
+        if motion is None:
             return
         for i in which:
             patch, origin = _patch_around(frame, quads[i], motion)

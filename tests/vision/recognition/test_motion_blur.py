@@ -52,6 +52,7 @@ def test_a_motion_blur_is_found_with_its_length_and_direction(length: int, angle
     assert found is not None
     assert abs(found.length - length) <= 1.0 and _angle_apart(found.angle, angle) <= 7.0, found
     assert found.depth >= MOTION_DEPTH and found.isolation >= MOTION_ISOLATION
+    assert estimate_motion(grey, min_length=found.length + 0.25) is None  # a caller's shortest blur of use
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -71,8 +72,7 @@ def test_a_card_on_plain_felt_is_not_taken_for_a_blur() -> None:
             grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
             peak = cepstral_peak(grey)
             deep_enough += peak.depth >= MOTION_DEPTH and peak.length >= BLUR_LOOK_LENGTH
-            if peak.length >= BLUR_LOOK_LENGTH:
-                assert estimate_motion(grey) is None, (style, width, peak)
+            assert estimate_motion(grey, BLUR_LOOK_LENGTH) is None, (style, width, peak)
     assert deep_enough >= 3  # the depth alone would have taken these for blurs
 
 
