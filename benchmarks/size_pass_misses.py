@@ -58,10 +58,11 @@ def _watched(log: dict[str, Any]) -> Iterator[None]:
                  for name in ("size_pass_cards", "_search_space", "rectangles_of_size", "map_quads")}
 
     def cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
-              near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
+              near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray, *rest: Any) -> list[np.ndarray]:
         log.clear()
         log.update(small=small, config=config, near_edges=near_edges, paper=paper)
-        out: list[np.ndarray] = originals["size_pass_cards"](small, edges, quads, config, near_edges, otsu, paper)
+        out: list[np.ndarray] = originals["size_pass_cards"](small, edges, quads, config, near_edges, otsu, paper,
+                                                             *rest)
         return out
 
     def space(*args: Any) -> Any:

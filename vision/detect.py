@@ -34,7 +34,8 @@ from several cues, because no single one works on every table:
 7. Size (on a calibrated table, before 5 and 6): where paper lies outside the cards found, a rectangle of the deck's own
    size whose four sides lie on edges of their direction and that has a paper margin is a card
    (``vision/size_search.py``): a court figure reaching the card's edge on stripes or beside an arm cuts
-   every closed outline of the card into pieces, but not its sides.
+   every closed outline of the card into pieces, but not its sides. An outline far off the deck's size is
+   searched over as if no card were there, and the rectangle found there replaces it.
 
 Corners are returned in full-resolution pixels. Where each step lives: the settings in
 ``vision.detector_config``, the edge map in ``vision.edge_map``, 1-4 in ``vision.outline_candidates``
@@ -142,7 +143,12 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     searched = table if config.size_pass_estimated else config  # (with a calibrated plane, table is config)
     if config.size_pass and (searched.plane is not None or config.size_pass_image) and paper is not None \
             and any_paper is not None and len(quads) >= 2:
-        quads += size_pass_cards(small, edges, quads, searched, near_edges, paper, any_paper)
+        replaced: list[int] = []
+        added = size_pass_cards(small, edges, quads, searched, near_edges, paper, any_paper, replaced)
+        if replaced:  # outlines off the deck's size that a rectangle of its size took the place of
+            snapped -= sum(i < snapped for i in replaced)
+            quads = [q for i, q in enumerate(quads) if i not in replaced]
+        quads += added
     full = [(q + 0.5) / s - 0.5 for q in quads]
     if config.snap and len(full) > snapped:
         full = full[:snapped] + snap_to_edges(frame_bgr, full[snapped:], config)

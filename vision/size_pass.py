@@ -31,7 +31,8 @@ from vision.size_search import edge_directions, rectangles_of_size
 
 
 def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
-                    near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
+                    near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray,
+                    replaced: list[int] | None = None) -> list[np.ndarray]:
     """(e) Cards of the deck's size that no closed outline holds, where no card was found (detection scale).
 
     The search (``vision.size_search.rectangles_of_size``) runs on the table plane when the table is
@@ -47,19 +48,55 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
 
     The search is costly (a few filters per card direction over the frame), so it runs only around the
     paper of the global mask (``otsu``) that no card found covers: none on felt or wood once every card is
-    found, and then the pass costs one subtraction."""
+    found, and then the pass costs one subtraction.
+
+    Then, given ``replaced``, the outlines found whose sides on the plane are more than ``size_rescue_off`` off
+    the median outline's (one that took in the cloth beside its card) are searched over again as if they were
+    not there: their edges stay in the search's map and their paper is searched around. A rectangle taken there
+    that overlaps such an outline for 0.2 takes its place (the outline's index is added to ``replaced``). Such an
+    outline had hidden its card's own sides from the search (``benchmarks/size_pass_misses.py``, session 32)."""
+    out = _cards_of_size(small, edges, quads, quads, config, near_edges, otsu, paper)
+    if replaced is None or config.size_rescue_off <= 0 or len(quads) < 3:
+        return out
+    poor = off_deck_size(quads, config)
+    if not poor:
+        return out
+    kept = [q for i, q in enumerate(quads) if i not in poor] + out
+    around = filled_mask(edges.shape, [grow_quad(quads[i], 2.0) for i in poor])
+    for rect in _cards_of_size(small, edges, kept, quads, config, near_edges, cv2.bitwise_and(otsu, around), paper):
+        under = [i for i in poor if i not in replaced and overlap_share(rect, quads[i]) >= 0.2]
+        if under:
+            replaced += under
+            out.append(rect)
+    return out
+
+
+def off_deck_size(quads: list[np.ndarray], config: DetectorConfig) -> list[int]:
+    """The indices of the outlines (detection scale) whose short or long side on the table plane (the image
+    without one) is more than ``size_rescue_off`` off the median outline's: as on the size search's plane,
+    which is the table plane scaled."""
+    sizes = short_longs(quads if config.plane is None else list(map_quads(_to_plane(config), quads)))
+    off = np.abs(sizes / np.median(sizes, axis=0) - 1).max(axis=1)
+    return [int(i) for i in np.flatnonzero(off > config.size_rescue_off)]
+
+
+def _cards_of_size(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], deck: list[np.ndarray],
+                   config: DetectorConfig, near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray
+                   ) -> list[np.ndarray]:
+    """``size_pass_cards``' search where ``otsu`` has paper that the cards found (``quads``) do not cover; the
+    search's plane and the deck's size from the outlines ``deck``."""
     covered = filled_mask(edges.shape, [grow_quad(q, 2.0) for q in quads])
     loose_paper = cv2.morphologyEx(cv2.subtract(otsu, covered), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    perimeter = 2 * float(np.mean(short_longs(quads).sum(axis=1)))
+    perimeter = 2 * float(np.mean(short_longs(deck).sum(axis=1)))
     if cv2.countNonZero(loose_paper) < perimeter:
         return []  # no paper outside the cards found, so no card margin: nothing to search (felt, wood)
-    space = _search_space(small.shape, quads, config)
+    space = _search_space(small.shape, deck, config)
     if space is None:
         return []
     to_space, size = space
-    found = list(map_quads(to_space, quads))
-    dims = short_longs(found)
+    dims = short_longs(list(map_quads(to_space, deck)))
     short, long_ = float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
+    found = list(map_quads(to_space, quads))
     # where to look: around the loose paper, as far as a card reaches from it
     x, y, bw, bh = cv2.boundingRect(cv2.findNonZero(loose_paper))
     box = map_points(to_space, np.array([[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]], np.float32))
@@ -125,9 +162,7 @@ def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: Detec
     h, w = shape[:2]
     if config.plane is None:
         return np.eye(3), (w, h)
-    s = config.scale
-    to_full = np.array([[1 / s, 0, 0.5 / s - 0.5], [0, 1 / s, 0.5 / s - 0.5], [0, 0, 1]])
-    to_plane = np.asarray(config.plane, np.float64).reshape(3, 3) @ to_full
+    to_plane = _to_plane(config)
     ratio = float(np.median(short_longs(quads)[:, 0]) / np.median(short_longs(map_quads(to_plane, quads))[:, 0]))
     corners = map_points(to_plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
     lo, span = corners.min(axis=0), (corners.max(axis=0) - corners.min(axis=0)) * ratio
@@ -135,6 +170,14 @@ def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: Detec
         return None
     scale_shift = np.array([[ratio, 0, -lo[0] * ratio], [0, ratio, -lo[1] * ratio], [0, 0, 1]])
     return scale_shift @ to_plane, (int(math.ceil(span[0])) + 1, int(math.ceil(span[1])) + 1)
+
+
+def _to_plane(config: DetectorConfig) -> np.ndarray:
+    """The homography from detection pixels to the table plane (``config.plane`` maps full-resolution ones)."""
+    s = config.scale
+    to_full = np.array([[1 / s, 0, 0.5 / s - 0.5], [0, 1 / s, 0.5 / s - 0.5], [0, 0, 1]])
+    out: np.ndarray = np.asarray(config.plane, np.float64).reshape(3, 3) @ to_full
+    return out
 
 
 _REGION_MARGIN = 8  # pixels: the blur, Canny's Sobel and the 5x5 erosion reach 1 + 1 + 2; Canny's hysteresis
