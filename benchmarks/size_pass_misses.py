@@ -14,9 +14,9 @@ no outline of ``detect_cards`` matches, in a frame where the size pass searched 
 * ``direction_off``: degrees between its sides' direction on the search's plane and the nearest direction
   the search tried (``size_angles`` of the 3-degree bins the edges favour; a side about 3 degrees off is
   still found, through ``size_grow``);
-* ``nearest_rectangle``: the largest corner error (card widths) of the nearest rectangle the search
-  returned (null: none within a third of a width of its centre); under 0.12 it matched the card, and the
-  later tests or an overlap with a card found dropped it.
+* ``nearest_rectangle``: the largest corner error (card widths) of the nearest rectangle the search (either
+  search: the second one over outlines off the deck's size too) returned (null: none within a third of a width
+  of its centre); under 0.12 it matched the card, and the later tests or an overlap with a card found dropped it.
 
 The summary counts the missed cards, those in frames the size pass searched, those that pass, and of those
 the ones searched at their size, in their direction, and both.
@@ -70,14 +70,16 @@ def _watched(log: dict[str, Any]) -> Iterator[None]:
         return out
 
     def search(free: np.ndarray, directions: np.ndarray, short: float, long_: float, **kwargs: Any) -> Any:
-        log.update(size=(short, long_), tried=favoured_directions(
-            directions[free > 0], kwargs["angles"], max(1.0, 2 * (short + long_))))
+        if "size" not in log:  # the first search's (a second one, over outlines off the deck's size, is local)
+            log.update(size=(short, long_), tried=favoured_directions(
+                directions[free > 0], kwargs["angles"], max(1.0, 2 * (short + long_))))
+        log["pending"] = True
         return originals["rectangles_of_size"](free, directions, short, long_, **kwargs)
 
     def mapped(homography: np.ndarray, quads: Any) -> Any:
         out = list(originals["map_quads"](homography, quads))
-        if "size" in log:  # the search's rectangles back in the frame: the pass's last mapping
-            log["rectangles"] = [order_corners(q) for q in out]
+        if log.pop("pending", False):  # the next mapping after a search: its rectangles back in the frame
+            log.setdefault("rectangles", []).extend(order_corners(q) for q in out)
         return out
 
     try:
