@@ -84,8 +84,8 @@ class DetectorConfig:
     # from the directions searched) still counts; 3 lost such cards (docs/performance.md, session 16).
     size_grow: int = 5
     # an outline whose sides on the plane are this far off the median's (one that took in the cloth beside its
-    # card) is left out of the cards the size pass searches around, and a rectangle it finds over it replaces it
-    # (0: off). Chosen on the validation set: 0.1, 0.15 and 0.2 measured (session 32, docs/performance.md)
+    # card) is searched over again by the size pass as if it were not there, and a rectangle found over it
+    # replaces it (0: off). Chosen on the validation set: 0.1, 0.15 and 0.2 measured (session 32, docs/performance.md)
     size_rescue_off: float = 0.15
     # The card directions the search tries: those the edge pixels favour most. A wood grain's or a cloth's
     # diagonal stripes can take a bin and its neighbours two apart, and 6 then left out a card of its own

@@ -53,7 +53,8 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     Then, given ``replaced``, the outlines found whose sides on the plane are more than ``size_rescue_off`` off
     the median outline's (one that took in the cloth beside its card) are searched over again as if they were
     not there: their edges stay in the search's map and their paper is searched around. A rectangle taken there
-    that overlaps such an outline for 0.2 takes its place (the outline's index is added to ``replaced``). Such an
+    that overlaps such an outline for 0.2 takes its place (the outline's index is added to ``replaced``); no other
+    is taken (the first search saw the rest of that paper). Such an
     outline had hidden its card's own sides from the search (``benchmarks/size_pass_misses.py``, session 32)."""
     out = _cards_of_size(small, edges, quads, quads, config, near_edges, otsu, paper)
     if replaced is None or config.size_rescue_off <= 0 or len(quads) < 3:

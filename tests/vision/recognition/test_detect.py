@@ -1027,6 +1027,28 @@ def test_held_out_court_cards_no_closed_outline_holds_are_found_by_their_size(
     assert not _finds(scene, label, scene.plane, size_pass=False)
 
 
+def test_outlines_off_the_decks_size_are_judged_on_the_plane() -> None:
+    """``size_pass.off_deck_size``: the outlines whose short or long side is more than ``size_rescue_off`` off the
+    median's, in the image without a plane and on the plane with one."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+    from vision.size_pass import off_deck_size
+
+    def rect(x: float, y: float, w: float, h: float) -> np.ndarray:
+        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
+
+    upright = [rect(10 + 60 * k, 20, 40, 56) for k in range(4)]
+    config = replace(DEFAULT_CONFIG, size_rescue_off=0.15)
+    assert off_deck_size([*upright, rect(300, 20, 40, 56 * 1.2)], config) == [4]  # 20% too long
+    assert off_deck_size([*upright, rect(300, 20, 40, 56 * 1.2)], replace(config, size_rescue_off=0.25)) == []
+    # a card lying across is the deck's size in the image; on a plane that stretches y by 1.2 (a view from the
+    # side) it is not: 56 x 48 there against the others' 40 x 67
+    across = [*upright, rect(300, 20, 56, 40)]
+    assert off_deck_size(across, config) == []
+    assert off_deck_size(across, replace(config, plane=(1.0, 0.0, 0.0, 0.0, 1.2, 0.0, 0.0, 0.0, 1.0))) == [4]
+
+
 @pytest.mark.parametrize("seed, design, index, label, calibrated", [
     (8, "gnome:plastic", 9, "7H", False), (54, "gnome:tigullio", 6, "JD", True),
 ])
