@@ -27,7 +27,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from models.training import designs  # noqa: E402
 from models.training.dataset import corner_error, match  # noqa: E402
 from models.training.evaluate import add_zooms_argument, blur_class, held_out_scenes, kind_spec  # noqa: E402
+from models.training.synth import Scene  # noqa: E402
 from vision.detect import outline_support  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
@@ -58,20 +59,33 @@ def nearest_error(truth: np.ndarray, quads: list[np.ndarray]) -> tuple[float, in
     return round(corner_error(t, q) / width, 3), int((per_corner > 0.12 * width).sum())
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kind", choices=("realistic", "hard"), default="realistic")
+def add_frame_arguments(ap: argparse.ArgumentParser, *, kind: str, given: str) -> None:
+    """The held-out frames' arguments of this module and the benchmarks that share its report (``--kind``,
+    ``--scenes``, ``--seed``, ``--calibrated``: each scene's table plane given to ``given``)."""
+    ap.add_argument("--kind", choices=("realistic", "hard"), default=kind)
     ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design")
     ap.add_argument("--seed", type=int, default=99)
-    ap.add_argument("--calibrated", action="store_true", help="give the recogniser each scene's table plane")
+    ap.add_argument("--calibrated", action="store_true", help=f"give the {given} each scene's table plane")
+
+
+def held_out_frames(args: argparse.Namespace) -> Iterator[tuple[int, str, Scene]]:
+    """(index, design, scene) for the frames ``add_frame_arguments``' arguments name: ``models.training.evaluate``'s
+    held-out scenes (realistic ones at ``--seed``, hard ones at ``--seed + 1``)."""
+    spec, seed = kind_spec(args.kind, args.seed)
+    for index, (design, scene) in enumerate(held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed)):
+        yield index, design, scene
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_frame_arguments(ap, kind="realistic", given="recogniser")
     ap.add_argument("--json", action="store_true", help="one JSON object per card not named, then the summary")
     add_zooms_argument(ap)
     args = ap.parse_args()
     rec = Recognizer(threads=1, second_look_zooms=args.zooms)
-    spec, seed = kind_spec(args.kind, args.seed)
     cases: list[dict[str, Any]] = []
     cards = courts = 0
-    for index, (design, scene) in enumerate(held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed)):
+    for index, design, scene in held_out_frames(args):
         seen = rec.recognize(scene.image, plane=scene.plane if args.calibrated else None)
         quads = [r.corners for r in seen]
         truths = [q for _, q in scene.cards]

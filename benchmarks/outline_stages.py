@@ -29,10 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import vision.detect as detect  # noqa: E402
-from benchmarks.missed_cards import nearest_error, print_report  # noqa: E402
-from models.training import designs  # noqa: E402
+from benchmarks.missed_cards import add_frame_arguments, held_out_frames, nearest_error, print_report  # noqa: E402
 from models.training.dataset import match  # noqa: E402
-from models.training.evaluate import blur_class, held_out_scenes, kind_spec  # noqa: E402
+from models.training.evaluate import blur_class  # noqa: E402
 from vision.detector_config import DetectorConfig  # noqa: E402
 from vision.detector_settings import detector_config  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
@@ -89,10 +88,7 @@ def stage_errors(image: np.ndarray, truths: list[np.ndarray], config: DetectorCo
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kind", choices=("realistic", "hard"), default="hard")
-    ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design")
-    ap.add_argument("--seed", type=int, default=99)
-    ap.add_argument("--calibrated", action="store_true", help="give the detector each scene's table plane")
+    add_frame_arguments(ap, kind="hard", given="detector")
     ap.add_argument("--within", type=float, default=0.25, help="a near miss's nearest outline is this close "
                     "(card widths; default 0.25)")
     ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
@@ -103,11 +99,10 @@ def main(argv: list[str] | None = None) -> None:
         config = detector_config(args.detector)
     except ValueError as exc:
         ap.error(str(exc))
-    spec, seed = kind_spec(args.kind, args.seed)
     cases: list[dict[str, Any]] = []
     lost_at: dict[str, int] = {}  # the step after which a near miss was no longer within 0.12
     never = cards = 0
-    for index, (design, scene) in enumerate(held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed)):
+    for index, design, scene in held_out_frames(args):
         truths = [q for _, q in scene.cards]
         cards += len(truths)
         rows, final = stage_errors(scene.image, truths, config, scene.plane if args.calibrated else None)

@@ -40,10 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 import vision.detect as detect  # noqa: E402
 import vision.size_pass as size_pass  # noqa: E402
-from benchmarks.missed_cards import nearest_error, print_report  # noqa: E402
-from models.training import designs  # noqa: E402
+from benchmarks.missed_cards import add_frame_arguments, held_out_frames, nearest_error, print_report  # noqa: E402
 from models.training.dataset import match  # noqa: E402
-from models.training.evaluate import blur_class, held_out_scenes, kind_spec  # noqa: E402
+from models.training.evaluate import blur_class  # noqa: E402
 from vision.detector_config import DEFAULT_CONFIG, DetectorConfig  # noqa: E402
 from vision.quads import card_like, map_quads, short_longs, side_hits  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
@@ -153,16 +152,12 @@ def summarise(cases: list[dict[str, Any]]) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kind", choices=("realistic", "hard"), default="hard")
-    ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design")
-    ap.add_argument("--seed", type=int, default=99)
-    ap.add_argument("--calibrated", action="store_true", help="give the detector each scene's table plane")
+    add_frame_arguments(ap, kind="hard", given="detector")
     ap.add_argument("--json", action="store_true", help="one JSON object per missed card, then the summary")
     args = ap.parse_args(argv)
-    spec, seed = kind_spec(args.kind, args.seed)
     cases: list[dict[str, Any]] = []
     cards = 0
-    for index, (design, scene) in enumerate(held_out_scenes(designs.held_out_decks(), spec, args.scenes, seed)):
+    for index, design, scene in held_out_frames(args):
         truths = [q for _, q in scene.cards]
         cards += len(truths)
         rows = diagnose(scene.image, truths, plane=scene.plane if args.calibrated else None)
