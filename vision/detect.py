@@ -36,6 +36,8 @@ from several cues, because no single one works on every table:
    (``vision/size_search.py``): a court figure reaching the card's edge on stripes or beside an arm cuts
    every closed outline of the card into pieces, but not its sides. An outline far off the deck's size is
    searched over as if no card were there, and the rectangle found there replaces it.
+8. Replan (without a calibrated table, ``replan``): all of this again with the plane that the outlines found
+   give (``vision.plane_from_cards``) as the table's, the second result kept unless it has fewer outlines.
 
 Corners are returned in full-resolution pixels. Where each step lives: the settings in
 ``vision.detector_config``, the edge map in ``vision.edge_map``, 1-4 in ``vision.outline_candidates``
@@ -87,11 +89,29 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
 
     ``plane``: the calibrated table, a 3x3 homography from image pixels to table coordinates (such as
     ``Calibration.image_to_mat``); the card shape is then tested on the table (see ``DetectorConfig.plane``).
+    Without one, with ``config.replan``, the frame is detected again on the plane the first detection's outlines
+    give (``vision.plane_from_cards``), as if that were the calibrated table, and the second result is returned
+    unless it has fewer outlines than the first.
     """
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
         raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
     if plane is not None:
         config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
+    quads = _detect(frame_bgr, config)
+    if config.replan and config.estimate_plane and config.plane is None and len(quads) >= 4:
+        estimate = plane_from_cards(quads, frame_bgr.shape, spread=config.plane_spread, drop=config.plane_drop)
+        if estimate is not None:
+            try:
+                again = _detect(frame_bgr, replace(config, plane=plane_tuple(estimate, frame_bgr.shape)))
+            except CalibrationError:
+                return quads  # a degenerate estimate: the first detection stands
+            if len(again) >= len(quads):
+                return again
+    return quads
+
+
+def _detect(frame_bgr: np.ndarray, config: DetectorConfig) -> list[np.ndarray]:
+    """``detect_cards`` once, on the table plane ``config.plane`` if it has one."""
     s = config.scale
     small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
     channels = tuple(cv2.split(small))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -11,7 +12,12 @@ import pytest
 
 from models.training.dataset import match
 from models.training.synth import HARD, Scene, SceneSpec, faces_deck, make_scene
+from vision.detect import DEFAULT_CONFIG as SHIPPED
 from vision.detect import detect_cards
+
+ONCE = dataclasses.replace(SHIPPED, replan=False)
+"""The shipped detector without ``replan``: one detection, for the tests of what one pass or setting does
+(a second detection on the estimated plane can find the same card another way)."""
 
 DATA = Path(__file__).parent / "data"
 MODEL = Path(__file__).resolve().parents[3] / "models" / "cardnet.onnx"
@@ -263,14 +269,13 @@ def _held_out_scene(held_out_decks: dict, design: str, seed: int, index: int,  #
 
 
 def _finds(scene: Scene, label: str, plane: np.ndarray | None, **changes: object) -> bool:
-    """Whether the detector, the shipped settings changed by ``changes``, outlines ``scene``'s card ``label``
-    (its first, by ``match``), given the table ``plane`` or none."""
+    """Whether the detector, the shipped settings changed by ``changes`` (``replan`` off unless they name it:
+    ``ONCE``), outlines ``scene``'s card ``label`` (its first, by ``match``), given the table ``plane`` or none."""
     from dataclasses import replace
 
-    from vision.detect import DEFAULT_CONFIG
 
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
-    config = replace(DEFAULT_CONFIG, **changes) if changes else DEFAULT_CONFIG  # type: ignore[arg-type]
+    config = replace(ONCE, **changes)  # type: ignore[arg-type]
     return match(truth, detect_cards(scene.image, config, plane=plane)) is not None
 
 
@@ -538,7 +543,6 @@ def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_pa
     from dataclasses import replace
 
     import vision.detect as detect_module
-    from vision.detect import DEFAULT_CONFIG
 
     runs: list[int] = []
     inner = detect_module._faint_chroma_cards
@@ -554,7 +558,7 @@ def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_pa
     for k in range(5):
         box = cv2.boxPoints(((160.0 + 240 * k, 360.0), (84.0, 120.0), 10.0 * k)).astype(np.int32)
         cv2.fillConvexPoly(white, box, (245, 245, 245))
-    config = replace(DEFAULT_CONFIG, faint_chroma_pass=True)
+    config = replace(ONCE, faint_chroma_pass=True)
     assert len(detect_cards(white, config)) == 5
     counts = []
     for frame, gate in ((white, 12.0), (grey, 12.0), (white, 0.0)):
@@ -1166,7 +1170,6 @@ def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_o
     from dataclasses import replace
 
     import vision.size_pass as size_pass
-    from vision.detect import DEFAULT_CONFIG
 
     searched: list[int] = []
 
@@ -1179,19 +1182,19 @@ def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_o
     scene = make_scene(rng, faces_deck(0), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
     assert all(match(t, detect_cards(scene.image, plane=scene.plane)) is not None for _, t in scene.cards)
     assert searched == []
-    detect_cards(scene.image, replace(DEFAULT_CONFIG, size_pass_image=True))
+    detect_cards(scene.image, replace(ONCE, size_pass_image=True))
     assert searched == []
     # a pale table leaves paper outside the cards: there the pass searches, with a plane or (when asked) without
     pale = make_scene(np.random.default_rng(3), faces_deck(0), SceneSpec(n_cards=8, clutter=0, background="light"))
-    detect_cards(pale.image, replace(DEFAULT_CONFIG, estimate_plane=False))
+    detect_cards(pale.image, replace(ONCE, estimate_plane=False))
     assert searched == []
     detect_cards(pale.image, plane=pale.plane)
     assert searched
     searched.clear()
-    detect_cards(pale.image)
+    detect_cards(pale.image, ONCE)
     assert searched
     searched.clear()
-    detect_cards(pale.image, replace(DEFAULT_CONFIG, size_pass_estimated=False))
+    detect_cards(pale.image, replace(ONCE, size_pass_estimated=False))
     assert searched == []
 
 
@@ -1495,12 +1498,11 @@ def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
     from dataclasses import replace
 
     import vision.detect as detect
-    from vision.detect import DEFAULT_CONFIG
 
     scene = _held_out_scene(held_out_decks, "gnome:simplistic", 2024, 2)
     (truth,) = [q for lab, q in scene.cards if lab == "6C"][:1]
-    assert match(truth, detect_cards(scene.image)) is not None
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, estimate_plane=False))) is None
+    assert match(truth, detect_cards(scene.image, ONCE)) is not None
+    assert match(truth, detect_cards(scene.image, replace(ONCE, estimate_plane=False))) is None
     estimated: list[int] = []
     real = detect.plane_from_cards
 
@@ -1511,7 +1513,7 @@ def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
     monkeypatch.setattr(detect, "plane_from_cards", spy)
     detect_cards(scene.image, plane=scene.plane)
     assert estimated == []
-    detect_cards(scene.image)
+    detect_cards(scene.image, ONCE)
     assert estimated == [1]
 
 
@@ -1538,7 +1540,6 @@ def test_the_detector_seeks_its_plane_with_the_settings_spread_and_drop(monkeypa
     from dataclasses import replace
 
     import vision.detect as detect
-    from vision.detect import DEFAULT_CONFIG
 
     asked: list[dict[str, object]] = []
     estimate = detect.plane_from_cards
@@ -1549,8 +1550,8 @@ def test_the_detector_seeks_its_plane_with_the_settings_spread_and_drop(monkeypa
 
     monkeypatch.setattr(detect, "plane_from_cards", spy)
     scene = make_scene(np.random.default_rng(3), faces_deck(0), SceneSpec(n_cards=8, clutter=0, background="light"))
-    detect_cards(scene.image)
-    detect_cards(scene.image, replace(DEFAULT_CONFIG, plane_spread=0.04, plane_drop=0))
+    detect_cards(scene.image, ONCE)
+    detect_cards(scene.image, replace(ONCE, plane_spread=0.04, plane_drop=0))
     assert asked == [{"spread": 0.06, "drop": 2}, {"spread": 0.04, "drop": 0}]
 
 
@@ -1571,8 +1572,8 @@ def test_a_card_squeezed_by_the_tilt_is_judged_on_the_estimated_plane(seed: int,
     a, b = mean_side_vectors(truth.astype(np.float64))
     long_, short = max(np.linalg.norm(a), np.linalg.norm(b)), min(np.linalg.norm(a), np.linalg.norm(b))
     assert long_ / short > DEFAULT_CONFIG.max_aspect
-    assert DEFAULT_CONFIG.plane_rescue and match(truth, detect_cards(scene.image)) is not None
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, plane_rescue=False))) is None
+    assert DEFAULT_CONFIG.plane_rescue and match(truth, detect_cards(scene.image, ONCE)) is not None
+    assert match(truth, detect_cards(scene.image, replace(ONCE, plane_rescue=False))) is None
 
 
 def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_for_every_one(
@@ -1611,3 +1612,66 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
         deck_fit_module.fit_deck(scene.image, [outline.astype(np.float32), quads[0], *quads[2:]], edges, near,
                                  replace(config, **settings))
         assert sized and any(sized) is expected
+
+
+@pytest.mark.parametrize(("seed", "design", "index", "label"), [
+    (8, "gnome:bellot", 0, "QH"),  # evaluate --seed 7's hard scene 0
+    (32, "kde:tigullio-international", 7, "TD"),  # evaluate --seed 31's hard scene 107
+])
+def test_replan_detects_again_on_the_plane_of_its_own_outlines(
+        held_out_decks: dict, seed: int, design: str, index: int, label: str) -> None:  # type: ignore[type-arg]
+    """``replan`` (on): without a calibrated table, the frame is detected again with the plane that the first
+    detection's final outlines give, as if calibrated. Two held-out hard cards found only so; the result is exactly
+    the calibrated detection on that estimate (it has at least as many outlines as the first)."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+    from vision.plane_from_cards import plane_from_cards
+
+    scene = _held_out_scene(held_out_decks, design, seed, index, HARD)
+    assert not _finds(scene, label, None)
+    assert _finds(scene, label, None, replan=True)
+    first = detect_cards(scene.image, replace(DEFAULT_CONFIG, replan=False))
+    estimate = plane_from_cards(first, scene.image.shape, spread=DEFAULT_CONFIG.plane_spread,
+                                drop=DEFAULT_CONFIG.plane_drop)
+    assert estimate is not None
+    again = detect_cards(scene.image)
+    on_estimate = detect_cards(scene.image, plane=estimate)
+    assert len(again) == len(on_estimate) >= len(first)
+    assert all(np.array_equal(a, b) for a, b in zip(again, on_estimate, strict=True))
+
+
+def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
+        held_out_decks: dict, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
+    """A second detection with fewer outlines than the first (the plane's stricter shape tests refusing a card)
+    is not taken: the first stands. The second detection is made to lose one outline here."""
+    from dataclasses import replace
+
+    import vision.detect as detect
+    from vision.detect import DEFAULT_CONFIG
+
+    scene = _held_out_scene(held_out_decks, "gnome:bellot", 8, 0, HARD)
+    first = detect_cards(scene.image, replace(DEFAULT_CONFIG, replan=False))
+    inner = detect._detect
+
+    def fewer_on_a_plane(frame: np.ndarray, config: object) -> list[np.ndarray]:
+        out = inner(frame, config)  # type: ignore[arg-type]
+        return out[:-1] if config.plane is not None else out  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(detect, "_detect", fewer_on_a_plane)
+    kept = detect_cards(scene.image)
+    assert len(kept) == len(first)
+    assert all(np.array_equal(a, b) for a, b in zip(kept, first, strict=True))
+
+
+def test_replan_leaves_a_calibrated_table_alone(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+    """With the table's plane given there is nothing to estimate: ``replan`` changes no outline."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+
+    scene = _held_out_scene(held_out_decks, "gnome:bellot", 8, 0, HARD)
+    once = detect_cards(scene.image, replace(DEFAULT_CONFIG, replan=False), plane=scene.plane)
+    replanned = detect_cards(scene.image, plane=scene.plane)
+    assert len(once) == len(replanned)
+    assert all(np.array_equal(a, b) for a, b in zip(once, replanned, strict=True))
