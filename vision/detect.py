@@ -98,16 +98,27 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     if plane is not None:
         config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
     quads = _detect(frame_bgr, config)
-    if config.replan and config.estimate_plane and config.plane is None and len(quads) >= 4:
-        estimate = plane_from_cards(quads, frame_bgr.shape, spread=config.plane_spread, drop=config.plane_drop)
-        if estimate is not None:
-            try:
-                again = _detect(frame_bgr, replace(config, plane=plane_tuple(estimate, frame_bgr.shape)))
-            except CalibrationError:
-                return quads  # a degenerate estimate: the first detection stands
+    if config.replan and config.estimate_plane and config.plane is None:
+        table = _on_estimated_plane(config, quads, frame_bgr.shape)
+        if table is not None:
+            again = _detect(frame_bgr, table)
             if len(again) >= len(quads):
                 return again
     return quads
+
+
+def _on_estimated_plane(config: DetectorConfig, quads: list[np.ndarray], shape: tuple[int, ...]
+                        ) -> DetectorConfig | None:
+    """``config`` with the table plane on which the full-resolution ``quads`` are one deck's rectangles
+    (``plane_from_cards``, with the config's ``plane_spread`` and ``plane_drop``); None where there is no such
+    plane or a degenerate one."""
+    estimate = plane_from_cards(quads, shape, spread=config.plane_spread, drop=config.plane_drop)
+    if estimate is None:
+        return None
+    try:
+        return replace(config, plane=plane_tuple(estimate, shape))
+    except CalibrationError:
+        return None
 
 
 def _detect(frame_bgr: np.ndarray, config: DetectorConfig) -> list[np.ndarray]:
@@ -149,13 +160,8 @@ def _detect(frame_bgr: np.ndarray, config: DetectorConfig) -> list[np.ndarray]:
         snapped = len(quads)
     table = config  # the config with a table plane: the calibrated one, or one estimated from the cards
     if config.plane is None and config.estimate_plane and (config.size_pass or config.deck_fit):
-        estimate = plane_from_cards([(q + 0.5) / s - 0.5 for q in quads], frame_bgr.shape, spread=config.plane_spread,
-                                    drop=config.plane_drop)
-        if estimate is not None:
-            try:
-                table = replace(config, plane=plane_tuple(estimate, frame_bgr.shape))
-            except CalibrationError:
-                pass  # a degenerate estimate: the frame is judged in the image, as without one
+        # (none, or a degenerate one: the frame is judged in the image, as without one)
+        table = _on_estimated_plane(config, [(q + 0.5) / s - 0.5 for q in quads], frame_bgr.shape) or config
     if config.plane_rescue and config.plane is None and table.plane is not None:
         # outlines refused only for their shape in the image (a card squeezed by a strong tilt: long over short
         # beyond max_aspect) are judged again on the plane, where no card was found

@@ -1664,8 +1664,9 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
     assert all(np.array_equal(a, b) for a, b in zip(kept, first, strict=True))
 
 
-def test_replan_leaves_a_calibrated_table_alone(held_out_decks: dict) -> None:  # type: ignore[type-arg]
-    """With the table's plane given there is nothing to estimate: ``replan`` changes no outline."""
+def test_replan_leaves_a_calibrated_table_and_no_estimate_alone(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+    """With the table's plane given there is nothing to estimate, and with ``estimate_plane`` off nothing may be
+    estimated: ``replan`` changes no outline in either (the uncalibrated frame here is one it changes)."""
     from dataclasses import replace
 
     from vision.detect import DEFAULT_CONFIG
@@ -1675,3 +1676,9 @@ def test_replan_leaves_a_calibrated_table_alone(held_out_decks: dict) -> None:  
     replanned = detect_cards(scene.image, plane=scene.plane)
     assert len(once) == len(replanned)
     assert all(np.array_equal(a, b) for a, b in zip(once, replanned, strict=True))
+    in_image = replace(DEFAULT_CONFIG, estimate_plane=False)
+    once = detect_cards(scene.image, replace(in_image, replan=False))
+    replanned = detect_cards(scene.image, in_image)
+    assert len(once) == len(replanned)
+    assert all(np.array_equal(a, b) for a, b in zip(once, replanned, strict=True))
+    assert not _finds(scene, "QH", None) and _finds(scene, "QH", None, replan=True)  # it would change this frame
