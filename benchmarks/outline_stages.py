@@ -11,7 +11,9 @@ the card's short side). For each, the nearest outline's error after every step t
 first look's ``resolve``, the later passes, each ``snap_to_edges``, ``size_pass_cards``, ``repair_skewed``,
 ``fit_deck``, and the final outline. A step whose error rises past 0.12 lost the card; one that falls
 under it would have found it. (Detection only: ``evaluate`` also drops outlines the model calls "not a
-card", so its found count can be a card or two lower.)
+card", so its found count can be a card or two lower.) Without ``--calibrated`` the shipped detector detects a
+frame twice (``replan``), and the steps of both detections are listed in order; ``--detector replan=false``
+gives one.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Why the size pass did not find a missed card that its own tests would accept.
 
     .venv/bin/python benchmarks/size_pass_misses.py [--kind realistic|hard] [--scenes 20] [--seed 99]
-                                                    [--calibrated] [--json]
+                                                    [--calibrated] [--json] [--detector FIELD=VALUE ...]
 
 The frames are those of ``models.training.evaluate`` (as ``missed_cards.py`` deals them). For each card that
 no outline of ``detect_cards`` matches, in a frame where the size pass searched (``vision.size_pass``):
@@ -20,6 +20,11 @@ no outline of ``detect_cards`` matches, in a frame where the size pass searched 
 
 The summary counts the missed cards, those in frames the size pass searched, those that pass, and of those
 the ones searched at their size, in their direction, and both.
+
+Without ``--calibrated`` the shipped detector detects a frame twice (``replan``: the second time on the plane
+the first one's outlines give) and the rows describe the last size pass, the second detection's, while the
+outlines judged are those the detector returns (the first detection's where the second had fewer); pass
+``--detector replan=false`` for one detection.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from benchmarks.missed_cards import add_frame_arguments, held_out_frames, neares
 from models.training.dataset import match  # noqa: E402
 from models.training.evaluate import blur_class  # noqa: E402
 from vision.detector_config import DEFAULT_CONFIG, DetectorConfig  # noqa: E402
+from vision.detector_settings import detector_config  # noqa: E402
 from vision.quads import card_like, map_quads, short_longs, side_hits  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
 from vision.size_search import favoured_directions  # noqa: E402
@@ -154,13 +160,19 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_frame_arguments(ap, kind="hard", given="detector")
     ap.add_argument("--json", action="store_true", help="one JSON object per missed card, then the summary")
+    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
+                    help="detector settings other than the shipped ones (DetectorConfig fields)")
     args = ap.parse_args(argv)
+    try:
+        config = detector_config(args.detector)
+    except ValueError as exc:
+        ap.error(str(exc))
     cases: list[dict[str, Any]] = []
     cards = 0
     for index, design, scene in held_out_frames(args):
         truths = [q for _, q in scene.cards]
         cards += len(truths)
-        rows = diagnose(scene.image, truths, plane=scene.plane if args.calibrated else None)
+        rows = diagnose(scene.image, truths, config, plane=scene.plane if args.calibrated else None)
         for (label, _), row in zip(scene.cards, rows, strict=True):
             if not row["found"]:
                 cases.append({"scene": index, "design": design, "card": label, "blur": blur_class(scene.blur), **row})
