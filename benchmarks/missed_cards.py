@@ -41,6 +41,8 @@ from models.training.dataset import corner_error, match  # noqa: E402
 from models.training.evaluate import add_zooms_argument, blur_class, held_out_scenes, kind_spec  # noqa: E402
 from models.training.synth import Scene  # noqa: E402
 from vision.detect import outline_support  # noqa: E402
+from vision.detector_config import DetectorConfig  # noqa: E402
+from vision.detector_settings import detector_config  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
 
@@ -66,6 +68,22 @@ def add_frame_arguments(ap: argparse.ArgumentParser, *, kind: str, given: str) -
     ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design")
     ap.add_argument("--seed", type=int, default=99)
     ap.add_argument("--calibrated", action="store_true", help=f"give the {given} each scene's table plane")
+
+
+def add_detector_argument(ap: argparse.ArgumentParser) -> None:
+    """``--detector FIELD=VALUE ...``: detector settings other than the shipped ones, for the benchmarks that run
+    the detector on ``add_frame_arguments``' frames (read back by ``detector_from``)."""
+    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
+                    help="detector settings other than the shipped ones (DetectorConfig fields)")
+
+
+def detector_from(ap: argparse.ArgumentParser, args: argparse.Namespace) -> DetectorConfig:
+    """The detector ``--detector`` asks for; a setting that names no field or gives a bad value ends the
+    program with argparse's usage error."""
+    try:
+        return detector_config(args.detector)
+    except ValueError as exc:
+        ap.error(str(exc))
 
 
 def held_out_frames(args: argparse.Namespace) -> Iterator[tuple[int, str, Scene]]:

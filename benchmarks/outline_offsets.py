@@ -7,8 +7,8 @@ The frames are those of ``models.training.evaluate`` (as ``missed_cards.py`` dea
 an outline of ``detect_cards`` matches (``models.training.dataset.match``), each of its four sides' signed
 offset from the card's true side: how far the outline side's midpoint lies from the true side's line, along
 the true side's outward normal (positive: outside the card), in full-resolution pixels. The summary gives, per
-camera blur (``evaluate.blur_class``) and for all frames, the number of sides, their mean, median, 10th and
-90th percentile offsets, and the share more than 2 px off either way. A systematic offset shows in the mean
+camera blur (``evaluate.blur_class``), per held-out design and for all frames, the number of sides, their mean,
+median, 10th and 90th percentile offsets, and the share more than 2 px off either way. A systematic offset shows in the mean
 and median; an outline's scatter in the percentiles.
 """
 
@@ -66,8 +66,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--json", action="store_true", help="the summary on one line")
     args = ap.parse_args(argv)
     groups: dict[str, list[float]] = {}
+    designs: dict[str, list[float]] = {}
     cards = found = 0
-    for _, _, scene in held_out_frames(args):
+    for _, design, scene in held_out_frames(args):
         outlines = detect_cards(scene.image, plane=scene.plane if args.calibrated else None)
         for _, truth in scene.cards:
             cards += 1
@@ -78,9 +79,11 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             offsets = side_offsets(truth, outline).tolist()
             groups.setdefault(blur_class(scene.blur), []).extend(offsets)
             groups.setdefault("all", []).extend(offsets)
+            designs.setdefault(design, []).extend(offsets)
     summary: dict[str, object] = {
         "command": " ".join(["benchmarks/outline_offsets.py", *(sys.argv[1:] if argv is None else argv)]),
-        "cards": cards, "found": found, "by_blur": {k: summarise(v) for k, v in sorted(groups.items())}}
+        "cards": cards, "found": found, "by_blur": {k: summarise(v) for k, v in sorted(groups.items())},
+        "by_design": {k: summarise(v) for k, v in sorted(designs.items())}}
     print(json.dumps(summary) if args.json else json.dumps(summary, indent=2))
     return summary
 

@@ -31,11 +31,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import vision.detect as detect  # noqa: E402
-from benchmarks.missed_cards import add_frame_arguments, held_out_frames, nearest_error, print_report  # noqa: E402
+from benchmarks.missed_cards import (  # noqa: E402
+    add_detector_argument,
+    add_frame_arguments,
+    detector_from,
+    held_out_frames,
+    nearest_error,
+    print_report,
+)
 from models.training.dataset import match  # noqa: E402
 from models.training.evaluate import blur_class  # noqa: E402
 from vision.detector_config import DetectorConfig  # noqa: E402
-from vision.detector_settings import detector_config  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
 
 # the steps of ``detect_cards`` that return outlines, and whether they are at detection scale (else full)
@@ -93,14 +99,10 @@ def main(argv: list[str] | None = None) -> None:
     add_frame_arguments(ap, kind="hard", given="detector")
     ap.add_argument("--within", type=float, default=0.25, help="a near miss's nearest outline is this close "
                     "(card widths; default 0.25)")
-    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
-                    help="detector settings other than the shipped ones (DetectorConfig fields)")
+    add_detector_argument(ap)
     ap.add_argument("--json", action="store_true", help="one JSON object per near miss, then the summary")
     args = ap.parse_args(argv)
-    try:
-        config = detector_config(args.detector)
-    except ValueError as exc:
-        ap.error(str(exc))
+    config = detector_from(ap, args)
     cases: list[dict[str, Any]] = []
     lost_at: dict[str, int] = {}  # the step after which a near miss was no longer within 0.12
     never = cards = 0

@@ -45,11 +45,17 @@ sys.path.insert(0, str(ROOT))
 
 import vision.detect as detect  # noqa: E402
 import vision.size_pass as size_pass  # noqa: E402
-from benchmarks.missed_cards import add_frame_arguments, held_out_frames, nearest_error, print_report  # noqa: E402
+from benchmarks.missed_cards import (  # noqa: E402
+    add_detector_argument,
+    add_frame_arguments,
+    detector_from,
+    held_out_frames,
+    nearest_error,
+    print_report,
+)
 from models.training.dataset import match  # noqa: E402
 from models.training.evaluate import blur_class  # noqa: E402
 from vision.detector_config import DEFAULT_CONFIG, DetectorConfig  # noqa: E402
-from vision.detector_settings import detector_config  # noqa: E402
 from vision.quads import card_like, map_quads, short_longs, side_hits  # noqa: E402
 from vision.rectify import order_corners  # noqa: E402
 from vision.size_search import favoured_directions  # noqa: E402
@@ -160,13 +166,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_frame_arguments(ap, kind="hard", given="detector")
     ap.add_argument("--json", action="store_true", help="one JSON object per missed card, then the summary")
-    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
-                    help="detector settings other than the shipped ones (DetectorConfig fields)")
+    add_detector_argument(ap)
     args = ap.parse_args(argv)
-    try:
-        config = detector_config(args.detector)
-    except ValueError as exc:
-        ap.error(str(exc))
+    config = detector_from(ap, args)
     cases: list[dict[str, Any]] = []
     cards = 0
     for index, design, scene in held_out_frames(args):

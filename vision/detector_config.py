@@ -183,10 +183,10 @@ class DetectorConfig:
     # Without a calibrated table (and with ``estimate_plane``), detect the frame a second time with the plane
     # estimated from the first detection's final outlines given as if calibrated (``replan``): the shape tests,
     # the repair, the size pass and the deck fit then all judge on the table, on a plane fitted to snapped and
-    # fitted outlines rather than to the first look's. The second result is kept unless it has fewer outlines (the stricter shape tests on a
-    # plane a little off can refuse a card). Chosen on the validation set (image sets: realistic named +6 and 0,
-    # hard named +7 and -1); over the six held-out seeds hard named 8,459 -> 8,472, realistic +1, hard false
-    # cards fewer. It costs a second detection of each such frame; a calibrated table (the table watcher's) has
+    # fitted outlines rather than to the first look's. The second result is kept unless it has fewer outlines
+    # (the stricter shape tests on a plane a little off can refuse a card). Chosen on the validation set (image
+    # sets: realistic named +6 and 0, hard named +7 and -1); over the six held-out seeds hard named 8,459 ->
+    # 8,472, realistic +1, hard false cards fewer. It costs a second detection of each such frame; a calibrated table (the table watcher's) has
     # nothing to estimate and is not affected (docs/performance.md, session 33).
     replan: bool = True
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel

@@ -63,4 +63,7 @@ def test_the_held_out_frames_are_measured_card_by_card(capsys: pytest.CaptureFix
     assert isinstance(groups, dict)
     assert groups["all"]["sides"] == 4 * summary["found"]  # type: ignore[operator]
     assert sum(g["sides"] for k, g in groups.items() if k != "all") == groups["all"]["sides"]
+    by_design = summary["by_design"]
+    assert isinstance(by_design, dict) and len(by_design) == 6  # the six held-out designs, one scene each
+    assert sum(g["sides"] for g in by_design.values()) == groups["all"]["sides"]
     assert abs(groups["all"]["median"]) < 2.0 and -4.0 < groups["all"]["p10"] and groups["all"]["p90"] < 4.0
