@@ -37,7 +37,9 @@ from several cues, because no single one works on every table:
    every closed outline of the card into pieces, but not its sides. An outline far off the deck's size is
    searched over as if no card were there, and the rectangle found there replaces it.
 8. Replan (without a calibrated table, ``replan``): all of this again with the plane that the outlines found
-   give (``vision.plane_from_cards``) as the table's, the second result kept unless it has fewer outlines.
+   give (``vision.plane_from_cards``) as the table's, the second result kept unless it has fewer outlines. The
+   second detection reuses what does not depend on the plane (``_FrameCues``: the edge map, the paper masks, the
+   contours traced from them and their quad fits); only the shape tests and what follows from them run again.
 
 Corners are returned in full-resolution pixels. Where each step lives: the settings in
 ``vision.detector_config``, the edge map in ``vision.edge_map``, 1-4 in ``vision.outline_candidates``
@@ -64,6 +66,7 @@ from vision.errors import CalibrationError, ImageError
 from vision.later_passes import gap_pass, hue_pass, tab_pass, texture_pass
 from vision.outline_candidates import (
     Candidate,
+    Fits,
     cards_in_holes,
     consider,
     consider_open,
@@ -91,17 +94,19 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     ``Calibration.image_to_mat``); the card shape is then tested on the table (see ``DetectorConfig.plane``).
     Without one, with ``config.replan``, the frame is detected again on the plane the first detection's outlines
     give (``vision.plane_from_cards``), as if that were the calibrated table, and the second result is returned
-    unless it has fewer outlines than the first.
+    unless it has fewer outlines than the first. The second detection reuses the first one's work that does not
+    depend on the plane (``_FrameCues``).
     """
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
         raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
     if plane is not None:
         config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
-    quads = _detect(frame_bgr, config)
+    cues = _FrameCues(frame_bgr, config)
+    quads = _detect(cues, config)
     if config.replan and config.estimate_plane and config.plane is None:
         table = _on_estimated_plane(config, quads, frame_bgr.shape)
         if table is not None:
-            again = _detect(frame_bgr, table)
+            again = _detect(cues, table)
             if len(again) >= len(quads):
                 return again
     return quads
@@ -121,19 +126,103 @@ def _on_estimated_plane(config: DetectorConfig, quads: list[np.ndarray], shape: 
         return None
 
 
-def _detect(frame_bgr: np.ndarray, config: DetectorConfig) -> list[np.ndarray]:
-    """``detect_cards`` once, on the table plane ``config.plane`` if it has one."""
-    s = config.scale
-    small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
-    channels = tuple(cv2.split(small))
-    least = cv2.min(cv2.min(channels[0], channels[1]), channels[2])  # darkest channel: high on paper
-    edges = edge_map(small, channels, least, config)
-    min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
-    # an 8-connected outline of that area has at least this many pixels (a 45-degree square: side / sqrt 2
-    # steps per side); counting them is one C-level pass, so the per-contour Python work is for big ones
-    min_points = int(4 * math.sqrt(min_area / config.max_aspect) / math.sqrt(2) * 0.8)
-    candidates, near_edges, paper, paper_contours, local = _first_look(small, edges, least, config, min_area,
-                                                                      min_points)
+class _Traced:
+    """An edge map and what the first look takes from it before any shape test: its thickened copy, the
+    pixels near an edge, the contours it traces and their quad fits."""
+
+    def __init__(self, edges: np.ndarray, config: DetectorConfig, min_area: float, min_points: int) -> None:
+        self.edges = edges
+        # Thin edges keep close cards apart; thickened ones close small gaps in an outline. Use both.
+        self.thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
+        self.near_edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # edge pixels within 2 px
+        self.holes = contours_of(edges, min_points, holes=True)
+        self.tagged = contours_of(self.thick, min_points, holes=None)
+        self.areas = [0.0 if t.hole else cv2.contourArea(t.points) for t in self.tagged]
+        # filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
+        solid = np.zeros(edges.shape, np.uint8)
+        outer = [t.points for t, a in zip(self.tagged, self.areas, strict=True) if not t.hole and a >= min_area]
+        cv2.drawContours(solid, outer, -1, 255, -1)
+        k = max(3, round(config.min_width * config.scale * 0.15) | 1)
+        filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        self.filled = contours_of(filled, min_points, holes=False)
+        self.fits = Fits()
+
+
+class _Paper(NamedTuple):
+    """The paper masks (cue 2) and their outer outlines; ``local`` only with ``local_paper_pass``."""
+
+    paper: np.ndarray
+    contours: list[np.ndarray]
+    local: np.ndarray | None
+    local_contours: list[np.ndarray]
+
+
+class _FrameCues:
+    """The parts of a detection of ``frame_bgr`` that do not depend on the table plane, done once and shared by
+    its detections (``replan`` detects a frame twice, with configs that differ only in ``plane``): the frame at
+    detection scale, the edge map and what is traced from it, the paper masks and their outlines."""
+
+    def __init__(self, frame_bgr: np.ndarray, config: DetectorConfig) -> None:
+        self.frame = frame_bgr
+        self.config = replace(config, plane=None)
+        s = config.scale
+        self.small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
+        self.channels = tuple(cv2.split(self.small))
+        b, g, r = self.channels
+        self.least = cv2.min(cv2.min(b, g), r)  # darkest channel: high on paper
+        self.min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
+        # an 8-connected outline of that area has at least this many pixels (a 45-degree square: side / sqrt 2
+        # steps per side); counting them is one C-level pass, so the per-contour Python work is for big ones
+        self.min_points = int(4 * math.sqrt(self.min_area / config.max_aspect) / math.sqrt(2) * 0.8)
+        self.traced = _Traced(edge_map(self.small, self.channels, self.least, config), config, self.min_area,
+                              self.min_points)
+        self.paper = self._paper(config) if config.paper_pass else None
+        self._chroma: np.ndarray | None = None
+        self._faint_chroma: _Traced | None = None
+
+    def _paper(self, config: DetectorConfig) -> _Paper:
+        # card stock is bright in all three channels, felt, wood and most cloth are not. No opening: the white
+        # border outside a printed frame line can be a pixel wide at this scale.
+        _, paper = cv2.threshold(self.least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        # Every outer outline, also those inside a hole of another: the inside of a card's printed frame
+        # line is a blob of paper inside the line's ring, and on a pale cloth that ring lies in a hole
+        # of the cloth's own paper region, out of reach of the outermost outlines.
+        contours = contours_of(paper, self.min_points, holes=False, nested=config.paper_nested)
+        if not config.local_paper_pass:
+            return _Paper(paper, contours, None, [])
+        # paper brighter than the table around it: for small cards, glare and light gradients that defeat one
+        # global threshold
+        block = int(config.local_block * config.scale) | 1
+        local = cv2.adaptiveThreshold(self.least, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block,
+                                      -config.local_offset)
+        return _Paper(paper, contours, local, contours_of(local, self.min_points, holes=False))
+
+    def chroma(self) -> np.ndarray:
+        if self._chroma is None:
+            self._chroma = chroma_of(self.channels, self.least)
+        return self._chroma
+
+    def faint_chroma(self) -> _Traced:
+        """The edge map with chroma edges at the faint-chroma thresholds added, traced (``_faint_chroma_cards``)."""
+        if self._faint_chroma is None:
+            blurred = cv2.GaussianBlur(self.chroma(), (3, 3), 0)
+            faint = cv2.bitwise_or(self.traced.edges,
+                                   cv2.Canny(blurred, self.config.faint_chroma_low, self.config.faint_chroma_high))
+            self._faint_chroma = _Traced(faint, self.config, self.min_area, self.min_points)
+        return self._faint_chroma
+
+
+def _detect(cues: _FrameCues, config: DetectorConfig) -> list[np.ndarray]:
+    """``detect_cards`` once, on the table plane ``config.plane`` if it has one; ``config`` differs from the one
+    ``cues`` were made with only in its plane."""
+    frame_bgr, small, channels = cues.frame, cues.small, cues.channels
+    s, min_area, min_points = config.scale, cues.min_area, cues.min_points
+    edges = cues.traced.edges
+    candidates = _first_look(small, cues.traced, cues.paper, config, min_area)
+    near_edges = cues.traced.near_edges
+    paper = None if cues.paper is None else cues.paper.paper
+    local = None if cues.paper is None else cues.paper.local
+    paper_contours = [] if cues.paper is None else cues.paper.contours
     any_paper = paper if paper is None or local is None else cv2.bitwise_or(paper, local)
     quads = resolve(candidates, config, near_edges)
     if config.gap_close:
@@ -144,10 +233,9 @@ def _detect(frame_bgr: np.ndarray, config: DetectorConfig) -> list[np.ndarray]:
         quads += tab_pass(small, paper_contours, quads, config, min_area, near_edges)
     if config.texture_pass:
         quads += texture_pass(edges, quads, config, min_points, min_area, near_edges)
-    if config.faint_chroma_pass:
-        chroma = chroma_of(channels, least)  # (the gate's and the pass's, computed once)
-        if _faint_chroma_worth_it(chroma, any_paper, quads, min_area, config.faint_chroma_gate):
-            quads += _faint_chroma_cards(small, chroma, least, edges, quads, config, min_area, min_points)
+    if config.faint_chroma_pass and _faint_chroma_worth_it(cues.chroma(), any_paper, quads, min_area,
+                                                            config.faint_chroma_gate):
+        quads += _faint_chroma_cards(small, cues.faint_chroma(), quads, config, min_area)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
         # card was found, so the extra texture it picks up cannot disturb the cards already found.
@@ -186,88 +274,46 @@ def _detect(frame_bgr: np.ndarray, config: DetectorConfig) -> list[np.ndarray]:
     return [order_corners(q) for q in full]
 
 
-class _FirstLook(NamedTuple):
-    """The first stage's candidates and the masks the later passes reuse."""
-
-    candidates: list[Candidate]
-    near_edges: np.ndarray
-    paper: np.ndarray | None
-    paper_contours: list[np.ndarray]
-    local: np.ndarray | None
-
-
-def _first_look(small: np.ndarray, edges: np.ndarray, least: np.ndarray, config: DetectorConfig,
-                min_area: float, min_points: int) -> _FirstLook:
-    """Candidates from the holes and outer outlines of ``edges`` and from the paper masks (1-3 above)."""
-    s = config.scale
+def _first_look(small: np.ndarray, traced: _Traced, paper: _Paper | None, config: DetectorConfig,
+                min_area: float) -> list[Candidate]:
+    """Candidates from the holes and outer outlines of the traced edge map and from the paper masks (1-3 above)."""
     candidates: list[Candidate] = []
     loose = config.loose
-    # (a) holes of the edge map: card interiors, separate even when neighbouring cards' edges touch.
-    # Thin edges keep close cards apart; thickened ones close small gaps in an outline. Use both.
-    thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
-    near_edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # edge pixels within 2 px
-    for c in contours_of(edges, min_points, holes=True):
-        consider(c, 1.0, min_area, loose, candidates, near_edges, split=True)
-    outer = []
+    near_edges, fits = traced.near_edges, traced.fits
+    # (a) holes of the edge map: card interiors, separate even when neighbouring cards' edges touch; on the thin
+    # map and on the thickened one
+    for c in traced.holes:
+        consider(c, 1.0, min_area, loose, candidates, near_edges, split=True, fits=fits)
     open_pieces: list[np.ndarray] = []
-    for tagged in contours_of(thick, min_points, holes=None):
+    for tagged, area in zip(traced.tagged, traced.areas, strict=True):
         if tagged.hole:
-            consider(tagged.points, 1.0, min_area, loose, candidates, near_edges, split=True)
+            consider(tagged.points, 1.0, min_area, loose, candidates, near_edges, split=True, fits=fits)
         else:
-            area = cv2.contourArea(tagged.points)
-            if area >= min_area:
-                outer.append(tagged.points)
-                if tagged.inner_area >= 0.5 * area:
-                    continue  # a closed outline: its hole is a candidate already
+            if area >= min_area and tagged.inner_area >= 0.5 * area:
+                continue  # a closed outline: its hole is a candidate already
             # an outline with a gap can still enclose a card's area (court art touching the edge line
             # closes part of it), and then fills to a shape that is not the card: try its hull too
-            if not consider_open(tagged.points, min_area, loose, candidates, near_edges, small):
+            if not consider_open(tagged.points, min_area, loose, candidates, near_edges, small, fits=fits):
                 open_pieces.append(tagged.points)
     if config.open_pairs:
         open_pairs(open_pieces, min_area, loose, candidates, near_edges, small)
-    # (b) filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
-    solid = np.zeros(edges.shape, np.uint8)
-    cv2.drawContours(solid, outer, -1, 255, -1)
-    k = max(3, round(config.min_width * s * 0.15) | 1)
-    filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    for c in contours_of(filled, min_points, holes=False):
-        consider(c, 0.0, min_area, loose, candidates)
-    paper, paper_contours, local = None, [], None
-    if config.paper_pass:
-        # (c) paper: card stock is bright in all three channels, felt, wood and most cloth are not. The
-        # outer outline of the white border holds the whole card even where busy court art or a striped
-        # cloth breaks the edge map into pieces.
-        _, paper = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)  # no opening: the
-        # white border outside a printed frame line can be a pixel wide at this scale
-        height, width = paper.shape
-        # Every outer outline, also those inside a hole of another: the inside of a card's printed frame
-        # line is a blob of paper inside the line's ring, and on a pale cloth that ring lies in a hole
-        # of the cloth's own paper region, out of reach of the outermost outlines.
-        paper_contours = contours_of(paper, min_points, holes=False, nested=config.paper_nested)
-        pieces: list[np.ndarray] = []
-        for c in paper_contours:
-            x, y, w, h = cv2.boundingRect(c)
-            if x > 0 and y > 0 and x + w < width and y + h < height and \
-                    not consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True):
-                pieces.append(c)  # (a patch cut by the frame's edge: light there, not a card's edge)
-        if config.paper_pairs:
-            paper_pairs(pieces, min_area, loose, candidates, near_edges)
-        if config.local_paper_pass:
-            # (c') paper brighter than the table around it: for small cards, glare and light gradients
-            # that defeat one global threshold
-            block = int(config.local_block * s) | 1
-            local = cv2.adaptiveThreshold(least, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block,
-                                          -config.local_offset)
-            pieces = []  # pairs within one mask: a blob and its near twin in the other are not two pieces
-            for c in contours_of(local, min_points, holes=False):
+    # (b) filled outlines, opened
+    for c in traced.filled:
+        consider(c, 0.0, min_area, loose, candidates, fits=fits)
+    if paper is not None:
+        # (c) paper: the outer outline of the white border holds the whole card even where busy court art or a
+        # striped cloth breaks the edge map into pieces; (c') the local paper mask, its blobs likewise.
+        height, width = paper.paper.shape
+        for contours in (paper.contours, paper.local_contours):
+            pieces: list[np.ndarray] = []  # pairs within one mask: a blob and its near twin in the other are not two
+            for c in contours:
                 x, y, w, h = cv2.boundingRect(c)
-                if x > 0 and y > 0 and x + w < width and y + h < height and \
-                        not consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True):
-                    pieces.append(c)
+                if x > 0 and y > 0 and x + w < width and y + h < height and not consider(
+                        c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True, fits=fits):
+                    pieces.append(c)  # (a patch cut by the frame's edge: light there, not a card's edge)
             if config.paper_pairs:
                 paper_pairs(pieces, min_area, loose, candidates, near_edges)
-    return _FirstLook(candidates, near_edges, paper, paper_contours, local)
-
+    return candidates
 
 
 def _faint_chroma_worth_it(chroma: np.ndarray, paper: np.ndarray | None, quads: list[np.ndarray], min_area: float,
@@ -289,20 +335,18 @@ def _faint_chroma_worth_it(chroma: np.ndarray, paper: np.ndarray | None, quads: 
     return int((values < float(np.median(values)) - gate).sum()) >= min_area
 
 
-def _faint_chroma_cards(small: np.ndarray, chroma: np.ndarray, least: np.ndarray, edges: np.ndarray,
-                        quads: list[np.ndarray], config: DetectorConfig, min_area: float,
-                        min_points: int) -> list[np.ndarray]:
+def _faint_chroma_cards(small: np.ndarray, traced: _Traced, quads: list[np.ndarray], config: DetectorConfig,
+                        min_area: float) -> list[np.ndarray]:
     """Grey cards on a pale coloured cloth: one brightness, and a chroma step (~25 levels) that the
     edge map's chroma thresholds break into dashes, so no outline of the card is whole and its paper
     blob's sides are not on edges. The first stage again, on the edge map with chroma edges at lower
-    thresholds added; its cards where no card was found. (Lowering the edge map's own chroma thresholds
-    instead gained as many cards on one validation set as it lost on the other.)"""
-    blurred = cv2.GaussianBlur(chroma, (3, 3), 0)
-    faint = cv2.bitwise_or(edges, cv2.Canny(blurred, config.faint_chroma_low, config.faint_chroma_high))
-    # the paper cues do not depend on the edge map (their blobs are judged again against it, but that found
-    # no card more on the validation sets): only the edge-map candidates, at ~2/3 of the cost
-    first = _first_look(small, faint, least, replace(config, paper_pass=False), min_area, min_points)
-    return new_cards(first.candidates, quads, config, first.near_edges)
+    thresholds added (``traced``, ``_FrameCues.faint_chroma``); its cards where no card was found. (Lowering the
+    edge map's own chroma thresholds instead gained as many cards on one validation set as it lost on the
+    other.) The paper cues do not depend on the edge map (their blobs are judged again against it, but that
+    found no card more on the validation sets): only the edge-map candidates, at ~2/3 of the cost."""
+    candidates = _first_look(small, traced, None, config, min_area)
+    return new_cards(candidates, quads, config, traced.near_edges)
+
 
 def outline_support(frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
                     config: DetectorConfig = DEFAULT_CONFIG) -> np.ndarray:

@@ -47,6 +47,26 @@ class Contour:
     inner_area: float = 0.0
 
 
+class Fits:
+    """Quad fits (``fit_quad``) of contours, each computed once: both detections of a frame (``replan``) judge
+    the same contours. Keyed by the contour object, which it holds, so a key is never reused; the fits are
+    read-only, as the candidates that share them must be."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]] = {}
+
+    def __call__(self, contour: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        hit = self._by_id.get(id(contour))
+        if hit is not None and hit[0] is contour:
+            return hit[1]
+        fit = fit_quad(contour)
+        if fit is not None:
+            for part in fit:
+                part.flags.writeable = False
+        self._by_id[id(contour)] = (contour, fit)
+        return fit
+
+
 @overload
 def contours_of(mask: np.ndarray, min_points: int, *, holes: bool, nested: bool = False) -> list[np.ndarray]: ...
 @overload
@@ -78,12 +98,12 @@ def contours_of(mask: np.ndarray, min_points: int, *, holes: bool | None,
 
 def consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorConfig,
              out: list[Candidate], near_edges: np.ndarray | None = None, *, split: bool = False,
-             thin: bool = False) -> bool:
-    """Add the candidates ``contour`` gives to ``out``; whether it gave any."""
+             thin: bool = False, fits: Fits | None = None) -> bool:
+    """Add the candidates ``contour`` gives to ``out``; whether it gave any. ``fits``: where its fit is kept."""
     area = cv2.contourArea(contour)
     if area < min_area:
         return False
-    fit = fit_quad(contour)
+    fit = fit_quad(contour) if fits is None else fits(contour)
     if fit is None:
         return False
     rough, hull = fit
@@ -110,14 +130,14 @@ def consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorC
 
 
 def consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, out: list[Candidate],
-                  near_edges: np.ndarray, image: np.ndarray | None = None) -> bool:
+                  near_edges: np.ndarray, image: np.ndarray | None = None, fits: Fits | None = None) -> bool:
     """An outline with a gap or two (a white card on a pale table, a side in glare) encloses nothing,
     so it is neither a hole nor a filled shape; its convex hull is the card. Accepted when the hull is
     a card's shape and every side of it lies on edges; whether it was."""
     _, _, w, h = cv2.boundingRect(contour)
     if min(w, h) < loose.min_width * loose.scale or w * h < min_area:  # a box holds a card's short side
         return False  # at any angle: most texture and print lines stop here, before the hull
-    fit = fit_quad(contour)
+    fit = fit_quad(contour) if fits is None else fits(contour)
     if fit is None:
         return False
     rough, hull = fit

@@ -1654,14 +1654,59 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
     first = detect_cards(scene.image, replace(DEFAULT_CONFIG, replan=False))
     inner = detect._detect
 
-    def fewer_on_a_plane(frame: np.ndarray, config: object) -> list[np.ndarray]:
-        out = inner(frame, config)  # type: ignore[arg-type]
+    def fewer_on_a_plane(cues: object, config: object) -> list[np.ndarray]:
+        out = inner(cues, config)  # type: ignore[arg-type]
         return out[:-1] if config.plane is not None else out  # type: ignore[attr-defined]
 
     monkeypatch.setattr(detect, "_detect", fewer_on_a_plane)
     kept = detect_cards(scene.image)
     assert len(kept) == len(first)
     assert all(np.array_equal(a, b) for a, b in zip(kept, first, strict=True))
+
+
+def test_replan_fits_each_contour_of_the_frame_once(held_out_decks: dict,  # type: ignore[type-arg]
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second detection reuses the first one's edge map, contours and their quad fits (``_FrameCues``), and
+    gives the outlines a detection on that plane from scratch gives (the test above): of the first look's fits,
+    none is made twice, so it fits fewer contours than the two detections made apart."""
+    import vision.outline_candidates as outline_candidates
+    from vision.plane_from_cards import plane_from_cards
+
+    scene = _held_out_scene(held_out_decks, "gnome:bellot", 8, 0, HARD)
+    fitted: list[int] = []
+    fit_quad = outline_candidates.fit_quad
+
+    def counted(contour: np.ndarray) -> object:
+        fitted.append(id(contour))
+        return fit_quad(contour)
+
+    monkeypatch.setattr(outline_candidates, "fit_quad", counted)
+    first = detect_cards(scene.image, ONCE)
+    apart = len(fitted)
+    estimate = plane_from_cards(first, scene.image.shape, spread=SHIPPED.plane_spread, drop=SHIPPED.plane_drop)
+    assert estimate is not None
+    detect_cards(scene.image, ONCE, plane=estimate)
+    apart, fitted = len(fitted), []
+    detect_cards(scene.image)
+    assert 0 < len(fitted) < apart
+
+
+def test_fits_are_kept_per_contour_and_read_only() -> None:
+    """``Fits``: one contour's fit is computed once and returned again (the same arrays, which cannot be
+    written: candidates of both detections share them); another contour with the same points is fitted apart."""
+    from vision.outline_candidates import Fits
+
+    square = np.array([[[10, 10]], [[90, 10]], [[90, 60]], [[10, 60]]], np.int32)
+    fits = Fits()
+    fit = fits(square)
+    assert fit is not None and fits(square) is fit
+    rough, hull = fit
+    with pytest.raises(ValueError, match="read-only"):
+        rough[0, 0] = 0.0
+    assert sorted(map(tuple, rough.tolist())) == [(10, 10), (10, 60), (90, 10), (90, 60)]
+    twin = square.copy()
+    assert fits(twin) is not fit and np.array_equal(fits(twin)[0], rough)  # type: ignore[index]
+    assert fits(np.array([[[0, 0]], [[5, 5]]], np.int32)) is None  # two points: no quad
 
 
 def test_replan_leaves_a_calibrated_table_and_no_estimate_alone(held_out_decks: dict) -> None:  # type: ignore[type-arg]
