@@ -22,3 +22,25 @@ def test_the_old_side_classifies_through_its_own_recognizer_on_this_trees_models
     quads = [q for _, q in scene.cards]
     new = Recognizer(threads=1)
     np.testing.assert_array_equal(old.model_probabilities(scene.image, quads), new.model_probabilities(scene.image, quads))
+
+
+def test_the_calibrated_timing_gives_each_detection_its_frame_plane(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``bench_recognition.py --speed-only --calibrated`` times the calibrated table's path: each detection gets
+    its scene's table plane; without ``--calibrated`` none does."""
+    from benchmarks import bench_recognition
+
+    planes: list[object] = []
+    detect = bench_recognition.detect_cards  # type: ignore[attr-defined]
+
+    def recorded(image: np.ndarray, config: object, plane: object = None) -> list[np.ndarray]:
+        planes.append(plane)
+        return detect(image, config, plane=plane)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bench_recognition, "detect_cards", recorded)
+    rec = Recognizer(threads=1)
+    speed = bench_recognition.timing(rec, 1, 5, calibrated=True)
+    assert len(planes) == 2 and all(isinstance(p, np.ndarray) and p.shape == (3, 3) for p in planes)
+    assert speed["frames"] == 1 and speed["cards_per_frame"] >= 10
+    planes.clear()
+    bench_recognition.timing(rec, 1, 5)
+    assert planes == [None, None]
