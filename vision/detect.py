@@ -38,11 +38,12 @@ from several cues, because no single one works on every table:
    searched over as if no card were there, and the rectangle found there replaces it.
 8. Replan (without a calibrated table, ``replan``): all of this again with the plane that the outlines found
    give (``vision.plane_from_cards``) as the table's, the second result kept unless it has fewer outlines. The
-   second detection reuses what does not depend on the plane (``_FrameCues``: the edge map, the paper masks, the
-   contours traced from them and their quad fits); only the shape tests and what follows from them run again.
+   second detection reuses what does not depend on the plane (the edge map, the paper masks, the contours traced
+   from them and their quad fits); only the shape tests and what follows from them run again.
 
 Corners are returned in full-resolution pixels. Where each step lives: the settings in
-``vision.detector_config``, the edge map in ``vision.edge_map``, 1-4 in ``vision.outline_candidates``
+``vision.detector_config``, the edge map in ``vision.edge_map``, what 1-2 trace from the frame (once per frame,
+shared by both detections of 8) in ``vision.frame_cues``, 1-4 in ``vision.outline_candidates``
 (shape tests and quad geometry in ``vision.quads``), the passes that look only where no card was found in
 ``vision.later_passes``, 5 and 6 in ``vision.snapping``, 7 in ``vision.size_pass``, and the deck fit (on a
 table plane, an outline off the deck's rectangle moved onto it) in ``vision.deck_fit``. This module runs
@@ -51,26 +52,23 @@ them in order (``detect_cards``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from vision.deck_fit import fit_deck
 from vision.detector_config import DEFAULT_CONFIG, DetectorConfig
-from vision.edge_map import chroma_of, edge_map
+from vision.edge_map import edge_map
 from vision.errors import CalibrationError, ImageError
+from vision.frame_cues import FrameCues, PaperMasks, Traced
 from vision.later_passes import gap_pass, hue_pass, tab_pass, texture_pass
 from vision.outline_candidates import (
     Candidate,
-    Fits,
     cards_in_holes,
     consider,
     consider_open,
-    contours_of,
     new_cards,
     open_pairs,
     paper_pairs,
@@ -95,13 +93,13 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     Without one, with ``config.replan``, the frame is detected again on the plane the first detection's outlines
     give (``vision.plane_from_cards``), as if that were the calibrated table, and the second result is returned
     unless it has fewer outlines than the first. The second detection reuses the first one's work that does not
-    depend on the plane (``_FrameCues``).
+    depend on the plane (``FrameCues``).
     """
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
         raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
     if plane is not None:
         config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
-    cues = _FrameCues(frame_bgr, config)
+    cues = FrameCues(frame_bgr, config)
     quads = _detect(cues, config)
     if config.replan and config.estimate_plane and config.plane is None:
         table = _on_estimated_plane(config, quads, frame_bgr.shape)
@@ -126,95 +124,10 @@ def _on_estimated_plane(config: DetectorConfig, quads: list[np.ndarray], shape: 
         return None
 
 
-class _Traced:
-    """An edge map and what the first look takes from it before any shape test: its thickened copy, the
-    pixels near an edge, the contours it traces and their quad fits."""
-
-    def __init__(self, edges: np.ndarray, config: DetectorConfig, min_area: float, min_points: int) -> None:
-        self.edges = edges
-        # Thin edges keep close cards apart; thickened ones close small gaps in an outline. Use both.
-        self.thick = cv2.dilate(edges, np.ones((2, 2), np.uint8))
-        self.near_edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # edge pixels within 2 px
-        self.holes = contours_of(edges, min_points, holes=True)
-        self.tagged = contours_of(self.thick, min_points, holes=None)
-        self.areas = [0.0 if t.hole else cv2.contourArea(t.points) for t in self.tagged]
-        # filled outlines, opened: thin attachments (a table edge, stripes, a touching line) cut off
-        solid = np.zeros(edges.shape, np.uint8)
-        outer = [t.points for t, a in zip(self.tagged, self.areas, strict=True) if not t.hole and a >= min_area]
-        cv2.drawContours(solid, outer, -1, 255, -1)
-        k = max(3, round(config.min_width * config.scale * 0.15) | 1)
-        filled = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        self.filled = contours_of(filled, min_points, holes=False)
-        self.fits = Fits()
-
-
-class _Paper(NamedTuple):
-    """The paper masks (cue 2) and their outer outlines; ``local`` only with ``local_paper_pass``."""
-
-    paper: np.ndarray
-    contours: list[np.ndarray]
-    local: np.ndarray | None
-    local_contours: list[np.ndarray]
-
-
-class _FrameCues:
-    """The parts of a detection of ``frame_bgr`` that do not depend on the table plane, done once and shared by
-    its detections (``replan`` detects a frame twice, with configs that differ only in ``plane``): the frame at
-    detection scale, the edge map and what is traced from it, the paper masks and their outlines."""
-
-    def __init__(self, frame_bgr: np.ndarray, config: DetectorConfig) -> None:
-        self.frame = frame_bgr
-        self.config = replace(config, plane=None)
-        s = config.scale
-        self.small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
-        self.channels = tuple(cv2.split(self.small))
-        b, g, r = self.channels
-        self.least = cv2.min(cv2.min(b, g), r)  # darkest channel: high on paper
-        self.min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
-        # an 8-connected outline of that area has at least this many pixels (a 45-degree square: side / sqrt 2
-        # steps per side); counting them is one C-level pass, so the per-contour Python work is for big ones
-        self.min_points = int(4 * math.sqrt(self.min_area / config.max_aspect) / math.sqrt(2) * 0.8)
-        self.traced = _Traced(edge_map(self.small, self.channels, self.least, config), config, self.min_area,
-                              self.min_points)
-        self.paper = self._paper(config) if config.paper_pass else None
-        self._chroma: np.ndarray | None = None
-        self._faint_chroma: _Traced | None = None
-
-    def _paper(self, config: DetectorConfig) -> _Paper:
-        # card stock is bright in all three channels, felt, wood and most cloth are not. No opening: the white
-        # border outside a printed frame line can be a pixel wide at this scale.
-        _, paper = cv2.threshold(self.least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-        # Every outer outline, also those inside a hole of another: the inside of a card's printed frame
-        # line is a blob of paper inside the line's ring, and on a pale cloth that ring lies in a hole
-        # of the cloth's own paper region, out of reach of the outermost outlines.
-        contours = contours_of(paper, self.min_points, holes=False, nested=config.paper_nested)
-        if not config.local_paper_pass:
-            return _Paper(paper, contours, None, [])
-        # paper brighter than the table around it: for small cards, glare and light gradients that defeat one
-        # global threshold
-        block = int(config.local_block * config.scale) | 1
-        local = cv2.adaptiveThreshold(self.least, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block,
-                                      -config.local_offset)
-        return _Paper(paper, contours, local, contours_of(local, self.min_points, holes=False))
-
-    def chroma(self) -> np.ndarray:
-        if self._chroma is None:
-            self._chroma = chroma_of(self.channels, self.least)
-        return self._chroma
-
-    def faint_chroma(self) -> _Traced:
-        """The edge map with chroma edges at the faint-chroma thresholds added, traced (``_faint_chroma_cards``)."""
-        if self._faint_chroma is None:
-            blurred = cv2.GaussianBlur(self.chroma(), (3, 3), 0)
-            faint = cv2.bitwise_or(self.traced.edges,
-                                   cv2.Canny(blurred, self.config.faint_chroma_low, self.config.faint_chroma_high))
-            self._faint_chroma = _Traced(faint, self.config, self.min_area, self.min_points)
-        return self._faint_chroma
-
-
-def _detect(cues: _FrameCues, config: DetectorConfig) -> list[np.ndarray]:
+def _detect(cues: FrameCues, config: DetectorConfig) -> list[np.ndarray]:
     """``detect_cards`` once, on the table plane ``config.plane`` if it has one; ``config`` differs from the one
     ``cues`` were made with only in its plane."""
+    cues.check(config)
     frame_bgr, small, channels = cues.frame, cues.small, cues.channels
     s, min_area, min_points = config.scale, cues.min_area, cues.min_points
     edges = cues.traced.edges
@@ -274,7 +187,7 @@ def _detect(cues: _FrameCues, config: DetectorConfig) -> list[np.ndarray]:
     return [order_corners(q) for q in full]
 
 
-def _first_look(small: np.ndarray, traced: _Traced, paper: _Paper | None, config: DetectorConfig,
+def _first_look(small: np.ndarray, traced: Traced, paper: PaperMasks | None, config: DetectorConfig,
                 min_area: float) -> list[Candidate]:
     """Candidates from the holes and outer outlines of the traced edge map and from the paper masks (1-3 above)."""
     candidates: list[Candidate] = []
@@ -335,12 +248,12 @@ def _faint_chroma_worth_it(chroma: np.ndarray, paper: np.ndarray | None, quads: 
     return int((values < float(np.median(values)) - gate).sum()) >= min_area
 
 
-def _faint_chroma_cards(small: np.ndarray, traced: _Traced, quads: list[np.ndarray], config: DetectorConfig,
+def _faint_chroma_cards(small: np.ndarray, traced: Traced, quads: list[np.ndarray], config: DetectorConfig,
                         min_area: float) -> list[np.ndarray]:
     """Grey cards on a pale coloured cloth: one brightness, and a chroma step (~25 levels) that the
     edge map's chroma thresholds break into dashes, so no outline of the card is whole and its paper
     blob's sides are not on edges. The first stage again, on the edge map with chroma edges at lower
-    thresholds added (``traced``, ``_FrameCues.faint_chroma``); its cards where no card was found. (Lowering the
+    thresholds added (``traced``, ``FrameCues.faint_chroma``); its cards where no card was found. (Lowering the
     edge map's own chroma thresholds instead gained as many cards on one validation set as it lost on the
     other.) The paper cues do not depend on the edge map (their blobs are judged again against it, but that
     found no card more on the validation sets): only the edge-map candidates, at ~2/3 of the cost."""

@@ -1666,7 +1666,7 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
 
 def test_replan_fits_each_contour_of_the_frame_once(held_out_decks: dict,  # type: ignore[type-arg]
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """The second detection reuses the first one's edge map, contours and their quad fits (``_FrameCues``), and
+    """The second detection reuses the first one's edge map, contours and their quad fits (``vision.frame_cues.FrameCues``), and
     gives the outlines a detection on that plane from scratch gives (the test above): of the first look's fits,
     none is made twice, so it fits fewer contours than the two detections made apart."""
     import vision.outline_candidates as outline_candidates
@@ -1689,6 +1689,23 @@ def test_replan_fits_each_contour_of_the_frame_once(held_out_decks: dict,  # typ
     apart, fitted = len(fitted), []
     detect_cards(scene.image)
     assert 0 < len(fitted) < apart
+
+
+def test_frame_cues_refuse_a_detection_with_other_settings(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+    """``FrameCues`` are shared only by detections whose settings differ in the table plane alone: judged with
+    other thresholds they would not be that detection's cues, so the detection refuses them."""
+    from dataclasses import replace
+
+    from vision.detect import _detect, plane_tuple
+    from vision.errors import SettingError
+    from vision.frame_cues import FrameCues
+
+    scene = _held_out_scene(held_out_decks, "gnome:bellot", 8, 0, HARD)
+    cues = FrameCues(scene.image, ONCE)
+    planed = replace(ONCE, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
+    assert len(_detect(cues, planed)) == len(detect_cards(scene.image, ONCE, plane=scene.plane))
+    with pytest.raises(SettingError, match="other detector settings"):
+        _detect(cues, replace(ONCE, grey_low=ONCE.grey_low + 5))
 
 
 def test_fits_are_kept_per_contour_and_read_only() -> None:
