@@ -101,13 +101,34 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
     cues = FrameCues(frame_bgr, config)
     quads = _detect(cues, config)
-    if config.replan and config.estimate_plane and config.plane is None:
+    if config.replan and config.estimate_plane and config.plane is None and \
+            not (config.replan_gate and _no_paper_left(cues, quads, config.scale)):
         table = _on_estimated_plane(config, quads, frame_bgr.shape)
         if table is not None:
             again = _detect(cues, table)
             if len(again) >= len(quads):
                 return again
     return quads
+
+
+def _no_paper_left(cues: FrameCues, quads: list[np.ndarray], scale: float) -> bool:
+    """Does no card's area of paper (the Otsu mask, opened 5x5 to take off the thin rims outlines leave) lie
+    outside the full-resolution ``quads``? Without a paper mask, say no: paper may be anywhere."""
+    if cues.paper is None:
+        return False
+    return not _paper_left(cues.paper.paper, [(q + 0.5) * scale - 0.5 for q in quads], cues.min_area)
+
+
+def _paper_left(paper: np.ndarray, quads: list[np.ndarray], min_area: float) -> bool:
+    """Does a ``min_area`` of ``paper`` lie outside the detection-scale ``quads`` (``_loose_paper``)?"""
+    return cv2.countNonZero(_loose_paper(paper, quads)) >= min_area
+
+
+def _loose_paper(paper: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    """``paper`` outside the detection-scale ``quads``, opened 5x5 to take off the thin rims the outlines leave."""
+    loose = cv2.subtract(paper, filled_mask(paper.shape, quads))
+    out: np.ndarray = cv2.morphologyEx(loose, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    return out
 
 
 def _on_estimated_plane(config: DetectorConfig, quads: list[np.ndarray], shape: tuple[int, ...]
@@ -238,8 +259,7 @@ def _faint_chroma_worth_it(chroma: np.ndarray, paper: np.ndarray | None, quads: 
     mask, run."""
     if paper is None:
         return True
-    loose = cv2.subtract(paper, filled_mask(paper.shape, quads))
-    loose = cv2.morphologyEx(loose, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    loose = _loose_paper(paper, quads)
     if cv2.countNonZero(loose) < min_area:
         return False
     if gate <= 0:

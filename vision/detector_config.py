@@ -189,6 +189,10 @@ class DetectorConfig:
     # 8,472, realistic +1, hard false cards fewer. It costs a second detection of each such frame; a calibrated table (the table watcher's) has
     # nothing to estimate and is not affected (docs/performance.md, session 33).
     replan: bool = True
+    # ``replan`` only where a card's area of paper (the Otsu mask, opened 5x5) lies outside the first detection's
+    # outlines: where none does (felt or wood with every card found; about half of the speed frames) the second
+    # detection has no card to find (docs/performance.md, session 34).
+    replan_gate: bool = True
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
     # generated scenes' cards reach 0.0005, outlines with one corner off 0.0006-0.0026.

@@ -1708,6 +1708,52 @@ def test_frame_cues_refuse_a_detection_with_other_settings(held_out_decks: dict)
         _detect(cues, replace(ONCE, grey_low=ONCE.grey_low + 5))
 
 
+def test_replan_gate_skips_the_second_detection_where_no_paper_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``replan_gate`` (on): where no card's area of paper lies outside the first detection's outlines (felt with
+    every card found: ``bench_recognition``'s first speed frame, seed 102) there is no card for the second detection
+    to find, and it is not made: one detection, the same outlines as with ``replan`` off. With the gate off the
+    frame is detected twice. Where paper is left, the second detection runs: the ``replan`` tests above find their
+    cards with the gate on."""
+    import vision.detect as detect
+    from models.training.evaluate import NORMAL
+    from vision.frame_cues import FrameCues
+
+    scene = make_scene(np.random.default_rng(102), faces_deck(0),
+                       dataclasses.replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
+    cues = FrameCues(scene.image, ONCE)
+    assert detect._no_paper_left(cues, detect._detect(cues, ONCE), ONCE.scale)
+    calls: list[object] = []
+    inner = detect._detect
+
+    def counted(cues: object, config: object) -> list[np.ndarray]:
+        calls.append(config)
+        return inner(cues, config)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(detect, "_detect", counted)
+    gated = detect_cards(scene.image)
+    assert len(calls) == 1
+    once = detect_cards(scene.image, ONCE)
+    assert len(gated) == len(once) == 12 and all(np.array_equal(a, b) for a, b in zip(gated, once, strict=True))
+    calls.clear()
+    detect_cards(scene.image, dataclasses.replace(SHIPPED, replan_gate=False))
+    assert len(calls) == 2 and calls[1].plane is not None  # type: ignore[attr-defined]
+
+
+def test_paper_left_counts_a_card_of_paper_outside_the_outlines_not_their_rims() -> None:
+    """``_paper_left``: a card-sized blob of paper outside the outlines is paper left; the same blob under an
+    outline is not, nor is the thin rim an outline a pixel inside its card's paper leaves (the opening takes it)."""
+    from vision.detect import _paper_left
+
+    paper = np.zeros((200, 300), np.uint8)
+    paper[40:100, 50:93] = 255  # a card of paper, 43 x 60 (detection scale)
+    min_area = 43 * 60 * 0.8
+    assert _paper_left(paper, [], min_area)
+    inside = np.array([[51, 41], [91, 41], [91, 98], [51, 98]], np.float32)  # a pixel in from each side
+    assert not _paper_left(paper, [inside], min_area)
+    elsewhere = inside + np.float32([150, 0])
+    assert _paper_left(paper, [elsewhere], min_area)
+
+
 def test_fits_are_kept_per_contour_and_read_only() -> None:
     """``Fits``: one contour's fit is computed once and returned again (the same arrays, which cannot be
     written: candidates of both detections share them); another contour with the same points is fitted apart."""
