@@ -10,7 +10,7 @@
   table plane (needs the Debian designs).
 * Per stage (each step ``vision.detect.detect_cards`` calls, and the size pass's own steps), the mean ms a
   frame over the frames, one thread, wall time after a warm-up pass; the size pass's ms per frame (min,
-  median, max); the whole detection's process CPU time.
+  median, max); the whole detection's process CPU time; how many frames were detected twice (``replan``).
 * ``--detector FIELD=VALUE ...``: time the detector with these settings (``cardtable recognize --detector``'s).
 * ``--root PATH``: import ``vision`` (and the scene generator) from another checkout, e.g. a ``git worktree``
   of an older revision, to time it the same way. ``--save FILE`` writes every outline (``.npz``);
@@ -54,6 +54,23 @@ def _timed(module: Any, name: str, totals: collections.defaultdict[str, float], 
             totals[label] += time.perf_counter() - t0
 
     setattr(module, name, timed)
+
+
+def _count_passes(module: Any) -> collections.Counter[str]:
+    """Count the calls of ``module._detect`` (one detection of a frame; ``replan`` makes a second one) in the
+    returned counter's ``runs``; an empty counter, never filled, where the module has no ``_detect``."""
+    runs: collections.Counter[str] = collections.Counter()
+    inner: Callable[..., Any] | None = getattr(module, "_detect", None)
+    if inner is None:
+        return runs
+    wrapped: Callable[..., Any] = inner
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        runs["runs"] += 1
+        return wrapped(*args, **kwargs)
+
+    module._detect = counted
+    return runs
 
 
 def main() -> None:
@@ -104,9 +121,11 @@ def main() -> None:
         _timed(detect, name, totals, name)
     for name in SIZE_PASS_STEPS:
         _timed(size_pass, name, totals, f"size pass: {name}")
+    passes = _count_passes(detect)
     for image, plane in shots:  # warm-up
         detect.detect_cards(image, plane=plane, **settings)
     totals.clear()
+    passes.clear()
     size_ms, outlines = [], []
     c0 = time.process_time()
     for image, plane in shots:
@@ -121,6 +140,8 @@ def main() -> None:
         print(f"  {label:32s} {1000 * seconds / n:7.2f} ms a frame (mean)")
     print(f"  size pass per frame: min {min(size_ms):.1f}, median {statistics.median(size_ms):.1f}, "
           f"max {max(size_ms):.1f} ms")
+    if passes:
+        print(f"  detected twice (replan): {passes['runs'] - n} of {n} frames")
     flat: dict[str, Any] = {f"{i}": np.asarray(q, np.float32).reshape(-1, 4, 2) for i, q in enumerate(outlines)}
     if args.save:
         np.savez_compressed(args.save, **flat)

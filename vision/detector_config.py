@@ -190,8 +190,8 @@ class DetectorConfig:
     # nothing to estimate and is not affected (docs/performance.md, session 33).
     replan: bool = True
     # ``replan`` only where a card's area of paper (the Otsu mask, opened 5x5) lies outside the first detection's
-    # outlines: where none does (felt or wood with every card found; about half of the speed frames) the second
-    # detection has no card to find (docs/performance.md, session 34).
+    # outlines: where none does (felt or wood with every card found; 18 of ``detect_stages.py``'s 40 speed frames)
+    # the second detection has no card to find (docs/performance.md, session 34).
     replan_gate: bool = True
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the
