@@ -37,7 +37,8 @@ from several cues, because no single one works on every table:
    every closed outline of the card into pieces, but not its sides. An outline far off the deck's size is
    searched over as if no card were there, and the rectangle found there replaces it.
 8. Replan (without a calibrated table, ``replan``): all of this again with the plane that the outlines found
-   give (``vision.plane_from_cards``) as the table's, the second result kept unless it has fewer outlines. The
+   give (``vision.plane_from_cards``) as the table's, the second result kept unless it has fewer outlines; only
+   where paper is left outside the outlines found (``replan_gate``: elsewhere there is no card left to find). The
    second detection reuses what does not depend on the plane (the edge map, the paper masks, the contours traced
    from them and their quad fits); only the shape tests and what follows from them run again.
 
@@ -92,7 +93,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     ``Calibration.image_to_mat``); the card shape is then tested on the table (see ``DetectorConfig.plane``).
     Without one, with ``config.replan``, the frame is detected again on the plane the first detection's outlines
     give (``vision.plane_from_cards``), as if that were the calibrated table, and the second result is returned
-    unless it has fewer outlines than the first. The second detection reuses the first one's work that does not
+    unless it has fewer outlines than the first. With ``config.replan_gate`` that second detection is made only where
+    a card's area of paper lies outside the first one's outlines. It reuses the first one's work that does not
     depend on the plane (``FrameCues``).
     """
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
