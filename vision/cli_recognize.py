@@ -55,7 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "from its top-left): card shapes are judged on the table, for tilted views")
     parser.add_argument("--fast", action="store_true",
                         help="without --table-rect: no size pass on the plane estimated from the cards and "
-                             "no second detection on it (about half the detection time; see docs/performance.md)")
+                             "no second detection on it (about two thirds of the detection time; see docs/performance.md)")
     parser.add_argument("--detector", action="append", default=[], metavar="FIELD=VALUE",
                         help="change a detector setting (a DetectorConfig field; bools true/false); repeatable")
     parser.add_argument("--both-corners", dest="one_corner_sure", action="store_const", const=None,
