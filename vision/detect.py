@@ -101,6 +101,8 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
     if plane is not None:
         config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
+    if min(frame_bgr.shape[:2]) * config.scale < 2:  # (OpenCV cannot resize it to detection scale)
+        raise ImageError(f"frame too small to detect cards in: {frame_bgr.shape[1]}x{frame_bgr.shape[0]}")
     cues = FrameCues(frame_bgr, config)
     quads = _detect(cues, config)
     if config.replan and config.estimate_plane and config.plane is None and \

@@ -1754,6 +1754,17 @@ def test_paper_left_counts_a_card_of_paper_outside_the_outlines_not_their_rims()
     assert _paper_left(paper, [elsewhere], min_area)
 
 
+@pytest.mark.parametrize("shape", [(1, 1, 3), (1, 640, 3), (3, 1, 3)])
+def test_a_frame_too_small_to_resize_is_an_image_error(shape: tuple[int, int, int]) -> None:
+    """A frame under two pixels across at detection scale holds no card and cannot be resized to that scale: a
+    clear ``ImageError`` naming its size, not OpenCV's assertion."""
+    from vision.errors import ImageError
+
+    with pytest.raises(ImageError, match=f"too small.*{shape[1]}x{shape[0]}"):
+        detect_cards(np.zeros(shape, np.uint8))
+    assert detect_cards(np.zeros((4, 4, 3), np.uint8)) == []
+
+
 def test_fits_are_kept_per_contour_and_read_only() -> None:
     """``Fits``: one contour's fit is computed once and returned again (the same arrays, which cannot be
     written: candidates of both detections share them); another contour with the same points is fitted apart."""
