@@ -84,6 +84,7 @@ def tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndarr
         if convex.all() or not convex.any():
             continue
         start = int(np.flatnonzero(~convex)[0])
+        at = _first_indices(c.reshape(-1, 2), poly)
         run: list[int] = []
         for k in [(start + i) % n for i in range(1, n + 1)]:
             if convex[k]:
@@ -95,20 +96,33 @@ def tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndarr
                     poly[[(run[0] - 1) % n, *run, k]].astype(np.float32)) <= area:
                 if aspect is None:
                     aspect = deck_aspect(quads, config.tab_aspect)
-                tab = _tab(small, c, poly[(run[0] - 1) % n], poly[k], area, aspect, config, near_edges)
+                tab = _tab(small, c, at, poly[(run[0] - 1) % n], poly[k], area, aspect, config, near_edges)
                 if tab is not None:
                     extra.append(Candidate(tab, tab, 0.0, float(cv2.contourArea(tab))))
             run = []
     return new_cards(extra, quads, config, near_edges)
 
 
-def _tab(small: np.ndarray, contour: np.ndarray, start: np.ndarray, end: np.ndarray, area: float, aspect: float,
-         config: DetectorConfig, near_edges: np.ndarray) -> np.ndarray | None:
+def _first_indices(points: np.ndarray, wanted: np.ndarray) -> dict[tuple[int, int], int]:
+    """For each of the (K, 2) ``wanted`` points (``approxPolyDP``'s corners of the (N, 2) contour ``points``), the
+    index of its first occurrence in ``points``: one pass over the contour, not one per corner (a pale cloth's
+    paper outline runs to thousands of points and a hundred runs)."""
+    keys = points[:, 0].astype(np.int64) * 65536 + points[:, 1]
+    wanted_keys = np.unique(wanted[:, 0].astype(np.int64) * 65536 + wanted[:, 1].astype(np.int64))
+    first: dict[tuple[int, int], int] = {}
+    for i in np.flatnonzero(np.isin(keys, wanted_keys)).tolist():
+        first.setdefault((int(points[i, 0]), int(points[i, 1])), i)
+    return first
+
+
+def _tab(small: np.ndarray, contour: np.ndarray, first: dict[tuple[int, int], int], start: np.ndarray,
+         end: np.ndarray, area: float, aspect: float, config: DetectorConfig,
+         near_edges: np.ndarray) -> np.ndarray | None:
     """The card whose three seen sides are ``contour`` from its point ``start`` to ``end`` (``tab_pass``),
-    or None."""
+    or None; ``first``: each polygon corner's first index in the contour (``_first_indices``)."""
     flat = contour.reshape(-1, 2)
-    ia = int(np.flatnonzero((flat == start).all(axis=1))[0])
-    ib = int(np.flatnonzero((flat == end).all(axis=1))[0])
+    ia = first[int(start[0]), int(start[1])]
+    ib = first[int(end[0]), int(end[1])]
     pts = flat[ia:ib + 1] if ia <= ib else np.concatenate([flat[ia:], flat[:ib + 1]])
     fit = fit_quad(pts.reshape(-1, 1, 2))
     if fit is None:

@@ -1801,3 +1801,17 @@ def test_replan_leaves_a_calibrated_table_and_no_estimate_alone(held_out_decks: 
     assert len(once) == len(replanned)
     assert all(np.array_equal(a, b) for a, b in zip(once, replanned, strict=True))
     assert not _finds(scene, "QH", None) and _finds(scene, "QH", None, replan=True)  # it would change this frame
+
+
+def test_first_indices_finds_each_corner_where_the_contour_first_passes_it() -> None:
+    """``later_passes._first_indices``: the tab pass's corners looked up in its contour once, at their first
+    occurrence (a contour that runs out along a thin strip and back passes its points twice), as the per-corner
+    search it replaces found them."""
+    from vision.later_passes import _first_indices
+
+    points = np.array([[0, 0], [5, 0], [9, 0], [5, 0], [5, 7], [0, 7], [0, 3]], np.int32)
+    corners = np.array([[5, 0], [5, 7], [0, 3], [0, 0]], np.float64)  # approxPolyDP's corners come as floats
+    first = _first_indices(points, corners)
+    assert first == {(5, 0): 1, (5, 7): 4, (0, 3): 6, (0, 0): 0}
+    for x, y in corners:
+        assert first[int(x), int(y)] == int(np.flatnonzero((points == (x, y)).all(axis=1))[0])
