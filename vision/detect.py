@@ -63,7 +63,7 @@ from vision.deck_fit import fit_deck
 from vision.detector_config import DEFAULT_CONFIG, DetectorConfig
 from vision.edge_map import edge_map
 from vision.errors import CalibrationError, ImageError
-from vision.frame_cues import FrameCues, PaperMasks, Traced
+from vision.frame_cues import FrameCues, PaperMasks, Traced, at_detection_scale
 from vision.later_passes import gap_pass, hue_pass, tab_pass, texture_pass
 from vision.outline_candidates import (
     Candidate,
@@ -294,8 +294,6 @@ def outline_support(frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
     if not len(quads):
         return np.zeros(0)
     s = config.scale
-    small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
-    channels = tuple(cv2.split(small))
-    least = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
+    small, channels, least = at_detection_scale(frame_bgr, config)
     near_edges = cv2.dilate(edge_map(small, channels, least, config), np.ones((5, 5), np.uint8))
     return weakest_side_support([(np.asarray(q, np.float32).reshape(4, 2) + 0.5) * s - 0.5 for q in quads], near_edges)

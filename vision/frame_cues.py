@@ -21,6 +21,16 @@ from vision.errors import SettingError
 from vision.outline_candidates import Fits, contours_of
 
 
+def at_detection_scale(frame_bgr: np.ndarray, config: DetectorConfig
+                       ) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
+    """The frame at ``config.scale``, its channels, and its darkest channel (high on paper)."""
+    s = config.scale
+    small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
+    channels = tuple(cv2.split(small))
+    least: np.ndarray = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
+    return small, channels, least
+
+
 class Traced:
     """An edge map and what the first look takes from it before any shape test: its thickened copy, the
     pixels near an edge, the contours it traces and their quad fits."""
@@ -61,10 +71,7 @@ class FrameCues:
         self.frame = frame_bgr
         self.config = replace(config, plane=None)
         s = config.scale
-        self.small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
-        self.channels = tuple(cv2.split(self.small))
-        b, g, r = self.channels
-        self.least = cv2.min(cv2.min(b, g), r)  # darkest channel: high on paper
+        self.small, self.channels, self.least = at_detection_scale(frame_bgr, config)
         self.min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
         # an 8-connected outline of that area has at least this many pixels (a 45-degree square: side / sqrt 2
         # steps per side); counting them is one C-level pass, so the per-contour Python work is for big ones

@@ -84,7 +84,7 @@ def tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndarr
         if convex.all() or not convex.any():
             continue
         start = int(np.flatnonzero(~convex)[0])
-        at = _first_indices(c.reshape(-1, 2), poly)
+        at: dict[tuple[int, int], int] | None = None  # the corners' places in the contour, looked up once if needed
         run: list[int] = []
         for k in [(start + i) % n for i in range(1, n + 1)]:
             if convex[k]:
@@ -96,6 +96,8 @@ def tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndarr
                     poly[[(run[0] - 1) % n, *run, k]].astype(np.float32)) <= area:
                 if aspect is None:
                     aspect = deck_aspect(quads, config.tab_aspect)
+                if at is None:
+                    at = _first_indices(c.reshape(-1, 2), poly)
                 tab = _tab(small, c, at, poly[(run[0] - 1) % n], poly[k], area, aspect, config, near_edges)
                 if tab is not None:
                     extra.append(Candidate(tab, tab, 0.0, float(cv2.contourArea(tab))))
