@@ -63,7 +63,7 @@ from vision.deck_fit import fit_deck
 from vision.detector_config import DEFAULT_CONFIG, DetectorConfig
 from vision.edge_map import edge_map
 from vision.errors import CalibrationError, ImageError
-from vision.frame_cues import FrameCues, PaperMasks, Traced, at_detection_scale
+from vision.frame_cues import FrameCues, PaperMasks, Traced, at_detection_scale, loose_paper, paper_left
 from vision.later_passes import gap_pass, hue_pass, tab_pass, texture_pass
 from vision.outline_candidates import (
     Candidate,
@@ -76,7 +76,7 @@ from vision.outline_candidates import (
     resolve,
 )
 from vision.plane_from_cards import plane_from_cards
-from vision.quads import filled_mask, plane_tuple, skew_per_px, weakest_side_support
+from vision.quads import plane_tuple, skew_per_px, weakest_side_support
 from vision.rectify import order_corners
 from vision.size_pass import size_pass_cards
 from vision.snapping import repair_skewed, snap_to_edges
@@ -120,19 +120,7 @@ def _no_paper_left(cues: FrameCues, quads: list[np.ndarray], scale: float) -> bo
     outside the full-resolution ``quads``? Without a paper mask, say no: paper may be anywhere."""
     if cues.paper is None:
         return False
-    return not _paper_left(cues.paper.paper, [(q + 0.5) * scale - 0.5 for q in quads], cues.min_area)
-
-
-def _paper_left(paper: np.ndarray, quads: list[np.ndarray], min_area: float) -> bool:
-    """Does a ``min_area`` of ``paper`` lie outside the detection-scale ``quads`` (``_loose_paper``)?"""
-    return cv2.countNonZero(_loose_paper(paper, quads)) >= min_area
-
-
-def _loose_paper(paper: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
-    """``paper`` outside the detection-scale ``quads``, opened 5x5 to take off the thin rims the outlines leave."""
-    loose = cv2.subtract(paper, filled_mask(paper.shape, quads))
-    out: np.ndarray = cv2.morphologyEx(loose, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    return out
+    return not paper_left(cues.paper.paper, [(q + 0.5) * scale - 0.5 for q in quads], cues.min_area)
 
 
 def _on_estimated_plane(config: DetectorConfig, quads: list[np.ndarray], shape: tuple[int, ...]
@@ -263,7 +251,7 @@ def _faint_chroma_worth_it(chroma: np.ndarray, paper: np.ndarray | None, quads: 
     mask, run."""
     if paper is None:
         return True
-    loose = _loose_paper(paper, quads)
+    loose = loose_paper(paper, quads)
     if cv2.countNonZero(loose) < min_area:
         return False
     if gate <= 0:

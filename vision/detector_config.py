@@ -96,6 +96,11 @@ class DetectorConfig:
     # +1.4 ms a frame on detect_stages' frames, detection's mean +0.2 ms on bench_recognition's (docs/performance.md,
     # session 29).
     size_angles: int = 9
+    # The size pass's search only where a card's area of paper (the Otsu mask, opened 5x5: ``frame_cues.paper_left``)
+    # lies outside the cards found, as ``replan_gate``; without it, any paper a card's perimeter long (a coin's
+    # glint, a rim the outlines leave) started a search. The same cards over the six held-out seeds (image and
+    # calibrated); the size pass's median 3.9 -> 2.6 ms a frame on the calibrated speed frames (session 35).
+    size_pass_gate: bool = True
     # Snap the outlines (``snap``) before the plane estimate and the size pass take the deck's size from them:
     # rough outlines of a design with a printed frame line lie on that line, several percent inside the card.
     snap_early: bool = True

@@ -19,6 +19,7 @@ from vision.detector_config import DetectorConfig
 from vision.edge_map import chroma_of, edge_map
 from vision.errors import SettingError
 from vision.outline_candidates import Fits, contours_of
+from vision.quads import filled_mask
 
 
 def at_detection_scale(frame_bgr: np.ndarray, config: DetectorConfig
@@ -29,6 +30,25 @@ def at_detection_scale(frame_bgr: np.ndarray, config: DetectorConfig
     channels = tuple(cv2.split(small))
     least: np.ndarray = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
     return small, channels, least
+
+
+def min_card_area(config: DetectorConfig) -> float:
+    """The least area (detection-scale pixels) of a card outline: ``min_width`` wide at ``min_aspect``, less 20%."""
+    return (config.min_width * config.scale) ** 2 * config.min_aspect * 0.8
+
+
+def paper_left(paper: np.ndarray, quads: list[np.ndarray], min_area: float) -> bool:
+    """Does a ``min_area`` of ``paper`` lie outside the detection-scale ``quads`` (``loose_paper``)? Where none does,
+    the passes that look for cards no outline holds have none to find: a card is paper (``replan_gate``,
+    ``size_pass_gate``, the faint-chroma gate)."""
+    return cv2.countNonZero(loose_paper(paper, quads)) >= min_area
+
+
+def loose_paper(paper: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    """``paper`` outside the detection-scale ``quads``, opened 5x5 to take off the thin rims the outlines leave."""
+    loose = cv2.subtract(paper, filled_mask(paper.shape, quads))
+    out: np.ndarray = cv2.morphologyEx(loose, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    return out
 
 
 class Traced:
@@ -70,9 +90,8 @@ class FrameCues:
     def __init__(self, frame_bgr: np.ndarray, config: DetectorConfig) -> None:
         self.frame = frame_bgr
         self.config = replace(config, plane=None)
-        s = config.scale
         self.small, self.channels, self.least = at_detection_scale(frame_bgr, config)
-        self.min_area = (config.min_width * s) ** 2 * config.min_aspect * 0.8
+        self.min_area = min_card_area(config)
         # an 8-connected outline of that area has at least this many pixels (a 45-degree square: side / sqrt 2
         # steps per side); counting them is one C-level pass, so the per-contour Python work is for big ones
         self.min_points = int(4 * math.sqrt(self.min_area / config.max_aspect) / math.sqrt(2) * 0.8)

@@ -15,6 +15,7 @@ import numpy as np
 
 from vision.detector_config import DetectorConfig
 from vision.edge_map import edge_map
+from vision.frame_cues import min_card_area, paper_left
 from vision.quads import (
     card_like,
     filled_mask,
@@ -47,8 +48,8 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     (``inside_like_outside``), which a card's is not.
 
     The search is costly (a few filters per card direction over the frame), so it runs only around the
-    paper of the global mask (``otsu``) that no card found covers: none on felt or wood once every card is
-    found, and then the pass costs one subtraction.
+    paper of the global mask (``otsu``) that no card found covers, and (``size_pass_gate``) only where a card's
+    area of it is left: none on felt or wood once every card is found, and then the pass costs one subtraction.
 
     Then, given ``replaced``, the outlines found whose sides on the plane are more than ``size_rescue_off`` off
     the median outline's (one that took in the cloth beside its card) are searched over again as if they were
@@ -56,7 +57,8 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     that overlaps such an outline for 0.2 takes its place (the outline's index is added to ``replaced``); no other
     is taken (the first search saw the rest of that paper). Such an
     outline had hidden its card's own sides from the search (``benchmarks/size_pass_misses.py``, session 32)."""
-    out = _cards_of_size(small, edges, quads, quads, config, near_edges, otsu, paper)
+    searched = not config.size_pass_gate or paper_left(otsu, quads, min_card_area(config))
+    out = _cards_of_size(small, edges, quads, quads, config, near_edges, otsu, paper) if searched else []
     if replaced is None or config.size_rescue_off <= 0 or len(quads) < 3:
         return out
     poor = off_deck_size(quads, config)

@@ -1381,6 +1381,31 @@ def test_whiter_inside_tells_a_cards_edge_from_a_printed_frame_line_inside_it() 
     assert whiter_inside(image, [], DEFAULT_CONFIG).shape == (0,)
 
 
+def test_the_size_pass_gate_searches_only_where_a_cards_area_of_paper_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``size_pass_gate`` (on): a frame of ``bench_recognition``'s kind (seed 122, calibrated) whose only paper
+    outside the outlines found is scraps (rims, a glint), no card's area, so the size pass does not search; with the
+    gate off the scraps start a search, which finds nothing: the same outlines. The size-pass tests above find
+    their cards with the gate on."""
+    import vision.size_pass as size_pass
+    from models.training.evaluate import NORMAL
+
+    searched: list[int] = []
+    inner = size_pass.rectangles_of_size
+
+    def spy(*args: object, **kwargs: object) -> list[object]:
+        searched.append(1)
+        return inner(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(size_pass, "rectangles_of_size", spy)
+    scene = make_scene(np.random.default_rng(122), faces_deck(0),
+                       dataclasses.replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
+    gated = detect_cards(scene.image, plane=scene.plane)
+    assert searched == [] and len(gated) >= 12
+    ungated = detect_cards(scene.image, dataclasses.replace(SHIPPED, size_pass_gate=False), plane=scene.plane)
+    assert searched
+    assert len(ungated) == len(gated) and all(np.array_equal(a, b) for a, b in zip(gated, ungated, strict=True))
+
+
 @pytest.mark.parametrize("seed, design, index, label", [
     (99, "gnome:plastic", 15, "QD"), (2024, "gnome:neoclassical", 12, "2H"),
 ])
@@ -1740,18 +1765,18 @@ def test_replan_gate_skips_the_second_detection_where_no_paper_is_left(monkeypat
 
 
 def test_paper_left_counts_a_card_of_paper_outside_the_outlines_not_their_rims() -> None:
-    """``_paper_left``: a card-sized blob of paper outside the outlines is paper left; the same blob under an
+    """``paper_left``: a card-sized blob of paper outside the outlines is paper left; the same blob under an
     outline is not, nor is the thin rim an outline a pixel inside its card's paper leaves (the opening takes it)."""
-    from vision.detect import _paper_left
+    from vision.frame_cues import paper_left
 
     paper = np.zeros((200, 300), np.uint8)
     paper[40:100, 50:93] = 255  # a card of paper, 43 x 60 (detection scale)
     min_area = 43 * 60 * 0.8
-    assert _paper_left(paper, [], min_area)
+    assert paper_left(paper, [], min_area)
     inside = np.array([[51, 41], [91, 41], [91, 98], [51, 98]], np.float32)  # a pixel in from each side
-    assert not _paper_left(paper, [inside], min_area)
+    assert not paper_left(paper, [inside], min_area)
     elsewhere = inside + np.float32([150, 0])
-    assert _paper_left(paper, [elsewhere], min_area)
+    assert paper_left(paper, [elsewhere], min_area)
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 3), (1, 640, 3), (3, 1, 3)])
