@@ -99,7 +99,8 @@ class DetectorConfig:
     # The size pass's search only where a card's area of paper (the Otsu mask, opened 5x5: ``frame_cues.paper_left``)
     # lies outside the cards found, as ``replan_gate``; without it, any paper a card's perimeter long (a coin's
     # glint, a rim the outlines leave) started a search. The same cards over the six held-out seeds (image and
-    # calibrated); the size pass's median 3.9 -> 2.6 ms a frame on the calibrated speed frames (session 35).
+    # calibrated) and on the validation sets; the size pass's median 6.4 -> 4.1 ms a frame on ``detect_stages.py``'s
+    # speed frames (docs/performance.md, session 35).
     size_pass_gate: bool = True
     # Snap the outlines (``snap``) before the plane estimate and the size pass take the deck's size from them:
     # rough outlines of a design with a printed frame line lie on that line, several percent inside the card.
