@@ -284,3 +284,35 @@ def test_card_outline_is_the_detected_outline_or_else_the_true_one_jittered() ->
     assert not found and q.dtype == np.float32
     moved = np.abs(q - card)
     assert 0 < moved.max() < 5 * 0.02 * 100 and moved.mean() < 2 * 0.02 * 100
+
+
+def test_clutter_lies_under_the_cards_with_no_band_of_bare_table_round_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``make_scene``: the table's clutter (hands, chips, coins, phones) lies under the cards, right up to each card's
+    edge. The generator before session 35 (``make_pinned_scene``, ``clear_band`` 7) kept the clutter 7 px clear of
+    every card, a band of bare table that no real table shows; its cards are placed by the same random draws."""
+    import cv2
+
+    from models.training import synth
+
+    # the camera's blur, noise and JPEG mix pixels across the cards' edges: left out, to compare the drawing itself
+    monkeypatch.setattr(synth, "_camera", lambda rng, img, spec: (img, synth.Blur("none", 0.0)))
+    spec = replace(synth.HARD, glare=0.0, shadow=0.0)
+
+    def draw(seed: int, make: object = synth.make_scene) -> synth.Scene:
+        return make(np.random.default_rng(seed), faces_deck(0), spec)  # type: ignore[operator, no-any-return]
+
+    banded = 0
+    for seed in range(4):
+        scene, old = draw(seed), draw(seed, synth.make_pinned_scene)
+        with monkeypatch.context() as m:  # the same draws, no card drawn: the table and its clutter alone
+            m.setattr(synth, "_composite", lambda img, card, quad: None)
+            table = draw(seed)
+        assert [(label, q.tolist()) for label, q in scene.cards] == [(label, q.tolist()) for label, q in old.cards]
+        covered = np.zeros(scene.image.shape[:2], np.uint8)
+        for _, quad in scene.cards:
+            cv2.fillConvexPoly(covered, cv2.convexHull(np.round(quad).astype(np.int32)), 255)
+        outside = cv2.dilate(covered, np.ones((5, 5), np.uint8)) == 0
+        assert np.array_equal(scene.image[outside], table.image[outside])  # the clutter up to every card
+        ring = outside & (cv2.dilate(covered, np.ones((13, 13), np.uint8)) > 0)
+        banded += int((old.image[ring] != table.image[ring]).any(axis=1).sum())
+    assert banded > 500  # the old drawing's band of bare table, where the clutter runs under a card

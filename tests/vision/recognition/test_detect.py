@@ -11,9 +11,13 @@ import numpy as np
 import pytest
 
 from models.training.dataset import match
-from models.training.synth import HARD, Scene, SceneSpec, faces_deck, make_scene
+from models.training.synth import HARD, Scene, SceneSpec, faces_deck
+from models.training.synth import make_pinned_scene as make_scene
 from vision.detect import DEFAULT_CONFIG as SHIPPED
 from vision.detect import detect_cards
+
+# ``make_scene`` here is ``make_pinned_scene``: these tests pin frames, by seed and index, as they were drawn before
+# session 35 (with a band of bare table round cards on clutter)
 
 ONCE = dataclasses.replace(SHIPPED, replan=False)
 """The shipped detector without ``replan``: one detection, for the tests of what one pass or setting does
@@ -258,8 +262,9 @@ def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
 
 def _held_out_scene(held_out_decks: dict, design: str, seed: int, index: int,  # type: ignore[type-arg]
                     spec: SceneSpec | None = None) -> Scene:
-    """Scene ``index`` of ``design`` as ``models.training.evaluate.held_out_scenes`` deals it: the k-th design
-    in name order from a generator seeded [seed, k] (realistic ``NORMAL`` scenes unless ``spec``)."""
+    """Scene ``index`` of ``design`` as ``models.training.evaluate.held_out_scenes`` dealt it before session 35
+    (``make_pinned_scene``): the k-th design in name order from a generator seeded [seed, k] (realistic ``NORMAL``
+    scenes unless ``spec``)."""
     from models.training.evaluate import NORMAL
 
     rng = np.random.default_rng([seed, sorted(held_out_decks).index(design)])

