@@ -211,7 +211,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_blur_look_arguments(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
+    ap.add_argument("--clear-band", type=int, default=0, metavar="PX",
+                    help="draw the clutter after the cards, this many pixels clear of them (SceneSpec.clear_band; 7: "
+                         "the frames as drawn before session 35, with a band of bare table round each card on "
+                         "clutter); not with --write")
     args = ap.parse_args(argv)
+    if args.clear_band < 0:
+        ap.error(f"--clear-band is a number of pixels, 0 or more, got {args.clear_band}")
     if args.clutter_frames is not None and args.write:
         ap.error("--clutter-frames measures one part only; it cannot --write the model card")
     if args.clutter_frames is not None and args.scenes is not None:
@@ -226,7 +232,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
               ("--second-look-below", args.second_look_below != SECOND_LOOK_BELOW,
                f" --second-look-below {args.second_look_below:g}"),
               ("--no-blur-look", not args.blur_look, " --no-blur-look"),
-              ("--blur-look-below", args.blur_look_below != BLUR_LOOK_BELOW, f" --blur-look-below {args.blur_look_below:g}")]
+              ("--blur-look-below", args.blur_look_below != BLUR_LOOK_BELOW, f" --blur-look-below {args.blur_look_below:g}"),
+              ("--clear-band", args.clear_band != 0, f" --clear-band {args.clear_band}")]
     for flag_name, given, _ in others:
         if given and args.write:
             ap.error(f"{flag_name} measures other settings than the shipped ones; it cannot --write the model card")
@@ -253,6 +260,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     normal_blur: dict[str, Tally] = {}
     hard_blur: dict[str, Tally] = {}
     (normal_spec, normal_seed), (hard_spec, hard_seed) = kind_spec("realistic", args.seed), kind_spec("hard", args.seed)
+    normal_spec, hard_spec = (replace(spec, clear_band=args.clear_band) for spec in (normal_spec, hard_spec))
     normal, per_normal = evaluate_decks(rec, held, normal_spec, args.scenes, normal_seed, calibrated=cal,
                                         by_blur=normal_blur)
     hard, per_hard = evaluate_decks(rec, held, hard_spec, args.scenes, hard_seed, calibrated=cal, by_blur=hard_blur)

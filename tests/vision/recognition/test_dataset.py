@@ -316,3 +316,29 @@ def test_clutter_lies_under_the_cards_with_no_band_of_bare_table_round_them(monk
         ring = outside & (cv2.dilate(covered, np.ones((13, 13), np.uint8)) > 0)
         banded += int((old.image[ring] != table.image[ring]).any(axis=1).sum())
     assert banded > 500  # the old drawing's band of bare table, where the clutter runs under a card
+
+
+def test_evaluate_clear_band_deals_the_frames_drawn_before_session_35_and_never_writes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``evaluate --clear-band 7``: both kinds of card scene drawn as before session 35 (``SceneSpec.clear_band``),
+    said in the record's command; by default 0 (clutter under the cards); with ``--write`` or below 0 an error."""
+    from models.training import evaluate
+
+    dealt: list[object] = []
+
+    def deal(rec: object, decks: dict[str, object], spec: object, *args: object, **kwargs: object) -> tuple[object, dict]:  # type: ignore[type-arg]
+        dealt.append(spec)
+        return evaluate.Tally(), {name: evaluate.Tally() for name in decks}
+
+    monkeypatch.setattr(evaluate, "evaluate_decks", deal)
+    monkeypatch.setattr(evaluate.designs, "held_out_decks", lambda: {"a": faces_deck(0)})
+    monkeypatch.setattr(evaluate, "clutter_only", lambda *args, **kwargs: evaluate.Tally())
+    result = evaluate.main(["--scenes", "1", "--seed", "7", "--clear-band", "7"])
+    assert result["command"] == "python -m models.training.evaluate --scenes 1 --seed 7 --clear-band 7"
+    assert [s.clear_band for s in dealt] == [7, 7] and [s.hard for s in dealt] == [False, True]  # type: ignore[attr-defined]
+    dealt.clear()
+    evaluate.main(["--scenes", "1", "--seed", "7"])
+    assert [s.clear_band for s in dealt] == [0, 0]  # type: ignore[attr-defined]
+    for argv in (["--clear-band", "7", "--write"], ["--clear-band", "-1"]):
+        with pytest.raises(SystemExit):
+            evaluate.main(["--scenes", "1", *argv])
