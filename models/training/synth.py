@@ -393,30 +393,36 @@ def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = Sc
                 label = "back" if rng.random() < spec.face_down else str(rng.choice(LABELS[:52]))
             faces.append(deck(label))
             scene.cards.append((label, quad))
-    if spec.clear_band:
+    others = [c for c in clutter if c != "edge"]
+    if spec.clear_band:  # the drawing of before session 35: the cards, then the clutter kept clear of them
         for face, (_, quad) in zip(faces, scene.cards, strict=True):
             _composite(img, face, quad)
-    layer = img.copy() if spec.clear_band else img
-    for _ in range(spec.clutter):
-        CLUTTER[str(rng.choice([c for c in clutter if c != "edge"]))](layer, rng)
-    if spec.clear_band:
+        layer = img.copy()
+        for _ in range(spec.clutter):
+            CLUTTER[str(rng.choice(others))](layer, rng)
         occupied: np.ndarray = np.zeros(img.shape[:2], np.uint8)
         for _, q in scene.cards:
             cv2.fillConvexPoly(occupied, cv2.convexHull(q.astype(np.int32)), 255)
         band = 2 * spec.clear_band + 1
         cv2.copyTo(layer, cv2.bitwise_not(cv2.dilate(occupied, np.ones((band, band), np.uint8))), img)
-    else:
+    else:  # the clutter on the table, the cards on top of it
+        for _ in range(spec.clutter):
+            CLUTTER[str(rng.choice(others))](img, rng)
         for face, (_, quad) in zip(faces, scene.cards, strict=True):
             _composite(img, face, quad)
     scene.image, scene.blur = _camera(rng, _light(rng, img, spec), spec)
     return scene
 
 
+PINNED_CLEAR_BAND = 7
+"""``SceneSpec.clear_band`` of every frame drawn before session 35."""
+
+
 def make_pinned_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(),
                       labels: list[str] | None = None) -> Scene:
-    """``make_scene`` as it drew every frame before session 35 (``clear_band`` 7): the frames the detector's and the
-    recogniser's regression tests pin by seed and index."""
-    return make_scene(rng, deck, replace(spec, clear_band=7), labels)
+    """``make_scene`` as it drew every frame before session 35 (``PINNED_CLEAR_BAND``): the frames the detector's and
+    the recogniser's regression tests pin by seed and index."""
+    return make_scene(rng, deck, replace(spec, clear_band=PINNED_CLEAR_BAND), labels)
 
 
 HARD = SceneSpec(card_width=(75.0, 110.0), gap=3.0, max_tilt_deg=30.0, glare=0.9, shadow=0.6, blur=0.7,

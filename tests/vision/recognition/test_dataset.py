@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -298,8 +299,8 @@ def test_clutter_lies_under_the_cards_with_no_band_of_bare_table_round_them(monk
     monkeypatch.setattr(synth, "_camera", lambda rng, img, spec: (img, synth.Blur("none", 0.0)))
     spec = replace(synth.HARD, glare=0.0, shadow=0.0)
 
-    def draw(seed: int, make: object = synth.make_scene) -> synth.Scene:
-        return make(np.random.default_rng(seed), faces_deck(0), spec)  # type: ignore[operator, no-any-return]
+    def draw(seed: int, make: Callable[..., synth.Scene] = synth.make_scene) -> synth.Scene:
+        return make(np.random.default_rng(seed), faces_deck(0), spec)
 
     banded = 0
     for seed in range(4):
