@@ -73,6 +73,10 @@ class DetectorConfig:
     size_level: float = 0.7
     size_tolerance: float = 0.06
     size_tolerance_image: float = 0.15
+    # Every side of a rectangle the size search finds lies on the edge map (within 2 px) for this share. 0.85 (a side
+    # under a glare spot) found 3-4 realistic cards more over the six held-out seeds, but on the validation sets
+    # realistic -1 and hard 0 with more false cards: not taken (docs/performance.md, session 35).
+    size_side_support: float = 0.9
     size_band: float = 0.75  # the band just inside each side is paper for this share of it (see size_pass_cards)
     # ... or whiter than the table just outside it: the band inside each side is whiter (darkest channel) than
     # the same depth outside by this much (a pale card half in a shadow has no paper margin in the shadow, but

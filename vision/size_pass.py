@@ -40,7 +40,7 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     calibrated (the frame warped so that every card is the same rectangle; its size the median of the cards
     found there), and on the image only with ``size_pass_image``. A rectangle it returns is a card when it
     overlaps no card found, lies inside the frame, is a card's shape, every side lies on the edge map for
-    0.9, and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
+    ``size_side_support``, and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
     margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
     global or the local paper mask (``paper``), so glare and a pale cast do not hide it; where a shadow does,
     the band is whiter than the table just outside it (``size_whiter``, ``card_margins``). A gingham's pale
@@ -141,7 +141,7 @@ def _cards_of_size(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray]
     shaped = [i for i, quad in enumerate(outlines)
               if not (quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any())]
     if shaped:
-        on_edges = side_hits(np.stack([outlines[i] for i in shaped]), near_edges).min(axis=1) >= 0.9
+        on_edges = side_hits(np.stack([outlines[i] for i in shaped]), near_edges).min(axis=1) >= config.size_side_support
         shaped = [i for i, hit in zip(shaped, on_edges, strict=True)
                   if hit and card_like(outlines[i], cv2.contourArea(outlines[i]), config.loose, config.scale)]
     margined = [i for i, ok in zip(shaped, card_margins(paper, small, [outlines[i] for i in shaped], config),
