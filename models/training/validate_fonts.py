@@ -24,7 +24,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -79,16 +79,17 @@ class Counts:
 
 
 def validate(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int,
-             pairs: tuple[tuple[float, float], ...] = ()) -> dict[str, Counts]:
+             pairs: tuple[tuple[float, float], ...] = (), clear_band: int = 0) -> dict[str, Counts]:
     """Counts for realistic and hard scenes, ``scenes`` of each per style, dealt from [seed, style]; with
-    ``pairs``, also "realistic c/m" and "hard c/m": the same readings decided under each pair."""
+    ``pairs``, also "realistic c/m" and "hard c/m": the same readings decided under each pair. ``clear_band``: as
+    ``validation_scenes``."""
     out = {"realistic": Counts(), "hard": Counts()}
     for conf, margin in pairs:
         if conf > rec.second_look_below:
             raise ValueError(f"min_confidence {conf} is over second_look_below ({rec.second_look_below}): cards "
                              "named under it would not have had the second look, so it cannot be decided again")
         out |= {f"{kind} {conf}/{margin}": Counts() for kind in ("realistic", "hard")}
-    for _, kind, _, scene in validation_scenes(styles, scenes, seed):
+    for _, kind, _, scene in validation_scenes(styles, scenes, seed, clear_band):
         read = rec.classify_quads(scene.image, [q for _, q in scene.cards])
         labels = [label for label, _ in scene.cards]
         for r, label in zip(read, labels, strict=True):
@@ -105,23 +106,25 @@ def validate(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int,
     return out
 
 
-def validation_scenes(styles: tuple[int, ...], scenes: int, seed: int) -> Iterator[tuple[int, str, int, Scene]]:
+def validation_scenes(styles: tuple[int, ...], scenes: int, seed: int,
+                      clear_band: int = 0) -> Iterator[tuple[int, str, int, Scene]]:
     """The validation set's frames as (style, kind, n, scene): for each style, ``scenes`` realistic then
     ``scenes`` hard scenes dealt from the generator seeded [seed, style], those with no card left out. Every
-    measurement on the set deals them here, so that its modes and benchmarks see the same frames."""
+    measurement on the set deals them here, so that its modes and benchmarks see the same frames.
+    ``clear_band``: ``SceneSpec.clear_band`` (7: the frames as drawn before session 35)."""
     from models.training.font_faces import font_deck  # Pillow: a training-only dependency
     for style in styles:
         deck = font_deck(style)
         rng = np.random.default_rng([seed, style])
         for kind, spec in (("realistic", NORMAL), ("hard", HARD)):
             for n in range(scenes):
-                scene = make_scene(rng, deck, spec)
+                scene = make_scene(rng, deck, replace(spec, clear_band=clear_band))
                 if scene.cards:
                     yield style, kind, n, scene
 
 
 def validate_detection(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int, *,
-                       calibrated: bool = False, misses: Path | None = None) -> dict[str, Tally]:
+                       calibrated: bool = False, misses: Path | None = None, clear_band: int = 0) -> dict[str, Tally]:
     """Tallies for realistic and hard scenes through detection and naming: the frames ``validate`` reads
     (``validation_scenes``), each frame given its table plane when ``calibrated``. With
     ``misses``, each frame with a missed or a false card is written there (``<kind>-<style>-<scene>.png``:
@@ -130,7 +133,7 @@ def validate_detection(rec: Recognizer, styles: tuple[int, ...], scenes: int, se
     listed: list[dict[str, object]] = []
     if misses is not None:
         misses.mkdir(parents=True, exist_ok=True)
-    for style, kind, n, scene in validation_scenes(styles, scenes, seed):
+    for style, kind, n, scene in validation_scenes(styles, scenes, seed, clear_band):
         tally, seen = scored_scene(rec, scene.image, scene.cards, scene.plane if calibrated else None)
         out[kind].add(tally)
         if misses is not None and (seen.missed or seen.false):
@@ -173,6 +176,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                     help="with --detect: detector settings other than the shipped ones (DetectorConfig fields)")
     ap.add_argument("--misses", type=Path, metavar="DIR",
                     help="with --detect: write each frame with a missed or false card there, and misses.json")
+    ap.add_argument("--clear-band", type=int, default=0, metavar="PX",
+                    help="draw the clutter after the cards, this many pixels clear of them (SceneSpec.clear_band; 7: "
+                         "the frames as drawn before session 35)")
     add_zooms_argument(ap)
     add_both_corners_argument(ap)
     add_pip_look_arguments(ap)
@@ -183,6 +189,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--calibrated, --detector and --misses measure the detector: add --detect")
     if args.detect and args.pairs:
         ap.error("--pairs decides the true outlines' readings again; it does not go with --detect")
+    if args.clear_band < 0:
+        ap.error(f"--clear-band is a number of pixels, 0 or more, got {args.clear_band}")
     try:
         detector = detector_config(args.detector)
     except ValueError as e:
@@ -197,10 +205,10 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     counts: dict[str, Counts] | dict[str, Tally]
     if args.detect:
         counts = validate_detection(rec, styles, args.scenes, args.seed, calibrated=args.calibrated,
-                                    misses=args.misses)
+                                    misses=args.misses, clear_band=args.clear_band)
     else:
         try:
-            counts = validate(rec, styles, args.scenes, args.seed, tuple(args.pairs))
+            counts = validate(rec, styles, args.scenes, args.seed, tuple(args.pairs), args.clear_band)
         except ValueError as e:
             ap.error(str(e))
     result: dict[str, object] = {"command": "python -m models.training.validate_fonts " + " ".join(sys.argv[1:] if argv is None else argv),

@@ -316,3 +316,22 @@ def test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser(
         evaluate.main([*argv, "--write", "--scenes", "1"])
     assert exc.value.code == 2
     assert f"{argv[0]} measures other settings than the shipped ones" in capsys.readouterr().err
+
+
+def test_validation_scenes_with_a_clear_band_are_the_frames_drawn_before_session_35() -> None:
+    """``validation_scenes(..., clear_band=7)`` (``validate_fonts --clear-band 7``) deals the frames as drawn before
+    session 35 (``make_pinned_scene``): the same cards as the default frames, which have the clutter under them.
+    A negative band is a usage error."""
+    from models.training.evaluate import NORMAL
+    from models.training.font_faces import font_deck
+    from models.training.synth import HARD, make_pinned_scene
+
+    rng = np.random.default_rng([5, 960])
+    pinned = [make_pinned_scene(rng, font_deck(960), spec) for spec in (NORMAL, HARD)]
+    old = [scene for *_, scene in validate_fonts.validation_scenes((960,), 1, 5, clear_band=7)]
+    new = [scene for *_, scene in validate_fonts.validation_scenes((960,), 1, 5)]
+    assert len(old) == len(new) == 2 and all(np.array_equal(a.image, b.image) for a, b in zip(old, pinned, strict=True))
+    assert [[label for label, _ in s.cards] for s in old] == [[label for label, _ in s.cards] for s in new]
+    assert any(not np.array_equal(a.image, b.image) for a, b in zip(old, new, strict=True))
+    with pytest.raises(SystemExit):
+        validate_fonts.main(["--styles", "960-960", "--clear-band", "-1"])
