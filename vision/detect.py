@@ -106,7 +106,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     cues = FrameCues(frame_bgr, config)
     quads = _detect(cues, config)
     if config.replan and config.estimate_plane and config.plane is None and \
-            not (config.replan_gate and _no_paper_left(cues, quads, config.scale)):
+            not (config.replan_gate and _no_paper_left(cues, quads)):
         table = _on_estimated_plane(config, quads, frame_bgr.shape)
         if table is not None:
             again = _detect(cues, table)
@@ -115,11 +115,12 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     return quads
 
 
-def _no_paper_left(cues: FrameCues, quads: list[np.ndarray], scale: float) -> bool:
+def _no_paper_left(cues: FrameCues, quads: list[np.ndarray]) -> bool:
     """Does no card's area of paper (the Otsu mask, opened 5x5 to take off the thin rims outlines leave) lie
     outside the full-resolution ``quads``? Without a paper mask, say no: paper may be anywhere."""
     if cues.paper is None:
         return False
+    scale = cues.config.scale
     return not paper_left(cues.paper.paper, [(q + 0.5) * scale - 0.5 for q in quads], cues.min_area)
 
 

@@ -192,6 +192,25 @@ def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> No
                          + note)
 
 
+def _pixels(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a number of pixels, 0 or more, got {text!r}")
+    return value
+
+
+def add_clear_band_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--clear-band PX`` (``args.clear_band``): the card scenes drawn with the clutter after the cards, PX clear
+    of them (``SceneSpec.clear_band``; 7: the frames as drawn before session 35); a negative band is a usage error."""
+    ap.add_argument("--clear-band", type=_pixels, default=0, metavar="PX",
+                    help="draw the clutter after the cards, this many pixels clear of them (SceneSpec.clear_band; 7: "
+                         "the frames as drawn before session 35, with a band of bare table round each card on "
+                         "clutter)" + note)
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -211,13 +230,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_blur_look_arguments(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
-    ap.add_argument("--clear-band", type=int, default=0, metavar="PX",
-                    help="draw the clutter after the cards, this many pixels clear of them (SceneSpec.clear_band; 7: "
-                         "the frames as drawn before session 35, with a band of bare table round each card on "
-                         "clutter); not with --write")
+    add_clear_band_argument(ap, "; not with --write")
     args = ap.parse_args(argv)
-    if args.clear_band < 0:
-        ap.error(f"--clear-band is a number of pixels, 0 or more, got {args.clear_band}")
     if args.clutter_frames is not None and args.write:
         ap.error("--clutter-frames measures one part only; it cannot --write the model card")
     if args.clutter_frames is not None and args.scenes is not None:

@@ -36,6 +36,7 @@ from models.training.evaluate import (
     Outcome,
     Tally,
     add_both_corners_argument,
+    add_clear_band_argument,
     add_zooms_argument,
     scored_scene,
 )
@@ -176,9 +177,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                     help="with --detect: detector settings other than the shipped ones (DetectorConfig fields)")
     ap.add_argument("--misses", type=Path, metavar="DIR",
                     help="with --detect: write each frame with a missed or false card there, and misses.json")
-    ap.add_argument("--clear-band", type=int, default=0, metavar="PX",
-                    help="draw the clutter after the cards, this many pixels clear of them (SceneSpec.clear_band; 7: "
-                         "the frames as drawn before session 35)")
+    add_clear_band_argument(ap)
     add_zooms_argument(ap)
     add_both_corners_argument(ap)
     add_pip_look_arguments(ap)
@@ -189,8 +188,6 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--calibrated, --detector and --misses measure the detector: add --detect")
     if args.detect and args.pairs:
         ap.error("--pairs decides the true outlines' readings again; it does not go with --detect")
-    if args.clear_band < 0:
-        ap.error(f"--clear-band is a number of pixels, 0 or more, got {args.clear_band}")
     try:
         detector = detector_config(args.detector)
     except ValueError as e:
