@@ -77,6 +77,10 @@ class DetectorConfig:
     # under a glare spot) found 3-4 realistic cards more over the six held-out seeds, but on the validation sets
     # realistic -1 and hard 0 with more false cards: not taken (docs/performance.md, session 35).
     size_side_support: float = 0.9
+    # ... except one side, which may lie on edges for only this share where its misses are one stretch clear of its
+    # ends (a glare spot washing out part of it; ``size_pass.sides_on_edges``): this many samples at either end
+    size_gap_support: float = 0.8
+    size_gap_end: int = 2
     size_band: float = 0.75  # the band just inside each side is paper for this share of it (see size_pass_cards)
     # ... or whiter than the table just outside it: the band inside each side is whiter (darkest channel) than
     # the same depth outside by this much (a pale card half in a shadow has no paper margin in the shadow, but

@@ -276,13 +276,19 @@ def weakest_side_support(quads: list[np.ndarray], near_edges: np.ndarray) -> np.
 def side_hits(quads: np.ndarray, near_edges: np.ndarray) -> np.ndarray:
     """(Q, 4): for each side of each (Q, 4, 2) quad at detection scale, the fraction of its samples that
     have an edge pixel within 2 px."""
+    out: np.ndarray = side_samples(quads, near_edges).mean(axis=2)
+    return out
+
+
+def side_samples(quads: np.ndarray, near_edges: np.ndarray) -> np.ndarray:
+    """(Q, 4, T) bool: for each side of each (Q, 4, 2) quad at detection scale, which of its ``SUPPORT_T``
+    samples (from its first corner to its second) have an edge pixel within 2 px."""
     h, w = near_edges.shape
     q = np.clip(quads, 0, (w - 1, h - 1)).astype(np.float64)  # corners inside the map keep every sample inside
     n = len(q)
     if not n:
-        return np.zeros((0, 4))
+        return np.zeros((0, 4, len(SUPPORT_T)), bool)
     # one (4 T, 4) @ (4, 2 Q) product: numpy's batched product of small matrices is many times slower
     pts = (SUPPORT_W @ q.transpose(1, 0, 2).reshape(4, 2 * n) + 0.5).astype(np.intp).reshape(-1, n, 2)
-    hit = near_edges.ravel()[pts[..., 1] * w + pts[..., 0]].T.reshape(n, 4, -1) > 0  # (Q, 4, T)
-    out: np.ndarray = hit.mean(axis=2)
+    out: np.ndarray = near_edges.ravel()[pts[..., 1] * w + pts[..., 0]].T.reshape(n, 4, -1) > 0
     return out

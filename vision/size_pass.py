@@ -25,7 +25,7 @@ from vision.quads import (
     overlap_share,
     pixels_at,
     short_longs,
-    side_hits,
+    side_samples,
 )
 from vision.rectify import order_corners
 from vision.size_search import edge_directions, rectangles_of_size
@@ -71,6 +71,29 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
         if under:
             replaced += under
             out.append(rect)
+    return out
+
+
+def sides_on_edges(samples: np.ndarray, config: DetectorConfig) -> np.ndarray:
+    """(R,) for each rectangle (its (R, 4, T) side samples, ``vision.quads.side_samples``), whether its sides lie on
+    edges: every side for ``size_side_support``, or all but one, and that one for ``size_gap_support`` with its
+    misses one stretch clear of its ``size_gap_end`` samples at either end. A glare spot or a pale thing on the
+    table washes out one stretch of one side of a card; a rectangle beside its card, or one on a cloth's squares,
+    runs off the edges at its corners, in several places, or on several sides."""
+    share = samples.mean(axis=2)
+    whole: np.ndarray = share.min(axis=1) >= config.size_side_support
+    end = config.size_gap_end
+    if config.size_gap_support >= config.size_side_support or end < 1:
+        return whole
+    weak = share < config.size_side_support
+    off = ~samples
+    first = off.argmax(axis=2)
+    last = samples.shape[2] - 1 - off[:, :, ::-1].argmax(axis=2)
+    # the misses: one stretch (as many as the samples from the first to the last), clear of the ends
+    one_stretch = (off.sum(axis=2) == last - first + 1) & (first >= end) & (last < samples.shape[2] - end)
+    gap = (weak.sum(axis=1) == 1) & (share.min(axis=1) >= config.size_gap_support) & \
+        (one_stretch | ~weak).all(axis=1)
+    out: np.ndarray = whole | gap
     return out
 
 
@@ -141,7 +164,7 @@ def _cards_of_size(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray]
     shaped = [i for i, quad in enumerate(outlines)
               if not (quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any())]
     if shaped:
-        on_edges = side_hits(np.stack([outlines[i] for i in shaped]), near_edges).min(axis=1) >= config.size_side_support
+        on_edges = sides_on_edges(side_samples(np.stack([outlines[i] for i in shaped]), near_edges), config)
         shaped = [i for i, hit in zip(shaped, on_edges, strict=True)
                   if hit and card_like(outlines[i], cv2.contourArea(outlines[i]), config.loose, config.scale)]
     margined = [i for i, ok in zip(shaped, card_margins(paper, small, [outlines[i] for i in shaped], config),

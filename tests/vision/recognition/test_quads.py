@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
 from vision.quads import grow_quad, map_points, map_quads, short_longs
@@ -105,3 +106,56 @@ def test_new_cards_keeps_exactly_the_candidates_that_overlap_no_card(monkeypatch
         kept_some |= bool(plain)
         dropped_some |= len(plain) < len(extra)
     assert kept_some and dropped_some
+
+
+def _samples(*sides: str) -> np.ndarray:
+    """(1, 4, 17) side samples from four strings of 17 ``1`` (on an edge) and ``0``."""
+    return np.array([[[c == "1" for c in side] for side in sides]])
+
+
+def test_side_samples_are_the_points_side_hits_counts() -> None:
+    """``side_samples``: per side of a quad its 17 samples on the edge map, first corner to second; ``side_hits``
+    is their share. A square whose right side (corner 1 to 2) runs off the map's edge pixels after its middle."""
+    from vision.quads import side_hits, side_samples
+
+    near = np.zeros((60, 60), np.uint8)
+    cv2.rectangle(near, (10, 10), (50, 50), 255, 1)
+    near[31:, 48:] = 0  # the right side's lower half is gone
+    square = np.array([[[10, 10], [50, 10], [50, 50], [10, 50]]], np.float32)
+    samples = side_samples(square, near)
+    assert samples.shape == (1, 4, 17)
+    assert samples[0, 0].all() and samples[0, 2].all() and samples[0, 3].all()
+    right = samples[0, 1]
+    assert right[:9].all() and not right[9:].any()  # samples at 10, 15, ... 90% of the side: rows 14, 16, ... 46
+    assert np.array_equal(side_hits(square, near), samples.mean(axis=2))
+
+
+def test_one_side_of_a_size_pass_rectangle_may_miss_a_stretch_clear_of_its_ends() -> None:
+    """``size_pass.sides_on_edges``: every side on edges for ``size_side_support`` (0.9: at most one of 17 samples
+    off), or one side for ``size_gap_support`` (0.8: three off) if its misses are one stretch and its
+    ``size_gap_end`` (2) samples at either end are on edges. Each refusal below is one change from an accepted
+    case."""
+    from dataclasses import replace
+
+    from vision.detect import DEFAULT_CONFIG
+    from vision.size_pass import sides_on_edges
+
+    full = "1" * 17
+
+    def ok(*sides: str, **changes: object) -> bool:
+        return bool(sides_on_edges(_samples(*sides), replace(DEFAULT_CONFIG, **changes))[0])  # type: ignore[arg-type]
+
+    assert ok(full, full, full, "11111111011111111")  # one sample off: 0.94
+    assert ok(full, full, full, "11111000111111111")  # a stretch of three in the middle: 0.82
+    assert ok(full, full, full, "11000111111111111")  # ... starting at the third sample
+    assert not ok(full, full, full, "10001111111111111")  # ... at the second: the side runs off at its corner
+    assert ok(full, full, full, "11111111111100011")  # ... ending at the fifteenth
+    assert not ok(full, full, full, "11111111111110001")  # ... at the sixteenth
+    assert not ok(full, full, full, "11110000111111111")  # four off: 0.76
+    assert not ok(full, full, full, "11101101111111111")  # three off in two places
+    assert ok(full, full, "11111111011111111", "11111000111111111")  # the other side at 0.94 is not weak
+    assert not ok(full, full, "11111110011111111", "11111000111111111")  # two weak sides
+    assert not ok(full, full, full, "11111000111111111", size_gap_support=0.9)  # the rule off
+    assert not ok(full, full, full, "11111000111111111", size_gap_end=0)
+    assert ok(full, full, full, "11100011111111111", size_gap_end=3)
+    assert not ok(full, full, full, "11000111111111111", size_gap_end=3)
