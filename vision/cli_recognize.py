@@ -54,8 +54,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="a W x H rectangle on the table and its 4 corners in the image (x,y px, clockwise "
                              "from its top-left): card shapes are judged on the table, for tilted views")
     parser.add_argument("--fast", action="store_true",
-                        help="without --table-rect: no size pass on the plane estimated from the cards and "
-                             "no second detection on it (about two thirds of the detection time; see docs/performance.md)")
+                        help="without --table-rect: no size pass (neither on the plane estimated from the cards nor "
+                             "on the image) and no second detection on that plane (about two thirds of the detection "
+                             "time; see docs/performance.md)")
     parser.add_argument("--detector", action="append", default=[], metavar="FIELD=VALUE",
                         help="change a detector setting (a DetectorConfig field; bools true/false); repeatable")
     parser.add_argument("--both-corners", dest="one_corner_sure", action="store_const", const=None,

@@ -64,10 +64,11 @@ class DetectorConfig:
     # reaching the card's edge, on stripes or beside an arm): a matched filter for the deck's rectangle
     # (``vision/size_search.py``, ``size_pass_cards``), where no card was found and with two cards found to give
     # the size. On the table plane the size is the deck's within ``size_tolerance``; in a tilted image
-    # perspective spreads it (``size_tolerance_image``), and the pass runs there only with ``size_pass_image``:
-    # measured on the image it found fewer cards for more false ones and costs as much (docs/performance.md).
+    # perspective spreads it (``size_tolerance_image``), and the pass runs there with ``size_pass_image``: where no
+    # plane is estimated (too few cards found for one), since session 36's one weaker side (``size_gap_support``);
+    # before it, the image search found fewer cards for more false ones (docs/performance.md, session 36).
     size_pass: bool = True
-    size_pass_image: bool = False
+    size_pass_image: bool = True
     # each side's share on edges of its direction, in the search: 0.7 against 0.8 found 7 hard and 8 realistic
     # cards more on the validation set, 8 and 3 hard more on the held-out (image, calibrated; session 32)
     size_level: float = 0.7

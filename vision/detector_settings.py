@@ -12,9 +12,9 @@ from dataclasses import fields, replace
 from vision.detect import DEFAULT_CONFIG, DetectorConfig
 from vision.errors import VisionError
 
-FAST_SETTINGS: tuple[str, ...] = ("size_pass_estimated=false", "replan=false")
-"""``--fast``: no size pass on the plane estimated from the cards (the pass still runs on a calibrated
-table), and no second detection on that plane (``replan``). The pass is the largest share of image-mode
+FAST_SETTINGS: tuple[str, ...] = ("size_pass_estimated=false", "size_pass_image=false", "replan=false")
+"""``--fast``: no size pass on the plane estimated from the cards nor on the image (the pass still runs on a
+calibrated table), and no second detection on that plane (``replan``). The pass is the largest share of image-mode
 detection on pale tables; what leaving it out costs and saves is measured in docs/performance.md ("The fast
 image mode"); the second detection doubles image-mode detection (session 33)."""
 

@@ -109,8 +109,9 @@ def test_detector_settings_reach_the_detector(capsys: pytest.CaptureFixture[str]
 
 def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """``--fast`` runs the detector with ``size_pass_estimated`` off (and, with ``--detector``, any other
-    change too); without it the shipped detector runs. Cards are still found and named on the felt."""
+    """``--fast`` runs the detector with ``size_pass_estimated`` and ``size_pass_image`` off (and, with
+    ``--detector``, any other change too); without it the shipped detector runs. Cards are still found and named
+    on the felt."""
     from vision import recognizer as recognizer_module
     from vision.detect import DEFAULT_CONFIG
 
@@ -125,8 +126,9 @@ def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(monkeypatch: pytes
     assert main(["recognize", "--json", "--fast", "--detector", "gap_close=5", str(FELT)]) == 0
     assert main(["recognize", "--json", str(FELT)]) == 0
     fast, shipped = seen
-    assert fast.size_pass_estimated is False and fast.gap_close == 5 and fast.size_pass is True
-    assert shipped == DEFAULT_CONFIG and shipped.size_pass_estimated is True
+    assert fast.size_pass_estimated is False and fast.size_pass_image is False and fast.gap_close == 5
+    assert fast.size_pass is True and fast.replan is False
+    assert shipped == DEFAULT_CONFIG and shipped.size_pass_estimated is True and shipped.size_pass_image is True
     first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     truth = {c["card"] for c in json.loads((DATA / "truth.json").read_text())["felt.jpg"]}
     assert len({c["card"] for c in first["cards"]} & truth) >= len(truth) - 2

@@ -197,8 +197,8 @@ def test_evaluate_measures_other_detector_settings_but_never_writes_them() -> No
     from models.training.evaluate import detector_config, main
     from vision.detect import DEFAULT_CONFIG
 
-    cfg = detector_config(["size_pass_image=true", "size_level=0.7", "gap_close=5"])
-    assert cfg.size_pass_image is True and cfg.size_level == 0.7 and cfg.gap_close == 5
+    cfg = detector_config(["size_pass_image=false", "size_level=0.7", "gap_close=5"])
+    assert cfg.size_pass_image is False and cfg.size_level == 0.7 and cfg.gap_close == 5
     assert isinstance(cfg.gap_close, int) and cfg.hue_pass == DEFAULT_CONFIG.hue_pass
     assert detector_config([]) == DEFAULT_CONFIG
     for bad in (["nope=1"], ["size_pass=maybe"], ["size_level=high"], ["size_level"], ["plane=1"],

@@ -1166,12 +1166,12 @@ def test_the_size_pass_takes_a_margin_whiter_than_the_table_for_a_card_in_shadow
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, size_whiter=256.0), plane=plane)) is None
 
 
-def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_over(
+def test_the_size_pass_searches_only_where_paper_is_left_over_and_on_the_image_only_with_size_pass_image(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without a plane (``size_pass_image`` off, and no plane estimated from the cards) the pass does not
-    search; with one, on felt where every card is found no paper is left outside them, so it does not search
-    either (the gate that keeps its cost off most frames); turned on for the image, the same felt frame still
-    does not search. On a pale table it searches with a calibrated plane and with the plane of the cards."""
+    """On felt where every card is found no paper is left outside them, so the pass does not search (the gate
+    that keeps its cost off most frames), with a plane or on the image. On a pale table it searches with a
+    calibrated plane, with the plane of the cards, and without a plane (none estimated) on the image only with
+    ``size_pass_image`` (shipped on since session 36)."""
     from dataclasses import replace
 
     import vision.size_pass as size_pass
@@ -1191,15 +1191,18 @@ def test_the_size_pass_runs_only_on_a_table_plane_and_only_where_paper_is_left_o
     assert searched == []
     # a pale table leaves paper outside the cards: there the pass searches, with a plane or (when asked) without
     pale = make_scene(np.random.default_rng(3), faces_deck(0), SceneSpec(n_cards=8, clutter=0, background="light"))
-    detect_cards(pale.image, replace(ONCE, estimate_plane=False))
+    detect_cards(pale.image, replace(ONCE, estimate_plane=False, size_pass_image=False))
     assert searched == []
+    detect_cards(pale.image, replace(ONCE, estimate_plane=False))
+    assert searched
+    searched.clear()
     detect_cards(pale.image, plane=pale.plane)
     assert searched
     searched.clear()
     detect_cards(pale.image, ONCE)
     assert searched
     searched.clear()
-    detect_cards(pale.image, replace(ONCE, size_pass_estimated=False))
+    detect_cards(pale.image, replace(ONCE, size_pass_estimated=False, size_pass_image=False))
     assert searched == []
 
 
@@ -1868,6 +1871,29 @@ def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
     whole_sides = detect_cards(scene.image, replace(SHIPPED, size_gap_support=0.9), plane=scene.plane)
     assert len(truths) == 2
     assert all(match(t, shipped) is not None for t in truths) and all(match(t, whole_sides) is None for t in truths)
+
+
+def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(
+        held_out_decks: dict) -> None:  # type: ignore[type-arg]
+    """``size_pass_image`` (on since session 36): seed 11's realistic scene 46 without calibration leaves three
+    outlines, too few for a plane, so the size pass searches the image (the deck's size from the outlines found,
+    ``size_tolerance_image``); there it finds the QD and the 4S whose side a glare spot washes out. Off, neither."""
+    from dataclasses import replace
+
+    from models.training.evaluate import NORMAL
+    from models.training.synth import make_scene as make_scene_now
+    from vision.plane_from_cards import plane_from_cards
+
+    design = "gnome:plastic"
+    rng = np.random.default_rng([11, sorted(held_out_decks).index(design)])
+    for _ in range(47 - 40):
+        scene = make_scene_now(rng, held_out_decks[design], NORMAL)
+    truths = [q for label, q in scene.cards if label in ("QD", "4S")]
+    shipped = detect_cards(scene.image)
+    off = detect_cards(scene.image, replace(SHIPPED, size_pass_image=False))
+    assert len(truths) == 2 and all(match(t, off) is None for t in truths)
+    assert plane_from_cards(off, scene.image.shape, spread=SHIPPED.plane_spread, drop=SHIPPED.plane_drop) is None
+    assert all(match(t, shipped) is not None for t in truths)
 
 
 def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_stretch(
