@@ -31,8 +31,9 @@ from several cues, because no single one works on every table:
 6. Repair: an outline whose opposite sides are further from parallel than perspective allows has one
    corner off (a side on a neighbour's or a shadow's edge); it is rebuilt from its other three corners
    where the rebuilt sides lie on edges at least as well.
-7. Size (on a calibrated table, before 5 and 6): where paper lies outside the cards found, a rectangle of the deck's own
-   size whose four sides lie on edges of their direction and that has a paper margin is a card
+7. Size (before 5 and 6; on the table plane, calibrated or estimated from the cards, else on the image): where paper
+   lies outside the cards found, a rectangle of the deck's own size whose sides lie on edges of their direction (one
+   may miss a stretch, as under a glare spot) and that has a paper margin is a card
    (``vision/size_search.py``): a court figure reaching the card's edge on stripes or beside an arm cuts
    every closed outline of the card into pieces, but not its sides. An outline far off the deck's size is
    searched over as if no card were there, and the rectangle found there replaces it.
