@@ -8,7 +8,8 @@ The frames are ``models.training.evaluate``'s (realistic scenes at each seed, ha
 through ``vision.detect.detect_cards`` alone with the shipped settings changed by ``--against`` (side A, the
 shipped ones when not given) and by ``--detector`` (side B). A card is found on a side when an outline of that
 side matches it (``models.training.dataset.match``: every corner within 12% of its width). It prints each
-card found on one side only (seed, scene, design, card) and the counts. Detection only, no classification
+card found on one side only (seed, scene, design, card) and the counts, with each side's outlines that match no
+card (``false_a``, ``false_b``: a false card, or a card's outline more than 12% off it). Detection only, no classification
 (both sides on one seed's realistic frames took 15 s on the 2-core development machine, one ``evaluate`` run
 of one setting 31 s): a setting's effect on found, card by card, and the cards it gains or loses to look at
 before the full measurement (``--json``: one object per card, then the summary).
@@ -23,10 +24,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from models.training.dataset import match  # noqa: E402
+from models.training.dataset import match, match_index  # noqa: E402
 from models.training.synth import Scene  # noqa: E402
 from vision.detect import DetectorConfig, detect_cards  # noqa: E402
 
@@ -40,23 +43,44 @@ class Difference:
     found_by: str  # "A" or "B"
 
 
+@dataclass
+class Comparison:
+    """``differences``' result: the cards found by one side only, how many cards there were, how many each side
+    found, and each side's outlines that match no card."""
+
+    diff: list[Difference]
+    cards: int = 0
+    found_a: int = 0
+    found_b: int = 0
+    false_a: int = 0
+    false_b: int = 0
+
+
+def unmatched(truths: list[np.ndarray], found: list[np.ndarray]) -> int:
+    """How many of the outlines ``found`` no card of ``truths`` matches (``match_index``: each card its first)."""
+    used = {i for t in truths if (i := match_index(t, found)) is not None}
+    return len(found) - len(used)
+
+
 def differences(frames: Iterable[tuple[int, int, str, Scene]], a: DetectorConfig, b: DetectorConfig, *,
-                calibrated: bool = False) -> tuple[list[Difference], int, int, int]:
+                calibrated: bool = False) -> Comparison:
     """The cards of ``frames`` ((seed, scene number, design, scene)) found by exactly one of ``a`` and ``b``,
-    and how many cards there were and how many each side found."""
-    out: list[Difference] = []
-    cards = found_a = found_b = 0
+    with the counts (``Comparison``)."""
+    out = Comparison([])
     for seed, n, design, scene in frames:
         plane = scene.plane if calibrated else None
         qa, qb = detect_cards(scene.image, a, plane=plane), detect_cards(scene.image, b, plane=plane)
         for label, quad in scene.cards:
-            cards += 1
+            out.cards += 1
             in_a, in_b = match(quad, qa) is not None, match(quad, qb) is not None
-            found_a += in_a
-            found_b += in_b
+            out.found_a += in_a
+            out.found_b += in_b
             if in_a != in_b:
-                out.append(Difference(seed, n, design, label, "A" if in_a else "B"))
-    return out, cards, found_a, found_b
+                out.diff.append(Difference(seed, n, design, label, "A" if in_a else "B"))
+        truths = [quad for _, quad in scene.cards]
+        out.false_a += unmatched(truths, qa)
+        out.false_b += unmatched(truths, qb)
+    return out
 
 
 def held_out_frames(kind: str, seeds: list[int], scenes: int) -> Iterable[tuple[int, int, str, Scene]]:
@@ -89,13 +113,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         a, b = detector_config(args.against), detector_config(args.detector)
     except ValueError as e:
         ap.error(str(e))
-    diff, cards, found_a, found_b = differences(held_out_frames(args.kind, args.seeds, args.scenes), a, b,
-                                                calibrated=args.calibrated)
+    result = differences(held_out_frames(args.kind, args.seeds, args.scenes), a, b, calibrated=args.calibrated)
     summary: dict[str, object] = {
         "command": " ".join(["benchmarks/found_diff.py", *(sys.argv[1:] if argv is None else argv)]),
-        "cards": cards, "found_a": found_a, "found_b": found_b,
-        "only_a": sum(d.found_by == "A" for d in diff), "only_b": sum(d.found_by == "B" for d in diff)}
-    for d in diff:
+        "cards": result.cards, "found_a": result.found_a, "found_b": result.found_b,
+        "only_a": sum(d.found_by == "A" for d in result.diff), "only_b": sum(d.found_by == "B" for d in result.diff),
+        "false_a": result.false_a, "false_b": result.false_b}
+    for d in result.diff:
         print(json.dumps(d.__dict__) if args.json else
               f"seed {d.seed:5d} scene {d.scene:4d} {d.design:28s} {d.card:5s} found by {d.found_by} only")
     print(json.dumps(summary) if args.json else json.dumps(summary, indent=2))

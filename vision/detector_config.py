@@ -79,7 +79,8 @@ class DetectorConfig:
     # realistic -1 and hard 0 with more false cards: not taken (docs/performance.md, session 35).
     size_side_support: float = 0.9
     # ... except one side, which may lie on edges for only this share where its misses are one stretch clear of its
-    # ends (a glare spot washing out part of it; ``size_pass.sides_on_edges``): this many samples at either end
+    # ends (a glare spot washing out part of it; ``size_pass.sides_on_edges``): this many samples at either end (the
+    # exception is off at ``size_gap_end`` 0 or ``size_gap_support`` up to ``size_side_support``)
     size_gap_support: float = 0.8
     size_gap_end: int = 2
     size_band: float = 0.75  # the band just inside each side is paper for this share of it (see size_pass_cards)

@@ -36,13 +36,14 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
                     replaced: list[int] | None = None) -> list[np.ndarray]:
     """(e) Cards of the deck's size that no closed outline holds, where no card was found (detection scale).
 
-    The search (``vision.size_search.rectangles_of_size``) runs on the table plane when the table is
-    calibrated (the frame warped so that every card is the same rectangle; its size the median of the cards
-    found there), and on the image only with ``size_pass_image``. A rectangle it returns is a card when it
+    The search (``vision.size_search.rectangles_of_size``) runs on the table plane, calibrated or estimated from the
+    cards found (the frame warped so that every card is the same rectangle; its size the median of the cards found
+    there), and without a plane on the image with ``size_pass_image``. A rectangle it returns is a card when it
     overlaps no card found, lies inside the frame, is a card's shape, its sides lie on the edge map
-    (``sides_on_edges``: each for ``size_side_support``, or one with a single stretch off them), and the band just inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper
-    margin, while the same rectangle between a cloth's stripes or squares holds cloth. The paper is the
-    global or the local paper mask (``paper``), so glare and a pale cast do not hide it; where a shadow does,
+    (``sides_on_edges``: each for ``size_side_support``, or one with a single stretch off them), and the band just
+    inside each side (3-8% of the card's width) is paper for ``size_band`` of it: a card has a paper margin, while
+    the same rectangle between a cloth's stripes or squares holds cloth. The paper is the global or the local paper
+    mask (``paper``), so glare and a pale cast do not hide it; where a shadow does,
     the band is whiter than the table just outside it (``size_whiter``, ``card_margins``). A gingham's pale
     grid lines are such a margin too; there the inside of the rectangle is the cloth around it
     (``inside_like_outside``), which a card's is not.

@@ -261,15 +261,17 @@ def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
 
 
 def _held_out_scene(held_out_decks: dict, design: str, seed: int, index: int,  # type: ignore[type-arg]
-                    spec: SceneSpec | None = None) -> Scene:
-    """Scene ``index`` of ``design`` as ``models.training.evaluate.held_out_scenes`` dealt it before session 35
-    (``make_pinned_scene``): the k-th design in name order from a generator seeded [seed, k] (realistic ``NORMAL``
-    scenes unless ``spec``)."""
+                    spec: SceneSpec | None = None, *, pinned: bool = True) -> Scene:
+    """Scene ``index`` of ``design`` as ``models.training.evaluate.held_out_scenes`` deals it: the k-th design in
+    name order from a generator seeded [seed, k] (realistic ``NORMAL`` scenes unless ``spec``); as drawn before
+    session 35 (``make_pinned_scene``) unless not ``pinned``."""
     from models.training.evaluate import NORMAL
+    from models.training.synth import make_scene as make_scene_now
 
+    draw = make_scene if pinned else make_scene_now
     rng = np.random.default_rng([seed, sorted(held_out_decks).index(design)])
     for _ in range(index + 1):
-        scene = make_scene(rng, held_out_decks[design], spec or NORMAL)
+        scene = draw(rng, held_out_decks[design], spec or NORMAL)
     return scene
 
 
@@ -1855,19 +1857,14 @@ def test_first_indices_finds_each_corner_where_the_contour_first_passes_it() -> 
 def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
         held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """``size_side_support`` (0.9) and ``size_gap_support`` (0.8): every side of a size-pass rectangle lies on edges
-    for 0.9, except one that may lie on them for 0.8 where its misses are clear of its ends. In evaluate's realistic
-    scene 46 at seed 11 as drawn since session 35 (``gnome:plastic``, calibrated) a QD and a 4S lie on a pale arm
-    under a glare spot, which washes out a stretch of a side of each to 0.88: the shipped pass takes both, and
-    without the one weaker side (``size_gap_support`` 0.9, the rule before session 36) it refuses both."""
+    for 0.9, except one that may lie on them for 0.8 where its misses are one stretch clear of its ends. In
+    evaluate's realistic scene 46 at seed 11 as drawn since session 35 (``gnome:plastic``, calibrated) a QD and a 4S
+    lie on a pale arm under a glare spot, which washes out a stretch of a side of each to 0.88: the shipped pass
+    takes both, and without the one weaker side (``size_gap_support`` 0.9, the rule before session 36) it refuses
+    both."""
     from dataclasses import replace
 
-    from models.training.evaluate import NORMAL
-    from models.training.synth import make_scene as make_scene_now
-
-    design = "gnome:plastic"
-    rng = np.random.default_rng([11, sorted(held_out_decks).index(design)])
-    for _ in range(47 - 40):  # the design's scenes are 40-59 of the 120 (20 a design, in name order)
-        scene = make_scene_now(rng, held_out_decks[design], NORMAL)
+    scene = _held_out_scene(held_out_decks, "gnome:plastic", 11, 46 - 40, pinned=False)  # (the design's are 40-59)
     truths = [q for label, q in scene.cards if label in ("QD", "4S")]
     shipped = detect_cards(scene.image, plane=scene.plane)
     whole_sides = detect_cards(scene.image, replace(SHIPPED, size_gap_support=0.9), plane=scene.plane)
@@ -1882,14 +1879,9 @@ def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(
     ``size_tolerance_image``); there it finds the QD and the 4S whose side a glare spot washes out. Off, neither."""
     from dataclasses import replace
 
-    from models.training.evaluate import NORMAL
-    from models.training.synth import make_scene as make_scene_now
     from vision.plane_from_cards import plane_from_cards
 
-    design = "gnome:plastic"
-    rng = np.random.default_rng([11, sorted(held_out_decks).index(design)])
-    for _ in range(47 - 40):
-        scene = make_scene_now(rng, held_out_decks[design], NORMAL)
+    scene = _held_out_scene(held_out_decks, "gnome:plastic", 11, 46 - 40, pinned=False)
     truths = [q for label, q in scene.cards if label in ("QD", "4S")]
     shipped = detect_cards(scene.image)
     off = detect_cards(scene.image, replace(SHIPPED, size_pass_image=False))
@@ -1905,12 +1897,7 @@ def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_s
     stretch of it lies off the edge map. The shipped detector finds it; with every side held to 0.9 it does not."""
     from dataclasses import replace
 
-    from models.training.synth import make_scene as make_scene_now
-
-    design = "gnome:plastic"
-    rng = np.random.default_rng([2025, sorted(held_out_decks).index(design)])
-    for _ in range(45 - 40):
-        scene = make_scene_now(rng, held_out_decks[design], HARD)
-    truth = dict(scene.cards)["JC"]
+    scene = _held_out_scene(held_out_decks, "gnome:plastic", 2025, 44 - 40, HARD, pinned=False)
+    (truth,) = [q for label, q in scene.cards if label == "JC"]
     assert match(truth, detect_cards(scene.image)) is not None
     assert match(truth, detect_cards(scene.image, replace(SHIPPED, size_gap_support=0.9))) is None

@@ -24,20 +24,38 @@ def test_a_setting_that_finds_nothing_lists_every_card_the_shipped_one_finds() -
     listed as found by A only, in order, and the counts agree with matching the outlines directly."""
     frames = _frames(3)
     blind = replace(DEFAULT_CONFIG, min_width=2000.0)
-    diff, cards, found_a, found_b = differences(frames, DEFAULT_CONFIG, blind)
+    result = differences(frames, DEFAULT_CONFIG, blind)
+    diff, cards, found_a, found_b = result.diff, result.cards, result.found_a, result.found_b
     expected = [(n, label) for _, n, _, scene in frames for found in [detect_cards(scene.image)]  # type: ignore[attr-defined]
                 for label, quad in scene.cards if match(quad, found) is not None]  # type: ignore[attr-defined]
     assert cards == sum(len(scene.cards) for *_, scene in frames)  # type: ignore[attr-defined]
     assert found_b == 0 and found_a == len(expected) > 0
     assert [(d.scene, d.card) for d in diff] == expected
     assert {d.found_by for d in diff} == {"A"}
-    swapped, *_ = differences(frames, blind, DEFAULT_CONFIG)
+    swapped = differences(frames, blind, DEFAULT_CONFIG).diff
     assert [(d.scene, d.card, d.found_by) for d in swapped] == [(n, c, "B") for n, c in expected]
+    assert result.false_b == 0  # no outline at all
 
 
 def test_one_setting_against_itself_differs_nowhere() -> None:
-    diff, cards, found_a, found_b = differences(_frames(2), DEFAULT_CONFIG, DEFAULT_CONFIG)
-    assert diff == [] and found_a == found_b and cards > 0
+    result = differences(_frames(2), DEFAULT_CONFIG, DEFAULT_CONFIG)
+    assert result.diff == [] and result.found_a == result.found_b and result.cards > 0
+    assert result.false_a == result.false_b
+
+
+def test_outlines_that_match_no_card_are_counted_once_each() -> None:
+    """``unmatched``: an outline no card matches counts (a false card, or a card's outline more than 12% off);
+    a card's own outline does not; a second outline of a card already matched does (each card matches one)."""
+    from benchmarks.found_diff import unmatched
+
+    card = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])
+    far = card + 300
+    shifted = card + np.float32([30, 0])  # 30% of the width off: no match
+    assert unmatched([card], [card]) == 0
+    assert unmatched([card], [card, far]) == 1
+    assert unmatched([card], [shifted]) == 1
+    assert unmatched([card], [card, card.copy()]) == 1  # the card matches its first outline only
+    assert unmatched([], [card]) == 1 and unmatched([card], []) == 0
 
 
 def test_an_unknown_setting_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
