@@ -42,6 +42,7 @@ LABELS: tuple[str, ...] = (*all_cards(), "back")
 ``table.cards.Card.index``), then "back" for a face-down card."""
 
 UNKNOWN = "unknown"
+BACK = "back"
 NOT_A_CARD = "none"
 MODEL_LABELS: tuple[str, ...] = (*LABELS, NOT_A_CARD)
 """The network's outputs: LABELS plus "none", a detected outline that is not a card (a phone, a chip,
@@ -146,7 +147,7 @@ BLUR_LOOK_BELOW = 0.9
 """A face card still named under this top-1 probability after the second look and the pip look (or left unknown),
 in a frame whose cepstrum shows a motion blur (``vision.motion_blur``: ``MOTION_DEPTH``, ``MOTION_ISOLATION``), is
 read again, with every look, from a patch of the frame around it deconvolved for that blur; that reading replaces
-the first where it names a card. Most hard cards found and not named were in frames smeared 6-8 px, their indices past
+the first where it names a card, but never turns a card named a face into a back (session 37). Most hard cards found and not named were in frames smeared 6-8 px, their indices past
 the model; deconvolved, many read again. Chosen on the validation set (validate_fonts --detect, four sets of 240
 untrained font styles, against no blur look): hard named +12, +5, +12, +5 of 2,880 each, wrong -6, 0, -6, 0;
 realistic the same card for card. Held-out, six seeds (evaluate --scenes 20): hard named 8,416 -> 8,447 (image)
@@ -336,14 +337,16 @@ class Recognizer:
     def _blur_look(self, frame: np.ndarray, quads: list[np.ndarray], which: list[int], probs: np.ndarray,
                    named: list[tuple[str, float]]) -> None:
         """Where the frame has a motion blur, read the cards ``which`` again from a patch around each, deconvolved
-        for it, with every look; a reading that names a card replaces the card's ``probs`` and ``named``."""
+        for it, with every look; a reading that names a card replaces the card's ``probs`` and ``named``, except that
+        a card named a face stays a face: a patch deconvolved for a blur the frame lacks rings, and the rings read as a
+        back's pattern (a sharp held-out 7S read 0.83 became ``back`` 0.82), while a blurred face is no back."""
         motion = estimate_motion(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), BLUR_LOOK_LENGTH)
         if motion is None:
             return
         for i in which:
             patch, origin = _patch_around(frame, quads[i], motion)
             again = self._classify(deblur(patch, motion), [quads[i] - origin], drop_non_cards=False, deblurred=True)[0]
-            if again.card != UNKNOWN:
+            if again.card != UNKNOWN and not (again.card == BACK and named[i][0] != UNKNOWN):
                 named[i] = (again.card, again.confidence)
                 probs[i] = again.probabilities
 

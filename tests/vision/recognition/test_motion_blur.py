@@ -184,3 +184,22 @@ def test_held_out_cards_under_motion_blur_are_named_through_the_blur_look(
         quad = match(truth, [r.corners for r in seen])
         readings.append(next(r.card for r in seen if r.corners is quad))
     assert readings == [without, label]
+
+
+def test_a_face_the_blur_look_reads_as_a_back_stays_the_face(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+    """evaluate --seed 99's hard frames (seed 100), gnome:neoclassical scene 12: a sharp frame that the estimator
+    takes for one smeared 5.5 px or more. Its 7S, named under BLUR_LOOK_BELOW, is read again from a patch
+    deconvolved for that blur; the ringing reads as a back's pattern (``back`` 0.82 before session 37). A card
+    named a face keeps a face's name."""
+    from models.training.dataset import match
+
+    rng = np.random.default_rng([100, sorted(held_out_decks).index("gnome:neoclassical")])
+    for _ in range(13):
+        scene = make_scene(rng, held_out_decks["gnome:neoclassical"], HARD)
+    assert scene.blur.kind == "none"
+    assert estimate_motion(cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY), BLUR_LOOK_LENGTH) is not None
+    truth = next(q for lab, q in scene.cards if lab == "7S")
+    seen = Recognizer(threads=1).recognize(scene.image)
+    quad = match(truth, [r.corners for r in seen])
+    assert quad is not None
+    assert next(r.card for r in seen if r.corners is quad) == "7S"
