@@ -37,12 +37,12 @@ from vision.rectify import (
     order_corners,
 )
 
-LABELS: tuple[str, ...] = (*all_cards(), "back")
+BACK = "back"
+LABELS: tuple[str, ...] = (*all_cards(), BACK)
 """Classifier outputs: the 52 faces "AC".."KC", "AD".., "AH".., "AS".."KS" (suit-major, as
 ``table.cards.Card.index``), then "back" for a face-down card."""
 
 UNKNOWN = "unknown"
-BACK = "back"
 NOT_A_CARD = "none"
 MODEL_LABELS: tuple[str, ...] = (*LABELS, NOT_A_CARD)
 """The network's outputs: LABELS plus "none", a detected outline that is not a card (a phone, a chip,
@@ -144,16 +144,16 @@ class Recognition:
 
 
 BLUR_LOOK_BELOW = 0.9
-"""A face card still named under this top-1 probability after the second look and the pip look (or left unknown),
-in a frame whose cepstrum shows a motion blur (``vision.motion_blur``: ``MOTION_DEPTH``, ``MOTION_ISOLATION``), is
-read again, with every look, from a patch of the frame around it deconvolved for that blur; that reading replaces
-the first where it names a card, but never turns a card named a face into a back (session 37). Most hard cards found and not named were in frames smeared 6-8 px, their indices past
-the model; deconvolved, many read again. Chosen on the validation set (validate_fonts --detect, four sets of 240
-untrained font styles, against no blur look): hard named +12, +5, +12, +5 of 2,880 each, wrong -6, 0, -6, 0;
-realistic the same card for card. Held-out, six seeds (evaluate --scenes 20): hard named 8,416 -> 8,447 (image)
-and 8,434 -> 8,463 (calibrated) of 8,640, wrong 32 -> 24 and 33 -> 26, realistic the same card for card.
-Naming costs about 2.3 ms more a hard frame, nothing measurable on bench_recognition's speed frames
-(docs/performance.md, session 31)."""
+"""A face card still named under this top-1 probability after the second look and the pip look (or left unknown), in a
+frame whose cepstrum shows a motion blur (``vision.motion_blur``: ``MOTION_DEPTH``, ``MOTION_ISOLATION``), is read
+again, with every look, from a patch of the frame around it deconvolved for that blur; that reading replaces the
+first where it names a card, but never turns a card named a face into a back (session 37). Most hard cards found and
+not named were in frames smeared 6-8 px, their indices past the model; deconvolved, many read again. Chosen on the
+validation set (validate_fonts --detect, four sets of 240 untrained font styles, against no blur look): hard named
++12, +5, +12, +5 of 2,880 each, wrong -6, 0, -6, 0; realistic the same card for card. Held-out, six seeds (evaluate
+--scenes 20): hard named 8,416 -> 8,447 (image) and 8,434 -> 8,463 (calibrated) of 8,640, wrong 32 -> 24 and 33 ->
+26, realistic the same card for card. Naming costs about 2.3 ms more a hard frame, nothing measurable on
+bench_recognition's speed frames (docs/performance.md, session 31)."""
 BLUR_LOOK_LENGTH = 5.5
 """... and only for a blur this long or longer (px). The model reads through shorter ones (the model card's hard frames
 with 3-5 px blurs: every card found was named), and on the validation set's realistic frames the look with every
@@ -268,7 +268,7 @@ class Recognizer:
         """The cards the pip look and the blur look read again: unknown, or a face named under ``below``; not an
         outline that is dropped as it stands (the looks read faces, they do not judge whether an outline is a card)."""
         return [i for i, (label, conf) in enumerate(named)
-                if (label == UNKNOWN or (label != "back" and conf < below)) and not self._dropped(label, float(none[i]))]
+                if (label == UNKNOWN or (label != BACK and conf < below)) and not self._dropped(label, float(none[i]))]
 
     def _dropped(self, label: str, p_none: float) -> bool:
         """Whether an outline read ``label`` with this "none" probability is not a card. One read "unknown" is
