@@ -34,6 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.calibration import calibrate_once  # noqa: E402
+from vision.change_regions import GROW  # noqa: E402
 from vision.simtable import SimCamera, SimOracle, SimTable, default_camera  # noqa: E402
 from vision.watcher import TableWatcher  # noqa: E402
 from vision.zones import layout_for  # noqa: E402
@@ -150,16 +151,20 @@ def bench_calibration() -> list[dict[str, Any]]:
     return rows
 
 
-def bench_speed(kind: str, gate: bool, frames_wanted: int = 600) -> dict[str, Any]:
+def bench_speed(kind: str, gate: bool, frames_wanted: int = 600, regional: bool = True,
+                grow: float = GROW) -> dict[str, Any]:
     layout = layout_for("chinese-ten", 3)
     sim = SimTable(layout, seed=99, camera=SimCamera(tilt_deg=20), fps=FPS)
     rng = random.Random(99)
     hand = deal(sim, rng)
     for _ in range(11):  # 11 layout cards + the stock = 12 cards in view
         sim.place(hand.pop(), "layout", animate=False)
-    watcher = TableWatcher(layout, make_recognizer(kind, sim, 99), gate=gate)
+    watcher = TableWatcher(layout, make_recognizer(kind, sim, 99), gate=gate, regional=regional,
+                           region_grow=grow)
     capture = vision = 0.0
     per_frame: list[float] = []
+    kind_ms: dict[str, list[float]] = {"whole": [], "regions": [], "other": []}  # the vision path, by what it did
+    st = watcher.stats
     n = 0
     for f in sim.play(extra_frames=10):  # warm up: calibration, first recognitions
         watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
@@ -176,20 +181,24 @@ def bench_speed(kind: str, gate: bool, frames_wanted: int = 600) -> dict[str, An
             t0 = time.perf_counter()
             f = sim.next_frame()
             t1 = time.perf_counter()
+            before = (st.recognised, st.regional)
             watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
             t2 = time.perf_counter()
             capture += t1 - t0
             vision += t2 - t1
             per_frame.append(t2 - t0)
+            kind_ms["whole" if st.recognised > before[0] else "regions" if st.regional > before[1] else "other"].append(
+                1000 * (t2 - t1))
             n += 1
-    st = watcher.stats
     return {
-        "recognizer": kind, "gate": gate, "frames": n,
+        "recognizer": kind, "gate": gate, "regional": regional, "grow": grow, "frames": n,
         "capture_ms": round(1000 * capture / n, 2), "vision_ms": round(1000 * vision / n, 2),
         "fps": round(n / (capture + vision), 1),
         "frame_ms_p50_p95_max": [round(1000 * float(np.percentile(per_frame, q)), 1) for q in (50, 95, 100)],
         "recognised_share": round(st.recognised / st.frames, 3),
+        "regional_share": round(st.regional / st.frames, 3),
         "stage_ms": {k: round(1000 * v / st.frames, 2) for k, v in st.seconds.items()},
+        "vision_ms_p50_by_detection": {k: round(statistics.median(v), 1) for k, v in kind_ms.items() if v},
     }
 
 
@@ -209,6 +218,7 @@ def main() -> int:
         print("calibration", bench_calibration(), flush=True)
     if args.only in (None, "speed"):
         print("speed", bench_speed(args.recognizer, True), flush=True)
+        print("speed", bench_speed(args.recognizer, True, regional=False), flush=True)
         print("speed", bench_speed(args.recognizer, False, 300), flush=True)
     if args.only in (None, "events"):
         print("events", bench_events(args.recognizer, args.events, args.verbose), flush=True)

@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.found_diff import held_out_frames  # noqa: E402
 from models.training.dataset import match  # noqa: E402
 from models.training.synth import Scene  # noqa: E402
-from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards  # noqa: E402
+from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards, detect_in_region  # noqa: E402
 
 
 def region_around(quad: np.ndarray, shape: tuple[int, ...], grow: float) -> tuple[int, int, int, int]:
@@ -49,18 +49,6 @@ def region_around(quad: np.ndarray, shape: tuple[int, ...], grow: float) -> tupl
     x0, y0 = np.maximum(np.floor(q.min(axis=0) - grow * length), 0).astype(int)
     x1, y1 = np.minimum(np.ceil(q.max(axis=0) + grow * length) + 1, (w, h)).astype(int)
     return int(x0), int(y0), int(x1), int(y1)
-
-
-def detect_in_region(frame: np.ndarray, region: tuple[int, int, int, int], config: DetectorConfig = DEFAULT_CONFIG,
-                     plane: np.ndarray | None = None) -> list[np.ndarray]:
-    """``detect_cards`` on the part ``region`` (x0, y0, x1, y1) of ``frame`` alone, the outlines in the frame's pixels.
-    ``plane`` (frame pixels -> table) is moved to the region's pixels: a region pixel (u, v) is frame pixel
-    (u + x0, v + y0)."""
-    x0, y0, x1, y1 = region
-    part = np.ascontiguousarray(frame[y0:y1, x0:x1])
-    moved = None if plane is None else np.asarray(plane, np.float64) @ np.array(
-        [[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
-    return [q + np.float32([x0, y0]) for q in detect_cards(part, config, plane=moved)]
 
 
 @dataclass

@@ -82,8 +82,11 @@ from vision.rectify import order_corners
 from vision.size_pass import size_pass_cards
 from vision.snapping import repair_skewed, snap_to_edges
 
-__all__ = ["DEFAULT_CONFIG", "DetectorConfig", "detect_cards", "outline_support", "plane_tuple", "skew_per_px",
-           "snap_to_edges"]
+__all__ = ["DEFAULT_CONFIG", "DetectorConfig", "Region", "detect_cards", "detect_in_region", "outline_support",
+           "plane_tuple", "skew_per_px", "snap_to_edges"]
+
+Region = tuple[int, int, int, int]
+"""A part of a frame: (x0, y0, x1, y1) in its pixels, the ends exclusive."""
 
 
 def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
@@ -114,6 +117,25 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
             if len(again) >= len(quads):
                 return again
     return quads
+
+
+def detect_in_region(frame_bgr: np.ndarray, region: Region, config: DetectorConfig = DEFAULT_CONFIG,
+                     plane: np.ndarray | None = None) -> list[np.ndarray]:
+    """``detect_cards`` on the part ``region`` of ``frame_bgr`` alone, the outlines in the frame's pixels: only the
+    cards wholly inside it (an outline cut by the region's edge is refused as one cut by a frame's). ``plane``
+    (frame pixels -> table) is moved to the region's pixels: region pixel (u, v) is frame pixel (u + x0, v + y0).
+    The detector judges a frame as a whole in places (the deck's size from the cards found, the plane they give,
+    the paper mask's threshold), so a region is not a small frame of the same kind: ``benchmarks/region_detection.py``
+    measures what that costs."""
+    x0, y0, x1, y1 = region
+    height, width = frame_bgr.shape[:2]
+    if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height):
+        raise ImageError(f"region {region} is not inside the {width}x{height} frame")
+    part = np.ascontiguousarray(frame_bgr[y0:y1, x0:x1])
+    moved = None if plane is None else np.asarray(plane, np.float64) @ np.array(
+        [[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
+    offset = np.array([x0, y0], np.float32)
+    return [q + offset for q in detect_cards(part, config, plane=moved)]
 
 
 def _no_paper_left(cues: FrameCues, quads: list[np.ndarray]) -> bool:

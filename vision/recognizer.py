@@ -21,8 +21,9 @@ import cv2
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from vision.change_regions import inside, quad_box
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
-from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards
+from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, SettingError
 from vision.faces import all_cards
 from vision.model_meta import ModelMeta, load_meta
@@ -225,6 +226,22 @@ class Recognizer:
         judged on the table rather than in the tilted image."""
         frame = _check_frame(frame_bgr)
         return self._classify(frame, detect_cards(frame, self.detector, plane=plane), drop_non_cards=True)
+
+    def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[Region], known: Sequence[np.ndarray], *,
+                          plane: np.ndarray | None = None) -> list[Recognition]:
+        """Every card in the frame when only ``regions`` ((x0, y0, x1, y1) frame pixels, ends exclusive, disjoint)
+        may have changed since ``known`` (outlines, full-resolution px) were found: the cards detected in each
+        region (``vision.detect.detect_in_region``: only those wholly inside it) and the known outlines not wholly
+        inside one (a card across a region's edge did not change: ``vision.change_regions`` grows each region from
+        what changed), all classified in one batch; an outline the model takes for no card is dropped, as
+        ``recognize`` drops it. A detection whose centre lies on a kept outline is that card cut by the region's
+        edge, and is not kept."""
+        frame = _check_frame(frame_bgr)
+        kept = [np.asarray(q, np.float32).reshape(4, 2) for q in known
+                if not any(inside(quad_box(q), region) for region in regions)]
+        found = [q for region in regions for q in detect_in_region(frame, region, self.detector, plane=plane)
+                 if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
+        return self._classify(frame, kept + found, drop_non_cards=True)
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """Name the cards at the given outlines ((4, 2) image points each, any corner order): one

@@ -718,6 +718,18 @@ class SimOracle:
     def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list[Recognition]:
         return [r for c in self.sim.visible() if self.rng.random() >= self.dropout for r in [self._read(c)]]
 
+    def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[tuple[int, int, int, int]],
+                          known: Sequence[np.ndarray], *, plane: np.ndarray | None = None) -> list[Recognition]:
+        """``Recognizer.recognize_regions`` read from the truth: the known outlines not wholly inside a region, read
+        as ``classify_quads`` reads them (one on no card is dropped), and the visible cards wholly inside one, with
+        ``recognize``'s dropouts."""
+        from vision.change_regions import inside, quad_box
+
+        kept = [q for q in known if not any(inside(quad_box(q), r) for r in regions)]
+        found = [self._read(c) for c in self.sim.visible()
+                 if any(inside(quad_box(self._corners(c)), r) for r in regions) and self.rng.random() >= self.dropout]
+        return [r for r in self.classify_quads(frame_bgr, kept) if r.presence > 0] + found
+
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """One reading per outline: the visible card whose centre is nearest (within 20 px), else
         ``unknown``."""

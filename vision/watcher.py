@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, Calibrator
+from vision.change_regions import GROW, changed_boxes, inside, quad_box, regions_around
+from vision.detect import Region
 from vision.events import TableEvent
 from vision.tracker import Observation, Tracker, TrackerConfig
 from vision.zones import Layout
@@ -140,11 +142,17 @@ class ChangeGate:
     def remember(self, small: np.ndarray) -> None:
         self._ref = small
 
+    @property
+    def reference(self) -> np.ndarray | None:
+        """The small frame last remembered (the one last detected)."""
+        return self._ref
+
 
 @dataclass
 class WatchStats:
     frames: int = 0
     recognised: int = 0  # frames with full detection and classification
+    regional: int = 0  # frames detected only around what changed, every other known card re-classified
     reclassified: int = 0  # unchanged frames whose known card outlines were only re-classified
     skipped_static: int = 0
     occluded: int = 0
@@ -162,7 +170,7 @@ class TableWatcher:
 
     def __init__(self, layout: Layout, recognizer: Recognises, *, calibration: Calibration | None = None,
                  tracker_config: TrackerConfig | None = None, calibrate_every: int = 30, gate: bool = True,
-                 refresh_every: int = 30) -> None:
+                 refresh_every: int = 30, regional: bool = True, region_grow: float = GROW) -> None:
         self.layout = layout
         self.recognizer = recognizer
         self.calibrator = Calibrator(layout, fallback=calibration)
@@ -172,8 +180,13 @@ class TableWatcher:
         self.calibrate_every = calibrate_every
         self.gate = gate
         self.refresh_every = refresh_every
+        self.regional = regional
+        self.region_grow = region_grow
         self.stats = WatchStats()
         self._since_recognised = 0
+        self._since_full = 0
+        # the regions around what changed since the view was last wholly known (None: the whole frame)
+        self._pending: list[Region] | None = None
         self.last_observations: Sequence[Observation] = ()
         self._last_quads: list[np.ndarray] = []
         # full detections after a change before re-classifying known outlines is trusted (one
@@ -184,25 +197,41 @@ class TableWatcher:
         self._last_calibration = -(10**9)
 
     def _look(self, image: np.ndarray, cal: Calibration) -> Sequence[Observation] | None:
-        """Recognise as little as will do. Full detection on the two frames after the view changed
-        (since the last detection), while a card is missing, and on the periodic refresh; when only
-        votes are still needed on an unchanged frame, re-classify the outlines the last detection
-        found; nothing at all when the tracker is settled and the frame unchanged."""
+        """Recognise as little as will do. Detection on the two frames after the view changed (since the last
+        detection), while a card is missing, and on the periodic refresh: of the whole frame on the refresh and
+        where the change is large or no card is known yet, else only of the regions around what changed
+        (``vision.change_regions``: a card put down or taken up is detected with the cards around it, and every
+        other known outline is only re-classified); when only votes are still needed on an unchanged frame,
+        re-classify the outlines the last detection found; nothing at all when the tracker is settled and the frame
+        unchanged."""
         st = self.stats
         small = self.change.small(image)
         self._since_recognised += 1
+        self._since_full += 1
+        missing = [t.corners for t in self.tracker.tracks.values() if t.misses > 0]
+        if self._detections_due <= 0 and not missing:
+            self._pending = []  # every change so far has been detected twice and every card seen since
         if self.change.changed(small):
             self._detections_due = self.detect_after_change
-        missing = any(t.misses > 0 for t in self.tracker.tracks.values())
-        if (not self.gate or self._detections_due > 0 or missing or self._since_recognised >= self.refresh_every
+            self._note_change(small, image.shape)
+        refresh = self._since_full >= self.refresh_every
+        if (not self.gate or self._detections_due > 0 or missing or refresh
                 or not self._last_quads and not self.tracker.settled):
             self._detections_due -= 1
-            observations = self.recognizer.recognize(image, plane=cal.image_to_mat)
+            regions = None if refresh or not self.gate else self._regions_for(missing, image.shape)
+            if regions is None:
+                observations = self.recognizer.recognize(image, plane=cal.image_to_mat)
+                self._pending = []  # (the frame's whole view is known again)
+                self._since_full = 0
+                st.recognised += 1
+            else:
+                observations = self.recognizer.recognize_regions(  # type: ignore[attr-defined]
+                    image, regions, self._last_quads, plane=cal.image_to_mat)
+                st.regional += 1
             self.last_observations = observations
             self._last_quads = [np.asarray(o.corners, np.float32) for o in observations]
             self.change.remember(small)
             self._since_recognised = 0
-            st.recognised += 1
             return observations
         if not self.tracker.settled:
             classify = getattr(self.recognizer, "classify_quads", None)
@@ -216,6 +245,27 @@ class TableWatcher:
             return observations
         st.skipped_static += 1
         return None
+
+    def _note_change(self, small: np.ndarray, shape: tuple[int, ...]) -> None:
+        """Add where ``small`` differs from the frame last detected to the regions still to detect (None: the whole
+        frame, until that is detected)."""
+        if self._pending is None or self.change.reference is None:
+            self._pending = None
+            return
+        self._pending = regions_around(changed_boxes(self.change.reference, small, shape), self._last_quads, shape,
+                                       also=self._pending, grow=self.region_grow)
+
+    def _regions_for(self, missing: Sequence[np.ndarray], shape: tuple[int, ...]) -> list[Region] | None:
+        """The regions to detect instead of the whole frame: those around what changed, and around each card
+        ``missing`` (outlines) that no such region holds (a card taken up is looked for again where it lay). None
+        where the whole frame must be detected: no such regions (the change was large, no card was known, or
+        nothing changed and none is missing), or a recogniser that cannot detect in regions."""
+        if not self.regional or self._pending is None or not self._last_quads \
+                or not hasattr(self.recognizer, "recognize_regions"):
+            return None
+        outside = [quad_box(q) for q in missing if not any(inside(quad_box(q), r) for r in self._pending)]
+        regions = regions_around(outside, self._last_quads, shape, also=self._pending, grow=self.region_grow)
+        return regions or None
 
     @property
     def calibration(self) -> Calibration | None:

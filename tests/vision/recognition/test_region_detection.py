@@ -7,11 +7,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from benchmarks.region_detection import detect_in_region, main, measure, region_around
+from benchmarks.region_detection import main, measure, region_around
 from models.training.dataset import match
 from models.training.evaluate import NORMAL
 from models.training.synth import faces_deck, make_scene
-from vision.detect import detect_cards
+from vision.detect import detect_cards, detect_in_region
 
 
 def _scenes(count: int) -> list:  # type: ignore[type-arg]

@@ -71,6 +71,8 @@ def test_every_change_reported_once_in_order(tilt: float, misread: float) -> Non
     # at 15 fps: 267 ms after the table settles; a double misread may cost a frame more
     assert max(latency) <= (4 if not misread else 5)
     assert watcher.stats.occluded > 0 and watcher.stats.skipped_static > 0
+    # most changes were detected only around where they happened (vision.change_regions)
+    assert watcher.stats.regional > watcher.stats.recognised > 0
 
 
 def test_hand_detector_sees_hands_not_cards() -> None:
@@ -119,6 +121,7 @@ def test_real_recogniser_on_the_simulated_table() -> None:
     n, bad, latency = play(sim, watcher, 12, seed=11)
     assert n >= 14 and bad == []
     assert max(latency) <= 4
+    assert watcher.stats.regional > 0
 
 
 def test_cli_watch_json_on_the_sim(capsys: pytest.CaptureFixture[str]) -> None:
@@ -198,3 +201,87 @@ def test_the_recogniser_is_given_the_calibration_as_the_table_plane() -> None:
     cal = watcher.calibration
     assert cal is not None and planes
     assert all(p is not None and np.allclose(p, cal.image_to_mat) for p in planes)
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="models/cardnet.onnx not shipped yet")
+@pytest.mark.parametrize("grow", [1.0, 0.3])
+def test_a_card_put_down_is_found_by_detecting_only_around_it(grow: float) -> None:
+    """``Recognizer.recognize_regions``: the card put down is detected in the region around the change, every other
+    card is kept from the last detection, the cards the region's edge cuts (grow 0.3) once each, none lost."""
+    from vision.calibration import calibrate_once
+    from vision.change_regions import changed_boxes, inside, overlaps, quad_box, regions_around
+    from vision.recognizer import Recognizer
+    from vision.watcher import ChangeGate
+
+    layout = layout_for("chinese-ten", 3)
+    sim = SimTable(layout, seed=11, camera=SimCamera(tilt_deg=20))
+    sim.set_stock(["AS", "2D", "3C"])
+    for card in ("KH", "5C", "9D", "JS", "4H", "TC"):
+        sim.place(card, "layout", animate=False)
+    before = sim.render()
+    plane = calibrate_once(layout, before).image_to_mat
+    rec = Recognizer(threads=1)
+    known = [r.corners for r in rec.recognize(before, plane=plane)]
+    assert len(known) == 7
+    sim.place("QD", "layout", animate=False)
+    after = sim.render()
+    gate = ChangeGate()
+    regions = regions_around(changed_boxes(gate.small(before), gate.small(after), after.shape), known, after.shape,
+                             grow=grow)
+    assert regions
+    cut = [q for q in known if any(overlaps(quad_box(q), r) and not inside(quad_box(q), r) for r in regions)]
+    kept = [q for q in known if not any(inside(quad_box(q), r) for r in regions)]
+    assert kept and (cut if grow < 1 else True)
+    got = rec.recognize_regions(after, regions, known, plane=plane)
+    truth = sorted(c.label if c.face_up else "back" for c in sim.visible())
+    assert sorted(r.card for r in got) == truth == sorted(r.card for r in rec.recognize(after, plane=plane))
+
+
+class RecordingRecogniser:
+    """The sim's truth, recording each call: None for a whole frame, the regions for a detection of regions."""
+
+    def __init__(self, oracle: SimOracle) -> None:
+        self.oracle = oracle
+        self.calls: list[list[tuple[int, int, int, int]] | None] = []
+
+    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list:  # type: ignore[type-arg]
+        self.calls.append(None)
+        return self.oracle.recognize(frame_bgr)
+
+    def recognize_regions(self, frame_bgr: np.ndarray, regions: list[tuple[int, int, int, int]],
+                          known: list[np.ndarray], *, plane: np.ndarray | None = None) -> list:  # type: ignore[type-arg]
+        self.calls.append(list(regions))
+        return self.oracle.recognize_regions(frame_bgr, regions, known)
+
+
+@pytest.mark.parametrize("regional", [True, False])
+def test_a_change_is_detected_around_it_and_the_whole_frame_on_the_refresh(regional: bool) -> None:
+    """The watcher detects the regions around what changed (each holding the card put down) instead of the whole
+    frame, and the whole frame again every ``refresh_every`` frames; with ``regional=False`` only whole frames."""
+    from vision.change_regions import inside, quad_box
+
+    layout = layout_for("chinese-ten", 2)
+    sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=20))
+    oracle = SimOracle(sim)
+    recording = RecordingRecogniser(oracle)
+    watcher = TableWatcher(layout, recording, refresh_every=20, regional=regional)
+    sim.set_stock(["AS", "2D", "3C"])
+    sim.place("KH", "layout", animate=False)
+    sim.place("5C", "layout", animate=False)
+    for f in sim.play(extra_frames=25):
+        watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
+    recording.calls.clear()
+    new = sim.place("9D", "layout", seat=1)
+    for f in sim.play(extra_frames=25):
+        watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
+    assert any(t.label == "9D" for t in watcher.tracker.tracks.values())
+    height, width = f.image.shape[:2]
+    card = quad_box(next(oracle._corners(c) for c in sim.visible() if c.id == new))
+    regional_calls = [c for c in recording.calls if c is not None]
+    assert None in recording.calls  # the refresh (or, without regions, every detection)
+    if not regional:
+        assert not regional_calls
+        return
+    assert len(regional_calls) >= 2
+    assert all(any(inside(card, r) for r in c) for c in regional_calls)
+    assert all(sum((r[2] - r[0]) * (r[3] - r[1]) for r in c) < 0.45 * width * height for c in regional_calls)

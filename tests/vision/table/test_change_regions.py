@@ -1,0 +1,60 @@
+"""vision.change_regions: where a watched table changed, and the regions a recogniser detects again there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.change_regions import card_length, changed_boxes, inside, overlaps, quad_box, regions_around
+
+FRAME = (720, 1280, 3)
+
+
+def _card(x: float, y: float, w: float = 100, h: float = 140) -> np.ndarray:
+    return np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+
+
+def test_nothing_changed_is_no_box_and_a_changed_patch_is_its_box_at_full_resolution() -> None:
+    before = np.full((90, 160), 80, np.uint8)
+    assert changed_boxes(before, before.copy(), FRAME) == []
+    after = before.copy()
+    after[10:20, 30:35] = 200  # a card put down, seen at an eighth of the size
+    assert changed_boxes(before, after, FRAME) == [(240, 80, 280, 160)]
+    after[10:20, 30:35] = 80 + 14  # the change gate's level: not a change
+    assert changed_boxes(before, after, FRAME) == []
+
+
+def test_small_frames_of_another_size_change_the_whole_frame() -> None:
+    assert changed_boxes(np.zeros((90, 160), np.uint8), np.zeros((45, 80), np.uint8), FRAME) == [(0, 0, 1280, 720)]
+
+
+def test_each_box_grows_by_a_card_length_cut_at_the_frame_and_overlapping_ones_merge() -> None:
+    known = [_card(500, 300), _card(700, 300, 100, 160)]  # long sides 140 and 160: the median 150
+    assert card_length(known) == pytest.approx(150)
+    assert regions_around([(600, 400, 640, 460)], known, FRAME, grow=1.0) == [(450, 250, 790, 610)]
+    assert regions_around([(10, 10, 40, 40)], known, FRAME, grow=0.5) == [(0, 0, 115, 115)]
+    merged = regions_around([(100, 100, 120, 120), (250, 100, 270, 120), (1100, 500, 1120, 520)], known, FRAME,
+                            grow=0.5)  # the first two, grown by 75 px, overlap; the third lies apart
+    assert merged == [(25, 25, 345, 195), (1025, 425, 1195, 595)]
+    assert not overlaps(merged[0], merged[1])
+
+
+def test_regions_from_before_are_merged_in_and_nothing_new_keeps_them() -> None:
+    known = [_card(500, 300)]  # long side 140
+    earlier = [(0, 0, 200, 200)]
+    assert regions_around([], known, FRAME, also=earlier) == earlier
+    assert regions_around([(210, 100, 220, 110)], known, FRAME, also=earlier, grow=0.5) == [(0, 0, 290, 200)]
+
+
+def test_too_large_a_change_or_no_known_card_is_the_whole_frame() -> None:
+    known = [_card(500, 300)]
+    assert regions_around([(0, 0, 900, 500)], known, FRAME) is None  # over MAX_SHARE of the frame
+    assert regions_around([(0, 0, 900, 500)], known, FRAME, max_share=0.9) is not None
+    assert regions_around([(600, 400, 640, 460)], [], FRAME) is None
+
+
+def test_quad_boxes_and_insideness() -> None:
+    box = quad_box(_card(10.2, 20.7, 30, 40))
+    assert box == (10, 20, 41, 61)  # the pixels the corners lie in, the ends exclusive
+    assert inside(box, (10, 20, 41, 61)) and not inside(box, (11, 20, 41, 61)) and not inside(box, (10, 20, 40, 61))
+    assert overlaps(box, (40, 60, 50, 70)) and not overlaps(box, (41, 20, 50, 70))

@@ -1,0 +1,120 @@
+"""Where a watched table changed since the frame last detected: the parts of the frame a recogniser must detect
+again, so that a card put down or taken up costs a detection of the table around it, not of the whole frame.
+
+    boxes = changed_boxes(before_small, after_small, frame.shape)  # what changed, full-resolution px
+    regions = regions_around(boxes, known_outlines, frame.shape)
+    # [] nothing changed; None detect the whole frame; else (x0, y0, x1, y1) parts, disjoint
+
+The frames are compared small (``vision.watcher.ChangeGate.small``: an eighth of the size, blurred, grey). Each
+patch of change (or a known card gone missing) is grown by ``grow`` lengths of a known card's long side (a card put down is found with some of the
+cards around it, whose size the detector judges the deck's by) and regions that overlap are merged. A card that
+changed lies wholly inside its region; a known card across a region's edge did not change, and the recogniser keeps
+its outline (``Recognizer.recognize_regions``). Where the regions cover more than ``max_share`` of the frame, or no
+card is known to size them by, the answer is None: the whole frame then costs little more, and the detector sees
+the frame it was made for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.detect import Region
+
+CHANGE_LEVEL = 14
+"""Grey levels a small pixel must move by to count as changed: ``ChangeGate``'s own level."""
+GROW = 1.0
+"""Card lengths each patch of change is grown by. In ``benchmarks/region_detection.py`` (seed 2024, calibrated)
+a region of half a card length around a card lost 3 of 359 realistic and 13 of 356 hard cards that the whole frame
+found, one card length 2 and 6; the watcher detects a region twice and the whole frame when a known card goes
+missing outside the regions, and its tracker votes over frames."""
+MAX_SHARE = 0.45
+"""Above this share of the frame's area the regions are not worth it (None: detect the whole frame)."""
+
+
+def card_length(quads: Sequence[np.ndarray]) -> float:
+    """The median long side of ``quads`` (full-resolution px); 0 without any."""
+    sides = [float(np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1).max())
+             for q in (np.asarray(q, np.float64).reshape(4, 2) for q in quads)]
+    return float(np.median(sides)) if sides else 0.0
+
+
+def changed_boxes(before: np.ndarray, after: np.ndarray, frame_shape: tuple[int, ...], *,
+                  level: int = CHANGE_LEVEL) -> list[Region]:
+    """The pixel boxes of a ``frame_shape`` frame that hold each patch where the small grey frames ``before`` and
+    ``after`` differ by more than ``level``: [] where they do not, the whole frame where their sizes differ."""
+    height, width = frame_shape[:2]
+    if before.shape != after.shape or before.ndim != 2:
+        return [(0, 0, width, height)]
+    changed = (cv2.absdiff(before, after) > level).astype(np.uint8)
+    if not changed.any():
+        return []
+    fx, fy = width / after.shape[1], height / after.shape[0]
+    count, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+    return [_clip((x * fx, y * fy, (x + w) * fx, (y + h) * fy), width, height) for x, y, w, h, _ in stats[1:count]]
+
+
+def regions_around(boxes: Sequence[Region], known: Sequence[np.ndarray], frame_shape: tuple[int, ...], *,
+                   also: Sequence[Region] = (), grow: float = GROW, max_share: float = MAX_SHARE
+                   ) -> list[Region] | None:
+    """The regions to detect again around ``boxes`` (what changed, or where a card went missing) in a
+    ``frame_shape`` frame: each grown by ``grow`` lengths of a card of ``known`` (outlines, full-resolution px),
+    merged with ``also`` (regions still to detect from before) where they overlap. None where that covers more than
+    ``max_share`` of the frame or no card is known (see the module's docstring)."""
+    if not boxes:
+        return list(also)
+    pad = grow * card_length(known)
+    if pad <= 0:
+        return None
+    height, width = frame_shape[:2]
+    grown = [_clip((x0 - pad, y0 - pad, x1 + pad, y1 + pad), width, height) for x0, y0, x1, y1 in boxes]
+    regions = _merged([*also, *grown])
+    if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions) > max_share * width * height:
+        return None
+    return regions
+
+
+def overlaps(a: Region, b: Region) -> bool:
+    """Do the two boxes (ends exclusive) share a pixel?"""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def inside(a: Region, b: Region) -> bool:
+    """Does box ``b`` hold all of box ``a`` (ends exclusive)?"""
+    return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
+
+
+def quad_box(quad: np.ndarray) -> Region:
+    """The pixel box (ends exclusive) that holds a full-resolution outline."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    x0, y0 = np.floor(q.min(axis=0)).astype(int)
+    x1, y1 = np.floor(q.max(axis=0)).astype(int) + 1
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def _clip(box: tuple[float, float, float, float], width: int, height: int) -> Region:
+    x0, y0, x1, y1 = box
+    return (max(0, int(np.floor(x0))), max(0, int(np.floor(y0))),
+            min(width, int(np.ceil(x1))), min(height, int(np.ceil(y1))))
+
+
+def _union(a: Region, b: Region) -> Region:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+def _merged(boxes: list[Region]) -> list[Region]:
+    """``boxes`` with every two that overlap replaced by the box that holds both, until none overlap."""
+    while True:
+        merged: list[Region] = []
+        for box in boxes:
+            for i, other in enumerate(merged):
+                if overlaps(box, other):
+                    merged[i] = _union(box, other)
+                    break
+            else:
+                merged.append(box)
+        if len(merged) == len(boxes):
+            return merged
+        boxes = merged
