@@ -10,6 +10,8 @@
   spurious, none missing. Latency: frames from the first frame in which the table is final and no hand
   is in view to the frame the event is decided, at 15 fps.
 * calibration: mat coordinates of a grid of points from one frame's markers, tilt 0-30 degrees.
+* detection: one frame of 12 cards on the simulated mat, and one card put down: what a detection of the whole frame
+  costs with the mat's markers and with them ignored, and what a recognition of the regions around the change costs.
 * speed: 12 cards on the table, plays with hands, one core (onnxruntime 1 thread, OpenCV 1 thread,
   process pinned to one CPU): time per frame for capture (rendering the simulated frame), the
   vision path, and the total; with the change gate and without it (recognition on every clear frame).
@@ -82,6 +84,7 @@ def bench_events(kind: str, target: int, verbose: bool = False) -> dict[str, Any
     min_hand_share = 1.0
     frames = 0
     seed = 0
+    detections = Counter[str]()
     t0 = time.perf_counter()
     while expected < target:
         seed += 1
@@ -121,13 +124,15 @@ def bench_events(kind: str, target: int, verbose: bool = False) -> dict[str, Any
                     if verbose and (want != have or any(e.frame - a.settled_frame > 4 for e in got)):
                         print(f"  game {seed} {a.name} frames {a.first_frame}-{a.settled_frame}: want {dict(want)}",
                               f"got {[(e.describe(), e.frame - a.settled_frame) for e in got]}", flush=True)
+        detections.update(whole=watcher.stats.recognised, regions=watcher.stats.regional)
     ms = [1000.0 * n / FPS for n in latencies]
     return {
         "recognizer": kind, "games": seed, "actions": actions, "events_expected": expected,
         "actions_exact": matched_actions, "spurious": spurious, "missing": missing,
         "min_hand_share": round(min_hand_share, 3), "frames": frames,
         "latency_ms_p50": round(statistics.median(ms), 1), "latency_ms_p95": round(float(np.percentile(ms, 95)), 1),
-        "latency_ms_max": round(max(ms), 1), "seconds": round(time.perf_counter() - t0, 1),
+        "latency_ms_max": round(max(ms), 1), "detections": dict(detections),
+        "seconds": round(time.perf_counter() - t0, 1),
     }
 
 
@@ -202,11 +207,64 @@ def bench_speed(kind: str, gate: bool, frames_wanted: int = 600, regional: bool 
     }
 
 
+def bench_detection(repeats: int = 7) -> dict[str, Any]:
+    """One frame of the simulated mat (chinese-ten-3, tilt 20, 11 layout cards and the stock), then one more card put
+    down: process-CPU ms (median of ``repeats``) of the whole frame's detection with the mat's markers and with them
+    ignored, of a recognition of the whole frame and of the regions around the change (``vision.change_regions``, at
+    half a card length and one), and of the classification alone."""
+    from vision.change_regions import changed_boxes, regions_around
+    from vision.detect import detect_cards
+    from vision.recognizer import Recognizer
+    from vision.watcher import MARKER_MARGIN_MM, ChangeGate
+    from vision.zones import MARKER_QUIET_MM
+
+    layout = layout_for("chinese-ten", 3)
+    sim = SimTable(layout, seed=99, camera=SimCamera(tilt_deg=20), fps=FPS)
+    hand = deal(sim, random.Random(99))
+    for _ in range(10):
+        sim.place(hand.pop(), "layout", animate=False)
+    before = sim.render()
+    sim.place(hand.pop(), "layout", animate=False)
+    after = sim.render()
+    cal = calibrate_once(layout, before)
+    plane = cal.image_to_mat
+    markers = [cal.to_image(a) for a in layout.marker_areas(MARKER_QUIET_MM + MARKER_MARGIN_MM)]
+    rec = Recognizer(threads=1)
+    known = [r.corners for r in rec.recognize(before, plane=plane, ignore=markers)]
+    gate = ChangeGate()
+    changed = changed_boxes(gate.small(before), gate.small(after), after.shape)
+
+    def ms(work: Any) -> tuple[Any, float]:
+        times = []
+        for _ in range(repeats):
+            t0 = time.process_time()
+            out = work()
+            times.append(1000 * (time.process_time() - t0))
+        return out, round(statistics.median(times), 1)
+
+    row: dict[str, Any] = {}
+    for name, ignore in (("detect_whole_with_markers", []), ("detect_whole_markers_ignored", markers)):
+        found, row[name] = ms(lambda ignore=ignore: detect_cards(after, plane=plane, ignore=ignore))
+        row[name + "_cards"] = len(found)
+    got, row["recognize_whole"] = ms(lambda: rec.recognize(after, plane=plane, ignore=markers))
+    row["recognize_whole_cards"] = len(got)
+    for grow in (0.5, 1.0):
+        regions = regions_around(changed, known, after.shape, grow=grow) or []
+        got, row[f"recognize_regions_{grow}"] = ms(
+            lambda regions=regions: rec.recognize_regions(after, regions, known, plane=plane, ignore=markers))
+        row[f"recognize_regions_{grow}_cards"] = len(got)
+        row[f"regions_{grow}_share"] = round(sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions)
+                                             / (after.shape[0] * after.shape[1]), 3)
+    _, row["classify_only"] = ms(lambda: rec.classify_quads(after, [r.corners for r in got]))
+    row["cards_in_view"] = len(sim.visible())
+    return row
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--recognizer", choices=("real", "oracle"), default="real" if MODEL.exists() else "oracle")
     parser.add_argument("--events", type=int, default=500, help="at least this many expected events")
-    parser.add_argument("--only", choices=("events", "calibration", "speed"))
+    parser.add_argument("--only", choices=("events", "calibration", "speed", "detection"))
     parser.add_argument("--verbose", action="store_true", help="print each action that went wrong or slow")
     args = parser.parse_args()
     try:
@@ -216,6 +274,8 @@ def main() -> int:
     cv2.setNumThreads(1)
     if args.only in (None, "calibration"):
         print("calibration", bench_calibration(), flush=True)
+    if args.only in (None, "detection") and args.recognizer == "real":
+        print("detection", bench_detection(), flush=True)
     if args.only in (None, "speed"):
         print("speed", bench_speed(args.recognizer, True), flush=True)
         print("speed", bench_speed(args.recognizer, True, regional=False), flush=True)

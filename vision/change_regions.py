@@ -25,11 +25,13 @@ from vision.detect import Region
 
 CHANGE_LEVEL = 14
 """Grey levels a small pixel must move by to count as changed: ``ChangeGate``'s own level."""
-GROW = 1.0
-"""Card lengths each patch of change is grown by. In ``benchmarks/region_detection.py`` (seed 2024, calibrated)
-a region of half a card length around a card lost 3 of 359 realistic and 13 of 356 hard cards that the whole frame
-found, one card length 2 and 6; the watcher detects a region twice and the whole frame when a known card goes
-missing outside the regions, and its tracker votes over frames."""
+GROW = 0.5
+"""Card lengths each patch of change is grown by. On the simulated mat (12 cards, one put down) the region then holds
+9% of the frame and ``Recognizer.recognize_regions`` costs 6.6 ms against 13.7 at one card length and 22 ms for the
+whole frame (one core, docs/performance.md, Table vision). The price: in ``benchmarks/region_detection.py`` (seed
+2024, calibrated) a region of half a card length around a card lost 3 of 359 realistic and 13 of 356 hard cards that
+the whole frame found, one card length 2 and 6. The watcher finds such a card on its next whole detection (the refresh,
+at most ``refresh_every`` frames later); ``bench_tracker``'s events were exact at both lengths."""
 MAX_SHARE = 0.45
 """Above this share of the frame's area the regions are not worth it (None: detect the whole frame)."""
 

@@ -90,7 +90,7 @@ Region = tuple[int, int, int, int]
 
 
 def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
-                 plane: np.ndarray | None = None) -> list[np.ndarray]:
+                 plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
     """Card outlines in ``frame_bgr``: a list of (4, 2) float32 quads, clockwise, full-res pixels.
 
     ``plane``: the calibrated table, a 3x3 homography from image pixels to table coordinates (such as
@@ -100,6 +100,9 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     unless it has fewer outlines than the first. With ``config.replan_gate`` that second detection is made only where
     a card's area of paper lies outside the first one's outlines. It reuses the first one's work that does not
     depend on the plane (``FrameCues``).
+
+    ``ignore``: polygons (full-resolution px) that hold no card, such as a calibration mat's markers
+    (``vision.zones.Layout.marker_areas``): their white is not taken for a card's paper.
     """
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
         raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
@@ -107,7 +110,7 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         config = replace(config, plane=plane_tuple(plane, frame_bgr.shape[:2]))
     if min(frame_bgr.shape[:2]) * config.scale < 2:  # (OpenCV cannot resize it to detection scale)
         raise ImageError(f"frame too small to detect cards in: {frame_bgr.shape[1]}x{frame_bgr.shape[0]}")
-    cues = FrameCues(frame_bgr, config)
+    cues = FrameCues(frame_bgr, config, ignore)
     quads = _detect(cues, config)
     if config.replan and config.estimate_plane and config.plane is None and \
             not (config.replan_gate and _no_paper_left(cues, quads)):
@@ -120,10 +123,11 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
 
 
 def detect_in_region(frame_bgr: np.ndarray, region: Region, config: DetectorConfig = DEFAULT_CONFIG,
-                     plane: np.ndarray | None = None) -> list[np.ndarray]:
+                     plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
     """``detect_cards`` on the part ``region`` of ``frame_bgr`` alone, the outlines in the frame's pixels: only the
     cards wholly inside it (an outline cut by the region's edge is refused as one cut by a frame's). ``plane``
-    (frame pixels -> table) is moved to the region's pixels: region pixel (u, v) is frame pixel (u + x0, v + y0).
+    (frame pixels -> table) and the ``ignore`` polygons (frame pixels) are moved to the region's pixels: region pixel
+    (u, v) is frame pixel (u + x0, v + y0).
     The detector judges a frame as a whole in places (the deck's size from the cards found, the plane they give,
     the paper mask's threshold), so a region is not a small frame of the same kind: ``benchmarks/region_detection.py``
     measures what that costs."""
@@ -135,7 +139,8 @@ def detect_in_region(frame_bgr: np.ndarray, region: Region, config: DetectorConf
     moved = None if plane is None else np.asarray(plane, np.float64) @ np.array(
         [[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
     offset = np.array([x0, y0], np.float32)
-    return [q + offset for q in detect_cards(part, config, plane=moved)]
+    shifted = [np.asarray(p, np.float32).reshape(-1, 2) - offset for p in ignore]
+    return [q + offset for q in detect_cards(part, config, plane=moved, ignore=shifted)]
 
 
 def _no_paper_left(cues: FrameCues, quads: list[np.ndarray]) -> bool:

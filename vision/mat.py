@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.errors import ImageError
-from vision.zones import Layout, Zone
+from vision.zones import MARKER_QUIET_MM, Layout, Zone
 
 FELT = (58, 112, 46)  # BGR: a printed green; white cards stand out and it is far from skin tones
 # Zones are marked by corner brackets and dashed card outlines on one even colour: a filled or fully
@@ -53,7 +53,7 @@ def draw_mat(layout: Layout, *, px_per_mm: float = 4.0, plain: bool = False, lab
             _label(img, z, s, ink)
     dictionary = aruco_dictionary(layout.dictionary)
     size = px(layout.marker_mm)
-    quiet = max(2, px(3))
+    quiet = max(2, px(MARKER_QUIET_MM))
     for m in layout.markers:
         x0, y0 = px(m.x), px(m.y)
         cv2.rectangle(img, (x0 - quiet, y0 - quiet), (x0 + size + quiet - 1, y0 + size + quiet - 1),

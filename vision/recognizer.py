@@ -220,26 +220,29 @@ class Recognizer:
         if any(not 1.0 <= z <= 1.8 for z in self.second_look_zooms):  # 1.8: the two corners' crops stay apart
             raise SettingError(f"second_look_zooms: each zoom must be 1.0-1.8, got {self.second_look_zooms}")
 
-    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list[Recognition]:
+    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
+                  ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
         """Every card in the frame, named (or ``back`` / ``unknown``). ``plane``: the calibrated table
         (image pixels -> table coordinates, as ``Calibration.image_to_mat``), so that card shapes are
-        judged on the table rather than in the tilted image."""
+        judged on the table rather than in the tilted image. ``ignore``: polygons (image px) that hold no card,
+        such as the mat's markers (``vision.detect.detect_cards``)."""
         frame = _check_frame(frame_bgr)
-        return self._classify(frame, detect_cards(frame, self.detector, plane=plane), drop_non_cards=True)
+        return self._classify(frame, detect_cards(frame, self.detector, plane=plane, ignore=ignore),
+                              drop_non_cards=True)
 
     def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[Region], known: Sequence[np.ndarray], *,
-                          plane: np.ndarray | None = None) -> list[Recognition]:
+                          plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
         """Every card in the frame when only ``regions`` ((x0, y0, x1, y1) frame pixels, ends exclusive, disjoint)
         may have changed since ``known`` (outlines, full-resolution px) were found: the cards detected in each
         region (``vision.detect.detect_in_region``: only those wholly inside it) and the known outlines not wholly
         inside one (a card across a region's edge did not change: ``vision.change_regions`` grows each region from
         what changed), all classified in one batch; an outline the model takes for no card is dropped, as
         ``recognize`` drops it. A detection whose centre lies on a kept outline is that card cut by the region's
-        edge, and is not kept."""
+        edge, and is not kept. ``plane`` and ``ignore`` as for ``recognize``."""
         frame = _check_frame(frame_bgr)
         kept = [np.asarray(q, np.float32).reshape(4, 2) for q in known
                 if not any(inside(quad_box(q), region) for region in regions)]
-        found = [q for region in regions for q in detect_in_region(frame, region, self.detector, plane=plane)
+        found = [q for region in regions for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore)
                  if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
         return self._classify(frame, kept + found, drop_non_cards=True)
 

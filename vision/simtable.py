@@ -715,11 +715,13 @@ class SimOracle:
         self.misread, self.weak, self.dropout = misread, weak, dropout
         self.rng = random.Random(seed)
 
-    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list[Recognition]:
+    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
+                  ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
         return [r for c in self.sim.visible() if self.rng.random() >= self.dropout for r in [self._read(c)]]
 
     def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[tuple[int, int, int, int]],
-                          known: Sequence[np.ndarray], *, plane: np.ndarray | None = None) -> list[Recognition]:
+                          known: Sequence[np.ndarray], *, plane: np.ndarray | None = None,
+                          ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
         """``Recognizer.recognize_regions`` read from the truth: the known outlines not wholly inside a region, read
         as ``classify_quads`` reads them (one on no card is dropped), and the visible cards wholly inside one, with
         ``recognize``'s dropouts."""

@@ -21,13 +21,18 @@ from vision.change_regions import GROW, changed_boxes, inside, quad_box, regions
 from vision.detect import Region
 from vision.events import TableEvent
 from vision.tracker import Observation, Tracker, TrackerConfig
-from vision.zones import Layout
+from vision.zones import MARKER_QUIET_MM, Layout
+
+MARKER_MARGIN_MM = 2.0
+"""Table around each marker's printed white margin that the recogniser also ignores: the calibration is a
+millimetre or so off at the mat's rim (docs/performance.md, Table vision), and the white blurs outwards."""
 
 
 class Recognises(Protocol):
     """``vision.recognizer.Recognizer``'s shape; ``classify_quads`` is used when present."""
 
-    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> Sequence[Observation]: ...
+    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
+                  ignore: Sequence[np.ndarray] = ()) -> Sequence[Observation]: ...
 
 
 class HandDetector:
@@ -187,6 +192,8 @@ class TableWatcher:
         self._since_full = 0
         # the regions around what changed since the view was last wholly known (None: the whole frame)
         self._pending: list[Region] | None = None
+        self._markers_key: bytes | None = None
+        self._marker_areas: list[np.ndarray] = []
         self.last_observations: Sequence[Observation] = ()
         self._last_quads: list[np.ndarray] = []
         # full detections after a change before re-classifying known outlines is trusted (one
@@ -220,13 +227,13 @@ class TableWatcher:
             self._detections_due -= 1
             regions = None if refresh or not self.gate else self._regions_for(missing, image.shape)
             if regions is None:
-                observations = self.recognizer.recognize(image, plane=cal.image_to_mat)
+                observations = self.recognizer.recognize(image, plane=cal.image_to_mat, ignore=self._markers(cal))
                 self._pending = []  # (the frame's whole view is known again)
                 self._since_full = 0
                 st.recognised += 1
             else:
                 observations = self.recognizer.recognize_regions(  # type: ignore[attr-defined]
-                    image, regions, self._last_quads, plane=cal.image_to_mat)
+                    image, regions, self._last_quads, plane=cal.image_to_mat, ignore=self._markers(cal))
                 st.regional += 1
             self.last_observations = observations
             self._last_quads = [np.asarray(o.corners, np.float32) for o in observations]
@@ -236,7 +243,7 @@ class TableWatcher:
         if not self.tracker.settled:
             classify = getattr(self.recognizer, "classify_quads", None)
             if classify is None:
-                observations = self.recognizer.recognize(image, plane=cal.image_to_mat)
+                observations = self.recognizer.recognize(image, plane=cal.image_to_mat, ignore=self._markers(cal))
                 st.recognised += 1
             else:
                 observations = classify(image, self._last_quads)
@@ -245,6 +252,15 @@ class TableWatcher:
             return observations
         st.skipped_static += 1
         return None
+
+    def _markers(self, cal: Calibration) -> list[np.ndarray]:
+        """The mat's markers with their white margins and ``MARKER_MARGIN_MM`` more (image px), for the recogniser to
+        ignore: their white is no card's paper."""
+        key = cal.image_to_mat.tobytes()
+        if key != self._markers_key:
+            self._markers_key = key
+            self._marker_areas = [cal.to_image(a) for a in self.layout.marker_areas(MARKER_QUIET_MM + MARKER_MARGIN_MM)]
+        return self._marker_areas
 
     def _note_change(self, small: np.ndarray, shape: tuple[int, ...]) -> None:
         """Add where ``small`` differs from the frame last detected to the regions still to detect (None: the whole

@@ -57,6 +57,11 @@ class Zone:
         return (x0 + w / 2, y0 + h / 2)
 
 
+MARKER_QUIET_MM = 3.0
+"""The white margin printed around each marker of a mat (``vision.mat``): ArUco finds a marker by its black border
+against it."""
+
+
 @dataclass(frozen=True)
 class Marker:
     """An ArUco marker: id and top-left corner (mm); all markers share ``Layout.marker_mm``."""
@@ -112,6 +117,12 @@ class Layout:
                 s = self.marker_mm
                 return np.array([[m.x, m.y], [m.x + s, m.y], [m.x + s, m.y + s], [m.x, m.y + s]], np.float32)
         raise KeyError(marker_id)
+
+    def marker_areas(self, margin_mm: float = MARKER_QUIET_MM) -> list[np.ndarray]:
+        """Each marker's square (mm, clockwise from top-left) grown by ``margin_mm`` on every side: with the default,
+        the marker and its printed white margin."""
+        grow = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float32) * margin_mm
+        return [self.marker_corners(m.id) + grow for m in self.markers]
 
     @cached_property
     def marker_ids(self) -> frozenset[int]:

@@ -183,15 +183,19 @@ def test_nudged_camera_mid_game_recalibrates_without_false_events() -> None:
 
 def test_the_recogniser_is_given_the_calibration_as_the_table_plane() -> None:
     """Card shapes are judged on the mat: every full recognition gets the current calibration's
-    image-to-mat homography (none happens before there is one)."""
+    image-to-mat homography (none happens before there is one), and the mat's markers with their white
+    margins, in image pixels, to ignore."""
     layout = layout_for("chinese-ten", 2)
     sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=20))
     oracle = SimOracle(sim)
     planes: list[np.ndarray | None] = []
+    ignored: list[list[np.ndarray]] = []
 
     class Recording:
-        def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list:  # type: ignore[type-arg]
+        def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
+                      ignore: list[np.ndarray] = ()) -> list:  # type: ignore[type-arg, assignment]
             planes.append(plane)
+            ignored.append(list(ignore))
             return oracle.recognize(frame_bgr)
 
     watcher = TableWatcher(layout, Recording())
@@ -201,6 +205,11 @@ def test_the_recogniser_is_given_the_calibration_as_the_table_plane() -> None:
     cal = watcher.calibration
     assert cal is not None and planes
     assert all(p is not None and np.allclose(p, cal.image_to_mat) for p in planes)
+    assert all(len(areas) == len(layout.markers) for areas in ignored)
+    for m, area in zip(layout.markers, ignored[-1], strict=True):
+        on_mat = cal.to_mat(area)  # the marker and its 3 mm white margin, and 2 mm more, all round
+        assert np.allclose(on_mat.min(axis=0), [m.x - 5, m.y - 5], atol=0.01)
+        assert np.allclose(on_mat.max(axis=0), [m.x + layout.marker_mm + 5, m.y + layout.marker_mm + 5], atol=0.01)
 
 
 @pytest.mark.skipif(not MODEL.exists(), reason="models/cardnet.onnx not shipped yet")
@@ -244,12 +253,14 @@ class RecordingRecogniser:
         self.oracle = oracle
         self.calls: list[list[tuple[int, int, int, int]] | None] = []
 
-    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None) -> list:  # type: ignore[type-arg]
+    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
+                  ignore: list[np.ndarray] = ()) -> list:  # type: ignore[type-arg, assignment]
         self.calls.append(None)
         return self.oracle.recognize(frame_bgr)
 
     def recognize_regions(self, frame_bgr: np.ndarray, regions: list[tuple[int, int, int, int]],
-                          known: list[np.ndarray], *, plane: np.ndarray | None = None) -> list:  # type: ignore[type-arg]
+                          known: list[np.ndarray], *, plane: np.ndarray | None = None,
+                          ignore: list[np.ndarray] = ()) -> list:  # type: ignore[type-arg, assignment]
         self.calls.append(list(regions))
         return self.oracle.recognize_regions(frame_bgr, regions, known)
 
@@ -285,3 +296,36 @@ def test_a_change_is_detected_around_it_and_the_whole_frame_on_the_refresh(regio
     assert len(regional_calls) >= 2
     assert all(any(inside(card, r) for r in c) for c in regional_calls)
     assert all(sum((r[2] - r[0]) * (r[3] - r[1]) for r in c) < 0.45 * width * height for c in regional_calls)
+
+
+def test_the_mats_markers_are_no_cards_paper() -> None:
+    """``detect_cards(..., ignore=)``: the markers' white (with their printed margins) is left out of the paper masks,
+    which otherwise hold it outside every card, and the same cards are found either way."""
+    from vision.calibration import calibrate_once
+    from vision.detect import DEFAULT_CONFIG, detect_cards
+    from vision.frame_cues import FrameCues
+    from vision.watcher import MARKER_MARGIN_MM
+    from vision.zones import MARKER_QUIET_MM
+
+    layout = layout_for("chinese-ten", 3)
+    sim = SimTable(layout, seed=11, camera=SimCamera(tilt_deg=20))
+    sim.set_stock(["AS", "2D", "3C"])
+    for card in ("KH", "5C", "9D"):
+        sim.place(card, "layout", animate=False)
+    frame = sim.render()
+    cal = calibrate_once(layout, frame)
+    areas = [cal.to_image(a) for a in layout.marker_areas(MARKER_QUIET_MM + MARKER_MARGIN_MM)]
+    s = DEFAULT_CONFIG.scale
+    ring = [np.round((cal.to_image(a)[0] + 0.5) * s - 0.5).astype(int)
+            for a in layout.marker_areas(MARKER_QUIET_MM / 2)]  # a corner inside each white margin
+    plain, ignoring = FrameCues(frame, DEFAULT_CONFIG), FrameCues(frame, DEFAULT_CONFIG, areas)
+    assert plain.paper is not None and ignoring.paper is not None
+    assert sum(plain.paper.paper[y, x] > 0 for x, y in ring) >= len(ring) - 1
+    assert all(ignoring.paper.paper[y, x] == 0 for x, y in ring)
+    assert ignoring.paper.local is not None and all(ignoring.paper.local[y, x] == 0 for x, y in ring)
+    plane = cal.image_to_mat
+    with_markers = detect_cards(frame, plane=plane)
+    without = detect_cards(frame, plane=plane, ignore=areas)
+    assert len(with_markers) == len(without) == 4
+    for q in with_markers:
+        assert min(float(np.abs(q - w).max()) for w in without) < 1.0
