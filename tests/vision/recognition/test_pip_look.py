@@ -115,7 +115,7 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
     (p0, s0, n0), (p1, s1, n1) = plain.classify_quads(frame, quads), looks.classify_quads(frame, quads)
     assert looked == [1]  # neither the sure card nor the outline about to be dropped is read by the pip model
     assert (n0.card, n1.card) == ("unknown", "unknown")
-    monkeypatch.setattr("vision.recognizer.detect_cards", lambda image, config, plane=None: quads)
+    monkeypatch.setattr("vision.recognizer.detect_cards", lambda image, config, plane=None, ignore=(): quads)
     assert [r.card for r in looks.recognize(frame)] == ["7C", "QH"]  # and then dropped as before
     assert (p0.card, s0.card, s1.card) == ("unknown", "QH", "QH")
     assert np.array_equal(s0.probabilities, s1.probabilities)

@@ -330,7 +330,7 @@ def test_an_outline_read_unknown_is_dropped_at_a_lower_not_a_card_probability(mo
     rows[0, qh] = rows[3, qh] = 0.65  # ... but for outlines 0 and 3, read QH
     rows[:, none] = (0.3, 0.3, 0.1, 0.6)
     quads = [np.float32([[x, 0], [x + 10, 0], [x + 10, 14], [x, 14]]) for x in (0, 12, 24, 36)]
-    monkeypatch.setattr(recognizer, "detect_cards", lambda frame, config, plane=None: quads)
+    monkeypatch.setattr(recognizer, "detect_cards", lambda frame, config, plane=None, ignore=(): quads)
     frame = np.zeros((40, 60, 3), np.uint8)
     rec = Recognizer(threads=1, pip_look=False, second_look=False)
     monkeypatch.setattr(rec, "model_probabilities", lambda image, ordered: rows.copy())

@@ -265,7 +265,7 @@ def test_detect_mode_counts_a_card_the_detector_does_not_outline_as_missed(monke
     import vision.recognizer as recognizer
     from vision.recognizer import Recognizer
     monkeypatch.setattr(recognizer, "detect_cards",
-                        lambda frame, config, plane=None: [np.array([[5, 5], [95, 5], [95, 140], [5, 140]], np.float32)])
+                        lambda frame, config, plane=None, ignore=(): [np.array([[5, 5], [95, 5], [95, 140], [5, 140]], np.float32)])
     counts = validate_fonts.validate_detection(Recognizer(), (960,), 1, 5, misses=tmp_path)
     for t in counts.values():
         assert t.cards > 0 and t.found == t.named == 0 and t.false_cards <= t.frames
