@@ -3,12 +3,16 @@ only where the frame changed (a card put down, the rest of the table still) woul
 
     .venv/bin/python benchmarks/region_detection.py [--kind realistic|hard] [--seeds 2024 ...] [--scenes 20]
                                                     [--grow 0.5 ...] [--cards-per-frame 3] [--calibrated] [--json]
+                                                    [--deck-hint]
 
 The frames are ``models.training.evaluate``'s held-out ones (``found_diff.held_out_frames``). Each frame is detected
 whole (``vision.detect.detect_cards``, with its table plane when ``--calibrated``); then, for each of its first
 ``--cards-per-frame`` cards and each ``--grow``, the region holding the card's bounding box grown by that many
 lengths of its long side (cut at the frame's edges) is detected alone, the plane moved to the region's pixels. A
-card is found when an outline matches it (``models.training.dataset.match``). Per grow: the cards, how many the
+card is found when an outline matches it (``models.training.dataset.match``). With ``--deck-hint`` the region's
+detection is given the whole frame's other outlines (all but the one that matches the card) as the deck
+(``detect_cards``' ``deck``), as the table watcher gives the cards it knows: a card put down is new, the rest were
+found before. Per grow: the cards, how many the
 whole frame's detection and the region's find, the cards found by one only (listed), the median region's share of
 the frame's area, and the mean process-CPU ms of a whole-frame detection and of a region's. One thread.
 
@@ -35,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.found_diff import held_out_frames  # noqa: E402
-from models.training.dataset import match  # noqa: E402
+from models.training.dataset import match, match_index  # noqa: E402
 from models.training.synth import Scene  # noqa: E402
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, detect_cards, detect_in_region  # noqa: E402
 
@@ -64,7 +68,8 @@ class Tally:
 
 
 def measure(frames: Iterable[tuple[int, int, str, Scene]], grows: list[float], per_frame: int, *,
-            calibrated: bool = False, config: DetectorConfig = DEFAULT_CONFIG) -> tuple[dict[float, Tally], list[float]]:
+            calibrated: bool = False, config: DetectorConfig = DEFAULT_CONFIG,
+            deck_hint: bool = False) -> tuple[dict[float, Tally], list[float]]:
     """Each grow's ``Tally`` and the process-CPU ms of each whole-frame detection."""
     tallies = {g: Tally() for g in grows}
     whole_ms: list[float] = []
@@ -75,11 +80,13 @@ def measure(frames: Iterable[tuple[int, int, str, Scene]], grows: list[float], p
         whole_ms.append(1000 * (time.process_time() - t0))
         h, w = scene.image.shape[:2]
         for label, quad in scene.cards[:per_frame]:
-            in_whole = match(quad, whole) is not None
+            mate = match_index(quad, whole)
+            in_whole = mate is not None
+            deck = [q for i, q in enumerate(whole) if i != mate] if deck_hint else []
             for grow, tally in tallies.items():
                 region = region_around(quad, scene.image.shape, grow)
                 t0 = time.process_time()
-                found = detect_in_region(scene.image, region, config, plane)
+                found = detect_in_region(scene.image, region, config, plane, deck=deck)
                 tally.region_ms.append(1000 * (time.process_time() - t0))
                 in_region = match(quad, found) is not None
                 tally.cards += 1
@@ -100,12 +107,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--cards-per-frame", type=int, default=3)
     ap.add_argument("--calibrated", action="store_true", help="give the detector each scene's table plane")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--deck-hint", action="store_true", help="give each region the whole frame's other outlines")
     args = ap.parse_args(argv)
     if any(g < 0 for g in args.grow) or args.cards_per_frame < 1:
         ap.error("--grow must be 0 or more and --cards-per-frame 1 or more")
     cv2.setNumThreads(1)
     tallies, whole_ms = measure(held_out_frames(args.kind, args.seeds, args.scenes), args.grow, args.cards_per_frame,
-                                calibrated=args.calibrated)
+                                calibrated=args.calibrated, deck_hint=args.deck_hint)
     summary: dict[str, object] = {
         "command": " ".join(["benchmarks/region_detection.py", *(sys.argv[1:] if argv is None else argv)]),
         "whole_frame_ms_cpu": round(statistics.fmean(whole_ms), 1) if whole_ms else None,

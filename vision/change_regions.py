@@ -6,12 +6,12 @@ again, so that a card put down or taken up costs a detection of the table around
     # [] nothing changed; None detect the whole frame; else (x0, y0, x1, y1) parts, disjoint
 
 The frames are compared small (``vision.watcher.ChangeGate.small``: an eighth of the size, blurred, grey). Each
-patch of change (or a known card gone missing) is grown by ``grow`` lengths of a known card's long side (a card put down is found with some of the
-cards around it, whose size the detector judges the deck's by) and regions that overlap are merged. A card that
-changed lies wholly inside its region; a known card across a region's edge did not change, and the recogniser keeps
-its outline (``Recognizer.recognize_regions``). Where the regions cover more than ``max_share`` of the frame, or no
-card is known to size them by, the answer is None: the whole frame then costs little more, and the detector sees
-the frame it was made for.
+patch of change (or a known card gone missing) is grown by ``grow`` lengths of a known card's long side, and regions
+that overlap are merged. A card that changed lies wholly inside its region; a known card across a region's edge did
+not change, and the recogniser keeps its outline (``Recognizer.recognize_regions``, which also sizes the deck in each
+region by the known cards). Where the regions cover more than ``max_share`` of the frame, or no card is known to size
+them by, the answer is None: the whole frame then costs little more, and the detector sees the frame it was made
+for.
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ CHANGE_LEVEL = 14
 """Grey levels a small pixel must move by to count as changed: ``ChangeGate``'s own level."""
 GROW = 0.5
 """Card lengths each patch of change is grown by. On the simulated mat (12 cards, one put down) the region then holds
-9% of the frame and ``Recognizer.recognize_regions`` costs 6.6 ms against 13.7 at one card length and 22 ms for the
-whole frame (one core, docs/performance.md, Table vision). The price: in ``benchmarks/region_detection.py`` (seed
-2024, calibrated) a region of half a card length around a card lost 3 of 359 realistic and 13 of 356 hard cards that
-the whole frame found, one card length 2 and 6. The watcher finds such a card on its next whole detection (the refresh,
-at most ``refresh_every`` frames later); ``bench_tracker``'s events were exact at both lengths."""
+9% of the frame and ``Recognizer.recognize_regions`` costs 7.6-8.8 ms against 14.1-17.6 at one card length and
+20.2-22.9 ms for the whole frame (one core, ``bench_tracker.py --only detection``). The price, in
+``benchmarks/region_detection.py --deck-hint`` (seed 2024, calibrated, the region sized by the frame's other cards as
+the watcher sizes it by the known ones): a region of half a card length around a card lost 2 of 359 realistic and 9
+of 356 hard cards that the whole frame found, one card length none. The watcher finds such a card on its next whole
+detection (the refresh, at most ``refresh_every`` frames later); ``bench_tracker``'s events were exact
+(docs/performance.md, Table vision)."""
 MAX_SHARE = 0.45
 """Above this share of the frame's area the regions are not worth it (None: detect the whole frame)."""
 

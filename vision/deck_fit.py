@@ -4,6 +4,7 @@ edges is moved onto the deck's rectangle whose sides lie best on edges nearby (`
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
@@ -73,7 +74,8 @@ def _best_rectangle(pose: tuple[np.ndarray, float], coarse: np.ndarray, fine: np
 
 
 def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, near_edges: np.ndarray,
-             config: DetectorConfig, paper: tuple[np.ndarray, np.ndarray] | None = None) -> list[np.ndarray]:
+             config: DetectorConfig, paper: tuple[np.ndarray, np.ndarray] | None = None,
+             deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
     """On a calibrated table, outlines that are not the deck's rectangle moved onto it.
 
     Every card on the table is one rectangle (the median size of the outlines found, on the plane). An
@@ -101,13 +103,21 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     searched again without that condition, resized too: the rectangle found must then have a card's margin and be
     whiter inside every side than outside it (``size_pass.whiter_inside``), which a printed frame line inside a
     card is not (paper on both sides of it).
-    ``quads``: full resolution."""
+    ``quads``: full resolution; ``deck``: outlines (full resolution) of cards known elsewhere, which size the deck's
+    rectangle with ``quads`` (``detect_cards``' ``deck``)."""
     assert config.plane is not None
     q = np.stack(quads).astype(np.float32)
     p = plane_points(q, config.plane)  # corners in the same cyclic order (a mirror view reverses it)
     pair_a, pair_b = mean_side_vectors(p)
     len_a, len_b = np.linalg.norm(pair_a, axis=1), np.linalg.norm(pair_b, axis=1)
-    short, long_ = float(np.median(np.minimum(len_a, len_b))), float(np.median(np.maximum(len_a, len_b)))
+    if len(deck):
+        known = mean_side_vectors(plane_points(np.stack([np.asarray(d, np.float32).reshape(4, 2) for d in deck]),
+                                               config.plane))
+        sides_a = np.concatenate([len_a, np.linalg.norm(known[0], axis=1)])
+        sides_b = np.concatenate([len_b, np.linalg.norm(known[1], axis=1)])
+    else:
+        sides_a, sides_b = len_a, len_b
+    short, long_ = float(np.median(np.minimum(sides_a, sides_b))), float(np.median(np.maximum(sides_a, sides_b)))
     long_dir = np.where((len_a >= len_b)[:, None], pair_a, pair_b)
     angle = np.arctan2(long_dir[:, 1], long_dir[:, 0])
     centre = p.mean(axis=1)

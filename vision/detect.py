@@ -90,7 +90,8 @@ Region = tuple[int, int, int, int]
 
 
 def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
-                 plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+                 plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
+                 deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
     """Card outlines in ``frame_bgr``: a list of (4, 2) float32 quads, clockwise, full-res pixels.
 
     ``plane``: the calibrated table, a 3x3 homography from image pixels to table coordinates (such as
@@ -103,6 +104,10 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
 
     ``ignore``: polygons (full-resolution px) that hold no card, such as a calibration mat's markers
     (``vision.zones.Layout.marker_areas``): their white is not taken for a card's paper.
+
+    ``deck``: outlines (full-resolution px, inside the frame or not) of cards of the same deck found before, such as
+    the cards around a region of a frame (``detect_in_region``): the size pass and the deck fit take the deck's size
+    from them with the cards found, so that a frame holding one or two cards is judged as one holding many.
     """
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
         raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
@@ -111,23 +116,24 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     if min(frame_bgr.shape[:2]) * config.scale < 2:  # (OpenCV cannot resize it to detection scale)
         raise ImageError(f"frame too small to detect cards in: {frame_bgr.shape[1]}x{frame_bgr.shape[0]}")
     cues = FrameCues(frame_bgr, config, ignore)
-    quads = _detect(cues, config)
+    quads = _detect(cues, config, deck)
     if config.replan and config.estimate_plane and config.plane is None and \
             not (config.replan_gate and _no_paper_left(cues, quads)):
         table = _on_estimated_plane(config, quads, frame_bgr.shape)
         if table is not None:
-            again = _detect(cues, table)
+            again = _detect(cues, table, deck)
             if len(again) >= len(quads):
                 return again
     return quads
 
 
 def detect_in_region(frame_bgr: np.ndarray, region: Region, config: DetectorConfig = DEFAULT_CONFIG,
-                     plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+                     plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
+                     deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
     """``detect_cards`` on the part ``region`` of ``frame_bgr`` alone, the outlines in the frame's pixels: only the
     cards wholly inside it (an outline cut by the region's edge is refused as one cut by a frame's). ``plane``
-    (frame pixels -> table) and the ``ignore`` polygons (frame pixels) are moved to the region's pixels: region pixel
-    (u, v) is frame pixel (u + x0, v + y0).
+    (frame pixels -> table), the ``ignore`` polygons and the ``deck`` outlines (frame pixels) are moved to the region's
+    pixels: region pixel (u, v) is frame pixel (u + x0, v + y0).
     The detector judges a frame as a whole in places (the deck's size from the cards found, the plane they give,
     the paper mask's threshold), so a region is not a small frame of the same kind: ``benchmarks/region_detection.py``
     measures what that costs."""
@@ -140,7 +146,8 @@ def detect_in_region(frame_bgr: np.ndarray, region: Region, config: DetectorConf
         [[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
     offset = np.array([x0, y0], np.float32)
     shifted = [np.asarray(p, np.float32).reshape(-1, 2) - offset for p in ignore]
-    return [q + offset for q in detect_cards(part, config, plane=moved, ignore=shifted)]
+    known = [np.asarray(q, np.float32).reshape(4, 2) - offset for q in deck]
+    return [q + offset for q in detect_cards(part, config, plane=moved, ignore=shifted, deck=known)]
 
 
 def _no_paper_left(cues: FrameCues, quads: list[np.ndarray]) -> bool:
@@ -166,9 +173,10 @@ def _on_estimated_plane(config: DetectorConfig, quads: list[np.ndarray], shape: 
         return None
 
 
-def _detect(cues: FrameCues, config: DetectorConfig) -> list[np.ndarray]:
+def _detect(cues: FrameCues, config: DetectorConfig, deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
     """``detect_cards`` once, on the table plane ``config.plane`` if it has one; ``config`` differs from the one
-    ``cues`` were made with only in its plane."""
+    ``cues`` were made with only in its plane. ``deck``: full-resolution outlines that size the deck with the cards
+    found (``detect_cards``)."""
     cues.check(config)
     frame_bgr, small, channels = cues.frame, cues.small, cues.channels
     s, min_area, min_points = config.scale, cues.min_area, cues.min_points
@@ -211,9 +219,10 @@ def _detect(cues: FrameCues, config: DetectorConfig) -> list[np.ndarray]:
         quads += new_cards(candidates, quads, table, near_edges)
     searched = table if config.size_pass_estimated else config  # (with a calibrated plane, table is config)
     if config.size_pass and (searched.plane is not None or config.size_pass_image) and paper is not None \
-            and any_paper is not None and len(quads) >= 2:
+            and any_paper is not None and len(quads) + len(deck) >= 2:
         replaced: list[int] = []
-        added = size_pass_cards(small, edges, quads, searched, near_edges, paper, any_paper, replaced)
+        known = [np.asarray(q, np.float32).reshape(4, 2) * s + (0.5 * s - 0.5) for q in deck]
+        added = size_pass_cards(small, edges, quads, searched, near_edges, paper, any_paper, replaced, known)
         if replaced:  # outlines off the deck's size that a rectangle of its size took the place of
             snapped -= sum(i < snapped for i in replaced)
             quads = [q for i, q in enumerate(quads) if i not in replaced]
@@ -223,9 +232,9 @@ def _detect(cues: FrameCues, config: DetectorConfig) -> list[np.ndarray]:
         full = full[:snapped] + snap_to_edges(frame_bgr, full[snapped:], config)
     if config.repair_skew and full:
         full = repair_skewed(frame_bgr, full, near_edges, config)
-    if config.deck_fit and table.plane is not None and len(full) >= 3:
+    if config.deck_fit and table.plane is not None and full and len(full) + len(deck) >= 3:
         full = fit_deck(frame_bgr, full, edges, near_edges, table,
-                        None if paper is None or any_paper is None else (small, any_paper))
+                        None if paper is None or any_paper is None else (small, any_paper), deck)
     return [order_corners(q) for q in full]
 
 

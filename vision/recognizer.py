@@ -234,7 +234,8 @@ class Recognizer:
                           plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
         """Every card in the frame when only ``regions`` ((x0, y0, x1, y1) frame pixels, ends exclusive, disjoint)
         may have changed since ``known`` (outlines, full-resolution px) were found: the cards detected in each
-        region (``vision.detect.detect_in_region``: only those wholly inside it) and the known outlines not wholly
+        region (``vision.detect.detect_in_region``: only those wholly inside it, the deck's size judged with the known
+        outlines, as a detection of the whole frame judges it by all its cards) and the known outlines not wholly
         inside one (a card across a region's edge did not change: ``vision.change_regions`` grows each region from
         what changed), all classified in one batch; an outline the model takes for no card is dropped, as
         ``recognize`` drops it. A detection whose centre lies on a kept outline is that card cut by the region's
@@ -242,7 +243,8 @@ class Recognizer:
         frame = _check_frame(frame_bgr)
         kept = [np.asarray(q, np.float32).reshape(4, 2) for q in known
                 if not any(inside(quad_box(q), region) for region in regions)]
-        found = [q for region in regions for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore)
+        found = [q for region in regions for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore,
+                                                                  deck=known)
                  if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
         return self._classify(frame, kept + found, drop_non_cards=True)
 

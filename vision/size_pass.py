@@ -33,7 +33,7 @@ from vision.size_search import edge_directions, rectangles_of_size
 
 def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
                     near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray,
-                    replaced: list[int] | None = None) -> list[np.ndarray]:
+                    replaced: list[int] | None = None, deck: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """(e) Cards of the deck's size that no closed outline holds, where no card was found (detection scale).
 
     The search (``vision.size_search.rectangles_of_size``) runs on the table plane, calibrated or estimated from the
@@ -56,10 +56,12 @@ def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray
     the median outline's (one that took in the cloth beside its card) are searched over again as if they were
     not there: their edges stay in the search's map and their paper is searched around. A rectangle taken there
     that overlaps such an outline for 0.2 takes its place (the outline's index is added to ``replaced``); no other
-    is taken (the first search saw the rest of that paper). Such an
+    is taken (the first search saw the rest of that paper). ``deck``: outlines (detection scale) of cards known
+    elsewhere, which size the deck with ``quads`` (``detect_cards``' ``deck``). Such an
     outline had hidden its card's own sides from the search (``benchmarks/size_pass_misses.py``, session 32)."""
     searched = not config.size_pass_gate or paper_left(otsu, quads, min_card_area(config))
-    out = _cards_of_size(small, edges, quads, quads, config, near_edges, otsu, paper) if searched else []
+    sizing = quads + (deck or [])  # the deck's size: the cards found and those known around the frame
+    out = _cards_of_size(small, edges, quads, sizing, config, near_edges, otsu, paper) if searched else []
     if replaced is None or config.size_rescue_off <= 0 or len(quads) < 3:
         return out
     poor = off_deck_size(quads, config)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from benchmarks.region_detection import main, measure, region_around
-from models.training.dataset import match
-from models.training.evaluate import NORMAL
+from models.training.dataset import match, match_index
+from models.training.evaluate import NORMAL, kind_spec
 from models.training.synth import faces_deck, make_scene
 from vision.detect import detect_cards, detect_in_region
 
@@ -63,3 +63,20 @@ def test_bad_arguments_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit):
         main(["--grow", "-1"])
     assert "--grow" in capsys.readouterr().err
+
+
+def test_a_region_sized_by_the_cards_known_around_it_finds_a_card_it_misses_alone() -> None:
+    """``detect_in_region(..., deck=)``: a hard frame's TH, in a region half a card length around it, is found only
+    when the region's detection is given the whole frame's other outlines to size the deck by (alone, the region
+    holds too few cards for the size pass and the deck fit)."""
+    spec, _ = kind_spec("hard", 2024)
+    rng = np.random.default_rng(8)
+    scene = [make_scene(rng, faces_deck(n % 8), spec) for n in range(13)][12]
+    quad = next(q for label, q in scene.cards if label == "TH")
+    whole = detect_cards(scene.image, plane=scene.plane)
+    mate = match_index(quad, whole)
+    assert mate is not None
+    region = region_around(quad, scene.image.shape, 0.5)
+    assert match(quad, detect_in_region(scene.image, region, plane=scene.plane)) is None
+    deck = [q for i, q in enumerate(whole) if i != mate]
+    assert match(quad, detect_in_region(scene.image, region, plane=scene.plane, deck=deck)) is not None
