@@ -212,11 +212,11 @@ def bench_detection(repeats: int = 7) -> dict[str, Any]:
     down: process-CPU ms (median of ``repeats``) of the whole frame's detection with the mat's markers and with them
     ignored, of a recognition of the whole frame and of the regions around the change (``vision.change_regions``, at
     half a card length and one), and of the classification alone."""
+    from vision.calibration import marker_areas
     from vision.change_regions import changed_boxes, regions_around
     from vision.detect import detect_cards
     from vision.recognizer import Recognizer
-    from vision.watcher import MARKER_MARGIN_MM, ChangeGate
-    from vision.zones import MARKER_QUIET_MM
+    from vision.watcher import ChangeGate
 
     layout = layout_for("chinese-ten", 3)
     sim = SimTable(layout, seed=99, camera=SimCamera(tilt_deg=20), fps=FPS)
@@ -228,7 +228,7 @@ def bench_detection(repeats: int = 7) -> dict[str, Any]:
     after = sim.render()
     cal = calibrate_once(layout, before)
     plane = cal.image_to_mat
-    markers = [cal.to_image(a) for a in layout.marker_areas(MARKER_QUIET_MM + MARKER_MARGIN_MM)]
+    markers = marker_areas(layout, cal)
     rec = Recognizer(threads=1)
     known = [r.corners for r in rec.recognize(before, plane=plane, ignore=markers)]
     gate = ChangeGate()

@@ -16,7 +16,12 @@ import cv2
 import numpy as np
 
 from vision.errors import CalibrationError
-from vision.zones import Layout
+from vision.zones import MARKER_QUIET_MM, Layout
+
+MARKER_MARGIN_MM = 2.0
+"""Table around each marker's printed white margin that the recogniser also ignores (``marker_areas``): the
+calibration is a millimetre or so off at the mat's rim (docs/performance.md, Table vision), and the white blurs
+outwards."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,6 +210,12 @@ class Calibrator:
         errs = [np.linalg.norm(cal.to_image(self.layout.marker_corners(s.id)) - s.corners, axis=1).mean()
                 for s in sightings]
         return float(np.median(errs))
+
+
+def marker_areas(layout: Layout, cal: Calibration) -> list[np.ndarray]:
+    """The mat's markers with their white margins and ``MARKER_MARGIN_MM`` more, in image pixels: areas a recogniser
+    should ignore (``detect_cards``' ``ignore``), as their white is no card's paper."""
+    return [cal.to_image(a) for a in layout.marker_areas(MARKER_QUIET_MM + MARKER_MARGIN_MM)]
 
 
 def calibrate_once(layout: Layout, frame_bgr: np.ndarray) -> Calibration:

@@ -6,12 +6,16 @@ With ``--json`` one JSON object per line per image or video frame::
       "corners": [[x, y], [x, y], [x, y], [x, y]]}], "ms": 7.9}
 
 (video frames also carry ``"frame": n``). ``ms`` is the recognition time of that image (detection and
-classification, not file decoding). A file that cannot be read gets a clear message on stderr; the
+classification, and with ``--mat`` finding the mat; not file decoding). A file that cannot be read gets a clear message on stderr; the
 others are still processed and the exit status is 1 at the end.
 
 ``--table-rect W,H,X0,Y0,X1,Y1,X2,Y2,X3,Y3`` calibrates a tilted view for every input: any rectangle
 lying on the table (the mat, a sheet of A4 paper: 210,297) of W x H and where its corners appear in the
 image, clockwise from its top-left. Card shapes are then judged on the table (``detect_cards(plane=)``).
+
+``--mat GAME,N`` (or a layout JSON) says the images show that calibration mat: each image's table plane comes from
+the mat's markers (a video keeps its last calibration through frames that hide them), and the markers are not taken
+for cards' paper. An image or frame in which too few markers are found gets an error, as an unreadable one does.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration
+from vision.calibration import Calibration, Calibrator, marker_areas
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
 from vision.recognizer import (
@@ -38,6 +42,7 @@ from vision.recognizer import (
     Recognition,
     Recognizer,
 )
+from vision.zones import Layout, parse_mat_spec
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".h264"}
 
@@ -53,6 +58,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table-rect", metavar="W,H,X0,Y0,...", default=None,
                         help="a W x H rectangle on the table and its 4 corners in the image (x,y px, clockwise "
                              "from its top-left): card shapes are judged on the table, for tilted views")
+    parser.add_argument("--mat", metavar="GAME,N|LAYOUT.json", default=None,
+                        help="the images show this calibration mat (as `cardtable mat` prints it): the table plane "
+                             "from its markers in each image, the markers not taken for cards")
     parser.add_argument("--fast", action="store_true",
                         help="without --table-rect: no size pass (neither on the plane estimated from the cards nor "
                              "on the image) and no second detection on that plane (about two thirds of the detection "
@@ -155,6 +163,29 @@ def table_plane(spec: str) -> np.ndarray:
         raise CalibrationError(f"--table-rect: {exc}") from None
 
 
+class MatView:
+    """Where a calibration mat lies in each image of one input: its plane and its markers' areas
+    (``calibration.marker_areas``). A video's frames share one ``Calibrator``, so a frame with a hand over the
+    markers keeps the last calibration."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self._calibrator = Calibrator(layout)
+
+    def next_input(self) -> None:
+        """A new file: forget the last one's calibration."""
+        self._calibrator = Calibrator(self.layout)
+
+    def locate(self, frame: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """(image-to-mat homography, the markers' areas in the image). Raises CalibrationError when no calibration
+        is known yet and this frame shows too few markers."""
+        cal = self._calibrator.update(frame)
+        if cal is None:
+            raise CalibrationError(f"the {self.layout.name} mat's markers were not found "
+                                   f"(need {self._calibrator.min_markers} of {len(self.layout.markers)})")
+        return cal.image_to_mat, marker_areas(self.layout, cal)
+
+
 def read_frames(path: Path, max_frames: int | None = None) -> Iterator[tuple[int | None, np.ndarray]]:
     """(frame index or None for a still image, BGR frame). Raises ImageError for unreadable input."""
     if not path.exists():
@@ -216,7 +247,10 @@ def _annotation_path(out_dir: Path, path: Path, index: int, frame: int | None, u
 
 def run(args: argparse.Namespace) -> int:
     try:
+        if args.mat is not None and args.table_rect is not None:
+            raise CalibrationError("give --mat or --table-rect, not both")
         plane = None if args.table_rect is None else table_plane(args.table_rect)
+        mat = None if args.mat is None else MatView(parse_mat_spec(args.mat))
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
         recognizer = Recognizer(args.model, threads=args.threads, detector=detector, **look_settings(args))
     except (ModelError, ValueError) as exc:
@@ -232,10 +266,21 @@ def run(args: argparse.Namespace) -> int:
     used: set[Path] = set()
     for index, name in enumerate(args.paths):
         path = Path(name)
+        if mat is not None:
+            mat.next_input()
         try:
             for frame_no, frame in read_frames(path, args.max_frames):
                 start = time.perf_counter()
-                cards = recognizer.recognize(frame, plane=plane)
+                ignore: list[np.ndarray] = []
+                if mat is not None:
+                    try:
+                        plane, ignore = mat.locate(frame)
+                    except CalibrationError as exc:
+                        failed = True
+                        where = name if frame_no is None else f"{name} frame {frame_no}"
+                        print(f"cardtable recognize: {where}: {exc}", file=sys.stderr)
+                        continue
+                cards = recognizer.recognize(frame, plane=plane, ignore=ignore)
                 ms = (time.perf_counter() - start) * 1000
                 _report(name, frame_no, cards, ms, as_json=args.json)
                 if args.annotate is not None:

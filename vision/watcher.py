@@ -16,16 +16,12 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration, Calibrator
+from vision.calibration import Calibration, Calibrator, marker_areas
 from vision.change_regions import GROW, changed_boxes, inside, quad_box, regions_around
 from vision.detect import Region
 from vision.events import TableEvent
 from vision.tracker import Observation, Tracker, TrackerConfig
-from vision.zones import MARKER_QUIET_MM, Layout
-
-MARKER_MARGIN_MM = 2.0
-"""Table around each marker's printed white margin that the recogniser also ignores: the calibration is a
-millimetre or so off at the mat's rim (docs/performance.md, Table vision), and the white blurs outwards."""
+from vision.zones import Layout
 
 
 class Recognises(Protocol):
@@ -254,12 +250,11 @@ class TableWatcher:
         return None
 
     def _markers(self, cal: Calibration) -> list[np.ndarray]:
-        """The mat's markers with their white margins and ``MARKER_MARGIN_MM`` more (image px), for the recogniser to
-        ignore: their white is no card's paper."""
+        """``calibration.marker_areas`` for ``cal``, kept while the calibration is the same."""
         key = cal.image_to_mat.tobytes()
         if key != self._markers_key:
             self._markers_key = key
-            self._marker_areas = [cal.to_image(a) for a in self.layout.marker_areas(MARKER_QUIET_MM + MARKER_MARGIN_MM)]
+            self._marker_areas = marker_areas(self.layout, cal)
         return self._marker_areas
 
     def _note_change(self, small: np.ndarray, shape: tuple[int, ...]) -> None:

@@ -234,3 +234,86 @@ def test_a_look_threshold_with_that_look_off_is_a_usage_error(look: str, capsys:
     out = capsys.readouterr()
     assert out.out == ""
     assert f"argument --{look}-look-below: not allowed with argument --no-{look}-look" in out.err
+
+
+def _mat_photo(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A photo of the chinese-ten-3 mat with six cards on it, as PNG, and the cards' names."""
+    from vision.simtable import SimCamera, SimTable
+    from vision.zones import layout_for
+
+    sim = SimTable(layout_for("chinese-ten", 3), seed=11, camera=SimCamera(tilt_deg=20))
+    for card in ("KH", "5C", "9D", "JS", "4H", "TC"):
+        sim.place(card, "layout", animate=False)
+    photo = tmp_path / "mat.png"
+    cv2.imwrite(str(photo), sim.render())
+    return photo, sorted(c.label for c in sim.visible())
+
+
+def test_mat_calibrates_each_photo_from_its_markers_and_ignores_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``--mat``: the detector gets the plane the mat's markers give and their areas to ignore; the cards are named.
+    A photo without the mat's markers is an error for that photo, the others are still processed."""
+    import vision.recognizer as recognizer_module
+    from vision.calibration import calibrate_once
+    from vision.zones import layout_for
+
+    photo, truth = _mat_photo(tmp_path)
+    seen: list[tuple[np.ndarray | None, int]] = []
+    real_detect = recognizer_module.detect_cards
+
+    def spy(frame, config, *, plane=None, ignore=()):  # type: ignore[no-untyped-def]
+        seen.append((plane, len(ignore)))
+        return real_detect(frame, config, plane=plane, ignore=ignore)
+
+    monkeypatch.setattr(recognizer_module, "detect_cards", spy)
+    assert main(["recognize", "--json", "--mat", "chinese-ten,3", str(FELT), str(photo)]) == 1
+    captured = capsys.readouterr()
+    layout = layout_for("chinese-ten", 3)
+    assert f"{FELT}: the chinese-ten-3 mat's markers were not found (need 2 of {len(layout.markers)})" in captured.err
+    lines = [json.loads(x) for x in captured.out.splitlines()]
+    assert [x["image"] for x in lines] == [str(photo)]
+    assert sorted(c["card"] for c in lines[0]["cards"]) == truth
+    expected = calibrate_once(layout, cv2.imread(str(photo))).image_to_mat
+    assert len(seen) == 1 and seen[0][1] == len(layout.markers)
+    plane = seen[0][0]
+    assert plane is not None and np.allclose(plane / plane[2, 2], expected / expected[2, 2], atol=1e-3)
+
+
+@pytest.mark.parametrize("args, why", [(["--mat", "chinese-ten,3", "--table-rect", "1,1,0,0,1,0,1,1,0,1"],
+                                        "give --mat or --table-rect, not both"),
+                                       (["--mat", "poker,12"], "no mat layout for poker with 12 players")])
+def test_a_bad_mat_is_a_clear_error_before_any_image(args: list[str], why: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recognize", *args, str(FELT)]) == 2
+    captured = capsys.readouterr()
+    assert why in captured.err and captured.out == ""
+
+
+def test_mat_video_keeps_its_calibration_through_frames_that_hide_the_markers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A video's frame 1 has every marker painted over: it is recognised on frame 0's calibration. Its frame 0 is the
+    felt photo (no mat): that frame is an error and the video goes on."""
+    photo, truth = _mat_photo(tmp_path)
+    mat = cv2.imread(str(photo))
+    hidden = mat.copy()
+    from vision.calibration import calibrate_once
+    from vision.zones import layout_for
+
+    layout = layout_for("chinese-ten", 3)
+    cal = calibrate_once(layout, mat)
+    for area in layout.marker_areas(4.0):
+        cv2.fillConvexPoly(hidden, np.round(cal.to_image(area)).astype(np.int32), (40, 110, 40))
+    felt = cv2.resize(cv2.imread(str(FELT)), (mat.shape[1], mat.shape[0]))
+    video = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (mat.shape[1], mat.shape[0]))
+    if not writer.isOpened():
+        pytest.skip("no MJPG video writer in this OpenCV build")
+    for frame in (felt, mat, hidden):
+        writer.write(frame)
+    writer.release()
+    assert main(["recognize", "--json", "--mat", "chinese-ten,3", str(video)]) == 1
+    captured = capsys.readouterr()
+    assert f"{video} frame 0: the chinese-ten-3 mat's markers were not found" in captured.err
+    objs = [json.loads(x) for x in captured.out.splitlines()]
+    assert [o["frame"] for o in objs] == [1, 2]
+    assert all(sorted(c["card"] for c in o["cards"]) == truth for o in objs)

@@ -301,10 +301,9 @@ def test_a_change_is_detected_around_it_and_the_whole_frame_on_the_refresh(regio
 def test_the_mats_markers_are_no_cards_paper() -> None:
     """``detect_cards(..., ignore=)``: the markers' white (with their printed margins) is left out of the paper masks,
     which otherwise hold it outside every card, and the same cards are found either way."""
-    from vision.calibration import calibrate_once
+    from vision.calibration import calibrate_once, marker_areas
     from vision.detect import DEFAULT_CONFIG, detect_cards
     from vision.frame_cues import FrameCues
-    from vision.watcher import MARKER_MARGIN_MM
     from vision.zones import MARKER_QUIET_MM
 
     layout = layout_for("chinese-ten", 3)
@@ -314,7 +313,7 @@ def test_the_mats_markers_are_no_cards_paper() -> None:
         sim.place(card, "layout", animate=False)
     frame = sim.render()
     cal = calibrate_once(layout, frame)
-    areas = [cal.to_image(a) for a in layout.marker_areas(MARKER_QUIET_MM + MARKER_MARGIN_MM)]
+    areas = marker_areas(layout, cal)
     s = DEFAULT_CONFIG.scale
     ring = [np.round((cal.to_image(a)[0] + 0.5) * s - 0.5).astype(int)
             for a in layout.marker_areas(MARKER_QUIET_MM / 2)]  # a corner inside each white margin
