@@ -1691,8 +1691,8 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
     first = detect_cards(scene.image, replace(DEFAULT_CONFIG, replan=False))
     inner = detect._detect
 
-    def fewer_on_a_plane(cues: object, config: object) -> list[np.ndarray]:
-        out = inner(cues, config)  # type: ignore[arg-type]
+    def fewer_on_a_plane(cues: object, config: object, deck: object = ()) -> list[np.ndarray]:
+        out = inner(cues, config, deck)  # type: ignore[arg-type]
         return out[:-1] if config.plane is not None else out  # type: ignore[attr-defined]
 
     monkeypatch.setattr(detect, "_detect", fewer_on_a_plane)
@@ -1762,9 +1762,9 @@ def test_replan_gate_skips_the_second_detection_where_no_paper_is_left(monkeypat
     calls: list[object] = []
     inner = detect._detect
 
-    def counted(cues: object, config: object) -> list[np.ndarray]:
+    def counted(cues: object, config: object, deck: object = ()) -> list[np.ndarray]:
         calls.append(config)
-        return inner(cues, config)  # type: ignore[arg-type]
+        return inner(cues, config, deck)  # type: ignore[arg-type]
 
     monkeypatch.setattr(detect, "_detect", counted)
     gated = detect_cards(scene.image)
