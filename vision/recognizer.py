@@ -243,9 +243,10 @@ class Recognizer:
         frame = _check_frame(frame_bgr)
         kept = [np.asarray(q, np.float32).reshape(4, 2) for q in known
                 if not any(inside(quad_box(q), region) for region in regions)]
-        found = [q for region in regions for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore,
-                                                                  deck=known)
-                 if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
+        found: list[np.ndarray] = []
+        for region in regions:
+            found += [q for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore, deck=known)
+                      if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
         return self._classify(frame, kept + found, drop_non_cards=True)
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:

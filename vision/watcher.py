@@ -25,7 +25,7 @@ from vision.zones import Layout
 
 
 class Recognises(Protocol):
-    """``vision.recognizer.Recognizer``'s shape; ``classify_quads`` is used when present."""
+    """``vision.recognizer.Recognizer``'s shape; ``classify_quads`` and ``recognize_regions`` are used when present."""
 
     def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
                   ignore: Sequence[np.ndarray] = ()) -> Sequence[Observation]: ...
@@ -184,7 +184,6 @@ class TableWatcher:
         self.regional = regional
         self.region_grow = region_grow
         self.stats = WatchStats()
-        self._since_recognised = 0
         self._since_full = 0
         # the regions around what changed since the view was last wholly known (None: the whole frame)
         self._pending: list[Region] | None = None
@@ -209,7 +208,6 @@ class TableWatcher:
         unchanged."""
         st = self.stats
         small = self.change.small(image)
-        self._since_recognised += 1
         self._since_full += 1
         missing = [t.corners for t in self.tracker.tracks.values() if t.misses > 0]
         if self._detections_due <= 0 and not missing:
@@ -234,7 +232,6 @@ class TableWatcher:
             self.last_observations = observations
             self._last_quads = [np.asarray(o.corners, np.float32) for o in observations]
             self.change.remember(small)
-            self._since_recognised = 0
             return observations
         if not self.tracker.settled:
             classify = getattr(self.recognizer, "classify_quads", None)

@@ -328,3 +328,34 @@ def test_the_mats_markers_are_no_cards_paper() -> None:
     assert len(with_markers) == len(without) == 4
     for q in with_markers:
         assert min(float(np.abs(q - w).max()) for w in without) < 1.0
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="models/cardnet.onnx not shipped yet")
+def test_a_card_found_in_a_region_and_kept_from_before_is_reported_once() -> None:
+    """``recognize_regions``: a known outline a little larger than its card reaches out of the region that holds the
+    card, so it is kept; the region's detection of the same card (its centre on the kept outline) is dropped."""
+    from vision.calibration import calibrate_once
+    from vision.change_regions import inside, quad_box
+    from vision.detect import detect_in_region
+    from vision.recognizer import Recognizer
+
+    layout = layout_for("chinese-ten", 3)
+    sim = SimTable(layout, seed=11, camera=SimCamera(tilt_deg=20))
+    for card in ("KH", "5C", "9D"):
+        sim.place(card, "layout", animate=False)
+    frame = sim.render()
+    plane = calibrate_once(layout, frame).image_to_mat
+    rec = Recognizer(threads=1)
+    known = [r.corners for r in rec.recognize(frame, plane=plane)]
+    assert len(known) == 3
+    card = known[1]
+    centre = card.mean(axis=0)
+    larger = (card - centre) * 1.06 + centre
+    x0, y0, x1, y1 = quad_box(card)
+    pad = 40
+    region = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+    region = (max(region[0], quad_box(larger)[0] + 1), *region[1:])  # the larger outline pokes out on the left
+    assert inside(quad_box(card), region) and not inside(quad_box(larger), region)
+    assert len(detect_in_region(frame, region, rec.detector, plane=plane)) == 1  # the card, found in the region
+    got = rec.recognize_regions(frame, [region], [known[0], larger, known[2]], plane=plane)
+    assert sorted(r.card for r in got) == sorted(c.label for c in sim.visible())
