@@ -124,7 +124,8 @@ def bench_events(kind: str, target: int, verbose: bool = False) -> dict[str, Any
                     if verbose and (want != have or any(e.frame - a.settled_frame > 4 for e in got)):
                         print(f"  game {seed} {a.name} frames {a.first_frame}-{a.settled_frame}: want {dict(want)}",
                               f"got {[(e.describe(), e.frame - a.settled_frame) for e in got]}", flush=True)
-        detections.update(whole=watcher.stats.recognised, regions=watcher.stats.regional)
+        detections.update(whole=watcher.stats.recognised, regions=watcher.stats.regional,
+                          unexplained=watcher.stats.unexplained)
     ms = [1000.0 * n / FPS for n in latencies]
     return {
         "recognizer": kind, "games": seed, "actions": actions, "events_expected": expected,
@@ -202,6 +203,7 @@ def bench_speed(kind: str, gate: bool, frames_wanted: int = 600, regional: bool 
         "frame_ms_p50_p95_max": [round(1000 * float(np.percentile(per_frame, q)), 1) for q in (50, 95, 100)],
         "recognised_share": round(st.recognised / st.frames, 3),
         "regional_share": round(st.regional / st.frames, 3),
+        "unexplained_after_regions": st.unexplained,
         "stage_ms": {k: round(1000 * v / st.frames, 2) for k, v in st.seconds.items()},
         "vision_ms_p50_by_detection": {k: round(statistics.median(v), 1) for k, v in kind_ms.items() if v},
     }

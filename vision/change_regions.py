@@ -80,6 +80,46 @@ def regions_around(boxes: Sequence[Region], known: Sequence[np.ndarray], frame_s
     return regions
 
 
+def unexplained(changes: Sequence[Region], regions: Sequence[Region], before: Sequence[tuple[str, np.ndarray]],
+                after: Sequence[tuple[str, np.ndarray]], frame_shape: tuple[int, ...]) -> list[Region]:
+    """The boxes of ``changes`` that may be a card the detection of ``regions`` missed: those that no card explains.
+    ``before`` and ``after``: (name, outline) of the cards known before and recognised now (full-resolution px).
+
+    A card explains a change that overlaps its box if it is new in a region (no card of ``before`` within a quarter
+    of a card length of its centre), named otherwise than before (turned over), or gone from a region (a card of
+    ``before`` wholly inside one with none of ``after`` that near). A change needs no card to explain it where it
+    lies on cards for half its box (a pile grew, a glare moved on a card), is smaller than a quarter of a card, or
+    touches the frame's edge (a hand or arm reaching in; a card there is cut by the edge, and no detection finds
+    it)."""
+    cards = [q for _, q in before] + [q for _, q in after]
+    if not cards:
+        return list(changes)
+    quarter = card_length(cards) / 4
+    least = float(np.median([cv2.contourArea(np.asarray(q, np.float32).reshape(4, 2)) for q in cards])) / 4
+    height, width = frame_shape[:2]
+
+    def near(outline: np.ndarray, others: Sequence[tuple[str, np.ndarray]]) -> list[str]:
+        centre = np.asarray(outline, np.float64).reshape(4, 2).mean(axis=0)
+        return [name for name, q in others
+                if np.linalg.norm(np.asarray(q, np.float64).reshape(4, 2).mean(axis=0) - centre) <= quarter]
+
+    def in_region(outline: np.ndarray) -> bool:
+        return any(inside(quad_box(outline), r) for r in regions)
+
+    def on_cards(box: Region) -> float:
+        x0, y0, x1, y1 = box
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        for _, q in after:
+            cv2.fillConvexPoly(mask, np.round(np.asarray(q, np.float64).reshape(4, 2) - (x0, y0)).astype(np.int32), 255)
+        return cv2.countNonZero(mask) / mask.size
+
+    changed = [quad_box(q) for name, q in after if in_region(q) and name not in near(q, before)]
+    changed += [quad_box(q) for _, q in before if in_region(q) and not near(q, after)]
+    return [box for box in changes
+            if (box[2] - box[0]) * (box[3] - box[1]) >= least and min(box[:2]) > 0 and box[2] < width
+            and box[3] < height and not any(overlaps(box, card) for card in changed) and on_cards(box) < 0.5]
+
+
 def overlaps(a: Region, b: Region) -> bool:
     """Do the two boxes (ends exclusive) share a pixel?"""
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

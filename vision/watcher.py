@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, Calibrator, marker_areas
-from vision.change_regions import GROW, changed_boxes, inside, quad_box, regions_around
+from vision.change_regions import GROW, changed_boxes, inside, quad_box, regions_around, unexplained
 from vision.detect import Region
 from vision.events import TableEvent
 from vision.tracker import Observation, Tracker, TrackerConfig
@@ -154,6 +154,7 @@ class WatchStats:
     frames: int = 0
     recognised: int = 0  # frames with full detection and classification
     regional: int = 0  # frames detected only around what changed, every other known card re-classified
+    unexplained: int = 0  # regional detections after which a change was left that no card explains
     reclassified: int = 0  # unchanged frames whose known card outlines were only re-classified
     skipped_static: int = 0
     occluded: int = 0
@@ -212,9 +213,10 @@ class TableWatcher:
         missing = [t.corners for t in self.tracker.tracks.values() if t.misses > 0]
         if self._detections_due <= 0 and not missing:
             self._pending = []  # every change so far has been detected twice and every card seen since
+        changes: list[Region] = []  # what changed since the last detection (full-resolution boxes)
         if self.change.changed(small):
             self._detections_due = self.detect_after_change
-            self._note_change(small, image.shape)
+            changes = self._note_change(small, image.shape)
         refresh = self._since_full >= self.refresh_every
         if (not self.gate or self._detections_due > 0 or missing or refresh
                 or not self._last_quads and not self.tracker.settled):
@@ -229,6 +231,14 @@ class TableWatcher:
                 observations = self.recognizer.recognize_regions(  # type: ignore[attr-defined]
                     image, regions, self._last_quads, plane=cal.image_to_mat, ignore=self._markers(cal))
                 st.regional += 1
+                before = [(o.card, np.asarray(o.corners)) for o in self.last_observations]
+                after = [(o.card, np.asarray(o.corners)) for o in observations]
+                if unexplained(changes, regions, before, after, image.shape):
+                    # a change no card explains may be a card the regions' detection missed: the next detection,
+                    # due at once, is of the whole frame
+                    self._pending = None
+                    self._detections_due = max(self._detections_due, 1)
+                    st.unexplained += 1
             self.last_observations = observations
             self._last_quads = [np.asarray(o.corners, np.float32) for o in observations]
             self.change.remember(small)
@@ -254,14 +264,15 @@ class TableWatcher:
             self._marker_areas = marker_areas(self.layout, cal)
         return self._marker_areas
 
-    def _note_change(self, small: np.ndarray, shape: tuple[int, ...]) -> None:
+    def _note_change(self, small: np.ndarray, shape: tuple[int, ...]) -> list[Region]:
         """Add where ``small`` differs from the frame last detected to the regions still to detect (None: the whole
-        frame, until that is detected)."""
+        frame, until that is detected); returns those boxes ([] where the whole frame is due anyway)."""
         if self._pending is None or self.change.reference is None:
             self._pending = None
-            return
-        self._pending = regions_around(changed_boxes(self.change.reference, small, shape), self._last_quads, shape,
-                                       also=self._pending, grow=self.region_grow)
+            return []
+        boxes = changed_boxes(self.change.reference, small, shape)
+        self._pending = regions_around(boxes, self._last_quads, shape, also=self._pending, grow=self.region_grow)
+        return boxes
 
     def _regions_for(self, missing: Sequence[np.ndarray], shape: tuple[int, ...]) -> list[Region] | None:
         """The regions to detect instead of the whole frame: those around what changed, and around each card

@@ -58,3 +58,29 @@ def test_quad_boxes_and_insideness() -> None:
     assert box == (10, 20, 41, 61)  # the pixels the corners lie in, the ends exclusive
     assert inside(box, (10, 20, 41, 61)) and not inside(box, (11, 20, 41, 61)) and not inside(box, (10, 20, 40, 61))
     assert overlaps(box, (40, 60, 50, 70)) and not overlaps(box, (41, 20, 50, 70))
+
+
+def test_a_change_is_explained_by_a_card_new_gone_or_renamed_in_its_region() -> None:
+    from vision.change_regions import unexplained
+
+    region = (300, 200, 700, 600)
+    a, b = _card(350, 250), _card(500, 250)  # 100 x 140 each
+    change = (490, 240, 610, 400)  # where b is (or was)
+    before = [("KH", a)]
+    assert unexplained([change], [region], before, [("KH", a), ("5C", b)], FRAME) == []  # b put down
+    assert unexplained([change], [region], [("KH", a), ("5C", b)], [("KH", a)], FRAME) == []  # b taken up
+    assert unexplained([change], [region], [("KH", a), ("back", b)], [("KH", a), ("5C", b)], FRAME) == []  # turned
+    # the card put down was missed: the change beside KH (which did not change) is unexplained
+    assert unexplained([change], [region], before, [("KH", a)], FRAME) == [change]
+
+
+def test_changes_on_cards_small_ones_and_ones_at_the_frames_edge_need_no_card() -> None:
+    from vision.change_regions import unexplained
+
+    region = (300, 200, 700, 720)
+    a = _card(350, 250)
+    cards = [("back", a)]
+    assert unexplained([(360, 260, 440, 380)], [region], cards, cards, FRAME) == []  # on the pile: it grew
+    assert unexplained([(500, 300, 520, 320)], [region], cards, cards, FRAME) == []  # under a quarter of a card
+    assert unexplained([(500, 600, 640, 720)], [region], cards, cards, FRAME) == []  # a hand at the frame's edge
+    assert unexplained([(500, 560, 640, 700)], [region], cards, cards, FRAME) == [(500, 560, 640, 700)]

@@ -359,3 +359,39 @@ def test_a_card_found_in_a_region_and_kept_from_before_is_reported_once() -> Non
     assert len(detect_in_region(frame, region, rec.detector, plane=plane)) == 1  # the card, found in the region
     got = rec.recognize_regions(frame, [region], [known[0], larger, known[2]], plane=plane)
     assert sorted(r.card for r in got) == sorted(c.label for c in sim.visible())
+
+
+class MissingInRegions(RecordingRecogniser):
+    """As ``RecordingRecogniser``, but a detection of regions finds no card that was not known before."""
+
+    def recognize_regions(self, frame_bgr: np.ndarray, regions: list[tuple[int, int, int, int]],
+                          known: list[np.ndarray], *, plane: np.ndarray | None = None,
+                          ignore: list[np.ndarray] = ()) -> list:  # type: ignore[type-arg, assignment]
+        got = super().recognize_regions(frame_bgr, regions, known, plane=plane, ignore=ignore)
+        centres = [np.asarray(q).reshape(4, 2).mean(axis=0) for q in known]
+        return [r for r in got if any(np.linalg.norm(r.corners.mean(axis=0) - c) < 20 for c in centres)]
+
+
+def test_a_card_the_regions_detection_misses_is_found_by_a_whole_detection_at_once() -> None:
+    """A card put down that the detection of the regions around it misses leaves a change no card explains
+    (``change_regions.unexplained``): the next detection, on the next frame, is of the whole frame, and finds it."""
+    layout = layout_for("chinese-ten", 2)
+    sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=20))
+    recording = MissingInRegions(SimOracle(sim))
+    watcher = TableWatcher(layout, recording, refresh_every=1000)
+    sim.set_stock(["AS", "2D", "3C"])
+    sim.place("KH", "layout", animate=False)
+    sim.place("5C", "layout", animate=False)
+    for f in sim.play(extra_frames=25):
+        watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
+    recording.calls.clear()
+    sim.place("9D", "layout", seat=1)
+    seen_at = None
+    for f in sim.play(extra_frames=25):
+        events = watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
+        if seen_at is None and any(e.card == "9D" for e in events):
+            seen_at = f.index
+    assert seen_at is not None  # without the whole detection it would wait for the refresh, 1000 frames away
+    first = next(i for i, c in enumerate(recording.calls) if c is not None)
+    assert recording.calls[first + 1] is None  # the regions first, then at once the whole frame
+    assert watcher.stats.unexplained >= 1
