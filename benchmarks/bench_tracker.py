@@ -12,6 +12,7 @@
 * calibration: mat coordinates of a grid of points from one frame's markers, tilt 0-30 degrees.
 * detection: one frame of 12 cards on the simulated mat, and one card put down: what a detection of the whole frame
   costs with the mat's markers and with them ignored, and what a recognition of the regions around the change costs.
+* quiet: a settled table of 12 cards, the same frame again and again: the cost of a frame with nothing to recognise.
 * speed: 12 cards on the table, plays with hands, one core (onnxruntime 1 thread, OpenCV 1 thread,
   process pinned to one CPU): time per frame for capture (rendering the simulated frame), the
   vision path, and the total; with the change gate and without it (recognition on every clear frame).
@@ -262,11 +263,34 @@ def bench_detection(repeats: int = 7) -> dict[str, Any]:
     return row
 
 
+def bench_quiet(frames: int = 600) -> dict[str, Any]:
+    """A settled table of 12 cards (chinese-ten-3, tilt 20), the same frame again and again: process-CPU ms of the
+    watcher's path for a frame with nothing to recognise (the hand detector and the change gate), the path most
+    frames of a game take. The sim's truth recognises (it is not called on such frames)."""
+    layout = layout_for("chinese-ten", 3)
+    sim = SimTable(layout, seed=99, camera=SimCamera(tilt_deg=20), fps=FPS)
+    hand = deal(sim, random.Random(99))
+    for _ in range(11):
+        sim.place(hand.pop(), "layout", animate=False)
+    image = sim.render()
+    watcher = TableWatcher(layout, SimOracle(sim))
+    for i in range(60):  # calibrated, recognised and settled
+        watcher.process(image, frame_index=i)
+    skipped = watcher.stats.skipped_static
+    ms = []
+    for i in range(60, 60 + frames):
+        t0 = time.process_time()
+        watcher.process(image, frame_index=i)
+        ms.append(1000 * (time.process_time() - t0))
+    return {"frames": frames, "nothing_recognised": watcher.stats.skipped_static - skipped,
+            "ms_median": round(statistics.median(ms), 2), "ms_mean": round(statistics.fmean(ms), 2)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--recognizer", choices=("real", "oracle"), default="real" if MODEL.exists() else "oracle")
     parser.add_argument("--events", type=int, default=500, help="at least this many expected events")
-    parser.add_argument("--only", choices=("events", "calibration", "speed", "detection"))
+    parser.add_argument("--only", choices=("events", "calibration", "speed", "detection", "quiet"))
     parser.add_argument("--verbose", action="store_true", help="print each action that went wrong or slow")
     args = parser.parse_args()
     try:
@@ -276,6 +300,8 @@ def main() -> int:
     cv2.setNumThreads(1)
     if args.only in (None, "calibration"):
         print("calibration", bench_calibration(), flush=True)
+    if args.only in (None, "quiet"):
+        print("quiet", bench_quiet(), flush=True)
     if args.only in (None, "detection") and args.recognizer == "real":
         print("detection", bench_detection(), flush=True)
     if args.only in (None, "speed"):

@@ -395,3 +395,27 @@ def test_a_card_the_regions_detection_misses_is_found_by_a_whole_detection_at_on
     first = next(i for i, c in enumerate(recording.calls) if c is not None)
     assert recording.calls[first + 1] is None  # the regions first, then at once the whole frame
     assert watcher.stats.unexplained >= 1
+
+
+def test_the_change_gates_eighth_from_the_shared_quarter_is_within_a_grey_level_of_its_own() -> None:
+    """``ChangeGate.small(frame, quarter=)`` (the watcher makes one quarter-size frame for the hand detector and the
+    gate): the same size as from the whole frame and within one grey level of it, far under the gate's level."""
+    import cv2
+
+    from vision.calibration import calibrate_once
+    from vision.watcher import ChangeGate
+
+    sim = SimTable(layout_for("chinese-ten", 3), seed=5, camera=SimCamera(tilt_deg=20))
+    sim.place("KH", "layout", animate=False)
+    frame = sim.render()
+    quarter = cv2.resize(frame, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    gate = ChangeGate()
+    own, shared = gate.small(frame), gate.small(frame, quarter=quarter)
+    assert own.shape == shared.shape == (frame.shape[0] // 8, frame.shape[1] // 8)
+    assert int(cv2.absdiff(own, shared).max()) <= 1 < gate.level
+    cal = calibrate_once(sim.layout, frame)
+    assert not HandDetector().occluded(frame, sim.layout, cal, small=quarter)
+    palm = (300.0, 300.0)
+    with_hand = sim.render(hand=(palm, (palm[0] + 10, 1000)))
+    small = cv2.resize(with_hand, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    assert HandDetector().occluded(with_hand, sim.layout, cal, small=small)
