@@ -31,9 +31,9 @@ GROW = 0.5
 20.2-22.9 ms for the whole frame (one core, ``bench_tracker.py --only detection``). The price, in
 ``benchmarks/region_detection.py --deck-hint`` (seed 2024, calibrated, the region sized by the frame's other cards as
 the watcher sizes it by the known ones): a region of half a card length around a card lost 2 of 359 realistic and 9
-of 356 hard cards that the whole frame found, one card length none. The watcher finds such a card on its next whole
-detection (the refresh, at most ``refresh_every`` frames later); ``bench_tracker``'s events were exact
-(docs/performance.md, Table vision)."""
+of 356 hard cards that the whole frame found, one card length none. Such a card leaves a change no card explains
+(``unexplained``), and the watcher detects the whole frame on the next frame (else on the refresh, at most
+``refresh_every`` frames later); ``bench_tracker``'s events were exact (docs/performance.md, Table vision)."""
 MAX_SHARE = 0.45
 """Above this share of the frame's area the regions are not worth it (None: detect the whole frame)."""
 
