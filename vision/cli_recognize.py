@@ -5,7 +5,7 @@ With ``--json`` one JSON object per line per image or video frame::
     {"image": "table.jpg", "cards": [{"card": "QH", "confidence": 0.99,
       "corners": [[x, y], [x, y], [x, y], [x, y]]}], "ms": 7.9}
 
-(video frames also carry ``"frame": n``). ``ms`` is the recognition time of that image (detection and
+(video frames also carry ``"frame": n``; ``--follow`` recognises them as the table watcher does, see ``Follower``). ``ms`` is the recognition time of that image (detection and
 classification, and with ``--mat`` finding the mat; not file decoding). A file that cannot be read gets a clear message on stderr; the
 others are still processed and the exit status is 1 at the end.
 
@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, Calibrator, marker_areas
+from vision.change_regions import changed_boxes, regions_around, unexplained
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
 from vision.recognizer import (
@@ -42,6 +43,7 @@ from vision.recognizer import (
     Recognition,
     Recognizer,
 )
+from vision.watcher import ChangeGate
 from vision.zones import Layout, parse_mat_spec
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".h264"}
@@ -55,6 +57,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", type=Path, default=None, help="ONNX model (default: models/cardnet.onnx)")
     parser.add_argument("--threads", type=int, default=1, help="threads for onnxruntime and numpy's BLAS (default 1)")
     parser.add_argument("--max-frames", type=int, default=None, metavar="N", help="at most N frames per video")
+    parser.add_argument("--follow", action="store_true",
+                        help="videos: detect only where a frame changed since the last detection, as the table "
+                             "watcher does (the whole frame on the first frame, every 30 frames and after a large "
+                             "change; a frame that did not change repeats the last frame's cards)")
     parser.add_argument("--table-rect", metavar="W,H,X0,Y0,...", default=None,
                         help="a W x H rectangle on the table and its 4 corners in the image (x,y px, clockwise "
                              "from its top-left): card shapes are judged on the table, for tilted views")
@@ -186,6 +192,58 @@ class MatView:
         return cal.image_to_mat, marker_areas(self.layout, cal)
 
 
+class Follower:
+    """A video's frames recognised as the table watcher recognises them (``vision.change_regions``): the whole frame
+    on the first frame, every ``refresh`` frames, where the change since the last detection is large, and where a
+    detection of regions leaves a change no card explains; otherwise only the regions around the change, the other
+    cards re-classified where they were (``Recognizer.recognize_regions``). A frame that did not change (at an eighth
+    of its size, by the change gate's level) gets the last frame's cards again, with no detection at all."""
+
+    def __init__(self, recognizer: Recognizer, *, refresh: int = 30) -> None:
+        self.recognizer = recognizer
+        self.refresh = refresh
+        self.gate = ChangeGate()
+        self.stats = {"whole": 0, "regions": 0, "unchanged": 0}
+        self._last: list[Recognition] | None = None
+        self._since_whole = 0
+
+    def next_input(self) -> None:
+        """A new file: nothing is known of it."""
+        self.gate = ChangeGate()
+        self._last = None
+
+    def recognize(self, frame: np.ndarray, *, plane: np.ndarray | None, ignore: list[np.ndarray]) -> list[Recognition]:
+        small = self.gate.small(frame)
+        self._since_whole += 1
+        reference, last = self.gate.reference, self._last
+        if last is None or reference is None or self._since_whole >= self.refresh:
+            return self._whole(frame, small, plane, ignore)
+        changes = changed_boxes(reference, small, frame.shape)
+        if not changes:
+            self.stats["unchanged"] += 1
+            return list(last)
+        known = [r.corners for r in last]
+        regions = regions_around(changes, known, frame.shape)
+        if not regions:
+            return self._whole(frame, small, plane, ignore)
+        cards = self.recognizer.recognize_regions(frame, regions, known, plane=plane, ignore=ignore)
+        if unexplained(changes, regions, [(r.card, r.corners) for r in last], [(r.card, r.corners) for r in cards],
+                       frame.shape):
+            return self._whole(frame, small, plane, ignore)
+        self.stats["regions"] += 1
+        self.gate.remember(small)
+        self._last = cards
+        return cards
+
+    def _whole(self, frame: np.ndarray, small: np.ndarray, plane: np.ndarray | None,
+               ignore: list[np.ndarray]) -> list[Recognition]:
+        cards = self.recognizer.recognize(frame, plane=plane, ignore=ignore)
+        self.stats["whole"] += 1
+        self.gate.remember(small)
+        self._last, self._since_whole = cards, 0
+        return cards
+
+
 def read_frames(path: Path, max_frames: int | None = None) -> Iterator[tuple[int | None, np.ndarray]]:
     """(frame index or None for a still image, BGR frame). Raises ImageError for unreadable input."""
     if not path.exists():
@@ -253,6 +311,7 @@ def run(args: argparse.Namespace) -> int:
         mat = None if args.mat is None else MatView(parse_mat_spec(args.mat))
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
         recognizer = Recognizer(args.model, threads=args.threads, detector=detector, **look_settings(args))
+        follower = Follower(recognizer) if args.follow else None
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)
         return 2
@@ -268,6 +327,8 @@ def run(args: argparse.Namespace) -> int:
         path = Path(name)
         if mat is not None:
             mat.next_input()
+        if follower is not None:
+            follower.next_input()
         try:
             for frame_no, frame in read_frames(path, args.max_frames):
                 start = time.perf_counter()
@@ -280,7 +341,10 @@ def run(args: argparse.Namespace) -> int:
                         where = name if frame_no is None else f"{name} frame {frame_no}"
                         print(f"cardtable recognize: {where}: {exc}", file=sys.stderr)
                         continue
-                cards = recognizer.recognize(frame, plane=plane, ignore=ignore)
+                if follower is not None and frame_no is not None:  # (a still image is recognised whole)
+                    cards = follower.recognize(frame, plane=plane, ignore=ignore)
+                else:
+                    cards = recognizer.recognize(frame, plane=plane, ignore=ignore)
                 ms = (time.perf_counter() - start) * 1000
                 _report(name, frame_no, cards, ms, as_json=args.json)
                 if args.annotate is not None:

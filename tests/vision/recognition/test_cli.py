@@ -317,3 +317,46 @@ def test_mat_video_keeps_its_calibration_through_frames_that_hide_the_markers(
     objs = [json.loads(x) for x in captured.out.splitlines()]
     assert [o["frame"] for o in objs] == [1, 2]
     assert all(sorted(c["card"] for c in o["cards"]) == truth for o in objs)
+
+
+def test_follow_detects_a_video_only_where_it_changed_and_names_every_frame_as_a_whole_detection_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--follow``: frame 0 is detected whole, frame 1 (the same table) not at all, frame 2 (a card put down) only in
+    the region around it; every frame's cards are those of a whole detection (without ``--follow``)."""
+    import vision.detect as detect_module
+    import vision.recognizer as recognizer_module
+    from vision.simtable import SimCamera, SimTable
+    from vision.zones import layout_for
+
+    sim = SimTable(layout_for("chinese-ten", 3), seed=11, camera=SimCamera(tilt_deg=20))
+    for card in ("KH", "5C", "9D", "JS"):
+        sim.place(card, "layout", animate=False)
+    before = sim.render()
+    sim.place("4H", "layout", animate=False)
+    after = sim.render()
+    video = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (before.shape[1], before.shape[0]))
+    if not writer.isOpened():
+        pytest.skip("no MJPG video writer in this OpenCV build")
+    for frame in (before, before, after, after):
+        writer.write(frame)
+    writer.release()
+    sizes: list[tuple[int, int]] = []  # the size of each frame (or region) detected
+    real_detect = detect_module.detect_cards
+
+    def spy(frame, config=detect_module.DEFAULT_CONFIG, **kw):  # type: ignore[no-untyped-def]
+        sizes.append(frame.shape[:2])
+        return real_detect(frame, config, **kw)
+
+    monkeypatch.setattr(detect_module, "detect_cards", spy)  # (detect_in_region's)
+    monkeypatch.setattr(recognizer_module, "detect_cards", spy)
+    assert main(["recognize", "--json", "--mat", "chinese-ten,3", "--follow", str(video)]) == 0
+    followed = [sorted(c["card"] for c in json.loads(x)["cards"]) for x in capsys.readouterr().out.splitlines()]
+    whole_frame = before.shape[:2]
+    assert len(sizes) == 2 and sizes[0] == whole_frame  # frame 0 whole, frame 1 nothing, frame 2 a region, 3 nothing
+    assert sizes[1][0] * sizes[1][1] < 0.45 * whole_frame[0] * whole_frame[1]
+    sizes.clear()
+    assert main(["recognize", "--json", "--mat", "chinese-ten,3", str(video)]) == 0
+    whole = [sorted(c["card"] for c in json.loads(x)["cards"]) for x in capsys.readouterr().out.splitlines()]
+    assert len(sizes) == 4 and followed == whole
+    assert whole[0] == sorted(["KH", "5C", "9D", "JS"]) and whole[3] == sorted(["KH", "5C", "9D", "JS", "4H"])
