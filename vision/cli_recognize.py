@@ -5,9 +5,10 @@ With ``--json`` one JSON object per line per image or video frame::
     {"image": "table.jpg", "cards": [{"card": "QH", "confidence": 0.99,
       "corners": [[x, y], [x, y], [x, y], [x, y]]}], "ms": 7.9}
 
-(video frames also carry ``"frame": n``; ``--follow`` recognises them as the table watcher does, see ``Follower``). ``ms`` is the recognition time of that image (detection and
-classification, and with ``--mat`` finding the mat; not file decoding). A file that cannot be read gets a clear message on stderr; the
-others are still processed and the exit status is 1 at the end.
+(video frames also carry ``"frame": n``; ``--follow`` recognises them as the table watcher does, see
+``Follower``). ``ms`` is the recognition time of that image (detection and classification, and with ``--mat``
+finding the mat; not file decoding). A file that cannot be read gets a clear message on stderr; the others are
+still processed and the exit status is 1 at the end.
 
 ``--table-rect W,H,X0,Y0,X1,Y1,X2,Y2,X3,Y3`` calibrates a tilted view for every input: any rectangle
 lying on the table (the mat, a sheet of A4 paper: 210,297) of W x H and where its corners appear in the
