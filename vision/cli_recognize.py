@@ -198,7 +198,9 @@ class Follower:
     on the first frame, every ``refresh`` frames, where the change since the last detection is large, and where a
     detection of regions leaves a change no card explains; otherwise only the regions around the change, the other
     cards re-classified where they were (``Recognizer.recognize_regions``). A frame that did not change (at an eighth
-    of its size, by the change gate's level) gets the last frame's cards again, with no detection at all."""
+    of its size, by the change gate's level) gets the last frame's cards again, with no detection at all. After a
+    change that reached the frame's edge (a hand or an arm in view: what it did under it may have been missed, and
+    the change it leaves is the hand's), the first frame whose changes do not reach the edge is detected whole."""
 
     def __init__(self, recognizer: Recognizer, *, refresh: int = 30) -> None:
         self.recognizer = recognizer
@@ -207,11 +209,13 @@ class Follower:
         self.stats = {"whole": 0, "regions": 0, "unchanged": 0}
         self._last: list[Recognition] | None = None
         self._since_whole = 0
+        self._hand_seen = False
 
     def next_input(self) -> None:
         """A new file: nothing is known of it."""
         self.gate = ChangeGate()
         self._last = None
+        self._hand_seen = False
 
     def recognize(self, frame: np.ndarray, *, plane: np.ndarray | None, ignore: list[np.ndarray]) -> list[Recognition]:
         small = self.gate.small(frame)
@@ -220,6 +224,11 @@ class Follower:
         if last is None or reference is None or self._since_whole >= self.refresh:
             return self._whole(frame, small, plane, ignore)
         changes = changed_boxes(reference, small, frame.shape)
+        height, width = frame.shape[:2]
+        at_edge = any(x0 == 0 or y0 == 0 or x1 == width or y1 == height for x0, y0, x1, y1 in changes)
+        if self._hand_seen and not at_edge:
+            return self._whole(frame, small, plane, ignore)
+        self._hand_seen = self._hand_seen or at_edge
         if not changes:
             self.stats["unchanged"] += 1
             return list(last)
@@ -240,6 +249,7 @@ class Follower:
                ignore: list[np.ndarray]) -> list[Recognition]:
         cards = self.recognizer.recognize(frame, plane=plane, ignore=ignore)
         self.stats["whole"] += 1
+        self._hand_seen = False
         self.gate.remember(small)
         self._last, self._since_whole = cards, 0
         return cards

@@ -360,3 +360,26 @@ def test_follow_detects_a_video_only_where_it_changed_and_names_every_frame_as_a
     whole = [sorted(c["card"] for c in json.loads(x)["cards"]) for x in capsys.readouterr().out.splitlines()]
     assert len(sizes) == 4 and followed == whole
     assert whole[0] == sorted(["KH", "5C", "9D", "JS"]) and whole[3] == sorted(["KH", "5C", "9D", "JS", "4H"])
+
+
+def test_follow_detects_the_whole_frame_once_a_hand_has_left() -> None:
+    """``Follower``: a change that reaches the frame's edge is a hand or an arm (what it did under it may be missed);
+    the first frame after it whose changes stay inside the frame is detected whole."""
+    from vision.cli_recognize import Follower
+    from vision.simtable import SimCamera, SimOracle, SimTable
+    from vision.zones import layout_for
+
+    sim = SimTable(layout_for("chinese-ten", 3), seed=11, camera=SimCamera(tilt_deg=20))
+    for card in ("KH", "5C", "9D"):
+        sim.place(card, "layout", animate=False)
+    table = sim.render()
+    with_hand = sim.render(hand=((300.0, 300.0), (310.0, 1000.0)))  # an arm in from the bottom edge
+    follower = Follower(SimOracle(sim))  # type: ignore[arg-type]
+    steps = []
+    for frame in (table, with_hand, table, table, table):
+        before = dict(follower.stats)
+        follower.recognize(frame, plane=None, ignore=[])
+        steps.append(next(k for k in follower.stats if follower.stats[k] != before[k]))
+    # the first frame whole; the hand coming and going reach the edge; then the whole frame; then nothing changed
+    assert steps[0] == "whole" and steps[1] != "unchanged" and steps[2] != "unchanged"
+    assert steps[3:] == ["whole", "unchanged"]
