@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         if writer is not None:
             writer.close()
     st = watcher.stats
-    print(f"{st.frames} frames, {n_events} events, recognised {st.recognised}, re-classified {st.reclassified}, "
+    print(f"{st.frames} frames, {n_events} events, recognised {st.recognised} whole and {st.regional} around a change, "
+          f"re-classified {st.reclassified}, "
           f"hand in view {st.occluded}, "
           f"unchanged {st.skipped_static}, uncalibrated {st.uncalibrated}", file=sys.stderr)
     return 0

@@ -164,6 +164,7 @@ class VisionSenses(_Senses):
     def stats(self) -> dict[str, Any]:
         st = self.watcher.stats
         return {"recognizer": self.recognizer_name, "frames": st.frames, "recognised": st.recognised,
+                "recognised_around_changes": st.regional,
                 "occluded": st.occluded, "skipped_static": st.skipped_static,
                 "seconds": {k: round(v, 2) for k, v in st.seconds.items()}, "camera_error": self.error,
                 "link": str(self.device.stats),
