@@ -96,7 +96,6 @@ def unexplained(changes: Sequence[Region], regions: Sequence[Region], before: Se
         return list(changes)
     quarter = card_length(cards) / 4
     least = float(np.median([cv2.contourArea(np.asarray(q, np.float32).reshape(4, 2)) for q in cards])) / 4
-    height, width = frame_shape[:2]
 
     def near(outline: np.ndarray, others: Sequence[tuple[str, np.ndarray]]) -> list[str]:
         centre = np.asarray(outline, np.float64).reshape(4, 2).mean(axis=0)
@@ -116,8 +115,14 @@ def unexplained(changes: Sequence[Region], regions: Sequence[Region], before: Se
     changed = [quad_box(q) for name, q in after if in_region(q) and name not in near(q, before)]
     changed += [quad_box(q) for _, q in before if in_region(q) and not near(q, after)]
     return [box for box in changes
-            if (box[2] - box[0]) * (box[3] - box[1]) >= least and min(box[:2]) > 0 and box[2] < width
-            and box[3] < height and not any(overlaps(box, card) for card in changed) and on_cards(box) < 0.5]
+            if (box[2] - box[0]) * (box[3] - box[1]) >= least and not reaches_edge(box, frame_shape)
+            and not any(overlaps(box, card) for card in changed) and on_cards(box) < 0.5]
+
+
+def reaches_edge(box: Region, frame_shape: tuple[int, ...]) -> bool:
+    """Does the box touch the edge of a ``frame_shape`` frame (as a hand or an arm reaching in does)?"""
+    height, width = frame_shape[:2]
+    return box[0] == 0 or box[1] == 0 or box[2] == width or box[3] == height
 
 
 def overlaps(a: Region, b: Region) -> bool:

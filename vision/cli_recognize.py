@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, Calibrator, marker_areas
-from vision.change_regions import changed_boxes, regions_around, unexplained
+from vision.change_regions import changed_boxes, reaches_edge, regions_around, unexplained
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
 from vision.recognizer import (
@@ -224,8 +224,7 @@ class Follower:
         if last is None or reference is None or self._since_whole >= self.refresh:
             return self._whole(frame, small, plane, ignore)
         changes = changed_boxes(reference, small, frame.shape)
-        height, width = frame.shape[:2]
-        at_edge = any(x0 == 0 or y0 == 0 or x1 == width or y1 == height for x0, y0, x1, y1 in changes)
+        at_edge = any(reaches_edge(box, frame.shape) for box in changes)
         if self._hand_seen and not at_edge:
             return self._whole(frame, small, plane, ignore)
         self._hand_seen = self._hand_seen or at_edge
