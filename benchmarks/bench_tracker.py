@@ -40,7 +40,7 @@ from vision.calibration import calibrate_once  # noqa: E402
 from vision.change_regions import GROW  # noqa: E402
 from vision.simtable import SimCamera, SimOracle, SimTable, default_camera  # noqa: E402
 from vision.watcher import TableWatcher  # noqa: E402
-from vision.zones import layout_for  # noqa: E402
+from vision.zones import Layout, layout_for  # noqa: E402
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "cardnet.onnx"
 FPS = 15.0
@@ -76,6 +76,17 @@ def deal(sim: SimTable, rng: random.Random) -> list[str]:
     rng.shuffle(deck)
     sim.set_stock(deck[:16])
     return deck[16:]
+
+
+def laid_table(layout_cards: int, rng: random.Random) -> tuple[Layout, SimTable, list[str]]:
+    """The speed measurements' table: the chinese-ten-3 mat seen at tilt 20 (sim seed 99), the stock dealt with
+    ``rng`` and ``layout_cards`` cards laid out at once; the layout, the sim and the cards left in hand."""
+    layout = layout_for("chinese-ten", 3)
+    sim = SimTable(layout, seed=99, camera=SimCamera(tilt_deg=20), fps=FPS)
+    hand = deal(sim, rng)
+    for _ in range(layout_cards):
+        sim.place(hand.pop(), "layout", animate=False)
+    return layout, sim, hand
 
 
 def bench_events(kind: str, target: int, verbose: bool = False) -> dict[str, Any]:
@@ -160,12 +171,8 @@ def bench_calibration() -> list[dict[str, Any]]:
 
 def bench_speed(kind: str, gate: bool, frames_wanted: int = 600, regional: bool = True,
                 grow: float = GROW) -> dict[str, Any]:
-    layout = layout_for("chinese-ten", 3)
-    sim = SimTable(layout, seed=99, camera=SimCamera(tilt_deg=20), fps=FPS)
     rng = random.Random(99)
-    hand = deal(sim, rng)
-    for _ in range(11):  # 11 layout cards + the stock = 12 cards in view
-        sim.place(hand.pop(), "layout", animate=False)
+    layout, sim, hand = laid_table(11, rng)  # 11 layout cards + the stock = 12 cards in view
     watcher = TableWatcher(layout, make_recognizer(kind, sim, 99), gate=gate, regional=regional,
                            region_grow=grow)
     capture = vision = 0.0
@@ -221,11 +228,7 @@ def bench_detection(repeats: int = 7) -> dict[str, Any]:
     from vision.recognizer import Recognizer
     from vision.watcher import ChangeGate
 
-    layout = layout_for("chinese-ten", 3)
-    sim = SimTable(layout, seed=99, camera=SimCamera(tilt_deg=20), fps=FPS)
-    hand = deal(sim, random.Random(99))
-    for _ in range(10):
-        sim.place(hand.pop(), "layout", animate=False)
+    layout, sim, hand = laid_table(10, random.Random(99))
     before = sim.render()
     sim.place(hand.pop(), "layout", animate=False)
     after = sim.render()
@@ -267,11 +270,7 @@ def bench_quiet(frames: int = 600) -> dict[str, Any]:
     """A settled table of 12 cards (chinese-ten-3, tilt 20), the same frame again and again: process-CPU ms of the
     watcher's path for a frame with nothing to recognise (the hand detector and the change gate), the path most
     frames of a game take. The sim's truth recognises (it is not called on such frames)."""
-    layout = layout_for("chinese-ten", 3)
-    sim = SimTable(layout, seed=99, camera=SimCamera(tilt_deg=20), fps=FPS)
-    hand = deal(sim, random.Random(99))
-    for _ in range(11):
-        sim.place(hand.pop(), "layout", animate=False)
+    layout, sim, _ = laid_table(11, random.Random(99))
     image = sim.render()
     watcher = TableWatcher(layout, SimOracle(sim))
     for i in range(60):  # calibrated, recognised and settled

@@ -135,6 +135,13 @@ def inside(a: Region, b: Region) -> bool:
     return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
 
 
+def kept_outside(known: Sequence[np.ndarray], regions: Sequence[Region]) -> list[np.ndarray]:
+    """The outlines of ``known`` that no region holds wholly: a detection of the regions does not look for them
+    (``Recognizer.recognize_regions`` keeps them as they were)."""
+    return [np.asarray(q, np.float32).reshape(4, 2) for q in known
+            if not any(inside(quad_box(q), region) for region in regions)]
+
+
 def quad_box(quad: np.ndarray) -> Region:
     """The pixel box (ends exclusive) that holds a full-resolution outline."""
     q = np.asarray(quad, np.float64).reshape(4, 2)

@@ -126,7 +126,7 @@ class FrameCues:
     def _leave_out_ignored(self, mask: np.ndarray) -> None:
         """Clear ``mask`` (detection scale) inside the ``ignore`` polygons. A mat's markers are white squares with
         white patterns in them: paper outside every card, which sends the size pass searching the whole frame
-        (76 ms instead of 26 on the simulated mat, docs/performance.md)."""
+        (a 12-card mat frame 52-75 ms instead of 18-27: ``benchmarks/bench_tracker.py --only detection``)."""
         if self.ignore:
             s = self.config.scale
             cv2.fillPoly(mask, [np.round((p + 0.5) * s - 0.5).astype(np.int32) for p in self.ignore], 0)

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from vision.change_regions import inside, quad_box
+from vision.change_regions import kept_outside
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, SettingError
@@ -241,8 +241,7 @@ class Recognizer:
         ``recognize`` drops it. A detection whose centre lies on a kept outline is that card cut by the region's
         edge, and is not kept. ``plane`` and ``ignore`` as for ``recognize``."""
         frame = _check_frame(frame_bgr)
-        kept = [np.asarray(q, np.float32).reshape(4, 2) for q in known
-                if not any(inside(quad_box(q), region) for region in regions)]
+        kept = kept_outside(known, regions)
         found: list[np.ndarray] = []
         for region in regions:
             found += [q for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore, deck=known)

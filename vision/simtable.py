@@ -725,9 +725,9 @@ class SimOracle:
         """``Recognizer.recognize_regions`` read from the truth: the known outlines not wholly inside a region, read
         as ``classify_quads`` reads them (one on no card is dropped), and the visible cards wholly inside one, with
         ``recognize``'s dropouts."""
-        from vision.change_regions import inside, quad_box
+        from vision.change_regions import inside, kept_outside, quad_box
 
-        kept = [q for q in known if not any(inside(quad_box(q), r) for r in regions)]
+        kept = kept_outside(known, regions)
         found = [self._read(c) for c in self.sim.visible()
                  if any(inside(quad_box(self._corners(c)), r) for r in regions) and self.rng.random() >= self.dropout]
         return [r for r in self.classify_quads(frame_bgr, kept) if r.presence > 0] + found

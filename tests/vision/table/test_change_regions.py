@@ -84,3 +84,11 @@ def test_changes_on_cards_small_ones_and_ones_at_the_frames_edge_need_no_card() 
     assert unexplained([(500, 300, 520, 320)], [region], cards, cards, FRAME) == []  # under a quarter of a card
     assert unexplained([(500, 600, 640, 720)], [region], cards, cards, FRAME) == []  # a hand at the frame's edge
     assert unexplained([(500, 560, 640, 700)], [region], cards, cards, FRAME) == [(500, 560, 640, 700)]
+
+
+def test_only_the_outlines_no_region_holds_wholly_are_kept() -> None:
+    from vision.change_regions import kept_outside
+
+    inner, across, apart = _card(320, 220), _card(650, 220), _card(900, 400)
+    kept = kept_outside([inner, across, apart], [(300, 200, 700, 600)])
+    assert [k.tolist() for k in kept] == [across.tolist(), apart.tolist()]
