@@ -38,6 +38,60 @@ MAX_SHARE = 0.45
 """Above this share of the frame's area the regions are not worth it (None: detect the whole frame)."""
 
 
+class PendingRegions:
+    """What a watcher's detections must still cover since the view was last wholly known: the regions around each
+    change (None: the whole frame), and whether a change reached the frame's edge since the last whole detection.
+
+    A change at the edge is fingers or an arm that the hand detector let pass (too little skin on the mat). What they
+    did may be hidden under them, and ``unexplained`` lets their own change pass, so a card the regions' detection
+    missed there would wait for the refresh: the first detection whose changes no longer reach the edge (the hand
+    held still, or gone) is of the whole frame."""
+
+    def __init__(self, *, grow: float = GROW) -> None:
+        self.grow = grow
+        self._regions: list[Region] | None = None
+        self._edge = False
+
+    def settled(self) -> None:
+        """Every change so far has been detected enough (and every card seen since)."""
+        self._regions = []
+
+    def whole_next(self) -> None:
+        """The next detection is of the whole frame (a change no card explains was left)."""
+        self._regions = None
+
+    def note(self, reference: np.ndarray | None, small: np.ndarray, frame_shape: tuple[int, ...],
+             known: Sequence[np.ndarray]) -> list[Region]:
+        """Add where the small frame differs from ``reference`` (the one last detected) to the regions; returns the
+        boxes of change ([] where the whole frame is due anyway). ``known``: the outlines last detected."""
+        if self._regions is None or reference is None:
+            self._regions = None
+            return []
+        boxes = changed_boxes(reference, small, frame_shape)
+        self._regions = regions_around(boxes, known, frame_shape, also=self._regions, grow=self.grow)
+        return boxes
+
+    def regions(self, changes: Sequence[Region], missing: Sequence[np.ndarray], known: Sequence[np.ndarray],
+                frame_shape: tuple[int, ...]) -> list[Region] | None:
+        """The regions this frame's detection covers: those around what changed, and around each card ``missing``
+        (outlines) that none holds (a card taken up is looked for again where it lay). None for the whole frame: no
+        such regions (the change was large, no card is known, nothing changed and none is missing) or the edge rule
+        (the class's docstring). ``changes``: this frame's boxes of change (``note``'s)."""
+        at_edge = any(reaches_edge(box, frame_shape) for box in changes)
+        edge_cleared = self._edge and not at_edge
+        self._edge = self._edge or at_edge
+        if self._regions is None or not known or edge_cleared:
+            return None
+        outside = [quad_box(q) for q in missing if not any(inside(quad_box(q), r) for r in self._regions)]
+        return regions_around(outside, known, frame_shape, also=self._regions, grow=self.grow) or None
+
+    def whole_detected(self, changes: Sequence[Region], frame_shape: tuple[int, ...]) -> None:
+        """The whole frame was detected; ``changes``: this frame's boxes of change (a hand still at the edge keeps
+        the edge rule due)."""
+        self._regions = []
+        self._edge = any(reaches_edge(box, frame_shape) for box in changes)
+
+
 def card_length(quads: Sequence[np.ndarray]) -> float:
     """The median long side of ``quads`` (full-resolution px); 0 without any."""
     sides = [float(np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1).max())

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, Calibrator, marker_areas
-from vision.change_regions import GROW, changed_boxes, inside, quad_box, regions_around, unexplained
+from vision.change_regions import GROW, PendingRegions, unexplained
 from vision.detect import Region
 from vision.events import TableEvent
 from vision.tracker import Observation, Tracker, TrackerConfig
@@ -192,8 +192,7 @@ class TableWatcher:
         self.region_grow = region_grow
         self.stats = WatchStats()
         self._since_full = 0
-        # the regions around what changed since the view was last wholly known (None: the whole frame)
-        self._pending: list[Region] | None = None
+        self._pending = PendingRegions(grow=region_grow)
         self._markers_key: bytes | None = None
         self._marker_areas: list[np.ndarray] = []
         self.last_observations: Sequence[Observation] = ()
@@ -218,19 +217,21 @@ class TableWatcher:
         self._since_full += 1
         missing = [t.corners for t in self.tracker.tracks.values() if t.misses > 0]
         if self._detections_due <= 0 and not missing:
-            self._pending = []  # every change so far has been detected twice and every card seen since
+            self._pending.settled()  # every change so far has been detected twice and every card seen since
         changes: list[Region] = []  # what changed since the last detection (full-resolution boxes)
         if self.change.changed(small):
             self._detections_due = self.detect_after_change
-            changes = self._note_change(small, image.shape)
+            changes = self._pending.note(self.change.reference, small, image.shape, self._last_quads)
         refresh = self._since_full >= self.refresh_every
         if (not self.gate or self._detections_due > 0 or missing or refresh
                 or not self._last_quads and not self.tracker.settled):
             self._detections_due -= 1
-            regions = None if refresh or not self.gate else self._regions_for(missing, image.shape)
+            regions = None
+            if self.gate and not refresh and self.regional and hasattr(self.recognizer, "recognize_regions"):
+                regions = self._pending.regions(changes, missing, self._last_quads, image.shape)
             if regions is None:
                 observations = self.recognizer.recognize(image, plane=cal.image_to_mat, ignore=self._markers(cal))
-                self._pending = []  # (the frame's whole view is known again)
+                self._pending.whole_detected(changes, image.shape)
                 self._since_full = 0
                 st.recognised += 1
             else:
@@ -242,7 +243,7 @@ class TableWatcher:
                 if unexplained(changes, regions, before, after, image.shape):
                     # a change no card explains may be a card the regions' detection missed: the next detection,
                     # due at once, is of the whole frame
-                    self._pending = None
+                    self._pending.whole_next()
                     self._detections_due = max(self._detections_due, 1)
                     st.unexplained += 1
             self.last_observations = observations
@@ -269,28 +270,6 @@ class TableWatcher:
             self._markers_key = key
             self._marker_areas = marker_areas(self.layout, cal)
         return self._marker_areas
-
-    def _note_change(self, small: np.ndarray, shape: tuple[int, ...]) -> list[Region]:
-        """Add where ``small`` differs from the frame last detected to the regions still to detect (None: the whole
-        frame, until that is detected); returns those boxes ([] where the whole frame is due anyway)."""
-        if self._pending is None or self.change.reference is None:
-            self._pending = None
-            return []
-        boxes = changed_boxes(self.change.reference, small, shape)
-        self._pending = regions_around(boxes, self._last_quads, shape, also=self._pending, grow=self.region_grow)
-        return boxes
-
-    def _regions_for(self, missing: Sequence[np.ndarray], shape: tuple[int, ...]) -> list[Region] | None:
-        """The regions to detect instead of the whole frame: those around what changed, and around each card
-        ``missing`` (outlines) that no such region holds (a card taken up is looked for again where it lay). None
-        where the whole frame must be detected: no such regions (the change was large, no card was known, or
-        nothing changed and none is missing), or a recogniser that cannot detect in regions."""
-        if not self.regional or self._pending is None or not self._last_quads \
-                or not hasattr(self.recognizer, "recognize_regions"):
-            return None
-        outside = [quad_box(q) for q in missing if not any(inside(quad_box(q), r) for r in self._pending)]
-        regions = regions_around(outside, self._last_quads, shape, also=self._pending, grow=self.region_grow)
-        return regions or None
 
     @property
     def calibration(self) -> Calibration | None:

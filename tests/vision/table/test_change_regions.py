@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.change_regions import card_length, changed_boxes, inside, overlaps, quad_box, regions_around
+from vision.change_regions import (
+    PendingRegions,
+    card_length,
+    changed_boxes,
+    inside,
+    overlaps,
+    quad_box,
+    regions_around,
+)
 
 FRAME = (720, 1280, 3)
 
@@ -92,3 +100,48 @@ def test_only_the_outlines_no_region_holds_wholly_are_kept() -> None:
     inner, across, apart = _card(320, 220), _card(650, 220), _card(900, 400)
     kept = kept_outside([inner, across, apart], [(300, 200, 700, 600)])
     assert [k.tolist() for k in kept] == [across.tolist(), apart.tolist()]
+
+
+def test_pending_regions_gather_changes_until_settled_and_start_whole() -> None:
+    known = [_card(500, 300), _card(700, 300, 100, 160)]  # half a card length: 75 px
+    before = np.full((90, 160), 80, np.uint8)
+    after = before.copy()
+    after[10:20, 30:35] = 200  # (240, 80, 280, 160) at full resolution
+    pending = PendingRegions()
+    assert pending.note(before, after, FRAME, known) == []  # nothing detected yet: the whole frame is due
+    assert pending.regions([], [], known, FRAME) is None
+    pending.whole_detected([], FRAME)
+    changes = pending.note(before, after, FRAME, known)
+    assert changes == [(240, 80, 280, 160)]
+    assert pending.regions(changes, [], known, FRAME) == [(165, 5, 355, 235)]
+    missing = [_card(1000, 500)]  # a card no region holds gets its own
+    assert pending.regions([], missing, known, FRAME) == [(165, 5, 355, 235), (925, 425, 1176, 716)]  # (its box ends exclusive)
+    pending.settled()
+    assert pending.regions([], [], known, FRAME) is None  # nothing left to detect: no regions
+    pending.whole_next()
+    assert pending.note(before, after, FRAME, known) == [] and pending.regions([], [], known, FRAME) is None
+
+
+def test_after_a_change_at_the_frames_edge_the_first_detection_without_one_is_whole() -> None:
+    """``PendingRegions``' edge rule: fingers at the edge may hide a card the regions' detection missed, and their
+    change needs no card to explain it; once the changes stop reaching the edge, the whole frame is detected."""
+    known = [_card(500, 300)]
+    pending = PendingRegions()
+    pending.whole_detected([], FRAME)
+    before = np.full((90, 160), 80, np.uint8)
+    fingers = before.copy()
+    fingers[70:90, 40:50] = 200  # from the bottom edge
+    changes = pending.note(before, fingers, FRAME, known)
+    assert changes == [(320, 560, 400, 720)]
+    assert pending.regions(changes, [], known, FRAME) is not None  # while they are there: the regions
+    gone = pending.note(fingers, before, FRAME, known)  # they leave: a change at the edge again
+    assert pending.regions(gone, [], known, FRAME) is not None
+    assert pending.regions([], [], known, FRAME) is None  # the first frame without: the whole frame
+    pending.whole_detected([], FRAME)
+    pending.note(before, before, FRAME, known)
+    inner = before.copy()
+    inner[40:50, 40:50] = 200  # a change inside the frame, no edge seen since the whole detection
+    changes = pending.note(before, inner, FRAME, known)
+    assert pending.regions(changes, [], known, FRAME) is not None and pending.regions([], [], known, FRAME) is not None
+    pending.whole_detected(pending.note(before, fingers, FRAME, known), FRAME)  # whole, with a hand still at the edge
+    assert pending.regions([], [], known, FRAME) is None
