@@ -36,6 +36,7 @@ from vision.calibration import Calibration, Calibrator, marker_areas
 from vision.change_regions import changed_boxes, reaches_edge, regions_around, unexplained
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
+from vision.events import BACK, UNKNOWN
 from vision.recognizer import (
     BLUR_LOOK_BELOW,
     ONE_CORNER_SURE,
@@ -293,7 +294,7 @@ def card_json(r: Recognition) -> dict[str, object]:
 def annotate(frame: np.ndarray, cards: list[Recognition]) -> np.ndarray:
     out = frame.copy()
     for r in cards:
-        colour = (0, 200, 0) if r.card not in ("unknown", "back") else (0, 160, 255) if r.card == "back" else (0, 0, 255)
+        colour = (0, 200, 0) if r.card not in (UNKNOWN, BACK) else (0, 160, 255) if r.card == BACK else (0, 0, 255)
         pts = np.round(r.corners).astype(np.int32)
         cv2.polylines(out, [pts], True, colour, 2, cv2.LINE_AA)
         cv2.circle(out, tuple(int(v) for v in pts[0]), 4, colour, -1, cv2.LINE_AA)

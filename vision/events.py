@@ -8,6 +8,13 @@ from typing import Any
 
 import numpy as np
 
+BACK = "back"
+"""The label of a face-down card, after the 52 faces (``vision.recognizer.LABELS``)."""
+UNKNOWN = "unknown"
+"""The label of a card that is not named: the classifier unsure, or the tracker's votes in no agreement."""
+N_LABELS = 53
+"""Labels a probability vector holds: the 52 faces and ``BACK``."""
+
 
 class EventKind(enum.StrEnum):
     APPEARED = "appeared"  # a card arrived (on an empty spot, or laid face up on a pile: see ``covers``)

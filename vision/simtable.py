@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision.events import BACK, UNKNOWN
 from vision.faces import render_back, render_face
 from vision.mat import draw_mat
 from vision.zones import Layout
@@ -105,7 +106,7 @@ class SimCard:
 
     @property
     def label(self) -> str:
-        return self.card if self.face_up else "back"
+        return self.card if self.face_up else BACK
 
 
 @dataclass(frozen=True)
@@ -509,7 +510,7 @@ class SimTable:
         if hit is not None:
             return hit
         cw, ch = self.layout.card_mm
-        tex = _face_texture(c.card if c.face_up else "back", self.back_style if not c.face_up else self.face_style)
+        tex = _face_texture(c.card if c.face_up else BACK, self.back_style if not c.face_up else self.face_style)
         th, tw = tex.shape[:2]
         a = math.radians(c.angle)
         ca, sa = math.cos(a), math.sin(a)
@@ -628,7 +629,7 @@ def _apply_light(img: np.ndarray, light: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=128)
 def _face_texture(label: str, style: int) -> np.ndarray:
     w, h = round(63 * _FACE_PX_PER_MM), round(88 * _FACE_PX_PER_MM)
-    img = render_back(width=w, height=h, style=style) if label == "back" else render_face(
+    img = render_back(width=w, height=h, style=style) if label == BACK else render_face(
         label, width=w, height=h, style=style)
     img.setflags(write=False)
     return img
@@ -692,7 +693,7 @@ def expected_events(before_all: Snapshot, after_all: Snapshot) -> list[ExpectedE
     moved: list[ExpectedEvent] = []
     for cid, label, zone in removed:
         # a face seen leaving one place and arriving at another is a move; backs all look alike
-        partner = None if label == "back" else next((a for a in appeared if a[0] == cid and a[1] == label), None)
+        partner = None if label == BACK else next((a for a in appeared if a[0] == cid and a[1] == label), None)
         if partner is not None:
             appeared.remove(partner)
             moved.append(ExpectedEvent("moved", label, partner[2], zone))
@@ -747,7 +748,7 @@ class SimOracle:
                 out.append(self._read(cards[int(d.argmin())]))
             else:
                 probs = np.full(len(LABELS), 1 / len(LABELS), np.float32)
-                out.append(Recognition("unknown", float(probs[0]), q, probs, presence=0.0))
+                out.append(Recognition(UNKNOWN, float(probs[0]), q, probs, presence=0.0))
         return out
 
     def _corners(self, c: SimCard) -> np.ndarray:

@@ -20,11 +20,8 @@ from typing import Protocol
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.events import EventKind, TableEvent
+from vision.events import BACK, UNKNOWN, EventKind, TableEvent
 from vision.zones import Layout
-
-BACK, UNKNOWN = "back", "unknown"
-N_LABELS = 53
 
 
 class Observation(Protocol):
