@@ -38,8 +38,9 @@ from models.training.dataset import match_index  # noqa: E402
 from models.training.evaluate import blur_class  # noqa: E402
 from models.training.synth import Scene  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
+from vision.events import UNKNOWN  # noqa: E402
 from vision.motion_blur import cepstral_peak, is_clear  # noqa: E402
-from vision.recognizer import BLUR_LOOK_BELOW, BLUR_LOOK_LENGTH, UNKNOWN, Recognition, Recognizer  # noqa: E402
+from vision.recognizer import BLUR_LOOK_BELOW, BLUR_LOOK_LENGTH, Recognition, Recognizer  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from models.training.designs import held_out_decks  # noqa: E402
 from models.training.synth import HARD, make_scene  # noqa: E402
-from vision.recognizer import SECOND_LOOK_BELOW, SECOND_LOOK_ZOOMS, UNKNOWN, Recognizer  # noqa: E402
+from vision.events import UNKNOWN  # noqa: E402
+from vision.recognizer import SECOND_LOOK_BELOW, SECOND_LOOK_ZOOMS, Recognizer  # noqa: E402
 
 
 def main() -> None:

@@ -27,7 +27,8 @@ from models.training.dataset import match  # noqa: E402
 from models.training.evaluate import NORMAL, held_out_scenes  # noqa: E402
 from models.training.synth import HARD  # noqa: E402
 from vision.classify import decide  # noqa: E402
-from vision.recognizer import LABELS, UNKNOWN, Recognizer  # noqa: E402
+from vision.events import UNKNOWN  # noqa: E402
+from vision.recognizer import LABELS, Recognizer  # noqa: E402
 
 PAIRS = ((0.45, 0.15), (0.55, 0.15), (0.6, 0.2), (0.65, 0.2), (0.7, 0.25), (0.75, 0.3))
 

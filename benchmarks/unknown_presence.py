@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 from models.training.build_crops import style_range  # noqa: E402
 from models.training.evaluate import matched_outlines  # noqa: E402
 from models.training.validate_fonts import validation_scenes  # noqa: E402
-from vision.recognizer import UNKNOWN, Recognition, Recognizer  # noqa: E402
+from vision.events import UNKNOWN  # noqa: E402
+from vision.recognizer import Recognition, Recognizer  # noqa: E402
 
 BARS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
 

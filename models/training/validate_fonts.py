@@ -50,7 +50,8 @@ from vision.cli_recognize import (
 )
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
-from vision.recognizer import DEFAULT_MODEL, LABELS, UNKNOWN, Recognizer
+from vision.events import UNKNOWN
+from vision.recognizer import DEFAULT_MODEL, LABELS, Recognizer
 
 _OTHER_SUIT = {"C": "S", "S": "C", "D": "H", "H": "D"}
 

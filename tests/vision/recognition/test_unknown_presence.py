@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from benchmarks.unknown_presence import BARS, Outline, every_unknown, main, outlines_of, summary
-from vision.recognizer import UNKNOWN, Recognition, Recognizer
+from vision.events import UNKNOWN
+from vision.recognizer import Recognition, Recognizer
 
 # 100 px wide: an outline matches it within 12 px
 CARD = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
