@@ -85,6 +85,12 @@ class PendingRegions:
         outside = [quad_box(q) for q in missing if not any(inside(quad_box(q), r) for r in self._regions)]
         return regions_around(outside, known, frame_shape, also=self._regions, grow=self.grow) or None
 
+    @property
+    def edge_due(self) -> bool:
+        """A change reached the frame's edge since the last whole detection (the edge rule's next whole detection is
+        due once the changes stop reaching it)."""
+        return self._edge
+
     def whole_detected(self, changes: Sequence[Region], frame_shape: tuple[int, ...]) -> None:
         """The whole frame was detected; ``changes``: this frame's boxes of change (a hand still at the edge keeps
         the edge rule due)."""

@@ -33,7 +33,8 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, Calibrator, marker_areas
-from vision.change_regions import changed_boxes, reaches_edge, regions_around, unexplained
+from vision.change_regions import PendingRegions, unexplained
+from vision.detect import Region
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
 from vision.events import BACK, UNKNOWN
@@ -210,46 +211,43 @@ class Follower:
         self.stats = {"whole": 0, "regions": 0, "unchanged": 0}
         self._last: list[Recognition] | None = None
         self._since_whole = 0
-        self._hand_seen = False
+        self._pending = PendingRegions()
 
     def next_input(self) -> None:
         """A new file: nothing is known of it."""
         self.gate = ChangeGate()
         self._last = None
-        self._hand_seen = False
+        self._pending = PendingRegions()
 
     def recognize(self, frame: np.ndarray, *, plane: np.ndarray | None, ignore: list[np.ndarray]) -> list[Recognition]:
         small = self.gate.small(frame)
         self._since_whole += 1
-        reference, last = self.gate.reference, self._last
-        if last is None or reference is None or self._since_whole >= self.refresh:
-            return self._whole(frame, small, plane, ignore)
-        changes = changed_boxes(reference, small, frame.shape)
-        at_edge = any(reaches_edge(box, frame.shape) for box in changes)
-        if self._hand_seen and not at_edge:
-            return self._whole(frame, small, plane, ignore)
-        self._hand_seen = self._hand_seen or at_edge
-        if not changes:
+        last = self._last
+        if last is None or self._since_whole >= self.refresh:
+            return self._whole(frame, small, [], plane, ignore)
+        known = [r.corners for r in last]
+        self._pending.settled()  # every frame that changed is detected, and the reference moves on with it
+        changes = self._pending.note(self.gate.reference, small, frame.shape, known)
+        if not changes and not self._pending.edge_due:
             self.stats["unchanged"] += 1
             return list(last)
-        known = [r.corners for r in last]
-        regions = regions_around(changes, known, frame.shape)
-        if not regions:
-            return self._whole(frame, small, plane, ignore)
+        regions = self._pending.regions(changes, [], known, frame.shape)
+        if regions is None:
+            return self._whole(frame, small, changes, plane, ignore)
         cards = self.recognizer.recognize_regions(frame, regions, known, plane=plane, ignore=ignore)
         if unexplained(changes, regions, [(r.card, r.corners) for r in last], [(r.card, r.corners) for r in cards],
                        frame.shape):
-            return self._whole(frame, small, plane, ignore)
+            return self._whole(frame, small, changes, plane, ignore)
         self.stats["regions"] += 1
         self.gate.remember(small)
         self._last = cards
         return cards
 
-    def _whole(self, frame: np.ndarray, small: np.ndarray, plane: np.ndarray | None,
+    def _whole(self, frame: np.ndarray, small: np.ndarray, changes: list[Region], plane: np.ndarray | None,
                ignore: list[np.ndarray]) -> list[Recognition]:
         cards = self.recognizer.recognize(frame, plane=plane, ignore=ignore)
         self.stats["whole"] += 1
-        self._hand_seen = False
+        self._pending.whole_detected(changes, frame.shape)
         self.gate.remember(small)
         self._last, self._since_whole = cards, 0
         return cards
