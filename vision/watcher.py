@@ -206,8 +206,9 @@ class TableWatcher:
 
     def _look(self, image: np.ndarray, cal: Calibration, quarter: np.ndarray) -> Sequence[Observation] | None:
         """Recognise as little as will do. Detection on the two frames after the view changed (since the last
-        detection), while a card is missing, and on the periodic refresh: of the whole frame on the refresh and
-        where the change is large or no card is known yet, else only of the regions around what changed
+        detection), while a card is missing, and on the periodic refresh: of the whole frame on the refresh, where
+        the change is large or no card is known yet, after a change no card explains, and once a change at the frame's
+        edge has cleared (``PendingRegions``), else only of the regions around what changed
         (``vision.change_regions``: a card put down or taken up is detected with the cards around it, and every
         other known outline is only re-classified); when only votes are still needed on an unchanged frame,
         re-classify the outlines the last detection found; nothing at all when the tracker is settled and the frame
