@@ -25,7 +25,7 @@ from vision.change_regions import kept_outside
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, SettingError
-from vision.events import BACK, N_LABELS, UNKNOWN
+from vision.events import BACK, UNKNOWN
 from vision.faces import all_cards
 from vision.model_meta import ModelMeta, load_meta
 from vision.motion_blur import Motion, deblur, estimate_motion
@@ -43,7 +43,6 @@ LABELS: tuple[str, ...] = (*all_cards(), BACK)
 """Classifier outputs: the 52 faces "AC".."KC", "AD".., "AH".., "AS".."KS" (suit-major, as
 ``table.cards.Card.index``), then "back" for a face-down card."""
 
-assert len(LABELS) == N_LABELS
 NOT_A_CARD = "none"
 MODEL_LABELS: tuple[str, ...] = (*LABELS, NOT_A_CARD)
 """The network's outputs: LABELS plus "none", a detected outline that is not a card (a phone, a chip,

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from vision.errors import ModelError
+from vision.events import BACK, N_LABELS
 from vision.model_meta import load_meta
-from vision.recognizer import DEFAULT_MODEL, MODEL_LABELS, Recognizer, metadata_path
+from vision.recognizer import DEFAULT_MODEL, LABELS, MODEL_LABELS, Recognizer, metadata_path
 
 SHIPPED = json.loads(metadata_path(DEFAULT_MODEL).read_text())
 
@@ -22,6 +23,12 @@ def _model_with(tmp_path: Path, meta: Any) -> Path:
     text = meta if isinstance(meta, str) else json.dumps(meta)
     (tmp_path / "m.json").write_text(text)
     return model
+
+
+def test_the_tracker_votes_over_the_recognisers_labels() -> None:
+    """``vision.events.N_LABELS`` (the length of the tracker's vote vectors) is the recogniser's label count: the 52
+    faces and the back, which comes last."""
+    assert len(LABELS) == N_LABELS == 53 and LABELS[-1] == BACK and len(set(LABELS)) == N_LABELS
 
 
 def test_shipped_metadata_is_valid_and_reports_held_out_accuracy() -> None:
