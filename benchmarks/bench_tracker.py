@@ -221,7 +221,8 @@ def bench_detection(repeats: int = 7) -> dict[str, Any]:
     """One frame of the simulated mat (chinese-ten-3, tilt 20, 11 layout cards and the stock), then one more card put
     down: process-CPU ms (median of ``repeats``) of the whole frame's detection with the mat's markers and with them
     ignored, of a recognition of the whole frame and of the regions around the change (``vision.change_regions``, at
-    half a card length and one), and of the classification alone."""
+    half a card length and one; every known card classified again, and ``_reusing`` the last readings of the cards no
+    region touches, as the watcher does), and of the classification alone."""
     from vision.calibration import marker_areas
     from vision.change_regions import changed_boxes, regions_around
     from vision.detect import detect_cards
@@ -236,7 +237,8 @@ def bench_detection(repeats: int = 7) -> dict[str, Any]:
     plane = cal.image_to_mat
     markers = marker_areas(layout, cal)
     rec = Recognizer(threads=1)
-    known = [r.corners for r in rec.recognize(before, plane=plane, ignore=markers)]
+    readings = rec.recognize(before, plane=plane, ignore=markers)
+    known = [r.corners for r in readings]
     gate = ChangeGate()
     changed = changed_boxes(gate.small(before), gate.small(after), after.shape)
 
@@ -259,6 +261,9 @@ def bench_detection(repeats: int = 7) -> dict[str, Any]:
         got, row[f"recognize_regions_{grow}"] = ms(
             lambda regions=regions: rec.recognize_regions(after, regions, known, plane=plane, ignore=markers))
         row[f"recognize_regions_{grow}_cards"] = len(got)
+        same, row[f"recognize_regions_{grow}_reusing"] = ms(lambda regions=regions: rec.recognize_regions(
+            after, regions, known, plane=plane, ignore=markers, readings=readings))
+        row[f"recognize_regions_{grow}_reusing_cards"] = len(same)
         row[f"regions_{grow}_share"] = round(sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions)
                                              / (after.shape[0] * after.shape[1]), 3)
     _, row["classify_only"] = ms(lambda: rec.classify_quads(after, [r.corners for r in got]))

@@ -202,6 +202,12 @@ def kept_outside(known: Sequence[np.ndarray], regions: Sequence[Region]) -> list
             if not any(inside(quad_box(q), region) for region in regions)]
 
 
+def untouched_by(known: Sequence[np.ndarray], regions: Sequence[Region]) -> list[bool]:
+    """Per outline of ``known``: does no region share a pixel with its box? Such a card did not change at all (each
+    region holds what changed, grown), so its last reading still holds."""
+    return [not any(overlaps(quad_box(q), region) for region in regions) for q in known]
+
+
 def quad_box(quad: np.ndarray) -> Region:
     """The pixel box (ends exclusive) that holds a full-resolution outline."""
     q = np.asarray(quad, np.float64).reshape(4, 2)

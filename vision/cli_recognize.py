@@ -234,7 +234,7 @@ class Follower:
         regions = self._pending.regions(changes, [], known, frame.shape)
         if regions is None:
             return self._whole(frame, small, changes, plane, ignore)
-        cards = self.recognizer.recognize_regions(frame, regions, known, plane=plane, ignore=ignore)
+        cards = self.recognizer.recognize_regions(frame, regions, known, plane=plane, ignore=ignore, readings=last)
         if unexplained(changes, regions, [(r.card, r.corners) for r in last], [(r.card, r.corners) for r in cards],
                        frame.shape):
             return self._whole(frame, small, changes, plane, ignore)

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from vision.change_regions import kept_outside
+from vision.change_regions import kept_outside, untouched_by
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, SettingError
@@ -230,7 +230,8 @@ class Recognizer:
                               drop_non_cards=True)
 
     def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[Region], known: Sequence[np.ndarray], *,
-                          plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
+                          plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
+                          readings: Sequence[Recognition] = ()) -> list[Recognition]:
         """Every card in the frame when only ``regions`` ((x0, y0, x1, y1) frame pixels, ends exclusive, disjoint)
         may have changed since ``known`` (outlines, full-resolution px) were found: the cards detected in each
         region (``vision.detect.detect_in_region``: only those wholly inside it, the deck's size judged with the known
@@ -238,14 +239,18 @@ class Recognizer:
         inside one (a card across a region's edge did not change: ``vision.change_regions`` grows each region from
         what changed), all classified in one batch; an outline the model takes for no card is dropped, as
         ``recognize`` drops it. A detection whose centre lies on a kept outline is that card cut by the region's
-        edge, and is not kept. ``plane`` and ``ignore`` as for ``recognize``."""
+        edge, and is not kept. ``plane`` and ``ignore`` as for ``recognize``. ``readings``: the last recognitions of
+        ``known``, in its order; a known card that no region touches keeps its reading (not a pixel of it changed)
+        and is not classified again."""
         frame = _check_frame(frame_bgr)
-        kept = kept_outside(known, regions)
+        untouched = untouched_by(known, regions) if len(readings) == len(known) else [False] * len(known)
+        kept = kept_outside([q for q, same in zip(known, untouched, strict=True) if not same], regions)
         found: list[np.ndarray] = []
         for region in regions:
             found += [q for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore, deck=known)
                       if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
-        return self._classify(frame, kept + found, drop_non_cards=True)
+        reused = [r for r, same in zip(readings, untouched, strict=False) if same]
+        return reused + self._classify(frame, kept + found, drop_non_cards=True)
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """Name the cards at the given outlines ((4, 2) image points each, any corner order): one

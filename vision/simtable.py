@@ -722,16 +722,19 @@ class SimOracle:
 
     def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[tuple[int, int, int, int]],
                           known: Sequence[np.ndarray], *, plane: np.ndarray | None = None,
-                          ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
+                          ignore: Sequence[np.ndarray] = (), readings: Sequence[Recognition] = ()) -> list[Recognition]:
         """``Recognizer.recognize_regions`` read from the truth: the known outlines not wholly inside a region, read
-        as ``classify_quads`` reads them (one on no card is dropped), and the visible cards wholly inside one, with
-        ``recognize``'s dropouts."""
-        from vision.change_regions import inside, kept_outside, quad_box
+        as ``classify_quads`` reads them (one on no card is dropped) or, where no region touches them and
+        ``readings`` are given, as they were read last, and the visible cards wholly inside one, with ``recognize``'s
+        dropouts."""
+        from vision.change_regions import inside, kept_outside, quad_box, untouched_by
 
-        kept = kept_outside(known, regions)
+        untouched = untouched_by(known, regions) if len(readings) == len(known) else [False] * len(known)
+        kept = kept_outside([q for q, same in zip(known, untouched, strict=True) if not same], regions)
         found = [self._read(c) for c in self.sim.visible()
                  if any(inside(quad_box(self._corners(c)), r) for r in regions) and self.rng.random() >= self.dropout]
-        return [r for r in self.classify_quads(frame_bgr, kept) if r.presence > 0] + found
+        reused = [r for r, same in zip(readings, untouched, strict=False) if same]
+        return reused + [r for r in self.classify_quads(frame_bgr, kept) if r.presence > 0] + found
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """One reading per outline: the visible card whose centre is nearest (within 20 px), else

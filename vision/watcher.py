@@ -236,8 +236,10 @@ class TableWatcher:
                 self._since_full = 0
                 st.recognised += 1
             else:
+                # (last_observations are the readings of _last_quads, in order: a card no region touches keeps its own)
                 observations = self.recognizer.recognize_regions(  # type: ignore[attr-defined]
-                    image, regions, self._last_quads, plane=cal.image_to_mat, ignore=self._markers(cal))
+                    image, regions, self._last_quads, plane=cal.image_to_mat, ignore=self._markers(cal),
+                    readings=self.last_observations)
                 st.regional += 1
                 before = [(o.card, np.asarray(o.corners)) for o in self.last_observations]
                 after = [(o.card, np.asarray(o.corners)) for o in observations]

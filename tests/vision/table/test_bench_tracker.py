@@ -16,7 +16,7 @@ def test_each_timed_detection_finds_the_twelve_cards_and_the_regions_grow_with_t
     row = bench_detection(repeats=1)
     assert row["cards_in_view"] == 12
     counted = [k for k in row if k.endswith("_cards")]
-    assert len(counted) == 5 and all(row[k] == 12 for k in counted)
+    assert len(counted) == 7 and all(row[k] == 12 for k in counted)
     assert 0 < row["regions_0.5_share"] < row["regions_1.0_share"] < 0.45
     assert all(row[k] > 0 for k in ("detect_whole_with_markers", "recognize_regions_0.5", "classify_only"))
 

@@ -13,6 +13,7 @@ from vision.change_regions import (
     overlaps,
     quad_box,
     regions_around,
+    untouched_by,
 )
 
 FRAME = (720, 1280, 3)
@@ -145,3 +146,11 @@ def test_after_a_change_at_the_frames_edge_the_first_detection_without_one_is_wh
     assert pending.regions(changes, [], known, FRAME) is not None and pending.regions([], [], known, FRAME) is not None
     pending.whole_detected(pending.note(before, fingers, FRAME, known), FRAME)  # whole, with a hand still at the edge
     assert pending.regions([], [], known, FRAME) is None
+
+
+def test_a_card_is_untouched_only_where_no_region_shares_a_pixel_with_its_box() -> None:
+    known = [_card(100, 100), _card(400, 100), _card(700, 100)]  # boxes (100, 100, 201, 241), ...
+    regions = [(150, 0, 300, 300), (801, 241, 900, 300)]  # over the first card; beside the third, corner to corner
+    assert untouched_by(known, regions) == [False, True, True]
+    assert untouched_by(known, [(0, 0, 1280, 720)]) == [False, False, False]
+    assert untouched_by(known, []) == [True, True, True]

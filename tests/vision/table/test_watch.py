@@ -237,7 +237,7 @@ def _recognised_mat(cards: tuple[str, ...], stock: tuple[str, ...] = ()) -> tupl
 def test_a_card_put_down_is_found_by_detecting_only_around_it(grow: float) -> None:
     """``Recognizer.recognize_regions``: the card put down is detected in the region around the change, every other
     card is kept from the last detection, the cards the region's edge cuts (grow 0.3) once each, none lost."""
-    from vision.change_regions import changed_boxes, inside, overlaps, quad_box, regions_around
+    from vision.change_regions import changed_boxes, inside, overlaps, quad_box, regions_around, untouched_by
     from vision.watcher import ChangeGate
 
     sim, before, plane, rec, known = _recognised_mat(("KH", "5C", "9D", "JS", "4H", "TC"), ("AS", "2D", "3C"))
@@ -254,6 +254,14 @@ def test_a_card_put_down_is_found_by_detecting_only_around_it(grow: float) -> No
     got = rec.recognize_regions(after, regions, known, plane=plane)
     truth = sorted(c.label if c.face_up else "back" for c in sim.visible())
     assert sorted(r.card for r in got) == truth == sorted(r.card for r in rec.recognize(after, plane=plane))
+    # given the last readings, a card no region touches keeps its reading (the same object), the others are read again
+    readings = rec.recognize(before, plane=plane)
+    assert all(np.allclose(r.corners, q) for r, q in zip(readings, known, strict=True))
+    untouched = untouched_by(known, regions)
+    assert any(untouched)
+    again = rec.recognize_regions(after, regions, known, plane=plane, readings=readings)
+    assert sorted(r.card for r in again) == truth
+    assert sum(any(a is r for a in again) for r in readings) == sum(untouched)
 
 
 class RecordingRecogniser:
@@ -270,9 +278,10 @@ class RecordingRecogniser:
 
     def recognize_regions(self, frame_bgr: np.ndarray, regions: list[tuple[int, int, int, int]],
                           known: list[np.ndarray], *, plane: np.ndarray | None = None,
-                          ignore: list[np.ndarray] = ()) -> list:  # type: ignore[type-arg, assignment]
+                          ignore: list[np.ndarray] = (), readings: list = ()  # type: ignore[type-arg, assignment]
+                          ) -> list:  # type: ignore[type-arg]
         self.calls.append(list(regions))
-        return self.oracle.recognize_regions(frame_bgr, regions, known)
+        return self.oracle.recognize_regions(frame_bgr, regions, known, readings=readings)
 
 
 @pytest.mark.parametrize("regional", [True, False])
@@ -367,8 +376,9 @@ class MissingInRegions(RecordingRecogniser):
 
     def recognize_regions(self, frame_bgr: np.ndarray, regions: list[tuple[int, int, int, int]],
                           known: list[np.ndarray], *, plane: np.ndarray | None = None,
-                          ignore: list[np.ndarray] = ()) -> list:  # type: ignore[type-arg, assignment]
-        got = super().recognize_regions(frame_bgr, regions, known, plane=plane, ignore=ignore)
+                          ignore: list[np.ndarray] = (), readings: list = ()  # type: ignore[type-arg, assignment]
+                          ) -> list:  # type: ignore[type-arg]
+        got = super().recognize_regions(frame_bgr, regions, known, plane=plane, ignore=ignore, readings=readings)
         centres = [np.asarray(q).reshape(4, 2).mean(axis=0) for q in known]
         return [r for r in got if any(np.linalg.norm(r.corners.mean(axis=0) - c) < 20 for c in centres)]
 
