@@ -284,23 +284,33 @@ class RecordingRecogniser:
         return self.oracle.recognize_regions(frame_bgr, regions, known, readings=readings)
 
 
+def _settled_table(make_recogniser: Any, **watcher_options: Any) -> tuple[Any, SimTable, SimOracle, Any, TableWatcher, int]:
+    """The chinese-ten-2 mat (sim seed 4, tilt 20) with a stock of three and KH and 5C laid out, watched until settled
+    through ``make_recogniser(SimOracle(sim))``, its calls then cleared: (layout, sim, oracle, recogniser, watcher,
+    the next frame's index)."""
+    layout = layout_for("chinese-ten", 2)
+    sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=20))
+    oracle = SimOracle(sim)
+    recording = make_recogniser(oracle)
+    watcher = TableWatcher(layout, recording, **watcher_options)
+    sim.set_stock(["AS", "2D", "3C"])
+    sim.place("KH", "layout", animate=False)
+    sim.place("5C", "layout", animate=False)
+    index = 0
+    for f in sim.play(extra_frames=25):
+        watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
+        index = f.index + 1
+    recording.calls.clear()
+    return layout, sim, oracle, recording, watcher, index
+
+
 @pytest.mark.parametrize("regional", [True, False])
 def test_a_change_is_detected_around_it_and_the_whole_frame_on_the_refresh(regional: bool) -> None:
     """The watcher detects the regions around what changed (each holding the card put down) instead of the whole
     frame, and the whole frame again every ``refresh_every`` frames; with ``regional=False`` only whole frames."""
     from vision.change_regions import inside, quad_box
 
-    layout = layout_for("chinese-ten", 2)
-    sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=20))
-    oracle = SimOracle(sim)
-    recording = RecordingRecogniser(oracle)
-    watcher = TableWatcher(layout, recording, refresh_every=20, regional=regional)
-    sim.set_stock(["AS", "2D", "3C"])
-    sim.place("KH", "layout", animate=False)
-    sim.place("5C", "layout", animate=False)
-    for f in sim.play(extra_frames=25):
-        watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
-    recording.calls.clear()
+    _, sim, oracle, recording, watcher, _ = _settled_table(RecordingRecogniser, refresh_every=20, regional=regional)
     new = sim.place("9D", "layout", seat=1)
     for f in sim.play(extra_frames=25):
         watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
@@ -386,16 +396,7 @@ class MissingInRegions(RecordingRecogniser):
 def test_a_card_the_regions_detection_misses_is_found_by_a_whole_detection_at_once() -> None:
     """A card put down that the detection of the regions around it misses leaves a change no card explains
     (``change_regions.unexplained``): the next detection, on the next frame, is of the whole frame, and finds it."""
-    layout = layout_for("chinese-ten", 2)
-    sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=20))
-    recording = MissingInRegions(SimOracle(sim))
-    watcher = TableWatcher(layout, recording, refresh_every=1000)
-    sim.set_stock(["AS", "2D", "3C"])
-    sim.place("KH", "layout", animate=False)
-    sim.place("5C", "layout", animate=False)
-    for f in sim.play(extra_frames=25):
-        watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
-    recording.calls.clear()
+    _, sim, _, recording, watcher, _ = _settled_table(MissingInRegions, refresh_every=1000)
     sim.place("9D", "layout", seat=1)
     seen_at = None
     for f in sim.play(extra_frames=25):
@@ -446,18 +447,8 @@ def test_a_card_missed_under_fingers_at_the_edge_is_found_by_a_whole_detection_o
     gone) is of the whole frame."""
     from vision.change_regions import changed_boxes, reaches_edge
 
-    layout = layout_for("chinese-ten", 2)
-    sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=20))
-    recording = MissingInRegions(SimOracle(sim))
-    watcher = TableWatcher(layout, recording, refresh_every=1000)
+    layout, sim, _, recording, watcher, index = _settled_table(MissingInRegions, refresh_every=1000)
     watcher.hands = FingersPass()
-    sim.set_stock(["AS", "2D", "3C"])
-    sim.place("KH", "layout", animate=False)
-    sim.place("5C", "layout", animate=False)
-    index = 0
-    for f in sim.play(extra_frames=25):
-        watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
-        index = f.index + 1
     settled = sim.render()
     new = sim.place("9D", "layout", animate=False)
     card = next(c for c in sim.visible() if c.id == new)
@@ -465,7 +456,6 @@ def test_a_card_missed_under_fingers_at_the_edge_is_found_by_a_whole_detection_o
     clear = sim.render()
     small = watcher.change.small
     assert any(reaches_edge(b, settled.shape) for b in changed_boxes(small(settled), small(fingers), settled.shape))
-    recording.calls.clear()
     seen_at = None
     for step, frame in enumerate([fingers] * 3 + [clear] * 6):
         events = watcher.process(frame, frame_index=index + step, timestamp=(index + step) / 15)
