@@ -17,11 +17,15 @@ for.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 import cv2
 import numpy as np
 
 from vision.detect import Region
+
+Reading = TypeVar("Reading")
+"""A recogniser's reading of one card (``vision.recognizer.Recognition``, the simulator's likewise)."""
 
 CHANGE_LEVEL = 14
 """Grey levels a small pixel must move by to count as changed: ``ChangeGate``'s own level."""
@@ -206,6 +210,16 @@ def untouched_by(known: Sequence[np.ndarray], regions: Sequence[Region]) -> list
     """Per outline of ``known``: does no region share a pixel with its box? Such a card did not change at all (each
     region holds what changed, grown), so its last reading still holds."""
     return [not any(overlaps(quad_box(q), region) for region in regions) for q in known]
+
+
+def kept_and_reused(known: Sequence[np.ndarray], regions: Sequence[Region], readings: Sequence[Reading]
+                    ) -> tuple[list[np.ndarray], list[Reading]]:
+    """What a detection of ``regions`` does with the cards ``known`` before (outlines) and their last ``readings``
+    (in the same order, or none): the outlines to classify again (``kept_outside``, less those reused) and the
+    readings kept as they were (``untouched_by``; only where there is a reading for every known card)."""
+    untouched = untouched_by(known, regions) if readings and len(readings) == len(known) else [False] * len(known)
+    kept = kept_outside([q for q, same in zip(known, untouched, strict=True) if not same], regions)
+    return kept, [r for r, same in zip(readings, untouched, strict=False) if same]
 
 
 def quad_box(quad: np.ndarray) -> Region:

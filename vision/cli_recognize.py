@@ -199,7 +199,8 @@ class Follower:
     """A video's frames recognised as the table watcher recognises them (``vision.change_regions``): the whole frame
     on the first frame, every ``refresh`` frames, where the change since the last detection is large, and where a
     detection of regions leaves a change no card explains; otherwise only the regions around the change, the other
-    cards re-classified where they were (``Recognizer.recognize_regions``). A frame that did not change (at an eighth
+    cards kept where they were: re-classified where a region crosses them, else with their last reading
+    (``Recognizer.recognize_regions``). A frame that did not change (at an eighth
     of its size, by the change gate's level) gets the last frame's cards again, with no detection at all. After a
     change that reached the frame's edge (a hand or an arm in view: what it did under it may have been missed, and
     the change it leaves is the hand's), the first frame whose changes do not reach the edge is detected whole."""

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from vision.change_regions import kept_outside, untouched_by
+from vision.change_regions import kept_and_reused
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, SettingError
@@ -243,13 +243,11 @@ class Recognizer:
         ``known``, in its order; a known card that no region touches keeps its reading (not a pixel of it changed)
         and is not classified again."""
         frame = _check_frame(frame_bgr)
-        untouched = untouched_by(known, regions) if len(readings) == len(known) else [False] * len(known)
-        kept = kept_outside([q for q, same in zip(known, untouched, strict=True) if not same], regions)
+        kept, reused = kept_and_reused(known, regions, readings)
         found: list[np.ndarray] = []
         for region in regions:
             found += [q for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore, deck=known)
                       if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
-        reused = [r for r, same in zip(readings, untouched, strict=False) if same]
         return reused + self._classify(frame, kept + found, drop_non_cards=True)
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:

@@ -727,13 +727,11 @@ class SimOracle:
         as ``classify_quads`` reads them (one on no card is dropped) or, where no region touches them and
         ``readings`` are given, as they were read last, and the visible cards wholly inside one, with ``recognize``'s
         dropouts."""
-        from vision.change_regions import inside, kept_outside, quad_box, untouched_by
+        from vision.change_regions import inside, kept_and_reused, quad_box
 
-        untouched = untouched_by(known, regions) if len(readings) == len(known) else [False] * len(known)
-        kept = kept_outside([q for q, same in zip(known, untouched, strict=True) if not same], regions)
+        kept, reused = kept_and_reused(known, regions, readings)
         found = [self._read(c) for c in self.sim.visible()
                  if any(inside(quad_box(self._corners(c)), r) for r in regions) and self.rng.random() >= self.dropout]
-        reused = [r for r, same in zip(readings, untouched, strict=False) if same]
         return reused + [r for r in self.classify_quads(frame_bgr, kept) if r.presence > 0] + found
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:

@@ -159,7 +159,7 @@ class ChangeGate:
 class WatchStats:
     frames: int = 0
     recognised: int = 0  # frames with full detection and classification
-    regional: int = 0  # frames detected only around what changed, every other known card re-classified
+    regional: int = 0  # frames detected only around what changed (known cards across a region re-classified)
     unexplained: int = 0  # regional detections after which a change was left that no card explains
     reclassified: int = 0  # unchanged frames whose known card outlines were only re-classified
     skipped_static: int = 0
@@ -209,8 +209,8 @@ class TableWatcher:
         detection), while a card is missing, and on the periodic refresh: of the whole frame on the refresh, where
         the change is large or no card is known yet, after a change no card explains, and once a change at the frame's
         edge has cleared (``PendingRegions``), else only of the regions around what changed
-        (``vision.change_regions``: a card put down or taken up is detected with the cards around it, and every
-        other known outline is only re-classified); when only votes are still needed on an unchanged frame,
+        (``vision.change_regions``: a card put down or taken up is detected with the cards around it, a known card
+        across a region's edge is only re-classified, and one no region touches keeps its reading); when only votes are still needed on an unchanged frame,
         re-classify the outlines the last detection found; nothing at all when the tracker is settled and the frame
         unchanged."""
         st = self.stats

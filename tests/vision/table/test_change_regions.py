@@ -10,6 +10,7 @@ from vision.change_regions import (
     card_length,
     changed_boxes,
     inside,
+    kept_and_reused,
     overlaps,
     quad_box,
     regions_around,
@@ -154,3 +155,14 @@ def test_a_card_is_untouched_only_where_no_region_shares_a_pixel_with_its_box() 
     assert untouched_by(known, regions) == [False, True, True]
     assert untouched_by(known, [(0, 0, 1280, 720)]) == [False, False, False]
     assert untouched_by(known, []) == [True, True, True]
+
+
+def test_a_regions_detection_reads_again_the_cards_across_a_region_and_reuses_the_untouched_ones() -> None:
+    known = [_card(100, 100), _card(400, 100), _card(700, 100)]
+    regions = [(0, 0, 300, 300), (450, 0, 600, 300)]  # holds the first card, crosses the second, misses the third
+    kept, reused = kept_and_reused(known, regions, ["AS", "KH", "7C"])
+    assert len(kept) == 1 and np.array_equal(kept[0], known[1]) and reused == ["7C"]
+    kept, reused = kept_and_reused(known, regions, [])  # no readings: every card outside a region is read again
+    assert len(kept) == 2 and reused == []
+    kept, reused = kept_and_reused(known, regions, ["AS"])  # readings that do not match the outlines count for none
+    assert len(kept) == 2 and reused == []
