@@ -223,7 +223,7 @@ def outlines(prob: np.ndarray, threshold: float = 0.5) -> list[np.ndarray]:
     return out
 
 
-def _located(truth: np.ndarray, quads: list[np.ndarray]) -> bool:
+def located(truth: np.ndarray, quads: list[np.ndarray]) -> bool:
     width = float(min(np.linalg.norm(truth[0] - truth[1]), np.linalg.norm(truth[1] - truth[2])))
     t = np.float32(truth)
     for q in quads:
@@ -269,7 +269,7 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int) -> dict[str, A
         counts["found"] += sum(i is not None for i in matched_outlines(scene.cards, quads))
         counts["found_snapped"] += sum(i is not None for i in matched)
         counts["false_snapped"] += len(snapped) - len({i for i in matched if i is not None})
-        counts["located"] += sum(_located(np.asarray(q), quads) for _, q in scene.cards)
+        counts["located"] += sum(located(np.asarray(q), quads) for _, q in scene.cards)
     return {"kind": kind, "seed": seed, **counts,
             "ms_median": {k: round(float(np.median(v)), 2) for k, v in times.items()},
             "ms_median_total": round(float(np.median(np.sum(list(times.values()), axis=0))), 2)}

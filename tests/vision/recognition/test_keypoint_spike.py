@@ -1,0 +1,45 @@
+"""benchmarks/keypoint_spike.py: the targets a card is trained on and the outline read back from them agree, so what
+the spike measures is the network, not its drawing or reading of targets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.keypoint_spike import CORNER_SCALE, clockwise, outlines, targets
+from models.training.dataset import match_index
+
+
+def _perfect_answer(quads: list[np.ndarray]) -> np.ndarray:
+    """The answer a perfect network gives for these cards (input-scale corners): heatmap logits and corners."""
+    heat, corners, _ = targets(quads)
+    logits = np.log(np.clip(heat, 1e-6, 1 - 1e-6) / np.clip(1 - heat, 1e-6, 1))
+    return np.concatenate([logits[None], corners]).astype(np.float32)
+
+
+def test_a_perfect_answer_gives_back_each_card_within_the_benchmarks_match() -> None:
+    cards = [np.float32([[100, 80], [260, 96], [244, 320], [84, 304]]),  # turned a little
+             np.float32([[600, 300], [700, 300], [700, 440], [600, 440]]),  # upright, 100 px wide
+             np.float32([[706, 300], [806, 300], [806, 440], [706, 440]]),  # 6 px from the one before
+             np.float32([[1000, 500], [1100, 420], [1180, 530], [1080, 610]])]  # turned near 40 degrees
+    answer = _perfect_answer([c / 4 for c in cards])
+    found = outlines(answer, threshold=0.5)
+    assert len(found) == len(cards)  # one peak a card, the two cards 6 px apart included
+    for quad in cards:
+        i = match_index(quad, found)
+        assert i is not None
+        assert np.abs(np.sort(found[i], axis=0) - np.sort(quad, axis=0)).max() < 1e-3
+
+
+def test_corners_are_learned_clockwise_from_any_start_and_only_near_a_centre() -> None:
+    quad = np.float32([[40, 40], [40, 80], [70, 80], [70, 40]])  # counter-clockwise on the screen
+    ordered = clockwise(quad)
+    sides = [ordered[(k + 1) % 4] - ordered[k] for k in range(4)]
+    turns = [sides[k][0] * sides[(k + 1) % 4][1] - sides[k][1] * sides[(k + 1) % 4][0] for k in range(4)]
+    assert all(t > 0 for t in turns)  # y down: a clockwise turn has a positive cross product
+    heat, corners, weight = targets([quad])
+    cy, cx = np.unravel_index(np.argmax(heat), heat.shape)
+    assert (cx, cy) == (13, 15)  # the centre (55, 60) in its cell of 4 input pixels
+    assert heat[cy, cx] == 1.0
+    offsets = corners[:, cy, cx].reshape(4, 2) * CORNER_SCALE + [(cx + 0.5) * 4, (cy + 0.5) * 4]
+    assert np.allclose(offsets, ordered)
+    assert weight[0, 0] == 0.0 and weight[cy, cx] == 1.0  # far cells learn no corners
