@@ -1,25 +1,31 @@
-"""A learned card detector that places each card by its centre and four corners: the next step after
-``segmentation_spike.py`` (whose masks placed most cards, but not their corners). A spike for issue 5's speed target;
-nothing in ``vision/`` uses it.
+"""A learned card detector that places each card by its centre, then moves its corners with a second network: the next
+step after ``segmentation_spike.py`` (whose masks placed most cards, but not their corners). A spike for issue 5's
+speed target; nothing in ``vision/`` uses it.
 
     .venv/bin/python benchmarks/keypoint_spike.py cost
     .venv/bin/python benchmarks/keypoint_spike.py scenes --scenes 4000 --out /tmp/kp_scenes.npz
-    .venv/bin/python benchmarks/keypoint_spike.py train --data /tmp/kp_scenes.npz --minutes 30 --out /tmp/kp.pt
-    .venv/bin/python benchmarks/keypoint_spike.py evaluate --model /tmp/kp.pt --kind realistic --scenes 10
+    .venv/bin/python benchmarks/keypoint_spike.py train --data /tmp/kp_scenes.npz --minutes 35 --out /tmp/kp.pt
+    .venv/bin/python benchmarks/keypoint_spike.py train-refiner --data /tmp/kp_scenes.npz --minutes 10 --out /tmp/ref.pt
+    .venv/bin/python benchmarks/keypoint_spike.py evaluate --model /tmp/kp.pt [--refiner /tmp/ref.pt] \
+        --kind realistic|hard|clutter --scenes 10
 
-* The network (``CentreNet``) reads the frame at a quarter of its size (320x180) and answers on a grid at a quarter of
-  that (80x45, one cell per 16 frame pixels): per cell, how likely a card's centre lies in it (a heatmap, trained
-  with CenterNet's focal loss on a Gaussian per card) and the card's four corners relative to the cell's centre (in
-  clockwise order, trained with the smallest L1 loss over the four cyclic orders, so a card's turn does not matter).
-  Cards a few pixels apart have centres a card's width apart, so no mask has to keep them apart.
+* The first stage (``CentreNet``) reads the frame at a quarter of its size (320x180) and answers on a grid at a
+  quarter of that (80x45, one cell per 16 frame pixels): per cell, how likely a card's centre lies in it (a heatmap,
+  trained with CenterNet's focal loss on a Gaussian per card) and the card's four corners relative to the cell's
+  centre (clockwise, trained with the smallest L1 loss over the four cyclic orders, so a card's turn does not
+  matter). Cards a few pixels apart have centres a card's width apart, so no mask has to keep them apart.
+* The second stage (``RefineNet``, ``train-refiner``) rectifies the network's input under each rough outline onto a
+  square inside a 48 px patch (``patch_of``) and answers where the card's true corners lie there (``true_offsets``).
+  It learns from the true outlines moved about as much as the first stage's corners are off (``rough``).
 * ``scenes``: quarter-size scenes of the training designs (``models.training.synth.make_scene``: half realistic, half
   hard, a tenth with no cards) and their cards' corners, drawn once and kept in a file (drawing is the slow part).
-* ``train``: ``--minutes`` of training on them (two threads, batch 16, AdamW, cosine rate, flips and colour gain).
-* ``evaluate``: the held-out designs' scenes as ``models.training.evaluate`` deals them. Each heatmap peak over
-  ``--threshold`` gives an outline (its corners times four, in the detector's corner order), then
-  ``vision.snapping.snap_to_edges`` moves its sides onto the frame's edges. Counted as in ``segmentation_spike``:
-  cards found (the recognition benchmark's match: corners within 12% of the card's width), false outlines, cards
-  located, and the median ms of each step (one thread).
+* ``train`` / ``train-refiner``: ``--minutes`` of training on them (two threads, AdamW, cosine rate; the first stage
+  with flips and colour gain, batch 16; the second with colour gain, batch 64).
+* ``evaluate``: the held-out designs' scenes as ``models.training.evaluate`` deals them (``--kind clutter``: frames
+  with no card, as its ``clutter_only`` draws them). Each heatmap peak over ``--threshold`` gives an outline, moved by
+  the refiner when one is given, then ``vision.snapping.snap_to_edges`` moves its sides onto the full-resolution
+  frame's edges. Counted as in ``segmentation_spike``: cards found (the recognition benchmark's match: corners within
+  12% of the card's width), false outlines, cards located, and the median ms of each step (one thread).
 
 Needs torch (the training extra, models/README.md) for everything but reading a scenes file, and the Debian designs
 for ``scenes`` and ``evaluate``.
@@ -31,6 +37,7 @@ import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -47,6 +54,12 @@ STRIDE = 4
 GRID = (INPUT[0] // STRIDE, INPUT[1] // STRIDE + (INPUT[1] % STRIDE > 0))
 CORNER_SCALE = 32.0
 """Corner offsets are learned in units of this many input pixels (a card is 20-75 input pixels wide)."""
+PATCH = 48
+"""The refiner's patch: a card's rough outline rectified onto the square ``MARGIN`` inside a patch this wide."""
+MARGIN = 8
+SQUARE = np.float32([[MARGIN, MARGIN], [PATCH - MARGIN, MARGIN], [PATCH - MARGIN, PATCH - MARGIN], [MARGIN, PATCH - MARGIN]])
+REFINE_SCALE = 8.0
+"""The refiner's offsets are learned in units of this many patch pixels."""
 
 
 def _nets(torch: Any) -> dict[str, Any]:
@@ -83,7 +96,20 @@ def _nets(torch: Any) -> dict[str, Any]:
             y = self.d2(torch.cat([up(y, x2), x2], 1))
             return torch.cat([self.heat(y), self.corners(y)], 1)
 
-    return {"CentreNet": CentreNet}
+    class RefineNet(nn.Module):  # type: ignore[misc]
+        """The second stage: from a ``PATCH``-SQUARE patch rectified from a card's rough outline, the card's four
+        corners as offsets from where the outline put them (``patch_of``), in units of ``REFINE_SCALE`` px."""
+
+        def __init__(self, c: tuple[int, ...] = (16, 32, 64)) -> None:
+            super().__init__()
+            self.body = nn.Sequential(cbr(3, c[0], 2), dw(c[0], c[1], 2), dw(c[1], c[2], 2), dw(c[2], c[2]),
+                                      nn.Conv2d(c[2], 16, 1))
+            self.fc = nn.Linear(16 * (PATCH // 8) ** 2, 8)
+
+        def forward(self, x: Any) -> Any:
+            return self.fc(self.body(x).flatten(1))
+
+    return {"CentreNet": CentreNet, "RefineNet": RefineNet}
 
 
 def cost() -> list[dict[str, Any]]:
@@ -199,12 +225,20 @@ def _flip(quads: np.ndarray, horizontal: bool, vertical: bool) -> np.ndarray:
     return q
 
 
-def train(data: Path, minutes: float, out: Path, widths: tuple[int, ...] = (16, 32, 48, 96)) -> dict[str, Any]:
+def train(data: Path, minutes: float, out: Path, widths: tuple[int, ...] = (16, 32, 48, 96), init: Path | None = None,
+          rate: float = 3e-3) -> dict[str, Any]:
+    """``minutes`` of training of the first stage, from scratch or on from the model saved at ``init``; the learning
+    rate starts at ``rate`` and falls on a cosine to nothing at the end."""
     torch = _torch()
     images, quads = _load(data)
     torch.set_num_threads(2)
+    if init is not None:
+        saved = torch.load(init)
+        widths = saved["widths"]
     model = _nets(torch)["CentreNet"](widths)
-    opt = torch.optim.AdamW(model.parameters(), 3e-3, weight_decay=1e-4)
+    if init is not None:
+        model.load_state_dict(saved["state"])
+    opt = torch.optim.AdamW(model.parameters(), rate, weight_decay=1e-4)
     rng = np.random.default_rng(0)
     t0, steps, batch, budget = time.time(), 0, 16, minutes * 60
     losses: list[float] = []
@@ -224,7 +258,7 @@ def train(data: Path, minutes: float, out: Path, widths: tuple[int, ...] = (16, 
         weight = torch.from_numpy(np.stack([m[2] for m in made]))[:, None]
         xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
         for group in opt.param_groups:
-            group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * min(1.0, (time.time() - t0) / budget))) + 1e-5
+            group["lr"] = rate * 0.5 * (1 + np.cos(np.pi * min(1.0, (time.time() - t0) / budget))) + 1e-5
         y = model(xt)
         p = torch.sigmoid(y[:, :1]).clamp(1e-4, 1 - 1e-4)
         centre = (heat_t > 0.999).float()  # CenterNet's focal loss: the centre cell is 1, the rest weighed down
@@ -246,6 +280,96 @@ def train(data: Path, minutes: float, out: Path, widths: tuple[int, ...] = (16, 
             "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
 
 
+def patch_of(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``PATCH``-square patch of ``image`` in which ``quad`` (clockwise, ``clockwise``) is the SQUARE ``MARGIN``
+    inside the patch's sides, and the homography from ``image`` to the patch."""
+    to_patch = cv2.getPerspectiveTransform(np.float32(quad), SQUARE)
+    patch = cv2.warpPerspective(image, to_patch, (PATCH, PATCH), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return patch, to_patch
+
+
+def refine(image: np.ndarray, quads: list[np.ndarray], session: Any) -> list[np.ndarray]:
+    """``quads`` (clockwise, ``image``'s pixels) with their corners moved where the refiner puts them."""
+    if not quads:
+        return []
+    made = [patch_of(image, q) for q in quads]
+    batch = (np.stack([m[0] for m in made]).astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2)
+    offsets = session.run(None, {session.get_inputs()[0].name: np.ascontiguousarray(batch)})[0]
+    out = []
+    for (_, to_patch), off in zip(made, offsets, strict=True):
+        corners = (SQUARE + off.reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2)
+        out.append(cv2.perspectiveTransform(corners, np.linalg.inv(to_patch)).reshape(4, 2).astype(np.float32))
+    return out
+
+
+def rough(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``quad`` as the first stage might place it: turned, scaled, shifted and each corner moved, by about what the
+    first stage's corners are off (median 7.5% of a card's width, one in ten over 15%: session 40), and one in three
+    by twice as much (the cards the refiner missed were 20-35% off)."""
+    q = clockwise(quad).astype(np.float64)
+    centre = q.mean(axis=0)
+    width = min(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[1] - q[2])))
+    far = 2.0 if rng.random() < 1 / 3 else 1.0
+    turn = np.radians(rng.normal(0, 3 * far))
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]]) * rng.normal(1, 0.04 * far)
+    moved = (q - centre) @ rot.T + centre + rng.normal(0, 0.04 * far * width, 2) + \
+        rng.normal(0, 0.05 * far * width, (4, 2))
+    return moved.astype(np.float32)
+
+
+def _refiner_batch(images: np.ndarray, quads: list[np.ndarray], batch: int, rng: np.random.Generator
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``batch`` patches rectified from rough outlines of random cards, and where their true corners lie there (as
+    the refiner answers: offsets from the SQUARE's corners, clockwise from the rough outline's first corner)."""
+    with_cards = [i for i, q in enumerate(quads) if len(q)]
+    xs, ys = [], []
+    while len(xs) < batch:
+        i = with_cards[int(rng.integers(len(with_cards)))]
+        truth = clockwise(quads[i][int(rng.integers(len(quads[i])))])
+        guess = rough(truth, rng)
+        patch, to_patch = patch_of(images[i], guess)
+        xs.append(patch)
+        ys.append(true_offsets(truth, to_patch))
+    return np.stack(xs), np.stack(ys).astype(np.float32)
+
+
+def true_offsets(truth: np.ndarray, to_patch: np.ndarray) -> np.ndarray:
+    """(8,) what a perfect refiner answers for the card whose corners are ``truth`` in the patch ``to_patch`` maps
+    into: each true corner's offset from the ``SQUARE`` corner nearest it (the cyclic order nearest the square)."""
+    inside = cv2.perspectiveTransform(np.float32(truth).reshape(-1, 1, 2), to_patch).reshape(4, 2)
+    shift = min(range(4), key=lambda k: float(np.abs(np.roll(inside, -k, axis=0) - SQUARE).sum()))
+    out: np.ndarray = ((np.roll(inside, -shift, axis=0) - SQUARE).ravel() / REFINE_SCALE).astype(np.float32)
+    return out
+
+
+def train_refiner(data: Path, minutes: float, out: Path) -> dict[str, Any]:
+    torch = _torch()
+    images, quads = _load(data)
+    torch.set_num_threads(2)
+    model = _nets(torch)["RefineNet"]()
+    opt = torch.optim.AdamW(model.parameters(), 3e-3, weight_decay=1e-4)
+    rng = np.random.default_rng(1)
+    t0, steps, batch, budget = time.time(), 0, 64, minutes * 60
+    losses: list[float] = []
+    while time.time() - t0 < budget:
+        xb, yb = _refiner_batch(images, quads, batch, rng)
+        gain = rng.uniform(0.7, 1.3, (batch, 1, 1, 1)) * rng.uniform(0.9, 1.1, (batch, 1, 1, 3))
+        xb = np.clip(xb.astype(np.float32) / 255.0 * gain, 0, 1).astype(np.float32)
+        xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
+        for group in opt.param_groups:
+            group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * min(1.0, (time.time() - t0) / budget))) + 1e-5
+        loss = torch.nn.functional.smooth_l1_loss(model(xt), torch.from_numpy(yb), beta=0.1)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        steps += 1
+        losses.append(loss.item())
+    torch.save({"state": model.state_dict()}, out)
+    return {"steps": steps, "train_s": round(time.time() - t0, 1),
+            "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
+
+
 def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:
     """Full-resolution outlines from one frame's answer (9, H, W: heatmap logits, corner offsets): one per heatmap
     peak (the largest in its 3x3) over ``threshold``, corners in the detector's order."""
@@ -262,9 +386,29 @@ def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:
     return quads
 
 
-def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: float) -> dict[str, Any]:
+def _evaluation_scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
+    """The held-out designs' scenes of ``kind`` as ``models.training.evaluate`` deals them, ``scenes`` a design; or
+    for "clutter", as many frames with no card on a cluttered table as its ``clutter_only`` draws them."""
+    from dataclasses import replace
+
     from models.training import designs
-    from models.training.evaluate import held_out_scenes, kind_spec, matched_outlines
+    from models.training.evaluate import NORMAL, held_out_scenes, kind_spec
+    from models.training.synth import make_scene
+
+    if kind == "clutter":
+        rng = np.random.default_rng(seed)
+        for _ in range(scenes * len(designs.held_out_decks())):
+            yield make_scene(rng, None, replace(NORMAL, n_cards=0, clutter=int(rng.integers(2, 7))))
+        return
+    spec, at = kind_spec(kind, seed)
+    for _, scene in held_out_scenes(designs.held_out_decks(), spec, scenes, at):
+        yield scene
+
+
+def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: float,
+             refiner_path: Path | None = None, passes: int = 1) -> dict[str, Any]:
+    from models.training.evaluate import matched_outlines
+    from vision.rectify import order_corners
     from vision.snapping import snap_to_edges
 
     torch = _torch()
@@ -275,18 +419,30 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
     with tempfile.TemporaryDirectory() as tmp:
         _export(torch, model, *INPUT, Path(tmp) / "kp.onnx")
         session = _session(Path(tmp) / "kp.onnx")
+        refiner = None
+        if refiner_path is not None:
+            second = _nets(torch)["RefineNet"]()
+            second.load_state_dict(torch.load(refiner_path)["state"])
+            second.eval()
+            torch.onnx.export(second, torch.zeros(1, 3, PATCH, PATCH), str(Path(tmp) / "refine.onnx"),
+                              opset_version=17, dynamo=False, input_names=["x"], dynamic_axes={"x": {0: "n"}})
+            refiner = _session(Path(tmp) / "refine.onnx")
     name = session.get_inputs()[0].name
-    spec, at = kind_spec(kind, seed)
     counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "found_snapped_twice": 0,
               "located": 0, "frames": 0}
     times: dict[str, list[float]] = {"resize": [], "network": [], "outlines": [], "snap": []}
-    for _, scene in held_out_scenes(designs.held_out_decks(), spec, scenes, at):
+    for scene in _evaluation_scenes(kind, scenes, seed):
         t0 = time.perf_counter()
         small = cv2.resize(scene.image, INPUT, interpolation=cv2.INTER_AREA)
         t1 = time.perf_counter()
         answer = session.run(None, {name: (small.astype(np.float32) / 255.0 - 0.5).transpose(2, 0, 1)[None]})[0]
         t2 = time.perf_counter()
         quads = outlines(answer[0], threshold)
+        if refiner is not None:  # the second stage works on the network's input, in clockwise order
+            rough_quads = [clockwise(q * (INPUT[0] / 1280)) for q in quads]
+            for _ in range(passes):
+                rough_quads = refine(small, rough_quads, refiner)
+            quads = [order_corners(q * (1280 / INPUT[0])) for q in rough_quads]
         t3 = time.perf_counter()
         snapped = snap_to_edges(scene.image, quads) if quads else []
         t4 = time.perf_counter()
@@ -301,7 +457,7 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
         twice = snap_to_edges(scene.image, snapped) if snapped else []  # reaches twice as far from the network's
         counts["found_snapped_twice"] += sum(i is not None for i in matched_outlines(scene.cards, twice))
         counts["located"] += sum(located(np.asarray(q), quads) for _, q in scene.cards)
-    return {"kind": kind, "seed": seed, "threshold": threshold, **counts,
+    return {"kind": kind, "seed": seed, "threshold": threshold, "refiner_passes": passes if refiner else 0, **counts,
             "ms_median": {k: round(float(np.median(v)), 2) for k, v in times.items()},
             "ms_median_total": round(float(np.median(np.sum(list(times.values()), axis=0))), 2)}
 
@@ -317,12 +473,20 @@ def main() -> int:
     t.add_argument("--data", type=Path, required=True)
     t.add_argument("--minutes", type=float, default=30.0)
     t.add_argument("--out", type=Path, required=True)
+    t.add_argument("--init", type=Path, help="go on training this saved model")
+    t.add_argument("--rate", type=float, default=3e-3, help="the learning rate at the start")
+    r = sub.add_parser("train-refiner")
+    r.add_argument("--data", type=Path, required=True)
+    r.add_argument("--minutes", type=float, default=20.0)
+    r.add_argument("--out", type=Path, required=True)
     e = sub.add_parser("evaluate")
     e.add_argument("--model", type=Path, required=True)
-    e.add_argument("--kind", choices=("realistic", "hard"), default="realistic")
-    e.add_argument("--scenes", type=int, default=10, help="scenes a held-out design")
+    e.add_argument("--kind", choices=("realistic", "hard", "clutter"), default="realistic")
+    e.add_argument("--scenes", type=int, default=10, help="scenes a held-out design (clutter: as many frames)")
     e.add_argument("--seed", type=int, default=2024)
     e.add_argument("--threshold", type=float, default=0.3, help="the heatmap's least peak for a card")
+    e.add_argument("--refiner", type=Path, help="a trained second stage (train-refiner) to move the corners first")
+    e.add_argument("--passes", type=int, default=1, help="times the refiner moves each outline")
     args = parser.parse_args()
     if args.command == "cost":
         for row in cost():
@@ -330,9 +494,11 @@ def main() -> int:
     elif args.command == "scenes":
         print(draw_scenes(args.scenes, args.out))
     elif args.command == "train":
-        print(train(args.data, args.minutes, args.out))
+        print(train(args.data, args.minutes, args.out, init=args.init, rate=args.rate))
+    elif args.command == "train-refiner":
+        print(train_refiner(args.data, args.minutes, args.out))
     else:
-        print(evaluate(args.model, args.kind, args.scenes, args.seed, args.threshold))
+        print(evaluate(args.model, args.kind, args.scenes, args.seed, args.threshold, args.refiner, args.passes))
     return 0
 
 

@@ -3,9 +3,21 @@ the spike measures is the network, not its drawing or reading of targets."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
-from benchmarks.keypoint_spike import CORNER_SCALE, clockwise, outlines, targets
+from benchmarks.keypoint_spike import (
+    CORNER_SCALE,
+    PATCH,
+    clockwise,
+    outlines,
+    patch_of,
+    refine,
+    rough,
+    targets,
+    true_offsets,
+)
 from models.training.dataset import match_index
 
 
@@ -43,3 +55,31 @@ def test_corners_are_learned_clockwise_from_any_start_and_only_near_a_centre() -
     offsets = corners[:, cy, cx].reshape(4, 2) * CORNER_SCALE + [(cx + 0.5) * 4, (cy + 0.5) * 4]
     assert np.allclose(offsets, ordered)
     assert weight[0, 0] == 0.0 and weight[cy, cx] == 1.0  # far cells learn no corners
+
+
+class _PerfectRefiner:
+    """An onnxruntime session's ``get_inputs``/``run`` answering, for each patch, the true corners' offsets."""
+
+    def __init__(self, answers: list[np.ndarray]) -> None:
+        self.answers = answers
+
+    def get_inputs(self) -> list[SimpleNamespace]:
+        return [SimpleNamespace(name="x")]
+
+    def run(self, _: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+        assert feed["x"].shape == (len(self.answers), 3, PATCH, PATCH)
+        return [np.stack(self.answers)]
+
+
+def test_a_perfect_refiner_moves_each_rough_outline_onto_its_card() -> None:
+    image = np.zeros((180, 320, 3), np.uint8)
+    truths = [clockwise(np.float32([[40, 40], [70, 42], [68, 84], [38, 82]])),
+              clockwise(np.float32([[200, 100], [240, 80], [262, 118], [222, 140]]))]
+    rng = np.random.default_rng(3)
+    guesses = [rough(t, rng) for t in truths]
+    assert max(np.abs(g - t).max() for g, t in zip(guesses, truths, strict=True)) > 1.0  # they start off the cards
+    answers = [true_offsets(t, patch_of(image, g)[1]) for t, g in zip(truths, guesses, strict=True)]
+    moved = refine(image, guesses, _PerfectRefiner(answers))
+    for truth, quad in zip(truths, moved, strict=True):
+        shift = min(range(4), key=lambda k: float(np.abs(np.roll(quad, -k, axis=0) - truth).sum()))
+        assert np.abs(np.roll(quad, -shift, axis=0) - truth).max() < 1e-3
