@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 
 from benchmarks.keypoint_spike import (
     CORNER_SCALE,
     PATCH,
     clockwise,
+    on_edges,
     outlines,
     patch_of,
     refine,
@@ -83,3 +85,13 @@ def test_a_perfect_refiner_moves_each_rough_outline_onto_its_card() -> None:
     for truth, quad in zip(truths, moved, strict=True):
         shift = min(range(4), key=lambda k: float(np.abs(np.roll(quad, -k, axis=0) - truth).sum()))
         assert np.abs(np.roll(quad, -shift, axis=0) - truth).max() < 1e-3
+
+
+def test_an_outline_is_kept_only_where_its_sides_lie_on_edges() -> None:
+    frame = np.full((720, 1280, 3), 60, np.uint8)
+    cv2.rectangle(frame, (200, 200), (300, 340), (230, 230, 230), -1)  # a card: four straight edges
+    cv2.circle(frame, (800, 400), 60, (230, 230, 230), -1)  # a coin: an outline around it touches it at four points
+    card = np.float32([[200, 200], [300, 200], [300, 340], [200, 340]])
+    coin = np.float32([[740, 340], [860, 340], [860, 460], [740, 460]])
+    assert [q.tolist() for q in on_edges(frame, [card, coin], 0.6)] == [card.tolist()]
+    assert len(on_edges(frame, [card, coin], 0.0)) == 2
