@@ -3,11 +3,12 @@ step after ``segmentation_spike.py`` (whose masks placed most cards, but not the
 speed target; nothing in ``vision/`` uses it.
 
     .venv/bin/python benchmarks/keypoint_spike.py cost
-    .venv/bin/python benchmarks/keypoint_spike.py scenes --scenes 4000 --out /tmp/kp_scenes.npz
-    .venv/bin/python benchmarks/keypoint_spike.py train --data /tmp/kp_scenes.npz --minutes 35 --out /tmp/kp.pt
+    .venv/bin/python benchmarks/keypoint_spike.py scenes --scenes 4000 [--first-seed 0] --out /tmp/kp_scenes.npz
+    .venv/bin/python benchmarks/keypoint_spike.py train --data /tmp/kp_scenes.npz [...] --minutes 35 --out /tmp/kp.pt \
+        [--init /tmp/kp.pt --rate 1e-3]
     .venv/bin/python benchmarks/keypoint_spike.py train-refiner --data /tmp/kp_scenes.npz --minutes 10 --out /tmp/ref.pt
     .venv/bin/python benchmarks/keypoint_spike.py evaluate --model /tmp/kp.pt [--refiner /tmp/ref.pt] \
-        --kind realistic|hard|clutter --scenes 10
+        --kind realistic|hard|clutter --scenes 10 [--threshold 0.3] [--support 0.6] [--passes 1]
 
 * The first stage (``CentreNet``) reads the frame at a quarter of its size (320x180) and answers on a grid at a
   quarter of that (80x45, one cell per 16 frame pixels): per cell, how likely a card's centre lies in it (a heatmap,
@@ -47,10 +48,20 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.segmentation_spike import INPUT, _export, _session, _torch, located  # noqa: E402
+from benchmarks.segmentation_spike import (  # noqa: E402
+    INPUT,
+    _export,
+    _session,
+    _torch,
+    cosine_rate,
+    located,
+    median_ms,
+)
 
+FRAME_SCALE = 1280 / INPUT[0]
+"""Frame pixels per input pixel: the spike reads 1280x720 frames at 320x180."""
 STRIDE = 4
-"""Grid cells per input pixel: the answer at 80x45 for a 320x180 input."""
+"""Input pixels per grid cell: the answer at 80x45 for a 320x180 input."""
 GRID = (INPUT[0] // STRIDE, INPUT[1] // STRIDE + (INPUT[1] % STRIDE > 0))
 CORNER_SCALE = 32.0
 """Corner offsets are learned in units of this many input pixels (a card is 20-75 input pixels wide)."""
@@ -97,7 +108,7 @@ def _nets(torch: Any) -> dict[str, Any]:
             return torch.cat([self.heat(y), self.corners(y)], 1)
 
     class RefineNet(nn.Module):  # type: ignore[misc]
-        """The second stage: from a ``PATCH``-SQUARE patch rectified from a card's rough outline, the card's four
+        """The second stage: from a ``PATCH``-square patch rectified from a card's rough outline, the card's four
         corners as offsets from where the outline put them (``patch_of``), in units of ``REFINE_SCALE`` px."""
 
         def __init__(self, c: tuple[int, ...] = (16, 32, 64)) -> None:
@@ -122,16 +133,8 @@ def cost() -> list[dict[str, Any]]:
             _export(torch, model, *INPUT, path)
             session = _session(path)
             feed = {session.get_inputs()[0].name: np.random.rand(1, 3, INPUT[1], INPUT[0]).astype(np.float32)}
-            for _ in range(5):
-                session.run(None, feed)
-            times = []
-            for _ in range(50):
-                t0 = time.perf_counter()
-                session.run(None, feed)
-                times.append(time.perf_counter() - t0)
             rows.append({"channels": widths, "input": f"{INPUT[0]}x{INPUT[1]}", "grid": f"{GRID[0]}x{GRID[1]}",
-                         "params": sum(p.numel() for p in model.parameters()),
-                         "ms": round(1000 * float(np.median(times)), 2)})
+                         "params": sum(p.numel() for p in model.parameters()), "ms": median_ms(session, feed)})
     return rows
 
 
@@ -196,11 +199,12 @@ def _draw(job: tuple[int, int]) -> tuple[np.ndarray, list[list[np.ndarray]]]:
     return np.stack(images), cards
 
 
-def draw_scenes(scenes: int, out: Path) -> dict[str, Any]:
-    """``scenes`` training scenes and their cards' corners into ``out`` (.npz: images, corners, counts)."""
+def draw_scenes(scenes: int, out: Path, first: int = 0) -> dict[str, Any]:
+    """``scenes`` training scenes and their cards' corners into ``out`` (.npz: images, corners, counts), drawn 25 at a
+    time from the seeds ``first`` on (another file from other seeds holds other scenes)."""
     t0 = time.time()
     with Pool(2) as pool:
-        parts = pool.map(_draw, [(seed, 25) for seed in range(max(1, scenes // 25))])
+        parts = pool.map(_draw, [(seed, 25) for seed in range(first, first + max(1, scenes // 25))])
     images = np.concatenate([p[0] for p in parts])
     cards = [c for p in parts for c in p[1]]
     counts = np.array([len(c) for c in cards], np.int32)
@@ -209,11 +213,15 @@ def draw_scenes(scenes: int, out: Path) -> dict[str, Any]:
     return {"scenes": len(images), "cards": int(counts.sum()), "seconds": round(time.time() - t0, 1), "file": str(out)}
 
 
-def _load(path: Path) -> tuple[np.ndarray, list[np.ndarray]]:
-    data = np.load(path)
-    starts = np.concatenate([[0], np.cumsum(data["counts"])])
-    quads = [data["corners"][a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
-    return data["images"], quads
+def _load(paths: list[Path]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The scenes of every file ``draw_scenes`` wrote, one after another."""
+    images, quads = [], []
+    for path in paths:
+        data = np.load(path)
+        starts = np.concatenate([[0], np.cumsum(data["counts"])])
+        quads += [data["corners"][a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
+        images.append(data["images"])
+    return np.concatenate(images), quads
 
 
 def _flip(quads: np.ndarray, horizontal: bool, vertical: bool) -> np.ndarray:
@@ -225,7 +233,7 @@ def _flip(quads: np.ndarray, horizontal: bool, vertical: bool) -> np.ndarray:
     return q
 
 
-def train(data: Path, minutes: float, out: Path, widths: tuple[int, ...] = (16, 32, 48, 96), init: Path | None = None,
+def train(data: list[Path], minutes: float, out: Path, widths: tuple[int, ...] = (16, 32, 48, 96), init: Path | None = None,
           rate: float = 3e-3) -> dict[str, Any]:
     """``minutes`` of training of the first stage, from scratch or on from the model saved at ``init``; the learning
     rate starts at ``rate`` and falls on a cosine to nothing at the end."""
@@ -258,7 +266,7 @@ def train(data: Path, minutes: float, out: Path, widths: tuple[int, ...] = (16, 
         weight = torch.from_numpy(np.stack([m[2] for m in made]))[:, None]
         xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
         for group in opt.param_groups:
-            group["lr"] = rate * 0.5 * (1 + np.cos(np.pi * min(1.0, (time.time() - t0) / budget))) + 1e-5
+            group["lr"] = cosine_rate(rate, time.time() - t0, budget)
         y = model(xt)
         p = torch.sigmoid(y[:, :1]).clamp(1e-4, 1 - 1e-4)
         centre = (heat_t > 0.999).float()  # CenterNet's focal loss: the centre cell is 1, the rest weighed down
@@ -343,7 +351,7 @@ def true_offsets(truth: np.ndarray, to_patch: np.ndarray) -> np.ndarray:
     return out
 
 
-def train_refiner(data: Path, minutes: float, out: Path) -> dict[str, Any]:
+def train_refiner(data: list[Path], minutes: float, out: Path) -> dict[str, Any]:
     torch = _torch()
     images, quads = _load(data)
     torch.set_num_threads(2)
@@ -358,7 +366,7 @@ def train_refiner(data: Path, minutes: float, out: Path) -> dict[str, Any]:
         xb = np.clip(xb.astype(np.float32) / 255.0 * gain, 0, 1).astype(np.float32)
         xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
         for group in opt.param_groups:
-            group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * min(1.0, (time.time() - t0) / budget))) + 1e-5
+            group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
         loss = torch.nn.functional.smooth_l1_loss(model(xt), torch.from_numpy(yb), beta=0.1)
         opt.zero_grad()
         loss.backward()
@@ -380,7 +388,7 @@ def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:
     quads = []
     for y, x in zip(*np.nonzero(peaks), strict=True):
         offsets = out[1:, y, x].reshape(4, 2) * CORNER_SCALE
-        q = (np.array([(x + 0.5) * STRIDE, (y + 0.5) * STRIDE], np.float32) + offsets) * (1280 / INPUT[0])
+        q = (np.array([(x + 0.5) * STRIDE, (y + 0.5) * STRIDE], np.float32) + offsets) * FRAME_SCALE
         if cv2.contourArea(q.astype(np.float32)) > 0:
             quads.append(order_corners(q.astype(np.float32)))
     return quads
@@ -436,9 +444,7 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
         if refiner_path is not None:
             second = _nets(torch)["RefineNet"]()
             second.load_state_dict(torch.load(refiner_path)["state"])
-            second.eval()
-            torch.onnx.export(second, torch.zeros(1, 3, PATCH, PATCH), str(Path(tmp) / "refine.onnx"),
-                              opset_version=17, dynamo=False, input_names=["x"], dynamic_axes={"x": {0: "n"}})
+            _export(torch, second, PATCH, PATCH, Path(tmp) / "refine.onnx", any_batch=True)
             refiner = _session(Path(tmp) / "refine.onnx")
     name = session.get_inputs()[0].name
     counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "found_snapped_twice": 0,
@@ -452,10 +458,10 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
         t2 = time.perf_counter()
         quads = outlines(answer[0], threshold)
         if refiner is not None:  # the second stage works on the network's input, in clockwise order
-            rough_quads = [clockwise(q * (INPUT[0] / 1280)) for q in quads]
+            rough_quads = [clockwise(q / FRAME_SCALE) for q in quads]
             for _ in range(passes):
                 rough_quads = refine(small, rough_quads, refiner)
-            quads = [order_corners(q * (1280 / INPUT[0])) for q in rough_quads]
+            quads = [order_corners(q * FRAME_SCALE) for q in rough_quads]
         t3 = time.perf_counter()
         snapped = snap_to_edges(scene.image, quads) if quads else []
         if support > 0 and snapped:
@@ -484,14 +490,15 @@ def main() -> int:
     s = sub.add_parser("scenes")
     s.add_argument("--scenes", type=int, default=4000)
     s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--first-seed", type=int, default=0, help="draw from these seeds on (25 scenes a seed)")
     t = sub.add_parser("train")
-    t.add_argument("--data", type=Path, required=True)
+    t.add_argument("--data", type=Path, nargs="+", required=True)
     t.add_argument("--minutes", type=float, default=30.0)
     t.add_argument("--out", type=Path, required=True)
     t.add_argument("--init", type=Path, help="go on training this saved model")
     t.add_argument("--rate", type=float, default=3e-3, help="the learning rate at the start")
     r = sub.add_parser("train-refiner")
-    r.add_argument("--data", type=Path, required=True)
+    r.add_argument("--data", type=Path, nargs="+", required=True)
     r.add_argument("--minutes", type=float, default=20.0)
     r.add_argument("--out", type=Path, required=True)
     e = sub.add_parser("evaluate")
@@ -509,7 +516,7 @@ def main() -> int:
         for row in cost():
             print(row, flush=True)
     elif args.command == "scenes":
-        print(draw_scenes(args.scenes, args.out))
+        print(draw_scenes(args.scenes, args.out, args.first_seed))
     elif args.command == "train":
         print(train(args.data, args.minutes, args.out, init=args.init, rate=args.rate))
     elif args.command == "train-refiner":

@@ -92,9 +92,29 @@ def _nets(torch: Any) -> dict[str, Any]:
     return {"SegNet": SegNet}
 
 
-def _export(torch: Any, model: Any, width: int, height: int, path: Path) -> None:
+def _export(torch: Any, model: Any, width: int, height: int, path: Path, *, any_batch: bool = False) -> None:
+    """``model`` as ONNX at ``path`` for one ``width`` x ``height`` image, or (``any_batch``) any number of them."""
     model.eval()
-    torch.onnx.export(model, torch.zeros(1, 3, height, width), str(path), opset_version=17, dynamo=False)
+    axes = {"x": {0: "n"}} if any_batch else None
+    torch.onnx.export(model, torch.zeros(1, 3, height, width), str(path), opset_version=17, dynamo=False,
+                      input_names=["x"], dynamic_axes=axes)
+
+
+def median_ms(session: ort.InferenceSession, feed: dict[str, np.ndarray], runs: int = 50) -> float:
+    """The median ms of ``runs`` runs of ``session`` on ``feed``, after five to warm it."""
+    for _ in range(5):
+        session.run(None, feed)
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        session.run(None, feed)
+        times.append(time.perf_counter() - t0)
+    return round(1000 * float(np.median(times)), 2)
+
+
+def cosine_rate(start: float, elapsed: float, budget: float) -> float:
+    """The learning rate ``elapsed`` seconds into a run of ``budget`` seconds: from ``start`` down a cosine."""
+    return start * 0.5 * (1 + float(np.cos(np.pi * min(1.0, elapsed / budget)))) + 1e-5
 
 
 def _session(path: Path) -> ort.InferenceSession:
@@ -116,16 +136,9 @@ def cost() -> list[dict[str, Any]]:
                     _export(torch, model, width, height, path)
                     session = _session(path)
                     feed = {session.get_inputs()[0].name: np.random.rand(1, 3, height, width).astype(np.float32)}
-                    for _ in range(5):
-                        session.run(None, feed)
-                    times = []
-                    for _ in range(50):
-                        t0 = time.perf_counter()
-                        session.run(None, feed)
-                        times.append(time.perf_counter() - t0)
                     rows.append({"channels": widths, "mask": f"1/{stride} of the input",
                                  "input": f"{width}x{height}", "params": sum(p.numel() for p in model.parameters()),
-                                 "ms": round(1000 * float(np.median(times)), 2)})
+                                 "ms": median_ms(session, feed)})
     return rows
 
 
@@ -190,7 +203,7 @@ def train(scenes: int, minutes: float, out: Path) -> dict[str, Any]:
         xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
         yt = torch.from_numpy(np.ascontiguousarray(yb))[:, None]
         for group in opt.param_groups:
-            group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * min(1.0, (time.time() - t0) / budget))) + 1e-5
+            group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
         logit = model(xt)
         p = torch.sigmoid(logit)
         loss = (torch.nn.functional.binary_cross_entropy_with_logits(logit, yt)
