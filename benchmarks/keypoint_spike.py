@@ -56,6 +56,7 @@ from benchmarks.segmentation_spike import (  # noqa: E402
     cosine_rate,
     located,
     median_ms,
+    training_scenes,
 )
 
 FRAME_SCALE = 1280 / INPUT[0]
@@ -174,26 +175,9 @@ def targets(quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return heat, corners, weight
 
 
-_DECKS: dict[str, Any] = {}
-
-
 def _draw(job: tuple[int, int]) -> tuple[np.ndarray, list[list[np.ndarray]]]:
-    from models.training import designs
-    from models.training.evaluate import HARD, NORMAL
-    from models.training.synth import SceneSpec, make_scene
-
-    seed, count = job
-    if not _DECKS:
-        _DECKS.update(designs.training_decks())
-    names = sorted(_DECKS)
-    rng = np.random.default_rng([seed, 778])
     images, cards = [], []
-    for _ in range(count):
-        spec = NORMAL if rng.random() < 0.5 else HARD
-        if rng.random() < 0.1:
-            spec = SceneSpec(n_cards=0, clutter=4)
-        deck = _DECKS[names[int(rng.integers(len(names)))]]
-        scene = make_scene(rng, deck if spec.n_cards else None, spec)
+    for scene in training_scenes(*job, salt=778):
         images.append(cv2.resize(scene.image, INPUT, interpolation=cv2.INTER_AREA))
         cards.append([np.asarray(q, np.float32).reshape(4, 2) * (INPUT[0] / scene.image.shape[1]) for _, q in scene.cards])
     return np.stack(images), cards

@@ -28,6 +28,7 @@ import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -156,23 +157,28 @@ def card_mask(cards: list[tuple[str, np.ndarray]], scale: float = 0.25) -> np.nd
 _DECKS: dict[str, Any] = {}
 
 
-def _scenes(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def training_scenes(seed: int, count: int, salt: int) -> Iterator[Any]:
+    """``count`` scenes of the training designs from the generator seeded [``seed``, ``salt``]: half realistic, half
+    hard, a tenth with no card on a cluttered table."""
     from models.training import designs
     from models.training.evaluate import HARD, NORMAL
     from models.training.synth import SceneSpec, make_scene
 
-    seed, count = job
     if not _DECKS:
         _DECKS.update(designs.training_decks())
     names = sorted(_DECKS)
-    rng = np.random.default_rng([seed, 777])
-    images, masks = [], []
+    rng = np.random.default_rng([seed, salt])
     for _ in range(count):
         spec = NORMAL if rng.random() < 0.5 else HARD
         if rng.random() < 0.1:
             spec = SceneSpec(n_cards=0, clutter=4)
         deck = _DECKS[names[int(rng.integers(len(names)))]]
-        scene = make_scene(rng, deck if spec.n_cards else None, spec)
+        yield make_scene(rng, deck if spec.n_cards else None, spec)
+
+
+def _scenes(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    images, masks = [], []
+    for scene in training_scenes(*job, salt=777):
         images.append(cv2.resize(scene.image, INPUT, interpolation=cv2.INTER_AREA))
         masks.append(card_mask(scene.cards))
     return np.stack(images), np.stack(masks)
