@@ -54,8 +54,10 @@ from benchmarks.segmentation_spike import (  # noqa: E402
     _session,
     _torch,
     cosine_rate,
-    located,
+    layers,
     median_ms,
+    medians,
+    tally,
     training_scenes,
 )
 
@@ -78,16 +80,7 @@ def _nets(torch: Any) -> dict[str, Any]:
     """``CentreNet``: a separable encoder to 1/16 of the input, decoded back to 1/4 (the grid), with a heatmap head
     (one channel, logits) and a corner head (eight channels: four corners' x, y offsets from the cell's centre)."""
     nn = torch.nn
-
-    def cbr(i: int, o: int, s: int = 1, k: int = 3, g: int = 1, d: int = 1) -> Any:
-        return nn.Sequential(nn.Conv2d(i, o, k, s, d * (k // 2), dilation=d, groups=g, bias=False),
-                             nn.BatchNorm2d(o), nn.ReLU(True))
-
-    def dw(i: int, o: int, s: int = 1, d: int = 1) -> Any:  # depthwise 3x3, then pointwise
-        return nn.Sequential(cbr(i, i, s, 3, i, d), cbr(i, o, 1, 1))
-
-    def up(x: Any, ref: Any) -> Any:
-        return nn.functional.interpolate(x, size=ref.shape[2:], mode="bilinear", align_corners=False)
+    cbr, dw, up = layers(torch)
 
     class CentreNet(nn.Module):  # type: ignore[misc]
         def __init__(self, c: tuple[int, ...] = (12, 24, 40, 64)) -> None:
@@ -412,7 +405,6 @@ def _evaluation_scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
 
 def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: float,
              refiner_path: Path | None = None, passes: int = 1, support: float = 0.0) -> dict[str, Any]:
-    from models.training.evaluate import matched_outlines
     from vision.rectify import order_corners
     from vision.snapping import snap_to_edges
 
@@ -431,8 +423,7 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
             _export(torch, second, PATCH, PATCH, Path(tmp) / "refine.onnx", any_batch=True)
             refiner = _session(Path(tmp) / "refine.onnx")
     name = session.get_inputs()[0].name
-    counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "found_snapped_twice": 0,
-              "located": 0, "frames": 0}
+    counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
     times: dict[str, list[float]] = {"resize": [], "network": [], "outlines": [], "snap": []}
     for scene in _evaluation_scenes(kind, scenes, seed):
         t0 = time.perf_counter()
@@ -453,18 +444,9 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
         t4 = time.perf_counter()
         for key, dt in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
             times[key].append(1000 * dt)
-        matched = matched_outlines(scene.cards, snapped)
-        counts["frames"] += 1
-        counts["cards"] += len(scene.cards)
-        counts["found"] += sum(i is not None for i in matched_outlines(scene.cards, quads))
-        counts["found_snapped"] += sum(i is not None for i in matched)
-        counts["false_snapped"] += len(snapped) - len({i for i in matched if i is not None})
-        twice = snap_to_edges(scene.image, snapped) if snapped else []  # reaches twice as far from the network's
-        counts["found_snapped_twice"] += sum(i is not None for i in matched_outlines(scene.cards, twice))
-        counts["located"] += sum(located(np.asarray(q), quads) for _, q in scene.cards)
-    return {"kind": kind, "seed": seed, "threshold": threshold, "refiner_passes": passes if refiner else 0, "support": support, **counts,
-            "ms_median": {k: round(float(np.median(v)), 2) for k, v in times.items()},
-            "ms_median_total": round(float(np.median(np.sum(list(times.values()), axis=0))), 2)}
+        tally(counts, scene.cards, quads, snapped)
+    return {"kind": kind, "seed": seed, "threshold": threshold, "refiner_passes": passes if refiner else 0,
+            "support": support, **counts, **medians(times)}
 
 
 def main() -> int:

@@ -53,19 +53,29 @@ def _torch() -> Any:
     return torch
 
 
+def layers(torch: Any) -> tuple[Any, Any, Any]:
+    """The spikes' building blocks: ``cbr`` (a convolution, batch norm and ReLU; ``d``: dilation), ``dw`` (a
+    depthwise 3x3, then a pointwise ``cbr``) and ``up`` (bilinear resize of ``x`` to ``ref``'s size)."""
+    nn = torch.nn
+
+    def cbr(i: int, o: int, s: int = 1, k: int = 3, g: int = 1, d: int = 1) -> Any:
+        return nn.Sequential(nn.Conv2d(i, o, k, s, d * (k // 2), dilation=d, groups=g, bias=False),
+                             nn.BatchNorm2d(o), nn.ReLU(True))
+
+    def dw(i: int, o: int, s: int = 1, d: int = 1) -> Any:
+        return nn.Sequential(cbr(i, i, s, 3, i, d), cbr(i, o, 1, 1))
+
+    def up(x: Any, ref: Any) -> Any:
+        return nn.functional.interpolate(x, size=ref.shape[2:], mode="bilinear", align_corners=False)
+
+    return cbr, dw, up
+
+
 def _nets(torch: Any) -> dict[str, Any]:
     """``SegNet``: a separable U-Net whose mask is at the input's size (``stride`` 1, what ``train`` trains), or at a
     half or a quarter of it (its decoder stopping early)."""
     nn = torch.nn
-
-    def cbr(i: int, o: int, s: int = 1, k: int = 3, g: int = 1) -> Any:
-        return nn.Sequential(nn.Conv2d(i, o, k, s, k // 2, groups=g, bias=False), nn.BatchNorm2d(o), nn.ReLU(True))
-
-    def dw(i: int, o: int, s: int = 1) -> Any:  # depthwise 3x3, then pointwise
-        return nn.Sequential(cbr(i, i, s, 3, i), cbr(i, o, 1, 1))
-
-    def up(x: Any, ref: Any) -> Any:
-        return nn.functional.interpolate(x, size=ref.shape[2:], mode="bilinear", align_corners=False)
+    cbr, dw, up = layers(torch)
 
     class SegNet(nn.Module):  # type: ignore[misc]
         def __init__(self, c: tuple[int, ...] = (12, 16, 32, 48), stride: int = 1) -> None:
@@ -256,7 +266,7 @@ def located(truth: np.ndarray, quads: list[np.ndarray]) -> bool:
 
 def evaluate(model_path: Path, kind: str, scenes: int, seed: int) -> dict[str, Any]:
     from models.training import designs
-    from models.training.evaluate import held_out_scenes, kind_spec, matched_outlines
+    from models.training.evaluate import held_out_scenes, kind_spec
     from vision.snapping import snap_to_edges
 
     torch = _torch()
@@ -282,15 +292,28 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int) -> dict[str, A
         t4 = time.perf_counter()
         for key, dt in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
             times[key].append(1000 * dt)
-        matched = matched_outlines(scene.cards, snapped)
-        counts["frames"] += 1
-        counts["cards"] += len(scene.cards)
-        counts["found"] += sum(i is not None for i in matched_outlines(scene.cards, quads))
-        counts["found_snapped"] += sum(i is not None for i in matched)
-        counts["false_snapped"] += len(snapped) - len({i for i in matched if i is not None})
-        counts["located"] += sum(located(np.asarray(q), quads) for _, q in scene.cards)
-    return {"kind": kind, "seed": seed, **counts,
-            "ms_median": {k: round(float(np.median(v)), 2) for k, v in times.items()},
+        tally(counts, scene.cards, quads, snapped)
+    return {"kind": kind, "seed": seed, **counts, **medians(times)}
+
+
+def tally(counts: dict[str, int], cards: list[tuple[str, np.ndarray]], quads: list[np.ndarray],
+          snapped: list[np.ndarray]) -> None:
+    """Add one frame to ``counts``: its true ``cards``, those the outlines (``quads``) and the snapped outlines find
+    (the recognition benchmark's match), the snapped ones that match no card, and the cards ``located``."""
+    from models.training.evaluate import matched_outlines
+
+    matched = matched_outlines(cards, snapped)
+    counts["frames"] += 1
+    counts["cards"] += len(cards)
+    counts["found"] += sum(i is not None for i in matched_outlines(cards, quads))
+    counts["found_snapped"] += sum(i is not None for i in matched)
+    counts["false_snapped"] += len(snapped) - len({i for i in matched if i is not None})
+    counts["located"] += sum(located(np.asarray(q), quads) for _, q in cards)
+
+
+def medians(times: dict[str, list[float]]) -> dict[str, Any]:
+    """Each step's median ms a frame, and the median of their sum."""
+    return {"ms_median": {k: round(float(np.median(v)), 2) for k, v in times.items()},
             "ms_median_total": round(float(np.median(np.sum(list(times.values()), axis=0))), 2)}
 
 
