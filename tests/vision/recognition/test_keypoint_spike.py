@@ -12,6 +12,7 @@ from benchmarks.keypoint_spike import (
     CORNER_SCALE,
     PATCH,
     clockwise,
+    corner_error,
     on_edges,
     outlines,
     patch_of,
@@ -95,3 +96,12 @@ def test_an_outline_is_kept_only_where_its_sides_lie_on_edges() -> None:
     coin = np.float32([[740, 340], [860, 340], [860, 460], [740, 460]])
     assert [q.tolist() for q in on_edges(frame, [card, coin], 0.6)] == [card.tolist()]
     assert len(on_edges(frame, [card, coin], 0.0)) == 2
+
+
+def test_a_corner_error_is_the_farthest_corner_of_the_nearest_outline_over_the_cards_width() -> None:
+    truth = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])  # 100 px wide
+    assert corner_error(truth, [np.roll(truth, 1, axis=0)]) == 0.0  # any corner order
+    moved = truth + np.float32([[0, 0], [10, 0], [0, 0], [0, 0]])
+    assert abs(corner_error(truth, [truth + 300, moved]) - 0.1) < 1e-6  # the outline nearest the card counts
+    assert corner_error(truth, [truth + 40]) is None  # its centre 0.57 widths off: not located
+    assert corner_error(truth, []) is None
