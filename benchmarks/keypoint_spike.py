@@ -107,11 +107,11 @@ def _nets(torch: Any) -> dict[str, Any]:
         """The second stage: from a ``PATCH``-square patch rectified from a card's rough outline, the card's four
         corners as offsets from where the outline put them (``patch_of``), in units of ``REFINE_SCALE`` px."""
 
-        def __init__(self, c: tuple[int, ...] = (16, 32, 64)) -> None:
+        def __init__(self, c: tuple[int, ...] = (16, 32, 64), outputs: int = 8) -> None:
             super().__init__()
             self.body = nn.Sequential(cbr(3, c[0], 2), dw(c[0], c[1], 2), dw(c[1], c[2], 2), dw(c[2], c[2]),
                                       nn.Conv2d(c[2], 16, 1))
-            self.fc = nn.Linear(16 * (PATCH // 8) ** 2, 8)
+            self.fc = nn.Linear(16 * (PATCH // 8) ** 2, outputs)  # (keypoint_cascade: a ninth, card or not)
 
         def forward(self, x: Any) -> Any:
             return self.fc(self.body(x).flatten(1))
@@ -387,7 +387,7 @@ def on_edges(frame: np.ndarray, quads: list[np.ndarray], support: float) -> list
     return [q for q, keep in zip(quads, kept, strict=True) if keep]
 
 
-def _evaluation_scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
+def evaluation_scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
     """The held-out designs' scenes of ``kind`` as ``models.training.evaluate`` deals them, ``scenes`` a design; or
     for "clutter", as many frames with no card on a cluttered table as its ``clutter_only`` draws them."""
     from dataclasses import replace
@@ -406,6 +406,15 @@ def _evaluation_scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
         yield scene
 
 
+def export_first_stage(torch: Any, model_path: Path, folder: Path) -> Path:
+    """The first stage saved at ``model_path`` (``train``) as ONNX in ``folder``; its path."""
+    saved = torch.load(model_path)
+    model = _nets(torch)["CentreNet"](saved["widths"])
+    model.load_state_dict(saved["state"])
+    _export(torch, model, *INPUT, folder / "kp.onnx")
+    return folder / "kp.onnx"
+
+
 def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: float,
              refiner_path: Path | None = None, passes: int = 1, support: float = 0.0) -> dict[str, Any]:
     from vision.rectify import order_corners
@@ -413,12 +422,8 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
 
     torch = _torch()
     cv2.setNumThreads(1)
-    saved = torch.load(model_path)
-    model = _nets(torch)["CentreNet"](saved["widths"])
-    model.load_state_dict(saved["state"])
     with tempfile.TemporaryDirectory() as tmp:
-        _export(torch, model, *INPUT, Path(tmp) / "kp.onnx")
-        session = _session(Path(tmp) / "kp.onnx")
+        session = _session(export_first_stage(torch, model_path, Path(tmp)))
         refiner = None
         if refiner_path is not None:
             second = _nets(torch)["RefineNet"]()
@@ -429,7 +434,7 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
     counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
     times: dict[str, list[float]] = {"resize": [], "network": [], "outlines": [], "snap": []}
     errors: list[tuple[float, float]] = []  # per located card: the first stage's corner error, the final outline's
-    for scene in _evaluation_scenes(kind, scenes, seed):
+    for scene in evaluation_scenes(kind, scenes, seed):
         t0 = time.perf_counter()
         small = cv2.resize(scene.image, INPUT, interpolation=cv2.INTER_AREA)
         t1 = time.perf_counter()

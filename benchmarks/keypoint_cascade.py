@@ -1,0 +1,328 @@
+"""The keypoint spike's second stage taught on its first stage's own outlines, rectified from the half-size frame, and
+asked whether each holds a card: a spike for issue 5's speed target; nothing in ``vision/`` uses it.
+
+    .venv/bin/python benchmarks/keypoint_cascade.py patches --model /tmp/kp.pt --scenes 3000 --first-seed 400 \
+        --out /tmp/kc_patches.npz
+    .venv/bin/python benchmarks/keypoint_cascade.py train --patches /tmp/kc_patches.npz --minutes 10 --out /tmp/kc.pt
+    .venv/bin/python benchmarks/keypoint_cascade.py evaluate --model /tmp/kp.pt --checker /tmp/kc.pt \
+        --kind realistic|hard|clutter --scenes 10 [--threshold 0.3] [--keep 0.5] [--passes 1]
+
+``keypoint_spike.py``'s refiner learned from true outlines moved at random, on the 320x180 input, and kept every
+outline. Three things differ here:
+
+* **What it learns from** (``patches``): scenes of the training designs (other seeds than the first stage's), run
+  through a trained first stage (``keypoint_spike.py train``); each outline it gives near a card is a lesson in
+  moving it there, each one far from every card a lesson in saying "no card"; one outline a card moved at random
+  (``keypoint_spike.rough``) is added, so that a second pass has something to learn from too.
+* **Where it looks** (``level_patch``): at the frame at half size (640x360, cards 40-150 px wide) where the card
+  is at most twice the patch's square wide, else at the quarter-size input. The spike's patch of a card 80 px wide
+  in the frame was drawn from 20 input pixels.
+* **What it answers**: the four corners' offsets as before, and a ninth number, whether the patch holds a card
+  (a logit). ``evaluate`` keeps outlines over ``--keep`` and, of two on one card, the surer.
+
+Both sizes come from ``pyramid``: halving twice with ``INTER_AREA`` gives the quarter-size input within one level of
+a direct ``INTER_AREA`` to a quarter, at a quarter of its cost (OpenCV has a fast path for halving).
+
+Needs torch (the training extra, models/README.md) and the Debian designs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.keypoint_spike import (  # noqa: E402
+    MARGIN,
+    PATCH,
+    REFINE_SCALE,
+    SQUARE,
+    _nets,
+    clockwise,
+    corner_error,
+    corner_errors,
+    evaluation_scenes,
+    export_first_stage,
+    outlines,
+    patch_of,
+    rough,
+    true_offsets,
+)
+from benchmarks.segmentation_spike import (  # noqa: E402
+    INPUT,
+    _export,
+    _session,
+    _torch,
+    cosine_rate,
+    medians,
+    tally,
+    training_scenes,
+)
+
+HALF = (INPUT[0] * 2, INPUT[1] * 2)
+WIDEST_AT_HALF = 2.0 * (PATCH - 2 * MARGIN)
+"""A card wider than this (half-size pixels) is rectified from the quarter-size input: the patch's square is drawn
+from at most two pixels a patch pixel, so no side is lost between samples."""
+NEAR, FAR = 0.3, 0.5
+"""An outline whose centre lies within ``NEAR`` of a card's width from the card's centre learns to move onto it; one
+``FAR`` or more from every card's, to say "no card"; those between teach nothing (``label``)."""
+
+
+def pyramid(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``frame`` (1280x720) at half size and at the first stage's input size, each halved with ``INTER_AREA``."""
+    half = cv2.resize(frame, HALF, interpolation=cv2.INTER_AREA)
+    return half, cv2.resize(half, INPUT, interpolation=cv2.INTER_AREA)
+
+
+def short_side(quad: np.ndarray) -> float:
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    return min(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[1] - q[2])))
+
+
+def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The refiner's patch for ``quad`` (clockwise, half-size pixels): from ``half``, or from ``quarter`` where the
+    card is wider than ``WIDEST_AT_HALF``; and the homography from half-size pixels to the patch."""
+    if short_side(quad) <= WIDEST_AT_HALF:
+        return patch_of(half, quad)
+    patch, to_patch = patch_of(quarter, quad * (INPUT[0] / HALF[0]))
+    return patch, to_patch @ np.diag([INPUT[0] / HALF[0], INPUT[0] / HALF[0], 1.0])
+
+
+def rough_outlines(session: Any, quarter: np.ndarray, threshold: float) -> list[np.ndarray]:
+    """The first stage's outlines for the input ``quarter``: clockwise, in half-size pixels."""
+    answer = session.run(None, {session.get_inputs()[0].name: (quarter.astype(np.float32) / 255.0 - 0.5)
+                                .transpose(2, 0, 1)[None]})[0]
+    return [clockwise(q * (HALF[0] / 1280)) for q in outlines(answer[0], threshold)]
+
+
+def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], session: Any
+          ) -> tuple[list[np.ndarray], np.ndarray]:
+    """``quads`` (clockwise, half-size pixels) moved where the checker puts their corners, and how likely each holds a
+    card (0-1)."""
+    if not quads:
+        return [], np.zeros(0)
+    made = [level_patch(half, quarter, q) for q in quads]
+    batch = (np.stack([m[0] for m in made]).astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2)
+    answer = session.run(None, {session.get_inputs()[0].name: np.ascontiguousarray(batch)})[0]
+    moved = []
+    for (_, to_patch), row in zip(made, answer, strict=True):
+        corners = (SQUARE + row[:8].reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2)
+        moved.append(cv2.perspectiveTransform(corners, np.linalg.inv(to_patch)).reshape(4, 2).astype(np.float32))
+    return moved, 1 / (1 + np.exp(-answer[:, 8]))
+
+
+def surest(quads: list[np.ndarray], probs: np.ndarray, keep: float) -> list[np.ndarray]:
+    """The outlines over ``keep``, the surer first, each unless its centre lies within ``NEAR`` of a kept one's width
+    from that one's centre (two peaks on one card)."""
+    kept: list[np.ndarray] = []
+    for i in np.argsort(-probs):
+        if probs[i] < keep:
+            break
+        centre = quads[i].mean(axis=0)
+        if all(np.linalg.norm(centre - k.mean(axis=0)) > NEAR * short_side(k) for k in kept):
+            kept.append(quads[i])
+    return kept
+
+
+def label(quad: np.ndarray, truths: list[np.ndarray]) -> int | None:
+    """Which of ``truths`` the outline ``quad`` should move onto (its centre within ``NEAR`` of the card's width from
+    the card's); -1 for none (``FAR`` or more from every card); None in between."""
+    best, index = np.inf, -1
+    for i, t in enumerate(truths):
+        d = float(np.linalg.norm(quad.mean(axis=0) - t.mean(axis=0))) / short_side(t)
+        if d < best:
+            best, index = d, i
+    if best <= NEAR:
+        return index
+    return -1 if best >= FAR else None
+
+
+def _lesson(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray, truth: np.ndarray | None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    patch, to_patch = level_patch(half, quarter, quad)
+    if truth is None:
+        return patch, np.zeros(9, np.float32)
+    return patch, np.append(true_offsets(truth, to_patch), np.float32(1.0))
+
+
+def _mine(job: tuple[int, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
+    seed, count, model, threshold = job
+    cv2.setNumThreads(1)
+    session = _session(Path(model))
+    rng = np.random.default_rng([seed, 780])
+    patches, answers = [], []
+    for scene in training_scenes(seed, count, salt=779):
+        half, quarter = pyramid(scene.image)
+        truths = [clockwise(np.asarray(q, np.float32).reshape(4, 2) * (HALF[0] / scene.image.shape[1]))
+                  for _, q in scene.cards]
+        for quad in rough_outlines(session, quarter, threshold):
+            if (i := label(quad, truths)) is not None:
+                made = _lesson(half, quarter, quad, truths[i] if i >= 0 else None)
+                patches.append(made[0])
+                answers.append(made[1])
+        for truth in truths:
+            made = _lesson(half, quarter, rough(truth, rng), truth)
+            patches.append(made[0])
+            answers.append(made[1])
+        for quad in _strays(truths, rng):
+            if (i := label(quad, truths)) is not None:
+                made = _lesson(half, quarter, quad, truths[i] if i >= 0 else None)
+                patches.append(made[0])
+                answers.append(made[1])
+    return np.stack(patches), np.stack(answers)
+
+
+def _strays(truths: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """Outlines of a card's shape where the first stage might put one by mistake: each card's moved 0.6-1.5 of its
+    width (half on a neighbour, half on the table), and two of a random card's shape anywhere in the frame (on a
+    cluttered table with no card, a card-sized outline of the frame's size)."""
+    out = []
+    for truth in truths:
+        turn = rng.uniform(0, 2 * np.pi)
+        out.append(truth + rng.uniform(0.6, 1.5) * short_side(truth) * np.float32([np.cos(turn), np.sin(turn)]))
+    shapes = truths or [np.float32([[0, 0], [40, 0], [40, 56], [0, 56]]) * rng.uniform(1, 2.5)]
+    for _ in range(2):
+        shape = shapes[int(rng.integers(len(shapes)))]
+        shape = shape - shape.mean(axis=0)
+        out.append(shape + np.float32([rng.uniform(0, HALF[0]), rng.uniform(0, HALF[1])]))
+    return [clockwise(q) for q in out]
+
+
+def mine_patches(model: Path, scenes: int, out: Path, first: int, threshold: float) -> dict[str, Any]:
+    """Lessons for the checker (``_mine``) from ``scenes`` training scenes, 25 a seed from ``first`` on, into ``out``
+    (.npz: patches, answers: eight offsets and card or not)."""
+    t0 = time.time()
+    torch = _torch()
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx = export_first_stage(torch, model, Path(tmp))
+        with Pool(2) as pool:
+            parts = pool.map(_mine, [(seed, 25, str(onnx), threshold)
+                                     for seed in range(first, first + max(1, scenes // 25))])
+    patches = np.concatenate([p[0] for p in parts])
+    answers = np.concatenate([p[1] for p in parts])
+    np.savez(out, patches=patches, answers=answers)
+    return {"patches": len(patches), "cards": int(answers[:, 8].sum()), "no_card": int((answers[:, 8] == 0).sum()),
+            "seconds": round(time.time() - t0, 1), "file": str(out)}
+
+
+def train_checker(paths: list[Path], minutes: float, out: Path) -> dict[str, Any]:
+    """``minutes`` of training (two threads, AdamW, cosine rate from 3e-3, batch 128, colour gain): smooth L1 on the
+    offsets of patches that hold a card, and cross-entropy on card or not."""
+    torch = _torch()
+    loaded = [np.load(p) for p in paths]
+    patches = np.concatenate([d["patches"] for d in loaded])
+    answers = np.concatenate([d["answers"] for d in loaded])
+    torch.set_num_threads(2)
+    model = _nets(torch)["RefineNet"](outputs=9)
+    opt = torch.optim.AdamW(model.parameters(), 3e-3, weight_decay=1e-4)
+    rng = np.random.default_rng(2)
+    t0, steps, batch, budget = time.time(), 0, 128, minutes * 60
+    losses: list[float] = []
+    while time.time() - t0 < budget:
+        idx = rng.integers(0, len(patches), batch)
+        gain = rng.uniform(0.7, 1.3, (batch, 1, 1, 1)) * rng.uniform(0.9, 1.1, (batch, 1, 1, 3))
+        xb = np.clip(patches[idx].astype(np.float32) / 255.0 * gain, 0, 1).astype(np.float32)
+        xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
+        yt = torch.from_numpy(answers[idx])
+        for group in opt.param_groups:
+            group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
+        y = model(xt)
+        card = yt[:, 8]
+        moved = (torch.nn.functional.smooth_l1_loss(y[:, :8], yt[:, :8], beta=0.1, reduction="none").mean(1)
+                 * card).sum() / card.sum().clamp(min=1)
+        loss = moved + torch.nn.functional.binary_cross_entropy_with_logits(y[:, 8], card)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        steps += 1
+        losses.append(loss.item())
+    torch.save({"state": model.state_dict()}, out)
+    return {"patches": len(patches), "steps": steps, "train_s": round(time.time() - t0, 1),
+            "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
+
+
+def evaluate(model: Path, checker: Path, kind: str, scenes: int, seed: int, threshold: float, keep: float,
+             passes: int) -> dict[str, Any]:
+    from vision.rectify import order_corners
+    from vision.snapping import snap_to_edges
+
+    torch = _torch()
+    cv2.setNumThreads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        first = _session(export_first_stage(torch, model, Path(tmp)))
+        second = _nets(torch)["RefineNet"](outputs=9)
+        second.load_state_dict(torch.load(checker)["state"])
+        _export(torch, second, PATCH, PATCH, Path(tmp) / "check.onnx", any_batch=True)
+        checking = _session(Path(tmp) / "check.onnx")
+    counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
+    times: dict[str, list[float]] = {"resize": [], "network": [], "check": [], "snap": []}
+    errors: list[tuple[float, float]] = []
+    to_full = 1280 / HALF[0]
+    for scene in evaluation_scenes(kind, scenes, seed):
+        t0 = time.perf_counter()
+        half, quarter = pyramid(scene.image)
+        t1 = time.perf_counter()
+        quads = rough_outlines(first, quarter, threshold)
+        t2 = time.perf_counter()
+        rough_full = [order_corners(q * to_full) for q in quads]
+        probs = np.zeros(0)
+        for _ in range(passes):
+            quads, probs = check(half, quarter, quads, checking)
+        full = [order_corners(q * to_full) for q in surest(quads, probs, keep)]
+        t3 = time.perf_counter()
+        snapped = snap_to_edges(scene.image, full) if full else []
+        t4 = time.perf_counter()
+        for key, dt in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            times[key].append(1000 * dt)
+        tally(counts, scene.cards, full, snapped)
+        for _, truth in scene.cards:
+            if (rough_error := corner_error(truth, rough_full)) is not None:
+                errors.append((rough_error, corner_error(truth, full) or 1.0))
+    return {"kind": kind, "seed": seed, "threshold": threshold, "keep": keep, "passes": passes, **counts,
+            **medians(times), **corner_errors(errors)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("patches")
+    p.add_argument("--model", type=Path, required=True, help="a trained first stage (keypoint_spike.py train)")
+    p.add_argument("--scenes", type=int, default=3000)
+    p.add_argument("--first-seed", type=int, default=400, help="draw from these seeds on (25 scenes a seed)")
+    p.add_argument("--threshold", type=float, default=0.1, help="the first stage's least peak for an outline")
+    p.add_argument("--out", type=Path, required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--patches", type=Path, nargs="+", required=True)
+    t.add_argument("--minutes", type=float, default=10.0)
+    t.add_argument("--out", type=Path, required=True)
+    e = sub.add_parser("evaluate")
+    e.add_argument("--model", type=Path, required=True)
+    e.add_argument("--checker", type=Path, required=True)
+    e.add_argument("--kind", choices=("realistic", "hard", "clutter"), default="realistic")
+    e.add_argument("--scenes", type=int, default=10, help="scenes a held-out design (clutter: as many frames)")
+    e.add_argument("--seed", type=int, default=2024)
+    e.add_argument("--threshold", type=float, default=0.3, help="the heatmap's least peak for an outline")
+    e.add_argument("--keep", type=float, default=0.5, help="the checker's least card probability for a card")
+    e.add_argument("--passes", type=int, default=1, help="times the checker moves each outline")
+    args = parser.parse_args()
+    if args.command == "patches":
+        print(mine_patches(args.model, args.scenes, args.out, args.first_seed, args.threshold))
+    elif args.command == "train":
+        print(train_checker(args.patches, args.minutes, args.out))
+    else:
+        print(evaluate(args.model, args.checker, args.kind, args.scenes, args.seed, args.threshold, args.keep,
+                       args.passes))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
