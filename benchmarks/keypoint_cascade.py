@@ -52,6 +52,7 @@ from benchmarks.keypoint_spike import (  # noqa: E402
     corner_errors,
     evaluation_scenes,
     export_first_stage,
+    final_error,
     outlines,
     patch_of,
     rough,
@@ -286,7 +287,7 @@ def evaluate(model: Path, checker: Path, kind: str, scenes: int, seed: int, thre
         tally(counts, scene.cards, full, snapped)
         for _, truth in scene.cards:
             if (rough_error := corner_error(truth, rough_full)) is not None:
-                errors.append((rough_error, corner_error(truth, full) or 1.0))
+                errors.append((rough_error, final_error(truth, full)))
     return {"kind": kind, "seed": seed, "threshold": threshold, "keep": keep, "passes": passes, **counts,
             **medians(times), **corner_errors(errors)}
 

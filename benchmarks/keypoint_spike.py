@@ -456,7 +456,7 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
         tally(counts, scene.cards, quads, snapped)
         for _, truth in scene.cards:
             if (rough_error := corner_error(truth, first)) is not None:
-                errors.append((rough_error, corner_error(truth, quads) or 0.0))
+                errors.append((rough_error, final_error(truth, quads)))
     return {"kind": kind, "seed": seed, "threshold": threshold, "refiner_passes": passes if refiner else 0,
             "support": support, **counts, **medians(times), **corner_errors(errors)}
 
@@ -474,6 +474,12 @@ def corner_error(truth: np.ndarray, quads: list[np.ndarray]) -> float | None:
     if np.linalg.norm(q.mean(axis=0) - t.mean(axis=0)) > 0.3 * width:
         return None
     return min(float(np.linalg.norm(np.roll(q, k, axis=0) - t, axis=1).max()) / width for k in range(4))
+
+
+def final_error(truth: np.ndarray, quads: list[np.ndarray]) -> float:
+    """``corner_error``, or 1.0 (a card's width off) where no outline is left near the card."""
+    error = corner_error(truth, quads)
+    return 1.0 if error is None else error
 
 
 def corner_errors(errors: list[tuple[float, float]]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from benchmarks.keypoint_spike import (
     PATCH,
     clockwise,
     corner_error,
+    final_error,
     on_edges,
     outlines,
     patch_of,
@@ -105,3 +106,5 @@ def test_a_corner_error_is_the_farthest_corner_of_the_nearest_outline_over_the_c
     assert abs(corner_error(truth, [truth + 300, moved]) - 0.1) < 1e-6  # the outline nearest the card counts
     assert corner_error(truth, [truth + 40]) is None  # its centre 0.57 widths off: not located
     assert corner_error(truth, []) is None
+    assert final_error(truth, [truth + 40]) == 1.0  # lost: a card's width off
+    assert final_error(truth, [np.roll(truth, 1, axis=0)]) == 0.0  # found exactly: not taken for lost
