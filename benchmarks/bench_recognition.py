@@ -56,16 +56,25 @@ from vision.detect import detect_cards  # noqa: E402
 from vision.detector_settings import detector_config  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 
+SPEED_SEED = 99 + 3
+"""The seed of the speed frames at the default ``--seed``."""
 
-def timing(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = False) -> dict[str, float]:
-    """Per-frame cost on ``frames`` scenes of 12 cards; ``calibrated``: each detection is given the scene's table
-    plane (as the table watcher gives the mat's), so it detects once, without estimating a plane."""
+
+def speed_scenes(frames: int, seed: int = SPEED_SEED) -> list[Scene]:
+    """The speed part's frames: 1280x720 scenes of 12 of the project's own drawn cards each, 90-150 px wide."""
     rng = np.random.default_rng(seed)
     scenes: list[Scene] = []
     while len(scenes) < frames:
         scene = make_scene(rng, faces_deck(len(scenes) % 8), replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
         if len(scene.cards) == 12:
             scenes.append(scene)
+    return scenes
+
+
+def timing(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = False) -> dict[str, float]:
+    """Per-frame cost on ``frames`` scenes of 12 cards; ``calibrated``: each detection is given the scene's table
+    plane (as the table watcher gives the mat's), so it detects once, without estimating a plane."""
+    scenes = speed_scenes(frames, seed)
     det_wall, det_cpu, cls_wall, cls_cpu, total_wall, per_card, cards = [], [], [], [], [], [], []
     for scene in scenes * 2:  # first pass warms caches; keep the second
         w0, c0 = time.perf_counter(), time.process_time()
@@ -111,7 +120,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design and kind")
     ap.add_argument("--timing-frames", type=int, default=60)
-    ap.add_argument("--seed", type=int, default=99)
+    ap.add_argument("--seed", type=int, default=SPEED_SEED - 3)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--speed-only", action="store_true", help="skip the accuracy part (quick timing runs)")
     ap.add_argument("--calibrated", action="store_true", help="give the recogniser each scene's table plane (accuracy and speed)")

@@ -34,7 +34,7 @@ import tempfile
 import time
 from multiprocessing import Pool
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -98,11 +98,17 @@ def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray) -> tupl
     return patch, to_patch @ np.diag([INPUT[0] / HALF[0], INPUT[0] / HALF[0], 1.0])
 
 
-def rough_outlines(session: Any, quarter: np.ndarray, threshold: float) -> list[np.ndarray]:
-    """The first stage's outlines for the input ``quarter``: clockwise, in half-size pixels."""
-    answer = session.run(None, {session.get_inputs()[0].name: (quarter.astype(np.float32) / 255.0 - 0.5)
-                                .transpose(2, 0, 1)[None]})[0]
-    return [clockwise(q * (HALF[0] / 1280)) for q in outlines(answer[0], threshold)]
+def first_answer(session: Any, quarter: np.ndarray) -> np.ndarray:
+    """The first stage's answer (9, H, W: heatmap logits, corner offsets) for the input ``quarter``."""
+    feed = (quarter.astype(np.float32) / 255.0 - 0.5).transpose(2, 0, 1)[None]
+    out: np.ndarray = session.run(None, {session.get_inputs()[0].name: feed})[0][0]
+    return out
+
+
+def rough_outlines(answer: np.ndarray, threshold: float) -> list[np.ndarray]:
+    """The outlines of ``answer``'s peaks over ``threshold`` (``keypoint_spike.outlines``): clockwise, in half-size
+    pixels."""
+    return [clockwise(q * (HALF[0] / 1280)) for q in outlines(answer, threshold)]
 
 
 def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], session: Any
@@ -165,7 +171,7 @@ def _mine(job: tuple[int, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
         half, quarter = pyramid(scene.image)
         truths = [clockwise(np.asarray(q, np.float32).reshape(4, 2) * (HALF[0] / scene.image.shape[1]))
                   for _, q in scene.cards]
-        for quad in rough_outlines(session, quarter, threshold):
+        for quad in rough_outlines(first_answer(session, quarter), threshold):
             if (i := label(quad, truths)) is not None:
                 made = _lesson(half, quarter, quad, truths[i] if i >= 0 else None)
                 patches.append(made[0])
@@ -251,45 +257,77 @@ def train_checker(paths: list[Path], minutes: float, out: Path) -> dict[str, Any
             "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
 
 
-def evaluate(model: Path, checker: Path, kind: str, scenes: int, seed: int, threshold: float, keep: float,
-             passes: int) -> dict[str, Any]:
-    from vision.rectify import order_corners
-    from vision.snapping import snap_to_edges
+class Detection(NamedTuple):
+    """What ``Cascade.detect`` gives for one frame (full-resolution pixels, in the detector's corner order)."""
 
-    torch = _torch()
-    cv2.setNumThreads(1)
-    with tempfile.TemporaryDirectory() as tmp:
-        first = _session(export_first_stage(torch, model, Path(tmp)))
-        second = _nets(torch)["RefineNet"](outputs=9)
-        second.load_state_dict(torch.load(checker)["state"])
-        _export(torch, second, PATCH, PATCH, Path(tmp) / "check.onnx", any_batch=True)
-        checking = _session(Path(tmp) / "check.onnx")
-    counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
-    times: dict[str, list[float]] = {"resize": [], "network": [], "check": [], "snap": []}
-    errors: list[tuple[float, float]] = []
-    to_full = 1280 / HALF[0]
-    for scene in evaluation_scenes(kind, scenes, seed):
+    rough: list[np.ndarray]
+    """The first stage's outlines over the cascade's threshold."""
+    kept: list[np.ndarray]
+    """Those the checker moved and kept."""
+    snapped: list[np.ndarray]
+    """The kept ones with their sides snapped to the frame's edges: the detection."""
+    doubtful: list[np.ndarray]
+    """The first stage's outlines over ``doubt`` (and under the threshold, or not kept) whose centre lies on no kept
+    outline: where a card may lie that the cascade did not give."""
+    ms: list[float]
+    """Each step's ms: resize, network, check, snap."""
+
+
+class Cascade:
+    """The first stage and the checker as onnxruntime sessions (one thread each), and the spike's whole detection."""
+
+    def __init__(self, model: Path, checker: Path, threshold: float = 0.3, keep: float = 0.5, passes: int = 1,
+                 doubt: float = 0.1) -> None:
+        torch = _torch()
+        cv2.setNumThreads(1)
+        with tempfile.TemporaryDirectory() as tmp:
+            self.first = _session(export_first_stage(torch, model, Path(tmp)))
+            second = _nets(torch)["RefineNet"](outputs=9)
+            second.load_state_dict(torch.load(checker)["state"])
+            _export(torch, second, PATCH, PATCH, Path(tmp) / "check.onnx", any_batch=True)
+            self.checking = _session(Path(tmp) / "check.onnx")
+        self.threshold, self.keep, self.passes, self.doubt = threshold, keep, passes, doubt
+
+    def detect(self, frame: np.ndarray) -> Detection:
+        from vision.rectify import order_corners
+        from vision.snapping import snap_to_edges
+
+        to_full = frame.shape[1] / HALF[0]
         t0 = time.perf_counter()
-        half, quarter = pyramid(scene.image)
+        half, quarter = pyramid(frame)
         t1 = time.perf_counter()
-        quads = rough_outlines(first, quarter, threshold)
+        answer = first_answer(self.first, quarter)
+        quads = rough_outlines(answer, self.threshold)
         t2 = time.perf_counter()
         rough_full = [order_corners(q * to_full) for q in quads]
         probs = np.zeros(0)
-        for _ in range(passes):
-            quads, probs = check(half, quarter, quads, checking)
-        full = [order_corners(q * to_full) for q in surest(quads, probs, keep)]
+        for _ in range(self.passes):
+            quads, probs = check(half, quarter, quads, self.checking)
+        kept = surest(quads, probs, self.keep)
+        full = [order_corners(q * to_full) for q in kept]
+        doubtful = [order_corners(q * to_full) for q in rough_outlines(answer, min(self.doubt, self.threshold))
+                    if all(np.linalg.norm(q.mean(axis=0) - k.mean(axis=0)) > NEAR * short_side(k) for k in kept)]
         t3 = time.perf_counter()
-        snapped = snap_to_edges(scene.image, full) if full else []
+        snapped = snap_to_edges(frame, full) if full else []
         t4 = time.perf_counter()
-        for key, dt in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
-            times[key].append(1000 * dt)
-        tally(counts, scene.cards, full, snapped)
+        return Detection(rough_full, full, snapped, doubtful,
+                         [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))])
+
+
+def evaluate(cascade: Cascade, kind: str, scenes: int, seed: int) -> dict[str, Any]:
+    counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
+    times: dict[str, list[float]] = {"resize": [], "network": [], "check": [], "snap": []}
+    errors: list[tuple[float, float]] = []
+    for scene in evaluation_scenes(kind, scenes, seed):
+        found = cascade.detect(scene.image)
+        for key, dt in zip(times, found.ms, strict=True):
+            times[key].append(dt)
+        tally(counts, scene.cards, found.kept, found.snapped)
         for _, truth in scene.cards:
-            if (rough_error := corner_error(truth, rough_full)) is not None:
-                errors.append((rough_error, final_error(truth, full)))
-    return {"kind": kind, "seed": seed, "threshold": threshold, "keep": keep, "passes": passes, **counts,
-            **medians(times), **corner_errors(errors)}
+            if (rough_error := corner_error(truth, found.rough)) is not None:
+                errors.append((rough_error, final_error(truth, found.kept)))
+    return {"kind": kind, "seed": seed, "threshold": cascade.threshold, "keep": cascade.keep,
+            "passes": cascade.passes, **counts, **medians(times), **corner_errors(errors)}
 
 
 def main() -> int:
@@ -320,8 +358,8 @@ def main() -> int:
     elif args.command == "train":
         print(train_checker(args.patches, args.minutes, args.out))
     else:
-        print(evaluate(args.model, args.checker, args.kind, args.scenes, args.seed, args.threshold, args.keep,
-                       args.passes))
+        cascade = Cascade(args.model, args.checker, args.threshold, args.keep, args.passes)
+        print(evaluate(cascade, args.kind, args.scenes, args.seed))
     return 0
 
 

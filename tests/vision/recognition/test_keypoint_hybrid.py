@@ -1,0 +1,64 @@
+"""benchmarks/keypoint_hybrid.py: a frame is handed on to the shipped detector exactly when a cheap cue doubts the
+learned outlines, and only the parts of it around the doubt are detected again."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from benchmarks.keypoint_cascade import Detection
+from benchmarks.keypoint_hybrid import doubtful_regions, explained, in_regions
+
+
+def _card(x: float, y: float, w: float = 100, h: float = 140) -> np.ndarray:
+    return np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+
+
+def _frame(cards: list[np.ndarray]) -> np.ndarray:
+    frame = np.full((720, 1280, 3), (40, 90, 30), np.uint8)  # green felt
+    for quad in cards:
+        cv2.fillConvexPoly(frame, np.round(quad).astype(np.int32), (235, 235, 235))
+    return frame
+
+
+def _found(snapped: list[np.ndarray], doubtful: list[np.ndarray] = ()) -> Detection:
+    return Detection(list(snapped), list(snapped), list(snapped), list(doubtful), [0.0] * 4)
+
+
+def test_outlines_on_their_cards_explain_a_frame_and_one_off_its_card_or_a_doubtful_peak_does_not() -> None:
+    cards = [_card(200, 200), _card(500, 300)]
+    frame = _frame(cards)
+    assert explained(frame, _found(cards), support=0.95)
+    assert explained(frame, _found([]), support=0.95) is True  # no outline, no doubt: an empty table
+    off = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # its right side 30 px out on the felt
+    assert not explained(frame, _found([cards[0], off]), support=0.95)
+    assert not explained(frame, _found(cards, doubtful=[_card(900, 300)]), support=0.95)
+
+
+def test_paper_outside_the_outlines_hands_a_frame_on_only_when_asked() -> None:
+    cards = [_card(200, 200), _card(500, 300)]
+    frame = _frame(cards)
+    assert explained(frame, _found(cards[:1]), support=0.95)  # the second card has no outline, no peak either
+    assert not explained(frame, _found(cards[:1]), support=0.95, paper=True)
+
+
+def test_regions_grow_around_each_outline_stay_in_the_frame_and_merge_where_they_overlap() -> None:
+    shape = (720, 1280, 3)
+    alone = doubtful_regions(shape, [_card(500, 300)], grow=0.5)  # 140 px high: 70 px on every side
+    assert alone == [(430, 230, 671, 511)]
+    assert doubtful_regions(shape, [_card(10, 600)], grow=0.5) == [(0, 530, 181, 720)]  # clipped
+    two = doubtful_regions(shape, [_card(500, 300), _card(650, 300), _card(1100, 20)], grow=0.5)
+    assert sorted(two) == [(430, 230, 821, 511), (1030, 0, 1271, 231)]
+    assert doubtful_regions(shape, []) == []
+
+
+def test_only_the_doubtful_parts_are_detected_again_and_good_outlines_are_kept() -> None:
+    cards = [_card(200, 200), _card(700, 300)]
+    frame = _frame(cards)
+    off = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])
+    out = in_regions(frame, _found([cards[0], off]), support=0.95)
+    assert len(out) == 2
+    assert np.abs(out[0] - cards[0]).max() == 0  # the supported outline as it was
+    assert np.abs(np.sort(out[1], axis=0) - np.sort(cards[1], axis=0)).max() < 4  # the card found again
+    # a doubtful peak where there is no card adds nothing
+    assert len(in_regions(frame, _found(cards, doubtful=[_card(1000, 100)]), support=0.95)) == 2
