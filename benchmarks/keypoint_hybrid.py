@@ -1,19 +1,24 @@
-"""The learned detector first, the shipped one only on frames it leaves unexplained: what that would find and cost.
-A spike for issue 5's speed target; nothing in ``vision/`` uses it.
+"""The learned detector first, the shipped one only where it leaves a doubt: what that would find and cost. A spike
+for issue 5's speed target; nothing in ``vision/`` uses it.
 
     .venv/bin/python benchmarks/keypoint_hybrid.py --model /tmp/kp.pt --checker /tmp/kc.pt \
-        --kind realistic|hard|clutter --scenes 10 [--support 0.6]
+        --kind realistic|hard|clutter|speed --scenes 10 [--regions] [--support 0.95] [--doubt 0.2] \
+        [--verifier /tmp/kv.pt --trust 0.5] [--paper]
 
-Each frame is detected by ``keypoint_cascade.Cascade`` (the learned outlines, snapped), then judged by ``explained``
-with cheap cues: no peak of the first stage over ``--doubt`` may lie off the outlines kept, every outline's weakest
-side must lie on the shipped detector's edge map for ``--support`` of its length, and (``--paper``) no card's area of
-paper (the Otsu mask of the darkest channel, as the detector's) may lie outside the outlines. A frame that fails goes to ``vision.detect.detect_cards`` (image mode, the shipped
-defaults) and takes its outlines instead. Every frame is also detected by the shipped detector alone, so the
-figures compare the learned outlines, the shipped ones and the hybrid on the same frames: cards found and false
-outlines (``segmentation_spike.tally``), the share of frames handed on, and ms a frame (mean, median, 90th
-percentile; one thread). The hybrid's time is the learned detection, the judgement and, where handed on, the whole
-shipped detection; a real one would share the edge map and the paper mask with it, so the figure is an upper
-bound.
+Each frame is detected by ``keypoint_cascade.Cascade`` (the learned outlines, snapped), then judged with cheap cues
+(``Judge``). A frame is in doubt where a peak of the first stage over ``--doubt`` lies off the outlines kept, or an
+outline is poor: its weakest side off the shipped detector's edge map for more than 1 - ``--support`` of its length,
+or (``--verifier``) the verifier's trust in it under ``--trust``; with ``--paper``, also where a card's area of paper
+(the Otsu mask of the darkest channel, as the detector's) lies outside the outlines. A frame in doubt is detected by
+``vision.detect.detect_cards`` (image mode, the shipped defaults) and takes its outlines, or with ``--regions`` only
+its doubtful parts are (``in_regions``: ``detect_in_region`` around each doubtful peak and poor outline).
+
+Every frame is also detected by the shipped detector alone, so the figures compare the learned outlines, the shipped
+ones and the hybrid on the same frames: cards found and false outlines (``segmentation_spike.tally``), the frames
+handed on (and for which reason), and ms a frame (mean, median, 90th percentile; one thread). The hybrid's time is
+the learned detection, the judgement and, where in doubt, the shipped detection; a real one would share the
+half-size frame and the edge map between them, so the figure is an upper bound. ``--kind speed``: the recognition
+benchmark's speed frames (12 of the project's drawn cards each).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import argparse
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,38 +38,42 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.keypoint_cascade import NEAR, Cascade, Detection, short_side  # noqa: E402
 from benchmarks.keypoint_spike import evaluation_scenes  # noqa: E402
+from benchmarks.keypoint_verifier import Verifier  # noqa: E402
 from benchmarks.segmentation_spike import tally  # noqa: E402
 from vision.detect import Region  # noqa: E402
 
 
-def supported(frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
-    """(Q,) for each full-resolution outline, the share of its weakest side on the shipped detector's edge map
-    (``vision.detect.outline_support``: an edge pixel within 2 px at its scale)."""
-    from vision.detect import outline_support
+@dataclass(frozen=True)
+class Judge:
+    """What makes an outline of the cascade poor: a side off the shipped detector's edge map (``support``: the least
+    share of its weakest side within 2 px of an edge at the detector's scale, ``vision.detect.outline_support``), or
+    (with a ``verifier``, ``keypoint_verifier.py``) its trust under ``trust``. With ``paper``, a frame with a card's
+    area of paper outside the outlines (``vision.frame_cues.paper_left`` on the Otsu mask of the darkest channel, as
+    the shipped detector's) is not explained either."""
 
-    return outline_support(frame, quads)
+    support: float
+    paper: bool = False
+    verifier: Verifier | None = None
+    trust: float = 0.5
 
+    def poor(self, frame: np.ndarray, found: Detection) -> tuple[np.ndarray, np.ndarray]:
+        """(Q,) for each snapped outline of ``found``: is it poor for a side off edges, and is it for the verifier?"""
+        from vision.detect import outline_support
 
-def sides_on_edges(frame: np.ndarray, found: Detection, support: float) -> bool:
-    """Does every one of the cascade's outlines have its weakest side on edges for ``support`` of its length?"""
-    return not found.snapped or bool(supported(frame, found.snapped).min() >= support)
+        if not found.snapped:
+            return np.zeros(0, bool), np.zeros(0, bool)
+        off_edges = outline_support(frame, found.snapped) < self.support
+        doubted = np.zeros(len(found.snapped), bool) if self.verifier is None else \
+            self.verifier.trust(frame, found.snapped) < self.trust
+        return off_edges, doubted
 
+    def paper_left(self, frame: np.ndarray, found: Detection) -> bool:
+        from vision.detector_config import DEFAULT_CONFIG as config
+        from vision.frame_cues import at_detection_scale, min_card_area, paper_left
 
-def explained(frame: np.ndarray, found: Detection, support: float, paper: bool = False) -> bool:
-    """Are the cascade's outlines (``found``) all of ``frame``'s cards, as far as cheap cues tell? No doubtful peak
-    (``Detection.doubtful``) off them, each one's weakest side on the shipped detector's edge map for ``support`` of
-    its length (``supported``), and (``paper``) no card's area of paper outside them (``vision.frame_cues.paper_left``
-    on the Otsu mask of the darkest channel, as the shipped detector's)."""
-    from vision.detector_config import DEFAULT_CONFIG as config
-    from vision.frame_cues import at_detection_scale, min_card_area, paper_left
-
-    if found.doubtful or not sides_on_edges(frame, found, support):
-        return False
-    if not paper:
-        return True
-    _, _, least = at_detection_scale(frame, config)
-    _, mask = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    return not paper_left(mask, [(q + 0.5) * config.scale - 0.5 for q in found.snapped], min_card_area(config))
+        _, _, least = at_detection_scale(frame, config)
+        _, mask = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        return paper_left(mask, [(q + 0.5) * config.scale - 0.5 for q in found.snapped], min_card_area(config))
 
 
 def doubtful_regions(shape: tuple[int, ...], quads: list[np.ndarray], grow: float = 0.6) -> list[Region]:
@@ -93,17 +103,16 @@ def doubtful_regions(shape: tuple[int, ...], quads: list[np.ndarray], grow: floa
     return [(b[0], b[1], b[2], b[3]) for b in boxes if b[2] > b[0] and b[3] > b[1]]
 
 
-def in_regions(frame: np.ndarray, found: Detection, support: float) -> list[np.ndarray]:
-    """The cascade's well-supported outlines, and the shipped detector's (``detect_in_region``, the supported ones as
-    the deck) in the ``doubtful_regions`` of its doubtful peaks and its poorly supported outlines, where no supported
+def in_regions(frame: np.ndarray, found: Detection, poor: np.ndarray) -> list[np.ndarray]:
+    """The cascade's outlines that are not ``poor``, and the shipped detector's (``detect_in_region``, the good
+    outlines as the deck) in the ``doubtful_regions`` of its doubtful peaks and its poor outlines, where no good
     outline already lies."""
     from vision.detect import detect_in_region
 
-    scores = supported(frame, found.snapped) if found.snapped else np.zeros(0)
-    good = [q for q, v in zip(found.snapped, scores, strict=True) if v >= support]
-    poor = [q for q, v in zip(found.snapped, scores, strict=True) if v < support]
+    good = [q for q, bad in zip(found.snapped, poor, strict=True) if not bad]
     out = list(good)
-    for region in doubtful_regions(frame.shape, poor + found.doubtful):
+    doubted = [q for q, bad in zip(found.snapped, poor, strict=True) if bad] + found.doubtful
+    for region in doubtful_regions(frame.shape, doubted):
         for quad in detect_in_region(frame, region, deck=good):
             if all(np.linalg.norm(quad.mean(axis=0) - g.mean(axis=0)) > NEAR * short_side(g) for g in good):
                 out.append(quad)
@@ -121,39 +130,44 @@ def _scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
     yield from speed_scenes(scenes)
 
 
-def evaluate(cascade: Cascade, kind: str, scenes: int, seed: int, support: float, paper: bool = False,
-             regions: bool = False) -> dict[str, Any]:
+def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, regions: bool = False
+             ) -> dict[str, Any]:
     from vision.detect import detect_cards
 
     blank = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
     counts = {"learned": dict(blank), "shipped": dict(blank), "hybrid": dict(blank)}
     times: dict[str, list[float]] = {"learned": [], "shipped": [], "hybrid": []}
-    handed_on = doubtful = off_edges = 0  # frames handed on; with a doubtful peak; with a side off edges
+    why = {"doubtful_peak": 0, "off_edges": 0, "verifier": 0, "paper": 0}  # frames handed on for each reason
+    handed_on = 0
     for scene in _scenes(kind, scenes, seed):
         found = cascade.detect(scene.image)
         t0 = time.perf_counter()
-        ok = explained(scene.image, found, support, paper)
+        off_edges, doubted = judge.poor(scene.image, found)
+        reasons = {"doubtful_peak": bool(found.doubtful), "off_edges": bool(off_edges.any()),
+                   "verifier": bool(doubted.any())}
+        if judge.paper and not any(reasons.values()):
+            reasons["paper"] = judge.paper_left(scene.image, found)
         t1 = time.perf_counter()
         shipped = detect_cards(scene.image)
         t2 = time.perf_counter()
-        if ok:
+        if not any(reasons.values()):
             hybrid, hand_on_ms = found.snapped, 0.0
         elif regions:
-            hybrid = in_regions(scene.image, found, support)
+            hybrid = in_regions(scene.image, found, off_edges | doubted)
             hand_on_ms = 1000 * (time.perf_counter() - t2)
         else:
             hybrid, hand_on_ms = shipped, 1000 * (t2 - t1)
-        handed_on += not ok
-        doubtful += bool(found.doubtful)
-        off_edges += not sides_on_edges(scene.image, found, support)
+        handed_on += any(reasons.values())
+        for reason, held in reasons.items():
+            why[reason] += held
         times["learned"].append(sum(found.ms))
         times["shipped"].append(1000 * (t2 - t1))
         times["hybrid"].append(sum(found.ms) + 1000 * (t1 - t0) + hand_on_ms)
         for name, quads in (("learned", found.snapped), ("shipped", shipped), ("hybrid", hybrid)):
             tally(counts[name], scene.cards, quads, quads)
-    frames = counts["hybrid"]["frames"]
-    return {"kind": kind, "seed": seed, "support": support, "paper": paper, "regions": regions, "doubt": cascade.doubt, "frames": frames, "handed_on": handed_on,
-            "doubtful": doubtful, "off_edges": off_edges,
+    return {"kind": kind, "seed": seed, "support": judge.support, "trust": judge.trust if judge.verifier else None,
+            "paper": judge.paper, "regions": regions, "doubt": cascade.doubt, "frames": counts["hybrid"]["frames"],
+            "handed_on": handed_on, "handed_on_for": why,
             **{name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
                for name, c in counts.items()},
             "ms_mean_median_p90": {name: [round(float(np.mean(t)), 2), round(float(np.median(t)), 2),
@@ -168,14 +182,17 @@ def main() -> int:
     parser.add_argument("--scenes", type=int, default=10,
                         help="scenes a held-out design (clutter: as many frames; speed: frames)")
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--support", type=float, default=0.8, help="the least share of each side on edges")
-    parser.add_argument("--doubt", type=float, default=0.1, help="the least peak that makes a frame doubtful")
+    parser.add_argument("--support", type=float, default=0.95, help="the least share of each side on edges")
+    parser.add_argument("--doubt", type=float, default=0.2, help="the least peak that makes a frame doubtful")
+    parser.add_argument("--verifier", type=Path, help="a trained verifier (keypoint_verifier.py train)")
+    parser.add_argument("--trust", type=float, default=0.5, help="the verifier's least trust in a good outline")
     parser.add_argument("--paper", action="store_true", help="hand on frames with paper outside the outlines too")
     parser.add_argument("--regions", action="store_true",
                         help="detect again only around doubtful peaks and poorly supported outlines (in_regions)")
     args = parser.parse_args()
     cascade = Cascade(args.model, args.checker, doubt=args.doubt)
-    print(evaluate(cascade, args.kind, args.scenes, args.seed, args.support, args.paper, args.regions))
+    judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust)
+    print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions))
     return 0
 
 

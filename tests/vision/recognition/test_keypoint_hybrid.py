@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from benchmarks.keypoint_cascade import Detection
-from benchmarks.keypoint_hybrid import doubtful_regions, explained, in_regions
+from benchmarks.keypoint_hybrid import Judge, doubtful_regions, in_regions
 
 
 def _card(x: float, y: float, w: float = 100, h: float = 140) -> np.ndarray:
@@ -25,21 +25,39 @@ def _found(snapped: list[np.ndarray], doubtful: list[np.ndarray] = ()) -> Detect
     return Detection(list(snapped), list(snapped), list(snapped), list(doubtful), [0.0] * 4)
 
 
-def test_outlines_on_their_cards_explain_a_frame_and_one_off_its_card_or_a_doubtful_peak_does_not() -> None:
+def test_an_outline_off_its_card_is_poor_and_one_on_it_is_not() -> None:
     cards = [_card(200, 200), _card(500, 300)]
     frame = _frame(cards)
-    assert explained(frame, _found(cards), support=0.95)
-    assert explained(frame, _found([]), support=0.95) is True  # no outline, no doubt: an empty table
     off = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # its right side 30 px out on the felt
-    assert not explained(frame, _found([cards[0], off]), support=0.95)
-    assert not explained(frame, _found(cards, doubtful=[_card(900, 300)]), support=0.95)
+    off_edges, doubted = Judge(0.95).poor(frame, _found([cards[0], off]))
+    assert off_edges.tolist() == [False, True]
+    assert doubted.tolist() == [False, False]  # no verifier: nothing doubted
+    assert [len(a) for a in Judge(0.95).poor(frame, _found([]))] == [0, 0]
 
 
-def test_paper_outside_the_outlines_hands_a_frame_on_only_when_asked() -> None:
+class _Distrust:
+    """A verifier that trusts each outline as told."""
+
+    def __init__(self, trust: list[float]) -> None:
+        self.values = np.array(trust)
+
+    def trust(self, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        assert len(quads) == len(self.values)
+        return self.values
+
+
+def test_the_verifier_makes_an_outline_poor_below_the_least_trust() -> None:
+    cards = [_card(200, 200), _card(500, 300)]
+    judge = Judge(0.95, verifier=_Distrust([0.9, 0.3]), trust=0.5)  # type: ignore[arg-type]
+    off_edges, doubted = judge.poor(_frame(cards), _found(cards))
+    assert off_edges.tolist() == [False, False] and doubted.tolist() == [False, True]
+
+
+def test_paper_outside_the_outlines_is_seen() -> None:
     cards = [_card(200, 200), _card(500, 300)]
     frame = _frame(cards)
-    assert explained(frame, _found(cards[:1]), support=0.95)  # the second card has no outline, no peak either
-    assert not explained(frame, _found(cards[:1]), support=0.95, paper=True)
+    assert Judge(0.95).paper_left(frame, _found(cards[:1]))  # the second card has no outline
+    assert not Judge(0.95).paper_left(frame, _found(cards))
 
 
 def test_regions_grow_around_each_outline_stay_in_the_frame_and_merge_where_they_overlap() -> None:
@@ -56,9 +74,9 @@ def test_only_the_doubtful_parts_are_detected_again_and_good_outlines_are_kept()
     cards = [_card(200, 200), _card(700, 300)]
     frame = _frame(cards)
     off = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])
-    out = in_regions(frame, _found([cards[0], off]), support=0.95)
+    out = in_regions(frame, _found([cards[0], off]), np.array([False, True]))
     assert len(out) == 2
     assert np.abs(out[0] - cards[0]).max() == 0  # the supported outline as it was
     assert np.abs(np.sort(out[1], axis=0) - np.sort(cards[1], axis=0)).max() < 4  # the card found again
     # a doubtful peak where there is no card adds nothing
-    assert len(in_regions(frame, _found(cards, doubtful=[_card(1000, 100)]), support=0.95)) == 2
+    assert len(in_regions(frame, _found(cards, doubtful=[_card(1000, 100)]), np.array([False, False]))) == 2

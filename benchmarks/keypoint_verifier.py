@@ -1,0 +1,189 @@
+"""A third small network for the keypoint cascade: is a final (snapped) outline on its card, or off it? A spike for
+issue 5's speed target; nothing in ``vision/`` uses it.
+
+    .venv/bin/python benchmarks/keypoint_verifier.py patches --model /tmp/kp.pt --checker /tmp/kc.pt --scenes 2000 \
+        --first-seed 600 --out /tmp/kv_patches.npz
+    .venv/bin/python benchmarks/keypoint_verifier.py train --patches /tmp/kv_patches.npz --minutes 8 --out /tmp/kv.pt
+
+``keypoint_hybrid.py`` hands a frame's doubtful parts to the shipped detector where a side of an outline lies off
+the edge map; on hard frames most outlines that are off their card (12-28% of its width) have every side on
+edges all the same: one side on a chip's or a neighbour's edge, or all four on a court figure's frame. This network
+(``keypoint_spike``'s ``RefineNet`` with one output) looks at the patch an outline rectifies (``level_patch``) and
+answers how likely the outline is on its card.
+
+* **Lessons** (``patches``): scenes of the training designs (seeds the first stage and the checker did not learn
+  from) through the cascade (``keypoint_cascade.Cascade``); each snapped outline within ``GOOD`` of its card's width
+  (``corner_error``) is "on", each ``BAD`` or more off (or on no card) is "off", those between teach nothing. Too
+  few are off, so each card adds one outline moved a little (on) and one spoiled as the cascade spoils them
+  (``spoil``: a corner or a side moved out or in, or the whole outline scaled; off).
+* **Training** (``train``): cross-entropy, AdamW, cosine rate, colour gain, two threads.
+
+Needs torch (the training extra, models/README.md) and the Debian designs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.keypoint_cascade import HALF, Cascade, level_patch, pyramid, short_side  # noqa: E402
+from benchmarks.keypoint_spike import PATCH, _nets, clockwise, corner_error  # noqa: E402
+from benchmarks.segmentation_spike import _export, _session, _torch, cosine_rate, training_scenes  # noqa: E402
+
+GOOD, BAD = 0.06, 0.12
+"""An outline whose farthest corner is within ``GOOD`` of its card's width is on the card; ``BAD`` or more, off (the
+recognition benchmark's match is 12%)."""
+
+
+def spoil(truth: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``truth`` (clockwise) spoiled as the cascade spoils outlines: one corner moved 15-35% of the card's width, one
+    side moved out or in 15-30% of it, or the whole outline scaled by 0.7-0.85 or 1.15-1.35 about its centre (a
+    corner of a card 1.4 times as long as wide is 0.86 of its width from the centre: 13% or more off)."""
+    q = np.asarray(truth, np.float64).reshape(4, 2).copy()
+    width = short_side(q)
+    how = int(rng.integers(3))
+    if how == 0:
+        turn = rng.uniform(0, 2 * np.pi)
+        q[int(rng.integers(4))] += rng.uniform(0.15, 0.35) * width * np.array([np.cos(turn), np.sin(turn)])
+    elif how == 1:
+        k = int(rng.integers(4))
+        a, b = q[k], q[(k + 1) % 4]
+        normal = np.array([b[1] - a[1], a[0] - b[0]]) / max(float(np.linalg.norm(b - a)), 1e-6)
+        outward = normal if np.dot(normal, (a + b) / 2 - q.mean(axis=0)) > 0 else -normal
+        step = rng.uniform(0.15, 0.3) * width * (1 if rng.random() < 0.5 else -1) * outward
+        q[k] += step
+        q[(k + 1) % 4] += step
+    else:
+        factor = rng.uniform(0.7, 0.85) if rng.random() < 0.5 else rng.uniform(1.15, 1.35)
+        q = (q - q.mean(axis=0)) * factor + q.mean(axis=0)
+    return q.astype(np.float32)
+
+
+def on_card(quad: np.ndarray, truths: list[np.ndarray]) -> float | None:
+    """1.0 where ``quad`` is within ``GOOD`` of a card of ``truths``, 0.0 where it is ``BAD`` or more off every card
+    (or near none), None between."""
+    if not truths:
+        return 0.0
+    card = min(truths, key=lambda t: float(np.linalg.norm(t.mean(axis=0) - quad.mean(axis=0))))
+    error = corner_error(card, [quad])  # (over the card's width; None: the outline's centre is not on the card)
+    if error is None or error >= BAD:
+        return 0.0
+    return 1.0 if error < GOOD else None
+
+
+def _mine(job: tuple[int, int, str, str]) -> tuple[np.ndarray, np.ndarray]:
+    seed, count, model, checker = job
+    cascade = Cascade(Path(model), Path(checker))
+    rng = np.random.default_rng([seed, 782])
+    patches, labels = [], []
+    for scene in training_scenes(seed, count, salt=781):
+        half, quarter = pyramid(scene.image)
+        to_half = HALF[0] / scene.image.shape[1]
+        truths = [clockwise(np.asarray(q, np.float32).reshape(4, 2) * to_half) for _, q in scene.cards]
+        outlines = [clockwise(q * to_half) for q in cascade.detect(scene.image).snapped]
+        outlines += [t + rng.normal(0, 0.01 * short_side(t), (4, 2)).astype(np.float32) for t in truths]
+        outlines += [spoil(t, rng) for t in truths]
+        for quad in outlines:
+            if (verdict := on_card(quad, truths)) is not None:
+                patches.append(level_patch(half, quarter, quad)[0])
+                labels.append(verdict)
+    return np.stack(patches), np.array(labels, np.float32)
+
+
+def mine_patches(model: Path, checker: Path, scenes: int, out: Path, first: int) -> dict[str, Any]:
+    t0 = time.time()
+    with Pool(2) as pool:
+        parts = pool.map(_mine, [(seed, 25, str(model), str(checker))
+                                 for seed in range(first, first + max(1, scenes // 25))])
+    patches = np.concatenate([p[0] for p in parts])
+    labels = np.concatenate([p[1] for p in parts])
+    np.savez(out, patches=patches, labels=labels)
+    return {"patches": len(patches), "on": int(labels.sum()), "off": int((labels == 0).sum()),
+            "seconds": round(time.time() - t0, 1), "file": str(out)}
+
+
+def train_verifier(paths: list[Path], minutes: float, out: Path) -> dict[str, Any]:
+    torch = _torch()
+    loaded = [np.load(p) for p in paths]
+    patches = np.concatenate([d["patches"] for d in loaded])
+    labels = np.concatenate([d["labels"] for d in loaded])
+    torch.set_num_threads(2)
+    model = _nets(torch)["RefineNet"](outputs=1)
+    opt = torch.optim.AdamW(model.parameters(), 3e-3, weight_decay=1e-4)
+    rng = np.random.default_rng(3)
+    t0, steps, batch, budget = time.time(), 0, 128, minutes * 60
+    losses: list[float] = []
+    while time.time() - t0 < budget:
+        idx = rng.integers(0, len(patches), batch)
+        gain = rng.uniform(0.7, 1.3, (batch, 1, 1, 1)) * rng.uniform(0.9, 1.1, (batch, 1, 1, 3))
+        xb = np.clip(patches[idx].astype(np.float32) / 255.0 * gain, 0, 1).astype(np.float32)
+        xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
+        for group in opt.param_groups:
+            group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(xt)[:, 0], torch.from_numpy(labels[idx]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        steps += 1
+        losses.append(loss.item())
+    torch.save({"state": model.state_dict()}, out)
+    return {"patches": len(patches), "steps": steps, "train_s": round(time.time() - t0, 1),
+            "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
+
+
+class Verifier:
+    """The trained verifier as an onnxruntime session (one thread)."""
+
+    def __init__(self, path: Path) -> None:
+        torch = _torch()
+        model = _nets(torch)["RefineNet"](outputs=1)
+        model.load_state_dict(torch.load(path)["state"])
+        with tempfile.TemporaryDirectory() as tmp:
+            _export(torch, model, PATCH, PATCH, Path(tmp) / "verify.onnx", any_batch=True)
+            self.session = _session(Path(tmp) / "verify.onnx")
+
+    def trust(self, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        """(Q,) how likely each full-resolution outline of ``frame`` is on its card (0-1)."""
+        if not quads:
+            return np.zeros(0)
+        half, quarter = pyramid(frame)
+        to_half = HALF[0] / frame.shape[1]
+        batch = np.stack([level_patch(half, quarter, clockwise(q * to_half))[0] for q in quads])
+        feed = np.ascontiguousarray((batch.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2))
+        logits = self.session.run(None, {self.session.get_inputs()[0].name: feed})[0][:, 0]
+        out: np.ndarray = 1 / (1 + np.exp(-logits))
+        return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("patches")
+    p.add_argument("--model", type=Path, required=True, help="a trained first stage (keypoint_spike.py train)")
+    p.add_argument("--checker", type=Path, required=True, help="a trained checker (keypoint_cascade.py train)")
+    p.add_argument("--scenes", type=int, default=2000)
+    p.add_argument("--first-seed", type=int, default=600, help="draw from these seeds on (25 scenes a seed)")
+    p.add_argument("--out", type=Path, required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--patches", type=Path, nargs="+", required=True)
+    t.add_argument("--minutes", type=float, default=8.0)
+    t.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    if args.command == "patches":
+        print(mine_patches(args.model, args.checker, args.scenes, args.out, args.first_seed))
+    else:
+        print(train_verifier(args.patches, args.minutes, args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
