@@ -103,17 +103,25 @@ def doubtful_regions(shape: tuple[int, ...], quads: list[np.ndarray], grow: floa
     return [(b[0], b[1], b[2], b[3]) for b in boxes if b[2] > b[0] and b[3] > b[1]]
 
 
-def in_regions(frame: np.ndarray, found: Detection, poor: np.ndarray) -> list[np.ndarray]:
+def in_regions(frame: np.ndarray, found: Detection, poor: np.ndarray, grow: float = 0.6, on_plane: bool = False
+               ) -> list[np.ndarray]:
     """The cascade's outlines that are not ``poor``, and the shipped detector's (``detect_in_region``, the good
     outlines as the deck) in the ``doubtful_regions`` of its doubtful peaks and its poor outlines, where no good
-    outline already lies."""
+    outline already lies. ``on_plane``: each region is detected on the table plane the good outlines give
+    (``vision.plane_from_cards``, as the shipped detector's second detection), where they give one."""
     from vision.detect import detect_in_region
 
     good = [q for q, bad in zip(found.snapped, poor, strict=True) if not bad]
     out = list(good)
     doubted = [q for q, bad in zip(found.snapped, poor, strict=True) if bad] + found.doubtful
-    for region in doubtful_regions(frame.shape, doubted):
-        for quad in detect_in_region(frame, region, deck=good):
+    table = None
+    if on_plane:
+        from vision.detector_config import DEFAULT_CONFIG as config
+        from vision.plane_from_cards import plane_from_cards
+
+        table = plane_from_cards(good, frame.shape, spread=config.plane_spread, drop=config.plane_drop)
+    for region in doubtful_regions(frame.shape, doubted, grow):
+        for quad in detect_in_region(frame, region, plane=table, deck=good):
             if all(np.linalg.norm(quad.mean(axis=0) - g.mean(axis=0)) > NEAR * short_side(g) for g in good):
                 out.append(quad)
     return out
@@ -130,13 +138,14 @@ def _scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
     yield from speed_scenes(scenes)
 
 
-def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, regions: bool = False
-             ) -> dict[str, Any]:
+def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, regions: float = 0.0,
+             on_plane: bool = False) -> dict[str, Any]:
+    """``regions``: detect again only in ``doubtful_regions`` grown by this much (0: the whole frame)."""
     from vision.detect import detect_cards
 
     blank = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
     counts = {"learned": dict(blank), "shipped": dict(blank), "hybrid": dict(blank)}
-    times: dict[str, list[float]] = {"learned": [], "shipped": [], "hybrid": []}
+    times: dict[str, list[float]] = {"learned": [], "shipped": [], "hybrid": [], "judge": [], "hand_on": []}
     why = {"doubtful_peak": 0, "off_edges": 0, "verifier": 0, "paper": 0}  # frames handed on for each reason
     handed_on = 0
     for scene in _scenes(kind, scenes, seed):
@@ -153,7 +162,7 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         if not any(reasons.values()):
             hybrid, hand_on_ms = found.snapped, 0.0
         elif regions:
-            hybrid = in_regions(scene.image, found, off_edges | doubted)
+            hybrid = in_regions(scene.image, found, off_edges | doubted, regions, on_plane)
             hand_on_ms = 1000 * (time.perf_counter() - t2)
         else:
             hybrid, hand_on_ms = shipped, 1000 * (t2 - t1)
@@ -163,10 +172,12 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         times["learned"].append(sum(found.ms))
         times["shipped"].append(1000 * (t2 - t1))
         times["hybrid"].append(sum(found.ms) + 1000 * (t1 - t0) + hand_on_ms)
+        times["judge"].append(1000 * (t1 - t0))
+        times["hand_on"].append(hand_on_ms)
         for name, quads in (("learned", found.snapped), ("shipped", shipped), ("hybrid", hybrid)):
             tally(counts[name], scene.cards, quads, quads)
     return {"kind": kind, "seed": seed, "support": judge.support, "trust": judge.trust if judge.verifier else None,
-            "paper": judge.paper, "regions": regions, "doubt": cascade.doubt, "frames": counts["hybrid"]["frames"],
+            "paper": judge.paper, "regions": regions, "on_plane": on_plane, "doubt": cascade.doubt, "frames": counts["hybrid"]["frames"],
             "handed_on": handed_on, "handed_on_for": why,
             **{name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
                for name, c in counts.items()},
@@ -187,12 +198,15 @@ def main() -> int:
     parser.add_argument("--verifier", type=Path, help="a trained verifier (keypoint_verifier.py train)")
     parser.add_argument("--trust", type=float, default=0.5, help="the verifier's least trust in a good outline")
     parser.add_argument("--paper", action="store_true", help="hand on frames with paper outside the outlines too")
-    parser.add_argument("--regions", action="store_true",
-                        help="detect again only around doubtful peaks and poorly supported outlines (in_regions)")
+    parser.add_argument("--regions", type=float, default=0.0, nargs="?", const=0.6, metavar="GROW",
+                        help="detect again only around doubtful peaks and poor outlines (in_regions), each box grown "
+                             "by GROW of its larger side (0.6 without a value); 0: the whole frame")
+    parser.add_argument("--on-plane", action="store_true",
+                        help="detect the regions on the plane the good outlines give (in_regions)")
     args = parser.parse_args()
     cascade = Cascade(args.model, args.checker, doubt=args.doubt)
     judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust)
-    print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions))
+    print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane))
     return 0
 
 

@@ -80,3 +80,21 @@ def test_only_the_doubtful_parts_are_detected_again_and_good_outlines_are_kept()
     assert np.abs(np.sort(out[1], axis=0) - np.sort(cards[1], axis=0)).max() < 4  # the card found again
     # a doubtful peak where there is no card adds nothing
     assert len(in_regions(frame, _found(cards, doubtful=[_card(1000, 100)]), np.array([False, False]))) == 2
+
+
+def test_regions_detected_on_the_plane_the_good_outlines_give_find_the_card_too(monkeypatch) -> None:
+    import vision.detect
+
+    # five cards of one size turned every way (cards all one way do not fix a plane's aspect)
+    cards = [cv2.boxPoints(((180 + 220 * k, 360), (100, 140), 25.0 * k)).astype(np.float32) for k in range(5)]
+    frame = _frame(cards)
+    off = cards[4] * 1.0
+    off[1:3] += np.float32([25, 10])  # one side moved out on the felt
+    planes: list[object] = []
+    real = vision.detect.detect_in_region
+    monkeypatch.setattr(vision.detect, "detect_in_region",
+                        lambda *a, plane=None, **k: (planes.append(plane), real(*a, plane=plane, **k))[1])
+    out = in_regions(frame, _found(cards[:4] + [off]), np.array([False] * 4 + [True]), on_plane=True)
+    assert len(planes) == 1 and planes[0] is not None  # the region was detected on the good outlines' plane
+    assert len(out) == 5
+    assert np.abs(np.sort(out[4], axis=0) - np.sort(cards[4], axis=0)).max() < 4
