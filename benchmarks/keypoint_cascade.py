@@ -271,6 +271,10 @@ class Detection(NamedTuple):
     outline: where a card may lie that the cascade did not give."""
     ms: list[float]
     """Each step's ms: resize, network, check, snap."""
+    half: np.ndarray | None = None
+    """The frame at half size (``pyramid``), for what comes after the cascade to share."""
+    quarter: np.ndarray | None = None
+    """The frame at the first stage's input size."""
 
 
 class Cascade:
@@ -311,7 +315,7 @@ class Cascade:
         snapped = snap_to_edges(frame, full) if full else []
         t4 = time.perf_counter()
         return Detection(rough_full, full, snapped, doubtful,
-                         [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))])
+                         [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))], half, quarter)
 
 
 def evaluate(cascade: Cascade, kind: str, scenes: int, seed: int) -> dict[str, Any]:

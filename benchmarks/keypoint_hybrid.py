@@ -43,6 +43,22 @@ from benchmarks.segmentation_spike import tally  # noqa: E402
 from vision.detect import Region  # noqa: E402
 
 
+def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | None) -> np.ndarray:
+    """``vision.detect.outline_support`` (each full-resolution outline's weakest side on the shipped detector's edge
+    map), on ``half`` where given: the frame at the detector's scale, as ``at_detection_scale`` makes it."""
+    from vision.detect import outline_support
+    from vision.detector_config import DEFAULT_CONFIG as config
+    from vision.edge_map import edge_map
+    from vision.quads import weakest_side_support
+
+    if half is None or config.scale != 0.5:
+        return outline_support(frame, quads, config)
+    channels = tuple(cv2.split(half))
+    near = cv2.dilate(edge_map(half, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config),
+                      np.ones((5, 5), np.uint8))
+    return weakest_side_support([(q + 0.5) * config.scale - 0.5 for q in quads], near)
+
+
 @dataclass(frozen=True)
 class Judge:
     """What makes an outline of the cascade poor: a side off the shipped detector's edge map (``support``: the least
@@ -57,14 +73,14 @@ class Judge:
     trust: float = 0.5
 
     def poor(self, frame: np.ndarray, found: Detection) -> tuple[np.ndarray, np.ndarray]:
-        """(Q,) for each snapped outline of ``found``: is it poor for a side off edges, and is it for the verifier?"""
-        from vision.detect import outline_support
-
+        """(Q,) for each snapped outline of ``found``: is it poor for a side off edges, and is it for the verifier?
+        Both work on the cascade's half-size frame and pyramid where ``found`` has them."""
         if not found.snapped:
             return np.zeros(0, bool), np.zeros(0, bool)
-        off_edges = outline_support(frame, found.snapped) < self.support
+        off_edges = support_on(frame, found.snapped, found.half) < self.support
+        levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
         doubted = np.zeros(len(found.snapped), bool) if self.verifier is None else \
-            self.verifier.trust(frame, found.snapped) < self.trust
+            self.verifier.trust(frame, found.snapped, levels) < self.trust
         return off_edges, doubted
 
     def paper_left(self, frame: np.ndarray, found: Detection) -> bool:

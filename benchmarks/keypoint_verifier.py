@@ -151,11 +151,13 @@ class Verifier:
             _export(torch, model, PATCH, PATCH, Path(tmp) / "verify.onnx", any_batch=True)
             self.session = _session(Path(tmp) / "verify.onnx")
 
-    def trust(self, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
-        """(Q,) how likely each full-resolution outline of ``frame`` is on its card (0-1)."""
+    def trust(self, frame: np.ndarray, quads: list[np.ndarray],
+              levels: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """(Q,) how likely each full-resolution outline of ``frame`` is on its card (0-1); ``levels``: the frame's
+        ``pyramid`` where it was made already."""
         if not quads:
             return np.zeros(0)
-        half, quarter = pyramid(frame)
+        half, quarter = pyramid(frame) if levels is None else levels
         to_half = HALF[0] / frame.shape[1]
         batch = np.stack([level_patch(half, quarter, clockwise(q * to_half))[0] for q in quads])
         feed = np.ascontiguousarray((batch.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2))

@@ -41,7 +41,7 @@ class _Distrust:
     def __init__(self, trust: list[float]) -> None:
         self.values = np.array(trust)
 
-    def trust(self, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    def trust(self, frame: np.ndarray, quads: list[np.ndarray], levels: object = None) -> np.ndarray:
         assert len(quads) == len(self.values)
         return self.values
 
@@ -98,3 +98,17 @@ def test_regions_detected_on_the_plane_the_good_outlines_give_find_the_card_too(
     assert len(planes) == 1 and planes[0] is not None  # the region was detected on the good outlines' plane
     assert len(out) == 5
     assert np.abs(np.sort(out[4], axis=0) - np.sort(cards[4], axis=0)).max() < 4
+
+
+def test_the_edge_test_on_the_cascades_half_frame_is_the_shipped_detectors_own() -> None:
+    from benchmarks.keypoint_cascade import pyramid
+    from benchmarks.keypoint_hybrid import support_on
+    from vision.detect import outline_support
+
+    cards = [_card(200, 200), _card(500, 300)]
+    frame = _frame(cards)
+    quads = cards + [cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]]), cards[0] + 5]
+    expected = outline_support(frame, quads)
+    assert expected.min() < 0.95 <= expected.max()  # some on edges, some not: the comparison can fail
+    assert np.array_equal(support_on(frame, quads, pyramid(frame)[0]), expected)
+    assert np.array_equal(support_on(frame, quads, None), expected)
