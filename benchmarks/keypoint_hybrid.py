@@ -43,9 +43,11 @@ from benchmarks.segmentation_spike import tally  # noqa: E402
 from vision.detect import Region  # noqa: E402
 
 
-def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | None) -> np.ndarray:
+def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | None, grey_only: bool = False
+               ) -> np.ndarray:
     """``vision.detect.outline_support`` (each full-resolution outline's weakest side on the shipped detector's edge
-    map), on ``half`` where given: the frame at the detector's scale, as ``at_detection_scale`` makes it."""
+    map), on ``half`` where given: the frame at the detector's scale, as ``at_detection_scale`` makes it.
+    ``grey_only`` (with ``half``): on the map's grey edges alone, without its chroma edges."""
     from vision.detect import outline_support
     from vision.detector_config import DEFAULT_CONFIG as config
     from vision.edge_map import edge_map
@@ -53,16 +55,20 @@ def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | No
 
     if half is None or config.scale != 0.5:
         return outline_support(frame, quads, config)
-    channels = tuple(cv2.split(half))
-    near = cv2.dilate(edge_map(half, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config),
-                      np.ones((5, 5), np.uint8))
+    if grey_only:
+        grey = cv2.GaussianBlur(cv2.cvtColor(half, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        edges = cv2.Canny(grey, config.grey_low, config.grey_high)
+    else:
+        channels = tuple(cv2.split(half))
+        edges = edge_map(half, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
+    near = cv2.dilate(edges, np.ones((5, 5), np.uint8))
     return weakest_side_support([(q + 0.5) * config.scale - 0.5 for q in quads], near)
 
 
 @dataclass(frozen=True)
 class Judge:
     """What makes an outline of the cascade poor: a side off the shipped detector's edge map (``support``: the least
-    share of its weakest side within 2 px of an edge at the detector's scale, ``vision.detect.outline_support``), or
+    share of its weakest side within 2 px of an edge at the detector's scale, ``support_on``; 0: no edge test), or
     (with a ``verifier``, ``keypoint_verifier.py``) its trust under ``trust``. With ``paper``, a frame with a card's
     area of paper outside the outlines (``vision.frame_cues.paper_left`` on the Otsu mask of the darkest channel, as
     the shipped detector's) is not explained either."""
@@ -71,13 +77,16 @@ class Judge:
     paper: bool = False
     verifier: Verifier | None = None
     trust: float = 0.5
+    grey_only: bool = False
+    """Judge sides on the edge map's grey edges alone (``support_on``)."""
 
     def poor(self, frame: np.ndarray, found: Detection) -> tuple[np.ndarray, np.ndarray]:
         """(Q,) for each snapped outline of ``found``: is it poor for a side off edges, and is it for the verifier?
         Both work on the cascade's half-size frame and pyramid where ``found`` has them."""
         if not found.snapped:
             return np.zeros(0, bool), np.zeros(0, bool)
-        off_edges = support_on(frame, found.snapped, found.half) < self.support
+        off_edges = np.zeros(len(found.snapped), bool) if self.support <= 0 else \
+            support_on(frame, found.snapped, found.half, self.grey_only) < self.support
         levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
         doubted = np.zeros(len(found.snapped), bool) if self.verifier is None else \
             self.verifier.trust(frame, found.snapped, levels) < self.trust
@@ -193,7 +202,7 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         for name, quads in (("learned", found.snapped), ("shipped", shipped), ("hybrid", hybrid)):
             tally(counts[name], scene.cards, quads, quads)
     return {"kind": kind, "seed": seed, "support": judge.support, "trust": judge.trust if judge.verifier else None,
-            "paper": judge.paper, "regions": regions, "on_plane": on_plane, "doubt": cascade.doubt, "frames": counts["hybrid"]["frames"],
+            "paper": judge.paper, "grey_edges": judge.grey_only, "regions": regions, "on_plane": on_plane, "doubt": cascade.doubt, "frames": counts["hybrid"]["frames"],
             "handed_on": handed_on, "handed_on_for": why,
             **{name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
                for name, c in counts.items()},
@@ -217,11 +226,13 @@ def main() -> int:
     parser.add_argument("--regions", type=float, default=0.0, nargs="?", const=0.6, metavar="GROW",
                         help="detect again only around doubtful peaks and poor outlines (in_regions), each box grown "
                              "by GROW of its larger side (0.6 without a value); 0: the whole frame")
+    parser.add_argument("--grey-edges", action="store_true", help="judge sides on grey edges alone (support_on)")
     parser.add_argument("--on-plane", action="store_true",
                         help="detect the regions on the plane the good outlines give (in_regions)")
     args = parser.parse_args()
     cascade = Cascade(args.model, args.checker, doubt=args.doubt)
-    judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust)
+    judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust,
+                  args.grey_edges)
     print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane))
     return 0
 

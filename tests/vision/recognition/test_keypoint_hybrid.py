@@ -112,3 +112,15 @@ def test_the_edge_test_on_the_cascades_half_frame_is_the_shipped_detectors_own()
     assert expected.min() < 0.95 <= expected.max()  # some on edges, some not: the comparison can fail
     assert np.array_equal(support_on(frame, quads, pyramid(frame)[0]), expected)
     assert np.array_equal(support_on(frame, quads, None), expected)
+
+
+def test_grey_edges_alone_do_not_see_a_white_card_on_a_pale_cloth_of_its_brightness() -> None:
+    from benchmarks.keypoint_cascade import pyramid
+    from benchmarks.keypoint_hybrid import support_on
+
+    frame = np.full((720, 1280, 3), (255, 228, 228), np.uint8)  # a pale blue cloth, grey 233
+    card = _card(400, 200)
+    cv2.fillConvexPoly(frame, card.astype(np.int32), (235, 235, 235))  # a white card, grey 235
+    half = pyramid(frame)[0]
+    assert support_on(frame, [card], half)[0] == 1.0  # the chroma edges hold it
+    assert support_on(frame, [card], half, grey_only=True)[0] == 0.0
