@@ -32,6 +32,7 @@ import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -56,6 +57,7 @@ from benchmarks.keypoint_spike import (  # noqa: E402
     outlines,
     patch_of,
     rough,
+    train_patch_net,
     true_offsets,
 )
 from benchmarks.segmentation_spike import (  # noqa: E402
@@ -63,7 +65,6 @@ from benchmarks.segmentation_spike import (  # noqa: E402
     _export,
     _session,
     _torch,
-    cosine_rate,
     medians,
     tally,
     training_scenes,
@@ -221,40 +222,35 @@ def mine_patches(model: Path, scenes: int, out: Path, first: int, threshold: flo
             "seconds": round(time.time() - t0, 1), "file": str(out)}
 
 
-def train_checker(paths: list[Path], minutes: float, out: Path) -> dict[str, Any]:
-    """``minutes`` of training (two threads, AdamW, cosine rate from 3e-3, batch 128, colour gain): smooth L1 on the
-    offsets of patches that hold a card, and cross-entropy on card or not."""
-    torch = _torch()
+def patch_sampler(paths: list[Path], wanted: str, batch: int = 128
+                  ) -> tuple[int, Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]]]:
+    """The patches of every .npz file of ``paths`` (their "patches" and ``wanted`` arrays, one after another): how many,
+    and a function drawing ``batch`` of them at random with what each should be answered."""
     loaded = [np.load(p) for p in paths]
     patches = np.concatenate([d["patches"] for d in loaded])
-    answers = np.concatenate([d["answers"] for d in loaded])
-    torch.set_num_threads(2)
-    model = _nets(torch)["RefineNet"](outputs=9)
-    opt = torch.optim.AdamW(model.parameters(), 3e-3, weight_decay=1e-4)
-    rng = np.random.default_rng(2)
-    t0, steps, batch, budget = time.time(), 0, 128, minutes * 60
-    losses: list[float] = []
-    while time.time() - t0 < budget:
+    answers = np.concatenate([d[wanted] for d in loaded])
+
+    def draw(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         idx = rng.integers(0, len(patches), batch)
-        gain = rng.uniform(0.7, 1.3, (batch, 1, 1, 1)) * rng.uniform(0.9, 1.1, (batch, 1, 1, 3))
-        xb = np.clip(patches[idx].astype(np.float32) / 255.0 * gain, 0, 1).astype(np.float32)
-        xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
-        yt = torch.from_numpy(answers[idx])
-        for group in opt.param_groups:
-            group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
-        y = model(xt)
-        card = yt[:, 8]
-        moved = (torch.nn.functional.smooth_l1_loss(y[:, :8], yt[:, :8], beta=0.1, reduction="none").mean(1)
+        return patches[idx], answers[idx]
+
+    return len(patches), draw
+
+
+def train_checker(paths: list[Path], minutes: float, out: Path) -> dict[str, Any]:
+    """``minutes`` of training (``keypoint_spike.train_patch_net``, batch 128): smooth L1 on the offsets of patches
+    that hold a card, and cross-entropy on card or not."""
+    torch = _torch()
+    count, draw = patch_sampler(paths, "answers")
+
+    def loss_of(y: Any, wanted: Any) -> Any:
+        card = wanted[:, 8]
+        moved = (torch.nn.functional.smooth_l1_loss(y[:, :8], wanted[:, :8], beta=0.1, reduction="none").mean(1)
                  * card).sum() / card.sum().clamp(min=1)
-        loss = moved + torch.nn.functional.binary_cross_entropy_with_logits(y[:, 8], card)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        steps += 1
-        losses.append(loss.item())
-    torch.save({"state": model.state_dict()}, out)
-    return {"patches": len(patches), "steps": steps, "train_s": round(time.time() - t0, 1),
-            "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
+        return moved + torch.nn.functional.binary_cross_entropy_with_logits(y[:, 8], card)
+
+    trained = train_patch_net(torch, _nets(torch)["RefineNet"](outputs=9), draw, loss_of, minutes, out, seed=2)
+    return {"patches": count, **trained}
 
 
 class Detection(NamedTuple):

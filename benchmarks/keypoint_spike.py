@@ -40,7 +40,7 @@ import argparse
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -331,23 +331,25 @@ def true_offsets(truth: np.ndarray, to_patch: np.ndarray) -> np.ndarray:
     return out
 
 
-def train_refiner(data: list[Path], minutes: float, out: Path, far_share: float = 0.0) -> dict[str, Any]:
-    torch = _torch()
-    images, quads = _load(data)
+def train_patch_net(torch: Any, model: Any, draw: Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]],
+                    loss_of: Callable[[Any, Any], Any], minutes: float, out: Path, seed: int) -> dict[str, Any]:
+    """``minutes`` of training of a network on ``PATCH``-square patches (the refiner, ``keypoint_cascade``'s checker,
+    ``keypoint_verifier``'s verifier): two threads, AdamW, a cosine rate from 3e-3, colour gain. ``draw(rng)`` gives a
+    batch of uint8 patches (B, PATCH, PATCH, 3) and what the network should answer for them, ``loss_of(answer,
+    wanted)`` the loss; the state is saved at ``out``."""
     torch.set_num_threads(2)
-    model = _nets(torch)["RefineNet"]()
     opt = torch.optim.AdamW(model.parameters(), 3e-3, weight_decay=1e-4)
-    rng = np.random.default_rng(1)
-    t0, steps, batch, budget = time.time(), 0, 64, minutes * 60
+    rng = np.random.default_rng(seed)
+    t0, steps, budget = time.time(), 0, minutes * 60
     losses: list[float] = []
     while time.time() - t0 < budget:
-        xb, yb = _refiner_batch(images, quads, batch, rng, far_share)
-        gain = rng.uniform(0.7, 1.3, (batch, 1, 1, 1)) * rng.uniform(0.9, 1.1, (batch, 1, 1, 3))
+        xb, yb = draw(rng)
+        gain = rng.uniform(0.7, 1.3, (len(xb), 1, 1, 1)) * rng.uniform(0.9, 1.1, (len(xb), 1, 1, 3))
         xb = np.clip(xb.astype(np.float32) / 255.0 * gain, 0, 1).astype(np.float32)
         xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
         for group in opt.param_groups:
             group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
-        loss = torch.nn.functional.smooth_l1_loss(model(xt), torch.from_numpy(yb), beta=0.1)
+        loss = loss_of(model(xt), torch.from_numpy(yb))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -356,6 +358,14 @@ def train_refiner(data: list[Path], minutes: float, out: Path, far_share: float 
     torch.save({"state": model.state_dict()}, out)
     return {"steps": steps, "train_s": round(time.time() - t0, 1),
             "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
+
+
+def train_refiner(data: list[Path], minutes: float, out: Path, far_share: float = 0.0) -> dict[str, Any]:
+    torch = _torch()
+    images, quads = _load(data)
+    return train_patch_net(
+        torch, _nets(torch)["RefineNet"](), lambda rng: _refiner_batch(images, quads, 64, rng, far_share),
+        lambda y, wanted: torch.nn.functional.smooth_l1_loss(y, wanted, beta=0.1), minutes, out, seed=1)
 
 
 def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:

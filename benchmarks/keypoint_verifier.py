@@ -35,9 +35,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.keypoint_cascade import HALF, Cascade, level_patch, pyramid, short_side  # noqa: E402
-from benchmarks.keypoint_spike import PATCH, _nets, clockwise, corner_error  # noqa: E402
-from benchmarks.segmentation_spike import _export, _session, _torch, cosine_rate, training_scenes  # noqa: E402
+from benchmarks.keypoint_cascade import HALF, Cascade, level_patch, patch_sampler, pyramid, short_side  # noqa: E402
+from benchmarks.keypoint_spike import PATCH, _nets, clockwise, corner_error, train_patch_net  # noqa: E402
+from benchmarks.segmentation_spike import _export, _session, _torch, training_scenes  # noqa: E402
 
 GOOD, BAD = 0.06, 0.12
 """An outline whose farthest corner is within ``GOOD`` of its card's width is on the card; ``BAD`` or more, off (the
@@ -112,32 +112,13 @@ def mine_patches(model: Path, checker: Path, scenes: int, out: Path, first: int)
 
 
 def train_verifier(paths: list[Path], minutes: float, out: Path) -> dict[str, Any]:
+    """``minutes`` of training (``keypoint_spike.train_patch_net``, batch 128, cross-entropy on on or off)."""
     torch = _torch()
-    loaded = [np.load(p) for p in paths]
-    patches = np.concatenate([d["patches"] for d in loaded])
-    labels = np.concatenate([d["labels"] for d in loaded])
-    torch.set_num_threads(2)
-    model = _nets(torch)["RefineNet"](outputs=1)
-    opt = torch.optim.AdamW(model.parameters(), 3e-3, weight_decay=1e-4)
-    rng = np.random.default_rng(3)
-    t0, steps, batch, budget = time.time(), 0, 128, minutes * 60
-    losses: list[float] = []
-    while time.time() - t0 < budget:
-        idx = rng.integers(0, len(patches), batch)
-        gain = rng.uniform(0.7, 1.3, (batch, 1, 1, 1)) * rng.uniform(0.9, 1.1, (batch, 1, 1, 3))
-        xb = np.clip(patches[idx].astype(np.float32) / 255.0 * gain, 0, 1).astype(np.float32)
-        xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
-        for group in opt.param_groups:
-            group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(xt)[:, 0], torch.from_numpy(labels[idx]))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        steps += 1
-        losses.append(loss.item())
-    torch.save({"state": model.state_dict()}, out)
-    return {"patches": len(patches), "steps": steps, "train_s": round(time.time() - t0, 1),
-            "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
+    count, draw = patch_sampler(paths, "labels")
+    trained = train_patch_net(
+        torch, _nets(torch)["RefineNet"](outputs=1), draw,
+        lambda y, wanted: torch.nn.functional.binary_cross_entropy_with_logits(y[:, 0], wanted), minutes, out, seed=3)
+    return {"patches": count, **trained}
 
 
 class Verifier:
