@@ -128,6 +128,11 @@ def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], sessio
     return moved, 1 / (1 + np.exp(-answer[:, 8]))
 
 
+def off_all(quad: np.ndarray, kept: list[np.ndarray]) -> bool:
+    """Does ``quad``'s centre lie ``NEAR`` of a kept outline's width or more from every kept outline's centre?"""
+    return all(np.linalg.norm(quad.mean(axis=0) - k.mean(axis=0)) > NEAR * short_side(k) for k in kept)
+
+
 def surest(quads: list[np.ndarray], probs: np.ndarray, keep: float) -> list[np.ndarray]:
     """The outlines over ``keep``, the surer first, each unless its centre lies within ``NEAR`` of a kept one's width
     from that one's centre (two peaks on one card)."""
@@ -135,8 +140,7 @@ def surest(quads: list[np.ndarray], probs: np.ndarray, keep: float) -> list[np.n
     for i in np.argsort(-probs):
         if probs[i] < keep:
             break
-        centre = quads[i].mean(axis=0)
-        if all(np.linalg.norm(centre - k.mean(axis=0)) > NEAR * short_side(k) for k in kept):
+        if off_all(quads[i], kept):
             kept.append(quads[i])
     return kept
 
@@ -264,7 +268,8 @@ class Detection(NamedTuple):
     """The kept ones with their sides snapped to the frame's edges: the detection."""
     doubtful: list[np.ndarray]
     """The first stage's outlines over ``doubt`` (and under the threshold, or not kept) whose centre lies on no kept
-    outline: where a card may lie that the cascade did not give."""
+    outline: where a card may lie that the cascade did not give. With ``check_doubts`` over 0, only those the checker
+    gives at least that card probability."""
     ms: list[float]
     """Each step's ms: resize, network, check, snap."""
     half: np.ndarray | None = None
@@ -277,7 +282,7 @@ class Cascade:
     """The first stage and the checker as onnxruntime sessions (one thread each), and the spike's whole detection."""
 
     def __init__(self, model: Path, checker: Path, threshold: float = 0.3, keep: float = 0.5, passes: int = 1,
-                 doubt: float = 0.1) -> None:
+                 doubt: float = 0.1, check_doubts: float = 0.0) -> None:
         torch = _torch()
         cv2.setNumThreads(1)
         with tempfile.TemporaryDirectory() as tmp:
@@ -287,6 +292,7 @@ class Cascade:
             _export(torch, second, PATCH, PATCH, Path(tmp) / "check.onnx", any_batch=True)
             self.checking = _session(Path(tmp) / "check.onnx")
         self.threshold, self.keep, self.passes, self.doubt = threshold, keep, passes, doubt
+        self.check_doubts = check_doubts
 
     def detect(self, frame: np.ndarray) -> Detection:
         from vision.rectify import order_corners
@@ -305,8 +311,11 @@ class Cascade:
             quads, probs = check(half, quarter, quads, self.checking)
         kept = surest(quads, probs, self.keep)
         full = [order_corners(q * to_full) for q in kept]
-        doubtful = [order_corners(q * to_full) for q in rough_outlines(answer, min(self.doubt, self.threshold))
-                    if all(np.linalg.norm(q.mean(axis=0) - k.mean(axis=0)) > NEAR * short_side(k) for k in kept)]
+        low = [q for q in rough_outlines(answer, min(self.doubt, self.threshold)) if off_all(q, kept)]
+        if self.check_doubts > 0 and low:  # the checker's word on them too: kept (where they are) if may be a card
+            chance = check(half, quarter, low, self.checking)[1]
+            low = [q for q, c in zip(low, chance, strict=True) if c >= self.check_doubts]
+        doubtful = [order_corners(q * to_full) for q in low]
         t3 = time.perf_counter()
         snapped = snap_to_edges(frame, full) if full else []
         t4 = time.perf_counter()

@@ -3,7 +3,8 @@ for issue 5's speed target; nothing in ``vision/`` uses it.
 
     .venv/bin/python benchmarks/keypoint_hybrid.py --model /tmp/kp.pt --checker /tmp/kc.pt \
         --kind realistic|hard|clutter|speed --scenes 10 [--seed 2024] [--regions [GROW]] [--on-plane] \
-        [--support 0.95] [--grey-edges] [--doubt 0.2] [--verifier /tmp/kv.pt --trust 0.5] [--paper]
+        [--support 0.95] [--grey-edges] [--doubt 0.2] [--check-doubts P] [--verifier /tmp/kv.pt --trust 0.5] \
+        [--paper]
 
 Each frame is detected by ``keypoint_cascade.Cascade`` (the learned outlines, snapped), then judged with cheap cues
 (``Judge``). A frame is in doubt where a peak of the first stage over ``--doubt`` lies off the outlines kept, or an
@@ -37,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.keypoint_cascade import NEAR, Cascade, Detection, short_side  # noqa: E402
+from benchmarks.keypoint_cascade import Cascade, Detection, off_all  # noqa: E402
 from benchmarks.keypoint_spike import evaluation_scenes  # noqa: E402
 from benchmarks.keypoint_verifier import Verifier  # noqa: E402
 from benchmarks.segmentation_spike import tally  # noqa: E402
@@ -148,7 +149,7 @@ def in_regions(frame: np.ndarray, found: Detection, poor: np.ndarray, grow: floa
         table = plane_from_cards(good, frame.shape, spread=config.plane_spread, drop=config.plane_drop)
     for region in doubtful_regions(frame.shape, doubted, grow):
         for quad in detect_in_region(frame, region, plane=table, deck=good):
-            if all(np.linalg.norm(quad.mean(axis=0) - g.mean(axis=0)) > NEAR * short_side(g) for g in good):
+            if off_all(quad, good):
                 out.append(quad)
     return out
 
@@ -203,7 +204,7 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         for name, quads in (("learned", found.snapped), ("shipped", shipped), ("hybrid", hybrid)):
             tally(counts[name], scene.cards, quads, quads)
     return {"kind": kind, "seed": seed, "support": judge.support, "trust": judge.trust if judge.verifier else None,
-            "paper": judge.paper, "grey_edges": judge.grey_only, "regions": regions, "on_plane": on_plane, "doubt": cascade.doubt, "frames": counts["hybrid"]["frames"],
+            "paper": judge.paper, "grey_edges": judge.grey_only, "regions": regions, "on_plane": on_plane, "doubt": cascade.doubt, "check_doubts": cascade.check_doubts, "frames": counts["hybrid"]["frames"],
             "handed_on": handed_on, "handed_on_for": why,
             **{name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
                for name, c in counts.items()},
@@ -221,6 +222,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--support", type=float, default=0.95, help="the least share of each side on edges")
     parser.add_argument("--doubt", type=float, default=0.2, help="the least peak that makes a frame doubtful")
+    parser.add_argument("--check-doubts", type=float, default=0.0, metavar="P",
+                        help="a doubtful peak counts only where the checker gives it a card probability of P or more")
     parser.add_argument("--verifier", type=Path, help="a trained verifier (keypoint_verifier.py train)")
     parser.add_argument("--trust", type=float, default=0.5, help="the verifier's least trust in a good outline")
     parser.add_argument("--paper", action="store_true", help="hand on frames with paper outside the outlines too")
@@ -231,7 +234,7 @@ def main() -> int:
     parser.add_argument("--on-plane", action="store_true",
                         help="detect the regions on the plane the good outlines give (in_regions)")
     args = parser.parse_args()
-    cascade = Cascade(args.model, args.checker, doubt=args.doubt)
+    cascade = Cascade(args.model, args.checker, doubt=args.doubt, check_doubts=args.check_doubts)
     judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust,
                   args.grey_edges)
     print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane))
