@@ -115,3 +115,53 @@ def test_strays_of_a_lone_card_are_lessons_in_no_card() -> None:
         assert np.allclose(sorted(np.linalg.norm(moved - moved.mean(axis=0), axis=1)),
                            sorted(np.linalg.norm(card - card.mean(axis=0), axis=1)))  # the card's own shape
     assert len(_strays([], rng)) == 2  # a frame with no card: two anywhere
+
+
+class _FirstStage:
+    """A first stage's session answering a fixed answer (9, H, W)."""
+
+    def __init__(self, answer: np.ndarray) -> None:
+        self.answer = answer
+
+    def get_inputs(self) -> list[SimpleNamespace]:
+        return [SimpleNamespace(name="x")]
+
+    def run(self, _: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+        assert feed["x"].shape == (1, 3, INPUT[1], INPUT[0])
+        return [self.answer[None]]
+
+
+class _PaperChecker:
+    """A checker that leaves every outline where it is and says "card" where the patch's middle is paper."""
+
+    def get_inputs(self) -> list[SimpleNamespace]:
+        return [SimpleNamespace(name="x")]
+
+    def run(self, _: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+        middle = feed["x"][:, :, MARGIN + 4:PATCH - MARGIN - 4, MARGIN + 4:PATCH - MARGIN - 4].mean(axis=(1, 2, 3))
+        rows = np.zeros((len(middle), 9), np.float32)
+        rows[:, 8] = np.where(middle > 0.2, 4.0, -4.0)
+        return [rows]
+
+
+def test_a_weak_peak_off_the_cards_is_doubtful_unless_the_checker_sees_no_card_there() -> None:
+    from benchmarks.keypoint_cascade import Cascade
+    from benchmarks.keypoint_spike import targets
+
+    card = np.float32([[400, 200], [500, 200], [500, 340], [400, 340]])  # full-resolution pixels
+    stray = card + np.float32([500, 200])  # bare table
+    heat, corners, _ = targets([card / 4])
+    weak, weak_corners, _ = targets([stray / 4])
+    heat = np.maximum(heat, 0.25 * weak)  # a peak of 0.25 there: under the threshold, over the doubt
+    corners = np.where(weak[None] > 0.3, weak_corners, corners)
+    logits = np.log(np.clip(heat, 1e-6, 1 - 1e-6) / np.clip(1 - heat, 1e-6, 1))
+    cascade = object.__new__(Cascade)
+    cascade.first, cascade.checking = _FirstStage(np.concatenate([logits[None], corners])), _PaperChecker()
+    cascade.threshold, cascade.keep, cascade.passes, cascade.doubt = 0.3, 0.5, 1, 0.2
+    frame = _table([card])
+    for check_doubts, doubtful in ((0.0, 1), (0.5, 0)):
+        cascade.check_doubts = check_doubts
+        found = cascade.detect(frame)
+        assert len(found.kept) == 1 and np.abs(np.sort(found.kept[0], axis=0) - np.sort(card, axis=0)).max() < 3
+        assert len(found.doubtful) == doubtful
+    assert np.abs(found.half.astype(int) - pyramid(frame)[0]).max() == 0  # the pyramid comes with the detection
