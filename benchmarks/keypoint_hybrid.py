@@ -4,7 +4,7 @@ for issue 5's speed target; nothing in ``vision/`` uses it.
     .venv/bin/python benchmarks/keypoint_hybrid.py --model /tmp/kp.pt --checker /tmp/kc.pt \
         --kind realistic|hard|clutter|speed --scenes 10 [--seed 2024] [--regions [GROW]] [--on-plane] \
         [--support 0.95] [--grey-edges] [--doubt 0.2] [--check-doubts P] [--verifier /tmp/kv.pt --trust 0.5] \
-        [--paper]
+        [--paper] [--calibrated]
 
 Each frame is detected by ``keypoint_cascade.Cascade`` (the learned outlines, snapped), then judged with cheap cues
 (``Judge``). A frame is in doubt where a peak of the first stage over ``--doubt`` lies off the outlines kept, or an
@@ -130,19 +130,20 @@ def doubtful_regions(shape: tuple[int, ...], quads: list[np.ndarray], grow: floa
     return [(b[0], b[1], b[2], b[3]) for b in boxes if b[2] > b[0] and b[3] > b[1]]
 
 
-def in_regions(frame: np.ndarray, found: Detection, poor: np.ndarray, grow: float = 0.6, on_plane: bool = False
-               ) -> list[np.ndarray]:
+def in_regions(frame: np.ndarray, found: Detection, poor: np.ndarray, grow: float = 0.6, on_plane: bool = False,
+               plane: np.ndarray | None = None) -> list[np.ndarray]:
     """The cascade's outlines that are not ``poor``, and the shipped detector's (``detect_in_region``, the good
     outlines as the deck) in the ``doubtful_regions`` of its doubtful peaks and its poor outlines, where no good
     outline already lies. ``on_plane``: each region is detected on the table plane the good outlines give
-    (``vision.plane_from_cards``, as the shipped detector's second detection), where they give one."""
+    (``vision.plane_from_cards``, as the shipped detector's second detection), where they give one; ``plane``: the
+    calibrated table's (image pixels -> table, as ``detect_cards`` takes it), which wins over it."""
     from vision.detect import detect_in_region
 
     good = [q for q, bad in zip(found.snapped, poor, strict=True) if not bad]
     out = list(good)
     doubted = [q for q, bad in zip(found.snapped, poor, strict=True) if bad] + found.doubtful
-    table = None
-    if on_plane:
+    table = plane
+    if table is None and on_plane:
         from vision.detector_config import DEFAULT_CONFIG as config
         from vision.plane_from_cards import plane_from_cards
 
@@ -166,7 +167,7 @@ def _scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
 
 
 def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, regions: float = 0.0,
-             on_plane: bool = False) -> dict[str, Any]:
+             on_plane: bool = False, calibrated: bool = False) -> dict[str, Any]:
     """``regions``: detect again only in ``doubtful_regions`` grown by this much (0: the whole frame)."""
     from vision.detect import detect_cards
 
@@ -184,12 +185,13 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         if judge.paper and not any(reasons.values()):
             reasons["paper"] = judge.paper_left(scene.image, found)
         t1 = time.perf_counter()
-        shipped = detect_cards(scene.image)
+        plane = scene.plane if calibrated else None  # (the table watcher's case: the mat gives the plane)
+        shipped = detect_cards(scene.image, plane=plane)
         t2 = time.perf_counter()
         if not any(reasons.values()):
             hybrid, hand_on_ms = found.snapped, 0.0
         elif regions:
-            hybrid = in_regions(scene.image, found, off_edges | doubted, regions, on_plane)
+            hybrid = in_regions(scene.image, found, off_edges | doubted, regions, on_plane, plane)
             hand_on_ms = 1000 * (time.perf_counter() - t2)
         else:
             hybrid, hand_on_ms = shipped, 1000 * (t2 - t1)
@@ -204,7 +206,9 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         for name, quads in (("learned", found.snapped), ("shipped", shipped), ("hybrid", hybrid)):
             tally(counts[name], scene.cards, quads, quads)
     return {"kind": kind, "seed": seed, "support": judge.support, "trust": judge.trust if judge.verifier else None,
-            "paper": judge.paper, "grey_edges": judge.grey_only, "regions": regions, "on_plane": on_plane, "doubt": cascade.doubt, "check_doubts": cascade.check_doubts, "frames": counts["hybrid"]["frames"],
+            "paper": judge.paper, "grey_edges": judge.grey_only, "regions": regions, "on_plane": on_plane,
+            "calibrated": calibrated, "doubt": cascade.doubt, "check_doubts": cascade.check_doubts,
+            "frames": counts["hybrid"]["frames"],
             "handed_on": handed_on, "handed_on_for": why,
             **{name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
                for name, c in counts.items()},
@@ -233,11 +237,13 @@ def main() -> int:
     parser.add_argument("--grey-edges", action="store_true", help="judge sides on grey edges alone (support_on)")
     parser.add_argument("--on-plane", action="store_true",
                         help="detect the regions on the plane the good outlines give (in_regions)")
+    parser.add_argument("--calibrated", action="store_true",
+                        help="give the shipped detector each scene's table plane, as a calibrated table does")
     args = parser.parse_args()
     cascade = Cascade(args.model, args.checker, doubt=args.doubt, check_doubts=args.check_doubts)
     judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust,
                   args.grey_edges)
-    print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane))
+    print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane, args.calibrated))
     return 0
 
 
