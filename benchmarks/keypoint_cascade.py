@@ -45,16 +45,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.keypoint_spike import (  # noqa: E402
     MARGIN,
     PATCH,
-    REFINE_SCALE,
-    SQUARE,
     _nets,
+    answer_patches,
     clockwise,
     corner_error,
     corner_errors,
     evaluation_scenes,
     export_first_stage,
     final_error,
+    from_patch,
     outlines,
+    patch_net_session,
     patch_of,
     rough,
     train_patch_net,
@@ -62,10 +63,11 @@ from benchmarks.keypoint_spike import (  # noqa: E402
 )
 from benchmarks.segmentation_spike import (  # noqa: E402
     INPUT,
-    _export,
     _session,
     _torch,
+    as_input,
     medians,
+    new_counts,
     tally,
     training_scenes,
 )
@@ -101,8 +103,7 @@ def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray) -> tupl
 
 def first_answer(session: Any, quarter: np.ndarray) -> np.ndarray:
     """The first stage's answer (9, H, W: heatmap logits, corner offsets) for the input ``quarter``."""
-    feed = (quarter.astype(np.float32) / 255.0 - 0.5).transpose(2, 0, 1)[None]
-    out: np.ndarray = session.run(None, {session.get_inputs()[0].name: feed})[0][0]
+    out: np.ndarray = session.run(None, {session.get_inputs()[0].name: as_input(quarter)})[0][0]
     return out
 
 
@@ -119,12 +120,8 @@ def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], sessio
     if not quads:
         return [], np.zeros(0)
     made = [level_patch(half, quarter, q) for q in quads]
-    batch = (np.stack([m[0] for m in made]).astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2)
-    answer = session.run(None, {session.get_inputs()[0].name: np.ascontiguousarray(batch)})[0]
-    moved = []
-    for (_, to_patch), row in zip(made, answer, strict=True):
-        corners = (SQUARE + row[:8].reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2)
-        moved.append(cv2.perspectiveTransform(corners, np.linalg.inv(to_patch)).reshape(4, 2).astype(np.float32))
+    answer = answer_patches(session, [m[0] for m in made])
+    moved = [from_patch(to_patch, row[:8]) for (_, to_patch), row in zip(made, answer, strict=True)]
     return moved, 1 / (1 + np.exp(-answer[:, 8]))
 
 
@@ -176,20 +173,15 @@ def _mine(job: tuple[int, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
         half, quarter = pyramid(scene.image)
         truths = [clockwise(np.asarray(q, np.float32).reshape(4, 2) * (HALF[0] / scene.image.shape[1]))
                   for _, q in scene.cards]
-        for quad in rough_outlines(first_answer(session, quarter), threshold):
-            if (i := label(quad, truths)) is not None:
-                made = _lesson(half, quarter, quad, truths[i] if i >= 0 else None)
-                patches.append(made[0])
-                answers.append(made[1])
-        for truth in truths:
-            made = _lesson(half, quarter, rough(truth, rng), truth)
-            patches.append(made[0])
-            answers.append(made[1])
-        for quad in _strays(truths, rng):
-            if (i := label(quad, truths)) is not None:
-                made = _lesson(half, quarter, quad, truths[i] if i >= 0 else None)
-                patches.append(made[0])
-                answers.append(made[1])
+        # (the order of the random draws is the documented files': each card's rough outline, then the strays)
+        lessons = [(q, label(q, truths)) for q in rough_outlines(first_answer(session, quarter), threshold)]
+        lessons += [(rough(truth, rng), i) for i, truth in enumerate(truths)]
+        lessons += [(q, label(q, truths)) for q in _strays(truths, rng)]
+        for quad, i in lessons:
+            if i is not None:
+                patch, answer = _lesson(half, quarter, quad, truths[i] if i >= 0 else None)
+                patches.append(patch)
+                answers.append(answer)
     return np.stack(patches), np.stack(answers)
 
 
@@ -287,10 +279,7 @@ class Cascade:
         cv2.setNumThreads(1)
         with tempfile.TemporaryDirectory() as tmp:
             self.first = _session(export_first_stage(torch, model, Path(tmp)))
-            second = _nets(torch)["RefineNet"](outputs=9)
-            second.load_state_dict(torch.load(checker)["state"])
-            _export(torch, second, PATCH, PATCH, Path(tmp) / "check.onnx", any_batch=True)
-            self.checking = _session(Path(tmp) / "check.onnx")
+            self.checking = patch_net_session(torch, checker, 9, Path(tmp))
         self.threshold, self.keep, self.passes, self.doubt = threshold, keep, passes, doubt
         self.check_doubts = check_doubts
 
@@ -324,7 +313,7 @@ class Cascade:
 
 
 def evaluate(cascade: Cascade, kind: str, scenes: int, seed: int) -> dict[str, Any]:
-    counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
+    counts = new_counts()
     times: dict[str, list[float]] = {"resize": [], "network": [], "check": [], "snap": []}
     errors: list[tuple[float, float]] = []
     for scene in evaluation_scenes(kind, scenes, seed):
@@ -339,19 +328,27 @@ def evaluate(cascade: Cascade, kind: str, scenes: int, seed: int) -> dict[str, A
             "passes": cascade.passes, **counts, **medians(times), **corner_errors(errors)}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("patches")
+def add_patch_commands(sub: Any, scenes: int, first_seed: int, minutes: float) -> argparse.ArgumentParser:
+    """A patch network's "patches" command (lessons drawn from training scenes through a trained first stage) and
+    "train" command (on those lessons) on the subcommands ``sub``, with these defaults; the "patches" parser, for the
+    network's own options."""
+    p: argparse.ArgumentParser = sub.add_parser("patches")
     p.add_argument("--model", type=Path, required=True, help="a trained first stage (keypoint_spike.py train)")
-    p.add_argument("--scenes", type=int, default=3000)
-    p.add_argument("--first-seed", type=int, default=400, help="draw from these seeds on (25 scenes a seed)")
-    p.add_argument("--threshold", type=float, default=0.1, help="the first stage's least peak for an outline")
+    p.add_argument("--scenes", type=int, default=scenes)
+    p.add_argument("--first-seed", type=int, default=first_seed, help="draw from these seeds on (25 scenes a seed)")
     p.add_argument("--out", type=Path, required=True)
     t = sub.add_parser("train")
     t.add_argument("--patches", type=Path, nargs="+", required=True)
-    t.add_argument("--minutes", type=float, default=10.0)
+    t.add_argument("--minutes", type=float, default=minutes)
     t.add_argument("--out", type=Path, required=True)
+    return p
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = add_patch_commands(sub, scenes=3000, first_seed=400, minutes=10.0)
+    p.add_argument("--threshold", type=float, default=0.1, help="the first stage's least peak for an outline")
     e = sub.add_parser("evaluate")
     e.add_argument("--model", type=Path, required=True)
     e.add_argument("--checker", type=Path, required=True)

@@ -41,28 +41,37 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.keypoint_cascade import Cascade, Detection, off_all  # noqa: E402
 from benchmarks.keypoint_spike import evaluation_scenes  # noqa: E402
 from benchmarks.keypoint_verifier import Verifier  # noqa: E402
-from benchmarks.segmentation_spike import tally  # noqa: E402
+from benchmarks.segmentation_spike import new_counts, tally  # noqa: E402
 from vision.detect import Region  # noqa: E402
+
+
+def at_scale(frame: np.ndarray, half: np.ndarray | None) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
+    """``vision.frame_cues.at_detection_scale`` (the frame at the shipped detector's scale, its channels, its darkest
+    channel), from the cascade's ``half``-size frame where given (the same pixels at the detector's scale of 0.5)."""
+    from vision.detector_config import DEFAULT_CONFIG as config
+    from vision.frame_cues import at_detection_scale
+
+    if half is None or config.scale != 0.5:
+        return at_detection_scale(frame, config)
+    channels = tuple(cv2.split(half))
+    return half, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2])
 
 
 def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | None, grey_only: bool = False
                ) -> np.ndarray:
     """``vision.detect.outline_support`` (each full-resolution outline's weakest side on the shipped detector's edge
-    map), on ``half`` where given: the frame at the detector's scale, as ``at_detection_scale`` makes it.
-    ``grey_only`` (with ``half``): on the map's grey edges alone, without its chroma edges."""
-    from vision.detect import outline_support
+    map, an edge pixel within 2 px at its scale), from ``half`` where given (``at_scale``). ``grey_only``: on the map's
+    grey edges alone, without its chroma edges."""
     from vision.detector_config import DEFAULT_CONFIG as config
     from vision.edge_map import edge_map
     from vision.quads import weakest_side_support
 
-    if half is None or config.scale != 0.5:
-        return outline_support(frame, quads, config)
+    small, channels, least = at_scale(frame, half)
     if grey_only:
-        grey = cv2.GaussianBlur(cv2.cvtColor(half, cv2.COLOR_BGR2GRAY), (3, 3), 0)
-        edges = cv2.Canny(grey, config.grey_low, config.grey_high)
+        edges = cv2.Canny(cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0),
+                          config.grey_low, config.grey_high)
     else:
-        channels = tuple(cv2.split(half))
-        edges = edge_map(half, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
+        edges = edge_map(small, channels, least, config)
     near = cv2.dilate(edges, np.ones((5, 5), np.uint8))
     return weakest_side_support([(q + 0.5) * config.scale - 0.5 for q in quads], near)
 
@@ -96,9 +105,9 @@ class Judge:
 
     def paper_left(self, frame: np.ndarray, found: Detection) -> bool:
         from vision.detector_config import DEFAULT_CONFIG as config
-        from vision.frame_cues import at_detection_scale, min_card_area, paper_left
+        from vision.frame_cues import min_card_area, paper_left
 
-        _, _, least = at_detection_scale(frame, config)
+        least = at_scale(frame, found.half)[2]
         _, mask = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
         return paper_left(mask, [(q + 0.5) * config.scale - 0.5 for q in found.snapped], min_card_area(config))
 
@@ -171,8 +180,7 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
     """``regions``: detect again only in ``doubtful_regions`` grown by this much (0: the whole frame)."""
     from vision.detect import detect_cards
 
-    blank = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
-    counts = {"learned": dict(blank), "shipped": dict(blank), "hybrid": dict(blank)}
+    counts = {"learned": new_counts(), "shipped": new_counts(), "hybrid": new_counts()}
     times: dict[str, list[float]] = {"learned": [], "shipped": [], "hybrid": [], "judge": [], "hand_on": []}
     why = {"doubtful_peak": 0, "off_edges": 0, "verifier": 0, "paper": 0}  # frames handed on for each reason
     handed_on = 0

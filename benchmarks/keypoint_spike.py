@@ -55,11 +55,14 @@ from benchmarks.segmentation_spike import (  # noqa: E402
     _export,
     _session,
     _torch,
+    as_input,
     cosine_rate,
     layers,
     median_ms,
     medians,
+    new_counts,
     tally,
+    to_quarter,
     training_scenes,
 )
 
@@ -96,11 +99,7 @@ def _nets(torch: Any) -> dict[str, Any]:
             self.heat[-1].bias.data.fill_(-4.0)  # CenterNet's start: almost no cell is a centre
 
         def forward(self, x: Any) -> Any:
-            x1 = self.e1(x)
-            x2 = self.e2(x1)
-            x3 = self.e3(x2)
-            y = self.d3(torch.cat([up(self.e4(x3), x3), x3], 1))
-            y = self.d2(torch.cat([up(y, x2), x2], 1))
+            y = to_quarter(torch, up, self, x)[0]
             return torch.cat([self.heat(y), self.corners(y)], 1)
 
     class RefineNet(nn.Module):  # type: ignore[misc]
@@ -277,18 +276,37 @@ def patch_of(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return patch, to_patch
 
 
+def answer_patches(session: Any, patches: list[np.ndarray]) -> np.ndarray:
+    """A patch network's answers (one row a patch) for ``PATCH``-square uint8 ``patches``."""
+    out: np.ndarray = session.run(None, {session.get_inputs()[0].name: as_input(np.stack(patches))})[0]
+    return out
+
+
+def from_patch(to_patch: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The four corners a patch network puts at ``offsets`` (8,: from ``SQUARE``'s corners, in ``REFINE_SCALE`` units),
+    in the pixels of the image ``to_patch`` maps into the patch."""
+    corners = (SQUARE + np.asarray(offsets).reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2)
+    out: np.ndarray = cv2.perspectiveTransform(corners, np.linalg.inv(to_patch)).reshape(4, 2).astype(np.float32)
+    return out
+
+
+def patch_net_session(torch: Any, path: Path, outputs: int, folder: Path) -> Any:
+    """The patch network (``RefineNet`` with ``outputs`` answers) saved at ``path`` as an onnxruntime session, its
+    ONNX file written in ``folder``."""
+    model = _nets(torch)["RefineNet"](outputs=outputs)
+    model.load_state_dict(torch.load(path)["state"])
+    onnx = folder / f"{path.stem}.onnx"
+    _export(torch, model, PATCH, PATCH, onnx, any_batch=True)
+    return _session(onnx)
+
+
 def refine(image: np.ndarray, quads: list[np.ndarray], session: Any) -> list[np.ndarray]:
     """``quads`` (clockwise, ``image``'s pixels) with their corners moved where the refiner puts them."""
     if not quads:
         return []
     made = [patch_of(image, q) for q in quads]
-    batch = (np.stack([m[0] for m in made]).astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2)
-    offsets = session.run(None, {session.get_inputs()[0].name: np.ascontiguousarray(batch)})[0]
-    out = []
-    for (_, to_patch), off in zip(made, offsets, strict=True):
-        corners = (SQUARE + off.reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2)
-        out.append(cv2.perspectiveTransform(corners, np.linalg.inv(to_patch)).reshape(4, 2).astype(np.float32))
-    return out
+    offsets = answer_patches(session, [m[0] for m in made])
+    return [from_patch(to_patch, off) for (_, to_patch), off in zip(made, offsets, strict=True)]
 
 
 def rough(quad: np.ndarray, rng: np.random.Generator, far_share: float = 0.0) -> np.ndarray:
@@ -434,21 +452,16 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         session = _session(export_first_stage(torch, model_path, Path(tmp)))
-        refiner = None
-        if refiner_path is not None:
-            second = _nets(torch)["RefineNet"]()
-            second.load_state_dict(torch.load(refiner_path)["state"])
-            _export(torch, second, PATCH, PATCH, Path(tmp) / "refine.onnx", any_batch=True)
-            refiner = _session(Path(tmp) / "refine.onnx")
+        refiner = None if refiner_path is None else patch_net_session(torch, refiner_path, 8, Path(tmp))
     name = session.get_inputs()[0].name
-    counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
+    counts = new_counts()
     times: dict[str, list[float]] = {"resize": [], "network": [], "outlines": [], "snap": []}
     errors: list[tuple[float, float]] = []  # per located card: the first stage's corner error, the final outline's
     for scene in evaluation_scenes(kind, scenes, seed):
         t0 = time.perf_counter()
         small = cv2.resize(scene.image, INPUT, interpolation=cv2.INTER_AREA)
         t1 = time.perf_counter()
-        answer = session.run(None, {name: (small.astype(np.float32) / 255.0 - 0.5).transpose(2, 0, 1)[None]})[0]
+        answer = session.run(None, {name: as_input(small)})[0]
         t2 = time.perf_counter()
         quads = first = outlines(answer[0], threshold)
         if refiner is not None:  # the second stage works on the network's input, in clockwise order

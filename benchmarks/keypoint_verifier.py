@@ -35,9 +35,24 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.keypoint_cascade import HALF, Cascade, level_patch, patch_sampler, pyramid, short_side  # noqa: E402
-from benchmarks.keypoint_spike import PATCH, _nets, clockwise, corner_error, train_patch_net  # noqa: E402
-from benchmarks.segmentation_spike import _export, _session, _torch, training_scenes  # noqa: E402
+from benchmarks.keypoint_cascade import (  # noqa: E402
+    HALF,
+    Cascade,
+    add_patch_commands,
+    level_patch,
+    patch_sampler,
+    pyramid,
+    short_side,
+)
+from benchmarks.keypoint_spike import (  # noqa: E402
+    _nets,
+    answer_patches,
+    clockwise,
+    corner_error,
+    patch_net_session,
+    train_patch_net,
+)
+from benchmarks.segmentation_spike import _torch, training_scenes  # noqa: E402
 
 GOOD, BAD = 0.06, 0.12
 """An outline whose farthest corner is within ``GOOD`` of its card's width is on the card; ``BAD`` or more, off (the
@@ -125,12 +140,8 @@ class Verifier:
     """The trained verifier as an onnxruntime session (one thread)."""
 
     def __init__(self, path: Path) -> None:
-        torch = _torch()
-        model = _nets(torch)["RefineNet"](outputs=1)
-        model.load_state_dict(torch.load(path)["state"])
         with tempfile.TemporaryDirectory() as tmp:
-            _export(torch, model, PATCH, PATCH, Path(tmp) / "verify.onnx", any_batch=True)
-            self.session = _session(Path(tmp) / "verify.onnx")
+            self.session = patch_net_session(_torch(), path, 1, Path(tmp))
 
     def trust(self, frame: np.ndarray, quads: list[np.ndarray],
               levels: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
@@ -140,26 +151,16 @@ class Verifier:
             return np.zeros(0)
         half, quarter = pyramid(frame) if levels is None else levels
         to_half = HALF[0] / frame.shape[1]
-        batch = np.stack([level_patch(half, quarter, clockwise(q * to_half))[0] for q in quads])
-        feed = np.ascontiguousarray((batch.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2))
-        logits = self.session.run(None, {self.session.get_inputs()[0].name: feed})[0][:, 0]
-        out: np.ndarray = 1 / (1 + np.exp(-logits))
+        logits = answer_patches(self.session, [level_patch(half, quarter, clockwise(q * to_half))[0] for q in quads])
+        out: np.ndarray = 1 / (1 + np.exp(-logits[:, 0]))
         return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("patches")
-    p.add_argument("--model", type=Path, required=True, help="a trained first stage (keypoint_spike.py train)")
+    p = add_patch_commands(sub, scenes=2000, first_seed=600, minutes=8.0)
     p.add_argument("--checker", type=Path, required=True, help="a trained checker (keypoint_cascade.py train)")
-    p.add_argument("--scenes", type=int, default=2000)
-    p.add_argument("--first-seed", type=int, default=600, help="draw from these seeds on (25 scenes a seed)")
-    p.add_argument("--out", type=Path, required=True)
-    t = sub.add_parser("train")
-    t.add_argument("--patches", type=Path, nargs="+", required=True)
-    t.add_argument("--minutes", type=float, default=8.0)
-    t.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     if args.command == "patches":
         print(mine_patches(args.model, args.checker, args.scenes, args.out, args.first_seed))

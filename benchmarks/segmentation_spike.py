@@ -71,6 +71,28 @@ def layers(torch: Any) -> tuple[Any, Any, Any]:
     return cbr, dw, up
 
 
+def to_quarter(torch: Any, up: Any, net: Any, x: Any) -> tuple[Any, Any]:
+    """The spikes' shared encoder (``net.e1``-``e4``, down to 1/16 of the input) and the decoder's first two steps
+    (``net.d3``, ``net.d2``, back to 1/4) on ``x``: the features at 1/4, and ``e1``'s at 1/2 for a decoder that goes on."""
+    x1 = net.e1(x)
+    x2 = net.e2(x1)
+    x3 = net.e3(x2)
+    y = net.d3(torch.cat([up(net.e4(x3), x3), x3], 1))
+    return net.d2(torch.cat([up(y, x2), x2], 1)), x1
+
+
+def as_input(images: np.ndarray) -> np.ndarray:
+    """uint8 images (H, W, 3), or a batch of them (N, H, W, 3), as the spikes' networks read them: float32, channels
+    first, a batch, from -0.5 to 0.5."""
+    batch = images[None] if images.ndim == 3 else images
+    return np.ascontiguousarray((batch.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2))
+
+
+def new_counts() -> dict[str, int]:
+    """What ``tally`` adds up, at nought."""
+    return {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
+
+
 def _nets(torch: Any) -> dict[str, Any]:
     """``SegNet``: a separable U-Net whose mask is at the input's size (``stride`` 1, what ``train`` trains), or at a
     half or a quarter of it (its decoder stopping early)."""
@@ -89,11 +111,7 @@ def _nets(torch: Any) -> dict[str, Any]:
             self.head = nn.Conv2d({1: 8, 2: c[0], 4: c[1]}[stride], 1, 1)
 
         def forward(self, x: Any) -> Any:
-            x1 = self.e1(x)
-            x2 = self.e2(x1)
-            x3 = self.e3(x2)
-            y = self.d3(torch.cat([up(self.e4(x3), x3), x3], 1))
-            y = self.d2(torch.cat([up(y, x2), x2], 1))
+            y, x1 = to_quarter(torch, up, self, x)
             if self.stride <= 2:
                 y = self.d1(torch.cat([up(y, x1), x1], 1))
             if self.stride == 1:
@@ -278,13 +296,13 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int) -> dict[str, A
         session = _session(Path(tmp) / "seg.onnx")
     name = session.get_inputs()[0].name
     spec, at = kind_spec(kind, seed)
-    counts = {"cards": 0, "found": 0, "found_snapped": 0, "false_snapped": 0, "located": 0, "frames": 0}
+    counts = new_counts()
     times: dict[str, list[float]] = {"resize": [], "network": [], "outlines": [], "snap": []}
     for _, scene in held_out_scenes(designs.held_out_decks(), spec, scenes, at):
         t0 = time.perf_counter()
         small = cv2.resize(scene.image, INPUT, interpolation=cv2.INTER_AREA)
         t1 = time.perf_counter()
-        logit = session.run(None, {name: (small.astype(np.float32) / 255.0 - 0.5).transpose(2, 0, 1)[None]})[0]
+        logit = session.run(None, {name: as_input(small)})[0]
         t2 = time.perf_counter()
         quads = outlines(1 / (1 + np.exp(-logit[0, 0])))
         t3 = time.perf_counter()

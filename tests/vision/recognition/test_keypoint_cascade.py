@@ -58,14 +58,18 @@ def test_a_small_card_is_drawn_from_the_half_frame_and_a_large_one_from_the_quar
     assert drawn_from == [half.shape, quarter.shape]
 
 
-class _PerfectChecker:
-    """An onnxruntime session's ``get_inputs``/``run`` answering fixed rows (eight offsets, a card logit)."""
-
-    def __init__(self, rows: list[np.ndarray]) -> None:
-        self.rows = rows
+class _Session:
+    """What the spikes use of an onnxruntime session: ``get_inputs`` (one input, "x") and ``run``."""
 
     def get_inputs(self) -> list[SimpleNamespace]:
         return [SimpleNamespace(name="x")]
+
+
+class _PerfectChecker(_Session):
+    """A checker answering fixed rows (eight offsets, a card logit)."""
+
+    def __init__(self, rows: list[np.ndarray]) -> None:
+        self.rows = rows
 
     def run(self, _: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
         assert feed["x"].shape == (len(self.rows), 3, PATCH, PATCH)
@@ -117,25 +121,19 @@ def test_strays_of_a_lone_card_are_lessons_in_no_card() -> None:
     assert len(_strays([], rng)) == 2  # a frame with no card: two anywhere
 
 
-class _FirstStage:
-    """A first stage's session answering a fixed answer (9, H, W)."""
+class _FirstStage(_Session):
+    """A first stage answering a fixed answer (9, H, W)."""
 
     def __init__(self, answer: np.ndarray) -> None:
         self.answer = answer
-
-    def get_inputs(self) -> list[SimpleNamespace]:
-        return [SimpleNamespace(name="x")]
 
     def run(self, _: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
         assert feed["x"].shape == (1, 3, INPUT[1], INPUT[0])
         return [self.answer[None]]
 
 
-class _PaperChecker:
+class _PaperChecker(_Session):
     """A checker that leaves every outline where it is and says "card" where the patch's middle is paper."""
-
-    def get_inputs(self) -> list[SimpleNamespace]:
-        return [SimpleNamespace(name="x")]
 
     def run(self, _: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
         middle = feed["x"][:, :, MARGIN + 4:PATCH - MARGIN - 4, MARGIN + 4:PATCH - MARGIN - 4].mean(axis=(1, 2, 3))
