@@ -48,6 +48,7 @@ from benchmarks.keypoint_spike import (  # noqa: E402
     _nets,
     answer_patches,
     clockwise,
+    clockwise_all,
     corner_error,
     corner_errors,
     evaluation_scenes,
@@ -57,6 +58,7 @@ from benchmarks.keypoint_spike import (  # noqa: E402
     outlines,
     patch_net_session,
     patch_of,
+    peak_corners,
     rough,
     train_patch_net,
     true_offsets,
@@ -125,21 +127,41 @@ def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], sessio
     return moved, 1 / (1 + np.exp(-answer[:, 8]))
 
 
+def centres_and_short_sides(quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 2) the centres and (N,) the ``short_side`` of ``quads``, at once."""
+    if not quads:
+        return np.zeros((0, 2), np.float32), np.zeros(0, np.float32)
+    q = np.stack(quads).astype(np.float32).reshape(-1, 4, 2)
+    sides = np.linalg.norm(q[:, :3] - q[:, 1:], axis=2)
+    return q.mean(axis=1), np.minimum(sides[:, 0], sides[:, 1])
+
+
+def off_every(quads: list[np.ndarray], kept: list[np.ndarray]) -> np.ndarray:
+    """(N,) for each of ``quads``: does its centre lie ``NEAR`` of a kept outline's width or more from every kept
+    outline's centre?"""
+    centres = centres_and_short_sides(quads)[0]
+    kept_centres, kept_short = centres_and_short_sides(kept)
+    far: np.ndarray = (np.linalg.norm(centres[:, None] - kept_centres[None], axis=2) > NEAR * kept_short).all(axis=1)
+    return far
+
+
 def off_all(quad: np.ndarray, kept: list[np.ndarray]) -> bool:
     """Does ``quad``'s centre lie ``NEAR`` of a kept outline's width or more from every kept outline's centre?"""
-    return all(np.linalg.norm(quad.mean(axis=0) - k.mean(axis=0)) > NEAR * short_side(k) for k in kept)
+    return bool(off_every([quad], kept)[0])
 
 
 def surest(quads: list[np.ndarray], probs: np.ndarray, keep: float) -> list[np.ndarray]:
     """The outlines over ``keep``, the surer first, each unless its centre lies within ``NEAR`` of a kept one's width
     from that one's centre (two peaks on one card)."""
-    kept: list[np.ndarray] = []
-    for i in np.argsort(-probs):
+    centres, short = centres_and_short_sides(quads)
+    near = (np.linalg.norm(centres[:, None] - centres[None], axis=2) <= NEAR * short[None]).tolist()  # i near k
+    kept: list[int] = []
+    for i in np.argsort(-probs).tolist():
         if probs[i] < keep:
             break
-        if off_all(quads[i], kept):
-            kept.append(quads[i])
-    return kept
+        if not any(near[i][k] for k in kept):
+            kept.append(i)
+    return [quads[i] for i in kept]
 
 
 def label(quad: np.ndarray, truths: list[np.ndarray]) -> int | None:
@@ -292,15 +314,17 @@ class Cascade:
         half, quarter = pyramid(frame)
         t1 = time.perf_counter()
         answer = first_answer(self.first, quarter)
-        quads = rough_outlines(answer, self.threshold)
+        corners, peaks = peak_corners(answer, min(self.doubt, self.threshold))  # one decoding for both least peaks
+        every = list(clockwise_all(corners * (HALF[0] / 1280)))
+        quads = [q for q, peak in zip(every, peaks, strict=True) if peak >= self.threshold]
+        rough = quads
         t2 = time.perf_counter()
-        rough_full = [order_corners(q * to_full) for q in quads]
         probs = np.zeros(0)
         for _ in range(self.passes):
             quads, probs = check(half, quarter, quads, self.checking)
         kept = surest(quads, probs, self.keep)
         full = [order_corners(q * to_full) for q in kept]
-        low = [q for q in rough_outlines(answer, min(self.doubt, self.threshold)) if off_all(q, kept)]
+        low = [q for q, off in zip(every, off_every(every, kept), strict=True) if off]
         if self.check_doubts > 0 and low:  # the checker's word on them too: kept (where they are) if may be a card
             chance = check(half, quarter, low, self.checking)[1]
             low = [q for q, c in zip(low, chance, strict=True) if c >= self.check_doubts]
@@ -308,7 +332,7 @@ class Cascade:
         t3 = time.perf_counter()
         snapped = snap_to_edges(frame, full) if full else []
         t4 = time.perf_counter()
-        return Detection(rough_full, full, snapped, doubtful,
+        return Detection([order_corners(q * to_full) for q in rough], full, snapped, doubtful,
                          [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))], half, quarter)
 
 

@@ -43,6 +43,7 @@ from benchmarks.keypoint_spike import evaluation_scenes  # noqa: E402
 from benchmarks.keypoint_verifier import Verifier  # noqa: E402
 from benchmarks.segmentation_spike import new_counts, tally  # noqa: E402
 from vision.detect import Region  # noqa: E402
+from vision.recognizer import Recognizer  # noqa: E402
 
 
 def at_scale(frame: np.ndarray, half: np.ndarray | None) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
@@ -76,6 +77,32 @@ def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | No
     return weakest_side_support([(q + 0.5) * config.scale - 0.5 for q in quads], near)
 
 
+STEP_T = np.linspace(0.1, 0.9, 16, dtype=np.float32)
+"""Where ``step_support`` samples a side, as shares of its length: its ends lie on corners, which may be rounded."""
+
+
+def step_support(frame: np.ndarray, quads: list[np.ndarray], least: float, reach: int = 2) -> np.ndarray:
+    """(Q,) for each full-resolution outline, the share of its weakest side's ``STEP_T`` samples where the frame
+    steps by ``least`` or more (the colour change over 2 px, summed over B, G and R, as ``vision.snapping`` measures
+    it) within ``reach`` px across the side. Read from the frame in one ``cv2.remap`` of a few thousand points,
+    where ``support_on`` makes an edge map of the whole frame."""
+    if not quads:
+        return np.zeros(0)
+    q = np.stack(quads).astype(np.float32).reshape(-1, 4, 2)
+    along = np.roll(q, -1, axis=1) - q
+    across = np.stack([along[..., 1], -along[..., 0]], axis=2) / np.maximum(
+        np.linalg.norm(along, axis=2, keepdims=True), 1e-6)
+    offsets = np.arange(-reach - 1, reach + 2, dtype=np.float32)
+    pts = (q[:, :, None, None] + STEP_T[None, None, :, None, None] * along[:, :, None, None]
+           + offsets[None, None, None, :, None] * across[:, :, None, None])  # (Q, 4, T, O, 2)
+    flat = pts.reshape(-1, len(offsets), 2)
+    samples = cv2.remap(frame, np.ascontiguousarray(flat[..., 0]), np.ascontiguousarray(flat[..., 1]),
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
+    step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2).max(axis=1)  # (Q 4 T,)
+    out: np.ndarray = (step >= least).reshape(len(q), 4, -1).mean(axis=2).min(axis=1)
+    return out
+
+
 @dataclass(frozen=True)
 class Judge:
     """What makes an outline of the cascade poor: a side off the shipped detector's edge map (``support``: the least
@@ -90,14 +117,20 @@ class Judge:
     trust: float = 0.5
     grey_only: bool = False
     """Judge sides on the edge map's grey edges alone (``support_on``)."""
+    step: float = 0.0
+    """Over 0: judge sides on the frame's own steps of at least this much instead (``step_support``)."""
 
     def poor(self, frame: np.ndarray, found: Detection) -> tuple[np.ndarray, np.ndarray]:
         """(Q,) for each snapped outline of ``found``: is it poor for a side off edges, and is it for the verifier?
         Both work on the cascade's half-size frame and pyramid where ``found`` has them."""
         if not found.snapped:
             return np.zeros(0, bool), np.zeros(0, bool)
-        off_edges = np.zeros(len(found.snapped), bool) if self.support <= 0 else \
-            support_on(frame, found.snapped, found.half, self.grey_only) < self.support
+        if self.support <= 0:
+            off_edges = np.zeros(len(found.snapped), bool)
+        elif self.step > 0:
+            off_edges = step_support(frame, found.snapped, self.step) < self.support
+        else:
+            off_edges = support_on(frame, found.snapped, found.half, self.grey_only) < self.support
         levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
         doubted = np.zeros(len(found.snapped), bool) if self.verifier is None else \
             self.verifier.trust(frame, found.snapped, levels) < self.trust
@@ -175,16 +208,30 @@ def _scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
     yield from speed_scenes(scenes)
 
 
+def flawless(before: dict[str, int], after: dict[str, int]) -> bool:
+    """Did the frame ``tally`` added between ``before`` and ``after`` have every card found and no false outline?"""
+    return after["found"] - before["found"] == after["cards"] - before["cards"] and \
+        after["false_snapped"] == before["false_snapped"]
+
+
 def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, regions: float = 0.0,
-             on_plane: bool = False, calibrated: bool = False) -> dict[str, Any]:
-    """``regions``: detect again only in ``doubtful_regions`` grown by this much (0: the whole frame)."""
+             on_plane: bool = False, calibrated: bool = False, alone: bool = False,
+             recognizer: Recognizer | None = None) -> dict[str, Any]:
+    """``regions``: detect again only in ``doubtful_regions`` grown by this much (0: the whole frame). ``alone``: the
+    shipped detector does not also detect every frame (so the hybrid's time is its own, and with ``regions`` its
+    figures are not compared). ``recognizer``: its classification of the hybrid's outlines is timed too, and
+    "frame" is the issue's figure: detection and classification."""
     from vision.detect import detect_cards
 
     counts = {"learned": new_counts(), "shipped": new_counts(), "hybrid": new_counts()}
-    times: dict[str, list[float]] = {"learned": [], "shipped": [], "hybrid": [], "judge": [], "hand_on": []}
+    times: dict[str, list[float]] = {"learned": [], "shipped": [], "hybrid": [], "judge": [], "hand_on": [],
+                                     "classify": [], "frame": []}
     why = {"doubtful_peak": 0, "off_edges": 0, "verifier": 0, "paper": 0}  # frames handed on for each reason
     handed_on = 0
-    for scene in _scenes(kind, scenes, seed):
+    verdicts = {"needed": 0, "needless": 0, "missed": 0, "right": 0}  # in doubt or not, the learned outlines flawed or not
+    shown = list(_scenes(kind, scenes, seed))
+    cascade.detect(shown[0].image)  # the first run of a session is slow (as bench_recognition's warm-up pass)
+    for scene in shown:
         found = cascade.detect(scene.image)
         t0 = time.perf_counter()
         off_edges, doubted = judge.poor(scene.image, found)
@@ -194,34 +241,47 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
             reasons["paper"] = judge.paper_left(scene.image, found)
         t1 = time.perf_counter()
         plane = scene.plane if calibrated else None  # (the table watcher's case: the mat gives the plane)
-        shipped = detect_cards(scene.image, plane=plane)
+        in_doubt = any(reasons.values())
+        compared = ("learned", "hybrid") if alone else ("learned", "shipped", "hybrid")
+        shipped = detect_cards(scene.image, plane=plane) if not alone or (in_doubt and not regions) else []
         t2 = time.perf_counter()
-        if not any(reasons.values()):
+        if not in_doubt:
             hybrid, hand_on_ms = found.snapped, 0.0
         elif regions:
             hybrid = in_regions(scene.image, found, off_edges | doubted, regions, on_plane, plane)
             hand_on_ms = 1000 * (time.perf_counter() - t2)
         else:
             hybrid, hand_on_ms = shipped, 1000 * (t2 - t1)
+        if recognizer is not None:
+            t3 = time.perf_counter()
+            recognizer.classify_quads(scene.image, hybrid)
+            times["classify"].append(1000 * (time.perf_counter() - t3))
         handed_on += any(reasons.values())
         for reason, held in reasons.items():
             why[reason] += held
         times["learned"].append(sum(found.ms))
-        times["shipped"].append(1000 * (t2 - t1))
+        if "shipped" in compared:
+            times["shipped"].append(1000 * (t2 - t1))
         times["hybrid"].append(sum(found.ms) + 1000 * (t1 - t0) + hand_on_ms)
         times["judge"].append(1000 * (t1 - t0))
         times["hand_on"].append(hand_on_ms)
+        if recognizer is not None:
+            times["frame"].append(times["hybrid"][-1] + times["classify"][-1])
+        before = dict(counts["learned"])
         for name, quads in (("learned", found.snapped), ("shipped", shipped), ("hybrid", hybrid)):
-            tally(counts[name], scene.cards, quads, quads)
+            if name in compared:
+                tally(counts[name], scene.cards, quads, quads)
+        flawed = not flawless(before, counts["learned"])
+        verdicts["needed" if in_doubt and flawed else "needless" if in_doubt else "missed" if flawed else "right"] += 1
     return {"kind": kind, "seed": seed, "support": judge.support, "trust": judge.trust if judge.verifier else None,
             "paper": judge.paper, "grey_edges": judge.grey_only, "regions": regions, "on_plane": on_plane,
             "calibrated": calibrated, "doubt": cascade.doubt, "check_doubts": cascade.check_doubts,
             "frames": counts["hybrid"]["frames"],
-            "handed_on": handed_on, "handed_on_for": why,
+            "handed_on": handed_on, "handed_on_for": why, "verdicts": verdicts,
             **{name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
-               for name, c in counts.items()},
+               for name, c in counts.items() if c["frames"]},
             "ms_mean_median_p90": {name: [round(float(np.mean(t)), 2), round(float(np.median(t)), 2),
-                                          round(float(np.quantile(t, 0.9)), 2)] for name, t in times.items()}}
+                                          round(float(np.quantile(t, 0.9)), 2)] for name, t in times.items() if t}}
 
 
 def main() -> int:
@@ -243,15 +303,23 @@ def main() -> int:
                         help="detect again only around doubtful peaks and poor outlines (in_regions), each box grown "
                              "by GROW of its larger side (0.6 without a value); 0: the whole frame")
     parser.add_argument("--grey-edges", action="store_true", help="judge sides on grey edges alone (support_on)")
+    parser.add_argument("--step", type=float, default=0.0, metavar="LEAST",
+                        help="judge sides on the frame's own colour steps of LEAST or more instead (step_support)")
     parser.add_argument("--on-plane", action="store_true",
                         help="detect the regions on the plane the good outlines give (in_regions)")
     parser.add_argument("--calibrated", action="store_true",
                         help="give the shipped detector each scene's table plane, as a calibrated table does")
+    parser.add_argument("--alone", action="store_true",
+                        help="do not also run the shipped detector on every frame (the hybrid's own time)")
+    parser.add_argument("--classify", action="store_true",
+                        help="time the shipped recogniser's classification of the hybrid's outlines too")
     args = parser.parse_args()
     cascade = Cascade(args.model, args.checker, doubt=args.doubt, check_doubts=args.check_doubts)
     judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust,
-                  args.grey_edges)
-    print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane, args.calibrated))
+                  args.grey_edges, args.step)
+    recognizer = Recognizer() if args.classify else None
+    print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane, args.calibrated,
+                   args.alone, recognizer))
     return 0
 
 

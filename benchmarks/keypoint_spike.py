@@ -140,6 +140,15 @@ def clockwise(quad: np.ndarray) -> np.ndarray:
     return q[np.argsort(np.arctan2(q[:, 1] - centre[1], q[:, 0] - centre[0]))]
 
 
+def clockwise_all(quads: np.ndarray) -> np.ndarray:
+    """``clockwise`` for each of (N, 4, 2) ``quads`` at once."""
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    centre = q.mean(axis=1, keepdims=True)
+    order = np.argsort(np.arctan2(q[..., 1] - centre[..., 1], q[..., 0] - centre[..., 0]), axis=1)
+    out: np.ndarray = np.take_along_axis(q, order[..., None], axis=1)
+    return out
+
+
 def targets(quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training targets on the grid for one scene's cards (input-scale corners): the heatmap (a Gaussian per card
     about its centre cell, the larger where two meet), the corners (8, H, W; offsets from each cell's centre in
@@ -389,17 +398,26 @@ def train_refiner(data: list[Path], minutes: float, out: Path, far_share: float 
 def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:
     """Full-resolution outlines from one frame's answer (9, H, W: heatmap logits, corner offsets): one per heatmap
     peak (the largest in its 3x3) over ``threshold``, corners in the detector's order."""
+    return peak_outlines(out, threshold)[0]
+
+
+def peak_outlines(out: np.ndarray, threshold: float) -> tuple[list[np.ndarray], np.ndarray]:
+    """``outlines``, and each one's peak (0-1), so that one decoding serves several least peaks."""
     from vision.rectify import order_corners
 
+    corners, peaks = peak_corners(out, threshold)
+    return [order_corners(q) for q in corners], peaks
+
+
+def peak_corners(out: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 4, 2) the full-resolution corners of ``outlines`` as the network orders them (``clockwise`` or
+    ``order_corners`` order them), and (N,) each one's peak."""
     heat = 1 / (1 + np.exp(-out[0]))
-    peaks = (heat >= threshold) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))
-    quads = []
-    for y, x in zip(*np.nonzero(peaks), strict=True):
-        offsets = out[1:, y, x].reshape(4, 2) * CORNER_SCALE
-        q = (np.array([(x + 0.5) * STRIDE, (y + 0.5) * STRIDE], np.float32) + offsets) * FRAME_SCALE
-        if cv2.contourArea(q.astype(np.float32)) > 0:
-            quads.append(order_corners(q.astype(np.float32)))
-    return quads
+    ys, xs = np.nonzero((heat >= threshold) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))))
+    cells = np.stack([(xs + 0.5) * STRIDE, (ys + 0.5) * STRIDE], axis=1).astype(np.float32)[:, None, :]
+    corners = ((cells + out[1:, ys, xs].T.reshape(-1, 4, 2) * CORNER_SCALE) * FRAME_SCALE).astype(np.float32)
+    real = np.array([cv2.contourArea(q) > 0 for q in corners], bool)
+    return corners[real].reshape(-1, 4, 2), heat[ys, xs][real]
 
 
 def on_edges(frame: np.ndarray, quads: list[np.ndarray], support: float) -> list[np.ndarray]:

@@ -100,6 +100,19 @@ def test_the_surer_of_two_outlines_on_one_card_is_kept_and_neighbours_are_not_me
     assert surest([card, neighbour], np.array([0.8, 0.4]), keep=0.5) == [card]
 
 
+def test_off_every_asks_off_all_of_each_outline_at_once() -> None:
+    from benchmarks.keypoint_cascade import off_all, off_every
+
+    card = np.float32([[0, 0], [40, 0], [40, 56], [0, 56]])
+    kept = [card, card + np.float32([100, 0])]
+    quads = [card + 3, card + np.float32([NEAR * 40 + 1, 0]), card + np.float32([NEAR * 40 - 1, 0]),
+             card + np.float32([50, 0]), kept[1] + 2]
+    assert off_every(quads, kept).tolist() == [False, True, False, True, False]
+    assert off_every(quads, kept).tolist() == [off_all(q, kept) for q in quads]
+    assert off_every(quads, []).tolist() == [True] * 5  # nothing kept: every outline is off
+    assert off_every([], kept).tolist() == []
+
+
 def test_an_outline_learns_the_card_under_it_none_far_from_every_card_and_nothing_between() -> None:
     cards = [np.float32([[0, 0], [40, 0], [40, 56], [0, 56]]), np.float32([[100, 0], [140, 0], [140, 56], [100, 56]])]
     assert label(cards[1] + np.float32([NEAR * 40 - 1, 0]), cards) == 1

@@ -124,3 +124,42 @@ def test_grey_edges_alone_do_not_see_a_white_card_on_a_pale_cloth_of_its_brightn
     half = pyramid(frame)[0]
     assert support_on(frame, [card], half)[0] == 1.0  # the chroma edges hold it
     assert support_on(frame, [card], half, grey_only=True)[0] == 0.0
+
+
+def test_the_step_test_sees_a_side_off_its_card_and_a_white_card_on_a_pale_cloth() -> None:
+    from benchmarks.keypoint_hybrid import step_support
+
+    cards = [_card(200, 200), _card(500, 300)]
+    frame = _frame(cards)
+    off = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # its right side 30 px out on the felt
+    shy = cards[0] + np.float32([[0, 0], [0, 0], [0, 0], [0, 0]])
+    shy[[1, 2], 0] -= 4  # its right side 4 px inside the card: on paper, out of the 2 px reach
+    support = step_support(frame, [cards[0], cards[1], off, shy], least=20)
+    assert support.tolist() == [1.0, 1.0, 0.0, 0.0]
+    assert step_support(frame, [shy], least=20, reach=4)[0] == 1.0
+    assert step_support(frame, [], least=20).shape == (0,)
+    pale = np.full((720, 1280, 3), (255, 228, 228), np.uint8)  # the pale blue cloth grey edges cannot see on
+    cv2.fillConvexPoly(pale, cards[0].astype(np.int32), (235, 235, 235))
+    assert step_support(pale, [cards[0]], least=20)[0] == 1.0  # a step of 20 + 7 + 7 in B, G, R
+    assert step_support(pale, [cards[0]], least=60)[0] == 0.0
+
+
+def test_the_judge_on_frame_steps_makes_the_same_outlines_poor_as_on_the_edge_map() -> None:
+    cards = [_card(200, 200), _card(500, 300)]
+    frame = _frame(cards)
+    quads = cards + [cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])]
+    assert Judge(0.95, step=20).poor(frame, _found(quads))[0].tolist() == [False, False, True]
+
+
+def test_a_frame_is_flawless_only_with_every_card_found_and_nothing_false() -> None:
+    from benchmarks.keypoint_hybrid import flawless
+    from benchmarks.segmentation_spike import new_counts, tally
+
+    cards = [("AS", _card(200, 200)), ("KH", _card(500, 300))]
+    for outlines, expected in (([cards[0][1], cards[1][1]], True), ([cards[0][1]], False),
+                               ([cards[0][1], cards[1][1], _card(900, 100)], False)):
+        counts = new_counts()
+        tally(counts, cards[:1], [cards[0][1]], [cards[0][1]])  # a frame before, found whole
+        before = dict(counts)
+        tally(counts, cards, outlines, outlines)
+        assert flawless(before, counts) is expected
