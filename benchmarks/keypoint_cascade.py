@@ -255,7 +255,8 @@ def patch_sampler(paths: list[Path], wanted: str, batch: int = 128
     return len(patches), draw
 
 
-def train_checker(paths: list[Path], minutes: float, out: Path) -> dict[str, Any]:
+def train_checker(paths: list[Path], minutes: float, out: Path, rate: float = 3e-3, init: Path | None = None
+                  ) -> dict[str, Any]:
     """``minutes`` of training (``keypoint_spike.train_patch_net``, batch 128): smooth L1 on the offsets of patches
     that hold a card, and cross-entropy on card or not."""
     torch = _torch()
@@ -267,7 +268,8 @@ def train_checker(paths: list[Path], minutes: float, out: Path) -> dict[str, Any
                  * card).sum() / card.sum().clamp(min=1)
         return moved + torch.nn.functional.binary_cross_entropy_with_logits(y[:, 8], card)
 
-    trained = train_patch_net(torch, _nets(torch)["RefineNet"](outputs=9), draw, loss_of, minutes, out, seed=2)
+    trained = train_patch_net(torch, _nets(torch)["RefineNet"](outputs=9), draw, loss_of, minutes, out, seed=2,
+                              rate=rate, init=init)
     return {"patches": count, **trained}
 
 
@@ -365,6 +367,8 @@ def add_patch_commands(sub: Any, scenes: int, first_seed: int, minutes: float) -
     t.add_argument("--patches", type=Path, nargs="+", required=True)
     t.add_argument("--minutes", type=float, default=minutes)
     t.add_argument("--out", type=Path, required=True)
+    t.add_argument("--rate", type=float, default=3e-3, help="the cosine rate's start")
+    t.add_argument("--init", type=Path, help="go on from this saved network")
     return p
 
 
@@ -386,7 +390,7 @@ def main() -> int:
     if args.command == "patches":
         print(mine_patches(args.model, args.scenes, args.out, args.first_seed, args.threshold))
     elif args.command == "train":
-        print(train_checker(args.patches, args.minutes, args.out))
+        print(train_checker(args.patches, args.minutes, args.out, args.rate, args.init))
     else:
         cascade = Cascade(args.model, args.checker, args.threshold, args.keep, args.passes)
         print(evaluate(cascade, args.kind, args.scenes, args.seed))

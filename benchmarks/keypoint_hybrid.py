@@ -208,6 +208,20 @@ def _scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
     yield from speed_scenes(scenes)
 
 
+def name_cards(naming: dict[str, int], cards: list[tuple[str, np.ndarray]], seen: list[Any]) -> None:
+    """Add one frame's recognitions ``seen`` (``vision.recognizer.Recognition``) to ``naming``, as
+    ``models.training.evaluate`` counts its own: each true card whose outline matches is named, unknown or wrong;
+    each recognition that matches no card is a false card."""
+    from models.training.evaluate import matched_outlines
+
+    matched = matched_outlines(cards, [r.corners for r in seen])
+    for (label, _), i in zip(cards, matched, strict=True):
+        if i is not None:
+            card = seen[i].card
+            naming["named" if card == label else "unknown" if card == "unknown" else "wrong"] += 1
+    naming["false_cards"] += len(seen) - len({i for i in matched if i is not None})
+
+
 def flawless(before: dict[str, int], after: dict[str, int]) -> bool:
     """Did the frame ``tally`` added between ``before`` and ``after`` have every card found and no false outline?"""
     return after["found"] - before["found"] == after["cards"] - before["cards"] and \
@@ -228,6 +242,7 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
                                      "classify": [], "frame": []}
     why = {"doubtful_peak": 0, "off_edges": 0, "verifier": 0, "paper": 0}  # frames handed on for each reason
     handed_on = 0
+    naming = {"named": 0, "unknown": 0, "wrong": 0, "false_cards": 0}  # with a recognizer
     verdicts = {"needed": 0, "needless": 0, "missed": 0, "right": 0}  # in doubt or not, the learned outlines flawed or not
     shown = list(_scenes(kind, scenes, seed))
     cascade.detect(shown[0].image)  # the first run of a session is slow (as bench_recognition's warm-up pass)
@@ -254,8 +269,9 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
             hybrid, hand_on_ms = shipped, 1000 * (t2 - t1)
         if recognizer is not None:
             t3 = time.perf_counter()
-            recognizer.classify_quads(scene.image, hybrid)
+            seen = recognizer.recognize_outlines(scene.image, hybrid)
             times["classify"].append(1000 * (time.perf_counter() - t3))
+            name_cards(naming, scene.cards, seen)
         handed_on += any(reasons.values())
         for reason, held in reasons.items():
             why[reason] += held
@@ -278,6 +294,7 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
             "calibrated": calibrated, "doubt": cascade.doubt, "check_doubts": cascade.check_doubts,
             "frames": counts["hybrid"]["frames"],
             "handed_on": handed_on, "handed_on_for": why, "verdicts": verdicts,
+            **({"recognised": naming} if recognizer is not None else {}),
             **{name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
                for name, c in counts.items() if c["frames"]},
             "ms_mean_median_p90": {name: [round(float(np.mean(t)), 2), round(float(np.median(t)), 2),

@@ -359,13 +359,16 @@ def true_offsets(truth: np.ndarray, to_patch: np.ndarray) -> np.ndarray:
 
 
 def train_patch_net(torch: Any, model: Any, draw: Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]],
-                    loss_of: Callable[[Any, Any], Any], minutes: float, out: Path, seed: int) -> dict[str, Any]:
+                    loss_of: Callable[[Any, Any], Any], minutes: float, out: Path, seed: int, rate: float = 3e-3,
+                    init: Path | None = None) -> dict[str, Any]:
     """``minutes`` of training of a network on ``PATCH``-square patches (the refiner, ``keypoint_cascade``'s checker,
-    ``keypoint_verifier``'s verifier): two threads, AdamW, a cosine rate from 3e-3, colour gain. ``draw(rng)`` gives a
-    batch of uint8 patches (B, PATCH, PATCH, 3) and what the network should answer for them, ``loss_of(answer,
-    wanted)`` the loss; the state is saved at ``out``."""
+    ``keypoint_verifier``'s verifier): two threads, AdamW, a cosine rate from ``rate``, colour gain. ``draw(rng)``
+    gives a batch of uint8 patches (B, PATCH, PATCH, 3) and what the network should answer for them, ``loss_of(answer,
+    wanted)`` the loss; the state is saved at ``out``. ``init``: a saved state to go on from."""
+    if init is not None:
+        model.load_state_dict(torch.load(init)["state"])
     torch.set_num_threads(2)
-    opt = torch.optim.AdamW(model.parameters(), 3e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(model.parameters(), rate, weight_decay=1e-4)
     rng = np.random.default_rng(seed)
     t0, steps, budget = time.time(), 0, minutes * 60
     losses: list[float] = []
@@ -375,7 +378,7 @@ def train_patch_net(torch: Any, model: Any, draw: Callable[[np.random.Generator]
         xb = np.clip(xb.astype(np.float32) / 255.0 * gain, 0, 1).astype(np.float32)
         xt = torch.from_numpy(np.ascontiguousarray(xb.transpose(0, 3, 1, 2)) - 0.5)
         for group in opt.param_groups:
-            group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
+            group["lr"] = cosine_rate(rate, time.time() - t0, budget)
         loss = loss_of(model(xt), torch.from_numpy(yb))
         opt.zero_grad()
         loss.backward()

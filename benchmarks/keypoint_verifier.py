@@ -126,13 +126,15 @@ def mine_patches(model: Path, checker: Path, scenes: int, out: Path, first: int)
             "seconds": round(time.time() - t0, 1), "file": str(out)}
 
 
-def train_verifier(paths: list[Path], minutes: float, out: Path) -> dict[str, Any]:
+def train_verifier(paths: list[Path], minutes: float, out: Path, rate: float = 3e-3, init: Path | None = None
+                   ) -> dict[str, Any]:
     """``minutes`` of training (``keypoint_spike.train_patch_net``, batch 128, cross-entropy on on or off)."""
     torch = _torch()
     count, draw = patch_sampler(paths, "labels")
     trained = train_patch_net(
         torch, _nets(torch)["RefineNet"](outputs=1), draw,
-        lambda y, wanted: torch.nn.functional.binary_cross_entropy_with_logits(y[:, 0], wanted), minutes, out, seed=3)
+        lambda y, wanted: torch.nn.functional.binary_cross_entropy_with_logits(y[:, 0], wanted), minutes, out, seed=3,
+        rate=rate, init=init)
     return {"patches": count, **trained}
 
 
@@ -165,7 +167,7 @@ def main() -> int:
     if args.command == "patches":
         print(mine_patches(args.model, args.checker, args.scenes, args.out, args.first_seed))
     else:
-        print(train_verifier(args.patches, args.minutes, args.out))
+        print(train_verifier(args.patches, args.minutes, args.out, args.rate, args.init))
     return 0
 
 

@@ -250,6 +250,11 @@ class Recognizer:
                       if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
         return reused + self._classify(frame, kept + found, drop_non_cards=True)
 
+    def recognize_outlines(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
+        """The cards at outlines another detector found ((4, 2) image points each, any corner order), named as
+        ``recognize`` names its own: an outline the model takes for no card is dropped."""
+        return self._classify(_check_frame(frame_bgr), quads, drop_non_cards=True)
+
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """Name the cards at the given outlines ((4, 2) image points each, any corner order): one
         Recognition per quad, in order ("unknown" where the outline does not look like a card)."""

@@ -132,3 +132,28 @@ def test_one_decoding_gives_each_outline_with_its_peak_and_clockwise_all_is_cloc
     turned = np.roll(corners, 1, axis=1)[:, ::-1]  # another start, and the other way round
     assert np.array_equal(clockwise_all(turned), np.stack([clockwise(q) for q in turned]))
     assert np.array_equal(clockwise_all(turned), clockwise_all(corners))
+
+
+def test_a_patch_network_goes_on_from_a_saved_state(tmp_path) -> None:
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    from benchmarks.keypoint_spike import _nets, train_patch_net
+
+    saved = _nets(torch)["RefineNet"](outputs=1)
+    torch.save({"state": saved.state_dict()}, tmp_path / "saved.pt")
+
+    def draw(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        return rng.integers(0, 256, (4, PATCH, PATCH, 3), dtype=np.uint8), np.zeros(4, np.float32)
+
+    def loss_of(y, wanted):  # type: ignore[no-untyped-def]
+        return ((y[:, 0] - wanted) ** 2).mean()
+
+    for init, same in ((tmp_path / "saved.pt", True), (None, False)):
+        fresh = _nets(torch)["RefineNet"](outputs=1)  # other random weights
+        trained = train_patch_net(torch, fresh, draw, loss_of, 0.005, tmp_path / "out.pt", seed=0, rate=0.0, init=init)
+        assert trained["steps"] > 0
+        weights = torch.load(tmp_path / "out.pt")["state"]
+        # at a rate of nought (and the cosine's floor of 1e-5 a step) the weights stay near where they started:
+        # the saved ones, or the fresh ones
+        assert all(torch.allclose(weights[name], p, atol=1e-3) for name, p in saved.named_parameters()) is same

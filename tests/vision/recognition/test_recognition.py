@@ -338,6 +338,8 @@ def test_an_outline_read_unknown_is_dropped_at_a_lower_not_a_card_probability(mo
     kept = rec.recognize(frame)
     assert [(r.card, round(r.presence, 2)) for r in kept] == [("QH", 0.7), ("unknown", 0.9)]
     assert [r.card for r in rec.classify_quads(frame, quads)] == ["QH", "unknown", "unknown", "unknown"]
+    # another detector's outlines are judged as recognize judges its own
+    assert [(r.card, round(r.presence, 2)) for r in rec.recognize_outlines(frame, quads)] == [("QH", 0.7), ("unknown", 0.9)]
     rec.meta = dataclasses.replace(rec.meta, unknown_not_a_card=rec.meta.not_a_card)  # older metadata
     assert [r.card for r in rec.recognize(frame)] == ["QH", "unknown", "unknown"]
 
@@ -522,6 +524,8 @@ def test_classify_quads_keeps_order_and_count(recognizer: Recognizer) -> None:
     assert res[-1].card == "unknown"  # bare table: not a card
     assert res[-1].presence < 0.5 and min(r.presence for r in res[:-1]) > 0.9
     assert recognizer.classify_quads(scene.image, []) == []
+    kept = recognizer.recognize_outlines(scene.image, quads)  # the bare table's outline dropped, the cards kept
+    assert [r.card for r in kept] == [r.card for r in res[:-1]]
 
 
 def test_recognizer_limits_blas_to_its_threads() -> None:
