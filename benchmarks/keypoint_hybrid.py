@@ -3,24 +3,29 @@ for issue 5's speed target; nothing in ``vision/`` uses it.
 
     .venv/bin/python benchmarks/keypoint_hybrid.py --model /tmp/kp.pt --checker /tmp/kc.pt \
         --kind realistic|hard|clutter|speed --scenes 10 [--seed 2024] [--regions [GROW]] [--on-plane] \
-        [--support 0.95] [--grey-edges] [--doubt 0.2] [--check-doubts P] [--verifier /tmp/kv.pt --trust 0.5] \
-        [--paper] [--calibrated]
+        [--support 0.95] [--grey-edges | --step 20] [--doubt 0.2] [--check-doubts P] \
+        [--verifier /tmp/kv.pt --trust 0.5] [--paper] [--calibrated] [--alone] [--classify]
 
 Each frame is detected by ``keypoint_cascade.Cascade`` (the learned outlines, snapped), then judged with cheap cues
 (``Judge``). A frame is in doubt where a peak of the first stage over ``--doubt`` lies off the outlines kept, or an
-outline is poor: its weakest side off the shipped detector's edge map (``--grey-edges``: its grey edges alone) for
-more than 1 - ``--support`` of its length, or (``--verifier``) the verifier's trust in it under ``--trust``; with ``--paper``, also where a card's area of paper
+outline is poor: its weakest side off the shipped detector's edge map (``--grey-edges``: its grey edges alone;
+``--step``: the frame's own colour steps, ``step_support``) for more than 1 - ``--support`` of its length, or
+(``--verifier``) the verifier's trust in it under ``--trust``; with ``--paper``, also where a card's area of paper
 (the Otsu mask of the darkest channel, as the detector's) lies outside the outlines. A frame in doubt is detected by
 ``vision.detect.detect_cards`` (image mode, the shipped defaults) and takes its outlines, or with ``--regions`` only
 its doubtful parts are (``in_regions``: ``detect_in_region`` around each doubtful peak and poor outline, with
 ``--on-plane`` on the plane the good outlines give; a frame in doubt for paper alone has no such part).
 
-Every frame is also detected by the shipped detector alone, so the figures compare the learned outlines, the shipped
-ones and the hybrid on the same frames: cards found and false outlines (``segmentation_spike.tally``), the frames
-handed on (and for which reason), and ms a frame (mean, median, 90th percentile; one thread). The hybrid's time is
-the learned detection, the judgement (on the cascade's half-size frame and pyramid) and, where in doubt, the shipped
-detection, which makes its own half-size frame and edge map again: a real hybrid would share them. ``--kind speed``: the recognition
-benchmark's speed frames (12 of the project's drawn cards each).
+Every frame is also detected by the shipped detector alone (not with ``--alone``), so the figures compare the
+learned outlines, the shipped ones and the hybrid on the same frames: cards found and false outlines
+(``segmentation_spike.tally``), the frames handed on (and for which reason; ``verdicts``: whether the learned outlines
+had a card missed or a false one), and ms a frame (mean, median, 90th percentile; one thread), the learned step's
+parts too. The hybrid's time is the learned detection, the judgement (on the cascade's half-size frame and pyramid)
+and, where in doubt, the shipped detection, which makes its own half-size frame and edge map again: a real hybrid
+would share them. ``--classify``: the shipped recogniser names the hybrid's outlines
+(``Recognizer.recognize_outlines``), counted as ``models.training.evaluate`` counts its own, and "frame" is the
+issue's figure, detection and classification. ``--kind speed``: the recognition benchmark's speed frames (12 of the
+project's drawn cards each).
 """
 
 from __future__ import annotations
@@ -276,6 +281,8 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         for reason, held in reasons.items():
             why[reason] += held
         times["learned"].append(sum(found.ms))
+        for part, ms in zip(("resize", "first_stage", "check", "snap"), found.ms, strict=True):
+            times.setdefault(part, []).append(ms)
         if "shipped" in compared:
             times["shipped"].append(1000 * (t2 - t1))
         times["hybrid"].append(sum(found.ms) + 1000 * (t1 - t0) + hand_on_ms)
