@@ -83,8 +83,8 @@ def spoil(truth: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return q.astype(np.float32)
 
 
-def on_card(quad: np.ndarray, truths: list[np.ndarray]) -> float | None:
-    """1.0 where ``quad`` is within ``GOOD`` of a card of ``truths``, 0.0 where it is ``BAD`` or more off every card
+def on_card(quad: np.ndarray, truths: list[np.ndarray], good: float = GOOD) -> float | None:
+    """1.0 where ``quad`` is within ``good`` of a card of ``truths``, 0.0 where it is ``BAD`` or more off every card
     (or near none), None between."""
     if not truths:
         return 0.0
@@ -92,11 +92,11 @@ def on_card(quad: np.ndarray, truths: list[np.ndarray]) -> float | None:
     error = corner_error(card, [quad])  # (over the card's width; None: the outline's centre is not on the card)
     if error is None or error >= BAD:
         return 0.0
-    return 1.0 if error < GOOD else None
+    return 1.0 if error < good else None
 
 
-def _mine(job: tuple[int, int, str, str]) -> tuple[np.ndarray, np.ndarray]:
-    seed, count, model, checker = job
+def _mine(job: tuple[int, int, str, str, float]) -> tuple[np.ndarray, np.ndarray]:
+    seed, count, model, checker, good = job
     cascade = Cascade(Path(model), Path(checker))
     rng = np.random.default_rng([seed, 782])
     patches, labels = [], []
@@ -108,16 +108,16 @@ def _mine(job: tuple[int, int, str, str]) -> tuple[np.ndarray, np.ndarray]:
         outlines += [t + rng.normal(0, 0.01 * short_side(t), (4, 2)).astype(np.float32) for t in truths]
         outlines += [spoil(t, rng) for t in truths]
         for quad in outlines:
-            if (verdict := on_card(quad, truths)) is not None:
+            if (verdict := on_card(quad, truths, good)) is not None:
                 patches.append(level_patch(half, quarter, quad)[0])
                 labels.append(verdict)
     return np.stack(patches), np.array(labels, np.float32)
 
 
-def mine_patches(model: Path, checker: Path, scenes: int, out: Path, first: int) -> dict[str, Any]:
+def mine_patches(model: Path, checker: Path, scenes: int, out: Path, first: int, good: float = GOOD) -> dict[str, Any]:
     t0 = time.time()
     with Pool(2) as pool:
-        parts = pool.map(_mine, [(seed, 25, str(model), str(checker))
+        parts = pool.map(_mine, [(seed, 25, str(model), str(checker), good)
                                  for seed in range(first, first + max(1, scenes // 25))])
     patches = np.concatenate([p[0] for p in parts])
     labels = np.concatenate([p[1] for p in parts])
@@ -163,9 +163,10 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p = add_patch_commands(sub, scenes=2000, first_seed=600, minutes=8.0)
     p.add_argument("--checker", type=Path, required=True, help="a trained checker (keypoint_cascade.py train)")
+    p.add_argument("--good", type=float, default=GOOD, help="an outline this near its card (of its width) is on it")
     args = parser.parse_args()
     if args.command == "patches":
-        print(mine_patches(args.model, args.checker, args.scenes, args.out, args.first_seed))
+        print(mine_patches(args.model, args.checker, args.scenes, args.out, args.first_seed, args.good))
     else:
         print(train_verifier(args.patches, args.minutes, args.out, args.rate, args.init))
     return 0

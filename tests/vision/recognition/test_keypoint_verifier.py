@@ -25,6 +25,7 @@ def test_an_outline_on_its_card_is_on_one_near_it_teaches_nothing_and_one_on_no_
     between = CARD + np.float32([[(GOOD + BAD) / 2 * width, 0], [0, 0], [0, 0], [0, 0]])
     assert on_card(nudged, [CARD]) == 1.0
     assert on_card(between, [CARD]) is None
+    assert on_card(between, [CARD], good=(GOOD + BAD) / 2 + 0.01) == 1.0  # a looser "on" takes it in
     assert on_card(CARD + 400, [CARD]) == 0.0  # on the table
     assert on_card(CARD, []) == 0.0  # a frame with no card
     other = CARD + np.float32([300, 0])
