@@ -163,3 +163,18 @@ def test_a_frame_is_flawless_only_with_every_card_found_and_nothing_false() -> N
         before = dict(counts)
         tally(counts, cards, outlines, outlines)
         assert flawless(before, counts) is expected
+
+
+def test_recognitions_are_counted_as_the_evaluation_counts_them() -> None:
+    from types import SimpleNamespace
+
+    from benchmarks.keypoint_hybrid import name_cards
+
+    cards = [("AS", _card(200, 200)), ("KH", _card(500, 300)), ("2C", _card(800, 100))]
+    seen = [SimpleNamespace(card="AS", corners=_card(201, 199)), SimpleNamespace(card="KD", corners=_card(500, 300)),
+            SimpleNamespace(card="unknown", corners=_card(1000, 400))]  # named, wrong, and on no card
+    naming = {"named": 0, "unknown": 0, "wrong": 0, "false_cards": 0}
+    name_cards(naming, cards, seen)
+    assert naming == {"named": 1, "unknown": 0, "wrong": 1, "false_cards": 1}  # 2C is missed, not counted
+    name_cards(naming, cards[2:], [SimpleNamespace(card="unknown", corners=cards[2][1])])
+    assert naming == {"named": 1, "unknown": 1, "wrong": 1, "false_cards": 1}
