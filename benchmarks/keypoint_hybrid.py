@@ -4,14 +4,16 @@ for issue 5's speed target; nothing in ``vision/`` uses it.
     .venv/bin/python benchmarks/keypoint_hybrid.py --model /tmp/kp.pt --checker /tmp/kc.pt \
         --kind realistic|hard|clutter|speed --scenes 10 [--seed 2024] [--regions [GROW]] [--on-plane] \
         [--support 0.95] [--grey-edges | --step 20] [--doubt 0.2] [--check-doubts P] \
-        [--verifier /tmp/kv.pt --trust 0.5] [--paper] [--calibrated] [--alone] [--classify]
+        [--verifier /tmp/kv.pt --trust 0.5] [--rescue] [--paper] [--calibrated] [--alone] [--classify]
 
 Each frame is detected by ``keypoint_cascade.Cascade`` (the learned outlines, snapped), then judged with cheap cues
 (``Judge``). A frame is in doubt where a peak of the first stage over ``--doubt`` lies off the outlines kept, or an
 outline is poor: its weakest side off the shipped detector's edge map (``--grey-edges``: its grey edges alone;
 ``--step``: the frame's own colour steps, ``step_support``) for more than 1 - ``--support`` of its length, or
 (``--verifier``) the verifier's trust in it under ``--trust``; with ``--paper``, also where a card's area of paper
-(the Otsu mask of the darkest channel, as the detector's) lies outside the outlines. A frame in doubt is detected by
+(the Otsu mask of the darkest channel, as the detector's) lies outside the outlines. With ``--rescue`` a poor outline
+is first replaced by its outline before snapping, or else by itself snapped once more, where that one is not poor
+(``Judge.rescued``). A frame in doubt is detected by
 ``vision.detect.detect_cards`` (image mode, the shipped defaults) and takes its outlines, or with ``--regions`` only
 its doubtful parts are (``in_regions``: ``detect_in_region`` around each doubtful peak and poor outline, with
 ``--on-plane`` on the plane the good outlines give; a frame in doubt for paper alone has no such part).
@@ -124,22 +126,51 @@ class Judge:
     """Judge sides on the edge map's grey edges alone (``support_on``)."""
     step: float = 0.0
     """Over 0: judge sides on the frame's own steps of at least this much instead (``step_support``)."""
+    rescue: bool = False
+    """Before a poor outline hands its frame on, try its outline before snapping, then it snapped once more (``Judge.
+    rescued``)."""
 
     def poor(self, frame: np.ndarray, found: Detection) -> tuple[np.ndarray, np.ndarray]:
         """(Q,) for each snapped outline of ``found``: is it poor for a side off edges, and is it for the verifier?
         Both work on the cascade's half-size frame and pyramid where ``found`` has them."""
-        if not found.snapped:
+        return self.poor_outlines(frame, found.snapped, found)
+
+    def poor_outlines(self, frame: np.ndarray, quads: list[np.ndarray], found: Detection
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """``poor`` for any full-resolution ``quads`` of ``found``'s frame."""
+        if not quads:
             return np.zeros(0, bool), np.zeros(0, bool)
         if self.support <= 0:
-            off_edges = np.zeros(len(found.snapped), bool)
+            off_edges = np.zeros(len(quads), bool)
         elif self.step > 0:
-            off_edges = step_support(frame, found.snapped, self.step) < self.support
+            off_edges = step_support(frame, quads, self.step) < self.support
         else:
-            off_edges = support_on(frame, found.snapped, found.half, self.grey_only) < self.support
+            off_edges = support_on(frame, quads, found.half, self.grey_only) < self.support
         levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
-        doubted = np.zeros(len(found.snapped), bool) if self.verifier is None else \
-            self.verifier.trust(frame, found.snapped, levels) < self.trust
+        doubted = np.zeros(len(quads), bool) if self.verifier is None else \
+            self.verifier.trust(frame, quads, levels) < self.trust
         return off_edges, doubted
+
+    def rescued(self, frame: np.ndarray, found: Detection, off_edges: np.ndarray, doubted: np.ndarray
+                ) -> tuple[Detection, np.ndarray, np.ndarray]:
+        """``found`` with each poor snapped outline replaced by the first of two others that is not poor: the checker's
+        outline before snapping (the snap may have taken a printed border or a chip's edge), then the snapped one
+        snapped once more; and the poor flags after. Only those two candidates a poor outline are judged."""
+        from vision.snapping import snap_to_edges
+
+        bad = np.flatnonzero(off_edges | doubted)
+        if not len(bad):
+            return found, off_edges, doubted
+        candidates = [found.kept[i] for i in bad] + snap_to_edges(frame, [found.snapped[i] for i in bad])
+        edge_poor, trust_poor = self.poor_outlines(frame, candidates, found)
+        good = ~(edge_poor | trust_poor)
+        snapped, off_edges, doubted = list(found.snapped), off_edges.copy(), doubted.copy()
+        for k, i in enumerate(bad):
+            for c in (k, k + len(bad)):
+                if good[c]:
+                    snapped[i], off_edges[i], doubted[i] = candidates[c], False, False
+                    break
+        return found._replace(snapped=snapped), off_edges, doubted
 
     def paper_left(self, frame: np.ndarray, found: Detection) -> bool:
         from vision.detector_config import DEFAULT_CONFIG as config
@@ -255,6 +286,9 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         found = cascade.detect(scene.image)
         t0 = time.perf_counter()
         off_edges, doubted = judge.poor(scene.image, found)
+        learned = found.snapped
+        if judge.rescue:
+            found, off_edges, doubted = judge.rescued(scene.image, found, off_edges, doubted)
         reasons = {"doubtful_peak": bool(found.doubtful), "off_edges": bool(off_edges.any()),
                    "verifier": bool(doubted.any())}
         if judge.paper and not any(reasons.values()):
@@ -290,14 +324,16 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         times["hand_on"].append(hand_on_ms)
         if recognizer is not None:
             times["frame"].append(times["hybrid"][-1] + times["classify"][-1])
-        before = dict(counts["learned"])
-        for name, quads in (("learned", found.snapped), ("shipped", shipped), ("hybrid", hybrid)):
+        for name, quads in (("learned", learned), ("shipped", shipped), ("hybrid", hybrid)):
             if name in compared:
                 tally(counts[name], scene.cards, quads, quads)
-        flawed = not flawless(before, counts["learned"])
+        judged = new_counts()  # the outlines the judge saw last (rescued ones with --rescue)
+        tally(judged, scene.cards, found.snapped, found.snapped)
+        flawed = not flawless(new_counts(), judged)
         verdicts["needed" if in_doubt and flawed else "needless" if in_doubt else "missed" if flawed else "right"] += 1
     return {"kind": kind, "seed": seed, "support": judge.support, "trust": judge.trust if judge.verifier else None,
-            "paper": judge.paper, "grey_edges": judge.grey_only, "regions": regions, "on_plane": on_plane,
+            "paper": judge.paper, "grey_edges": judge.grey_only, "step": judge.step, "rescue": judge.rescue,
+            "regions": regions, "on_plane": on_plane,
             "calibrated": calibrated, "doubt": cascade.doubt, "check_doubts": cascade.check_doubts,
             "frames": counts["hybrid"]["frames"],
             "handed_on": handed_on, "handed_on_for": why, "verdicts": verdicts,
@@ -333,6 +369,8 @@ def main() -> int:
                         help="detect the regions on the plane the good outlines give (in_regions)")
     parser.add_argument("--calibrated", action="store_true",
                         help="give the shipped detector each scene's table plane, as a calibrated table does")
+    parser.add_argument("--rescue", action="store_true",
+                        help="try a poor outline before snapping and snapped again before handing on (Judge.rescued)")
     parser.add_argument("--alone", action="store_true",
                         help="do not also run the shipped detector on every frame (the hybrid's own time)")
     parser.add_argument("--classify", action="store_true",
@@ -340,7 +378,7 @@ def main() -> int:
     args = parser.parse_args()
     cascade = Cascade(args.model, args.checker, doubt=args.doubt, check_doubts=args.check_doubts)
     judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust,
-                  args.grey_edges, args.step)
+                  args.grey_edges, args.step, args.rescue)
     recognizer = Recognizer() if args.classify else None
     print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane, args.calibrated,
                    args.alone, recognizer))
