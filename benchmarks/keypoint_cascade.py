@@ -55,7 +55,6 @@ from benchmarks.keypoint_spike import (  # noqa: E402
     export_first_stage,
     final_error,
     from_patch,
-    outlines,
     patch_net_session,
     patch_of,
     peak_corners,
@@ -109,10 +108,11 @@ def first_answer(session: Any, quarter: np.ndarray) -> np.ndarray:
     return out
 
 
-def rough_outlines(answer: np.ndarray, threshold: float) -> list[np.ndarray]:
-    """The outlines of ``answer``'s peaks over ``threshold`` (``keypoint_spike.outlines``): clockwise, in half-size
-    pixels."""
-    return [clockwise(q * (HALF[0] / 1280)) for q in outlines(answer, threshold)]
+def rough_outlines(answer: np.ndarray, threshold: float) -> tuple[list[np.ndarray], np.ndarray]:
+    """The outlines of ``answer``'s peaks over ``threshold`` (``keypoint_spike.peak_corners``): clockwise, in half-size
+    pixels; and each one's peak, so that one decoding serves several least peaks."""
+    corners, peaks = peak_corners(answer, threshold)
+    return list(clockwise_all(corners * (HALF[0] / 1280))), peaks
 
 
 def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], session: Any
@@ -196,7 +196,7 @@ def _mine(job: tuple[int, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
         truths = [clockwise(np.asarray(q, np.float32).reshape(4, 2) * (HALF[0] / scene.image.shape[1]))
                   for _, q in scene.cards]
         # (the order of the random draws is the documented files': each card's rough outline, then the strays)
-        lessons = [(q, label(q, truths)) for q in rough_outlines(first_answer(session, quarter), threshold)]
+        lessons = [(q, label(q, truths)) for q in rough_outlines(first_answer(session, quarter), threshold)[0]]
         lessons += [(rough(truth, rng), i) for i, truth in enumerate(truths)]
         lessons += [(q, label(q, truths)) for q in _strays(truths, rng)]
         for quad, i in lessons:
@@ -316,8 +316,7 @@ class Cascade:
         half, quarter = pyramid(frame)
         t1 = time.perf_counter()
         answer = first_answer(self.first, quarter)
-        corners, peaks = peak_corners(answer, min(self.doubt, self.threshold))  # one decoding for both least peaks
-        every = list(clockwise_all(corners * (HALF[0] / 1280)))
+        every, peaks = rough_outlines(answer, min(self.doubt, self.threshold))  # one decoding for both least peaks
         quads = [q for q, peak in zip(every, peaks, strict=True) if peak >= self.threshold]
         rough = quads
         t2 = time.perf_counter()

@@ -245,17 +245,13 @@ def _scenes(kind: str, scenes: int, seed: int) -> Iterator[Any]:
 
 
 def name_cards(naming: dict[str, int], cards: list[tuple[str, np.ndarray]], seen: list[Any]) -> None:
-    """Add one frame's recognitions ``seen`` (``vision.recognizer.Recognition``) to ``naming``, as
-    ``models.training.evaluate`` counts its own: each true card whose outline matches is named, unknown or wrong;
-    each recognition that matches no card is a false card."""
-    from models.training.evaluate import matched_outlines
+    """Add one frame's recognitions ``seen`` (``vision.recognizer.Recognition``) to ``naming`` as
+    ``models.training.evaluate`` counts its own (``counted``): named, unknown, wrong and false cards."""
+    from models.training.evaluate import counted
 
-    matched = matched_outlines(cards, [r.corners for r in seen])
-    for (label, _), i in zip(cards, matched, strict=True):
-        if i is not None:
-            card = seen[i].card
-            naming["named" if card == label else "unknown" if card == "unknown" else "wrong"] += 1
-    naming["false_cards"] += len(seen) - len({i for i in matched if i is not None})
+    t = counted(cards, seen)[0]
+    for key in naming:
+        naming[key] += getattr(t, key)
 
 
 def flawless(before: dict[str, int], after: dict[str, int]) -> bool:

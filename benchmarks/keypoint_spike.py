@@ -401,15 +401,9 @@ def train_refiner(data: list[Path], minutes: float, out: Path, far_share: float 
 def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:
     """Full-resolution outlines from one frame's answer (9, H, W: heatmap logits, corner offsets): one per heatmap
     peak (the largest in its 3x3) over ``threshold``, corners in the detector's order."""
-    return peak_outlines(out, threshold)[0]
-
-
-def peak_outlines(out: np.ndarray, threshold: float) -> tuple[list[np.ndarray], np.ndarray]:
-    """``outlines``, and each one's peak (0-1), so that one decoding serves several least peaks."""
     from vision.rectify import order_corners
 
-    corners, peaks = peak_corners(out, threshold)
-    return [order_corners(q) for q in corners], peaks
+    return [order_corners(q) for q in peak_corners(out, threshold)[0]]
 
 
 def peak_corners(out: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:

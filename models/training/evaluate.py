@@ -17,7 +17,7 @@ import argparse
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from vision.recognizer import (
     ONE_CORNER_SURE,
     PIP_LOOK_BELOW,
     SECOND_LOOK_BELOW,
+    Recognition,
     Recognizer,
     metadata_path,
 )
@@ -89,8 +90,19 @@ def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.nd
 def scored_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]],
                  plane: np.ndarray | None = None) -> tuple[Tally, Outcome]:
     """One frame's tally and what it missed and found falsely (``Outcome``)."""
-    t = Tally(frames=1, cards=len(truth))
     seen = rec.recognize(image, plane=plane)
+    t, outcome = counted(truth, seen)
+    if truth:
+        only = rec.classify_quads(image, [q for _, q in truth])
+        t.classifier_named = sum(r.card == label for r, (label, _) in zip(only, truth, strict=True))
+    return t, outcome
+
+
+def counted(truth: list[tuple[str, np.ndarray]], seen: Sequence[Recognition]) -> tuple[Tally, Outcome]:
+    """One frame's recognitions ``seen`` against its ``truth``: each true card whose outline one matches is found,
+    and named, unknown or wrong; each recognition that matches no card is a false card (``classifier_named`` is
+    left at 0: it needs the model on the true outlines)."""
+    t = Tally(frames=1, cards=len(truth))
     quads = [r.corners for r in seen]
     used: set[int] = set()
     missed: list[tuple[str, np.ndarray]] = []
@@ -107,9 +119,6 @@ def scored_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.n
         else:
             t.wrong += 1
     t.false_cards = len(seen) - len(used)
-    if truth:
-        only = rec.classify_quads(image, [q for _, q in truth])
-        t.classifier_named = sum(r.card == label for r, (label, _) in zip(only, truth, strict=True))
     return t, Outcome(missed, quads, [quads[i] for i in range(len(seen)) if i not in used])
 
 

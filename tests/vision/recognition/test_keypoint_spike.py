@@ -111,7 +111,8 @@ def test_a_corner_error_is_the_farthest_corner_of_the_nearest_outline_over_the_c
 
 
 def test_one_decoding_gives_each_outline_with_its_peak_and_clockwise_all_is_clockwise_for_each() -> None:
-    from benchmarks.keypoint_spike import clockwise_all, peak_corners, peak_outlines
+    from benchmarks.keypoint_spike import clockwise_all, peak_corners
+    from vision.rectify import order_corners
 
     cards = [np.float32([[100, 80], [260, 96], [244, 320], [84, 304]]),
              np.float32([[600, 300], [700, 300], [700, 440], [600, 440]]),
@@ -123,12 +124,12 @@ def test_one_decoding_gives_each_outline_with_its_peak_and_clockwise_all_is_cloc
     assert len(ys) == 3
     answer[0] = -10.0
     answer[0, ys, xs] = [2.0, 0.0, -1.0]  # peaks of 0.88, 0.5 and 0.27
-    quads, peaks = peak_outlines(answer, threshold=0.2)
+    corners, peaks = peak_corners(answer, threshold=0.2)
+    quads = [order_corners(q) for q in corners]
     assert np.allclose(sorted(peaks), sorted(1 / (1 + np.exp(-np.array([2.0, 0.0, -1.0])))))
     for least in (0.2, 0.4, 0.6, 0.95):  # one decoding at the lowest least peak serves every higher one
         assert [q.tolist() for q, p in zip(quads, peaks, strict=True) if p >= least] == \
             [q.tolist() for q in outlines(answer, threshold=least)]
-    corners = peak_corners(answer, 0.2)[0]
     turned = np.roll(corners, 1, axis=1)[:, ::-1]  # another start, and the other way round
     assert np.array_equal(clockwise_all(turned), np.stack([clockwise(q) for q in turned]))
     assert np.array_equal(clockwise_all(turned), clockwise_all(corners))
