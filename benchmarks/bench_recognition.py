@@ -1,7 +1,7 @@
 """Card recognition benchmark: found / named rates on held-out designs, false cards, speed on one core.
 
     .venv/bin/python benchmarks/bench_recognition.py [--scenes 20] [--timing-frames 60] [--json] [--speed-only]
-                                                     [--calibrated] [--detector FIELD=VALUE ...]
+                                                     [--calibrated] [--learned] [--detector FIELD=VALUE ...]
 
 * Accuracy: every held-out design (never trained on) in realistic 1280x720 table scenes (12 cards,
   90-220 px wide, clutter, uneven light) and hard ones (75-110 px, 3 px apart, 30 deg tilt, glare,
@@ -11,6 +11,8 @@
   (coins, chips, hands, phones, table edges) and in the card scenes.
 * ``--calibrated``: the recogniser is given each scene's table plane, as on a table calibrated from its
   mat (card shapes judged on the table, not in the tilted image).
+* ``--learned``: the recogniser finds the cards with the learned outline networks first, the shipped detector only
+  where they leave a doubt (``vision.learned_detect``); the speed part counts the frames handed on.
 * Speed: 1280x720 frames with 12 cards, one thread (OpenCV and onnxruntime), detection and
   classification timed separately; median over the frames. With ``--calibrated`` each frame's detection is
   given its table plane too (one detection a frame, no plane estimated and no ``replan``). Wall time on a shared machine is noisy,
@@ -48,12 +50,14 @@ from models.training.evaluate import (  # noqa: E402
 from models.training.synth import Scene, faces_deck, make_scene  # noqa: E402
 from vision.cli_recognize import (  # noqa: E402
     add_blur_look_arguments,
+    add_learned_argument,
     add_pip_look_arguments,
     add_second_look_below_argument,
     look_settings,
 )
 from vision.detect import detect_cards  # noqa: E402
 from vision.detector_settings import detector_config  # noqa: E402
+from vision.learned_detect import detect_learned  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 
 SPEED_SEED = 99 + 3
@@ -76,9 +80,16 @@ def timing(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = False)
     plane (as the table watcher gives the mat's), so it detects once, without estimating a plane."""
     scenes = speed_scenes(frames, seed)
     det_wall, det_cpu, cls_wall, cls_cpu, total_wall, per_card, cards = [], [], [], [], [], [], []
-    for scene in scenes * 2:  # first pass warms caches; keep the second
+    handed_on = 0  # with --learned: frames the learned outlines left a doubt in (second pass)
+    for k, scene in enumerate(scenes * 2):  # first pass warms caches; keep the second
+        plane = scene.plane if calibrated else None
         w0, c0 = time.perf_counter(), time.process_time()
-        quads = detect_cards(scene.image, rec.detector, plane=scene.plane if calibrated else None)
+        if rec.outline_nets is None:
+            quads = detect_cards(scene.image, rec.detector, plane=plane)
+        else:
+            found = detect_learned(scene.image, rec.outline_nets, rec.detector, plane=plane)
+            quads = found.quads
+            handed_on += k >= len(scenes) and bool(found.regions)
         w1, c1 = time.perf_counter(), time.process_time()
         rec.classify_quads(scene.image, quads)
         w2, c2 = time.perf_counter(), time.process_time()
@@ -105,8 +116,11 @@ def timing(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = False)
         t.append(time.perf_counter() - t0)
     return {
         "frames": n,
+        **({"frames_handed_on": handed_on} if rec.outline_nets is not None else {}),
         "cards_per_frame": round(float(np.mean(cards[n:])), 2),
         "frame_ms_wall": med(total_wall),
+        "frame_ms_wall_mean": round(1000 * statistics.mean(total_wall[n:]), 2),
+        "frame_ms_wall_p90": round(1000 * float(np.quantile(total_wall[n:], 0.9)), 2),
         "detect_ms_wall": med(det_wall),
         "detect_ms_cpu": med(det_cpu),
         "classify_ms_wall": med(cls_wall),
@@ -131,6 +145,7 @@ def main() -> None:
     add_pip_look_arguments(ap)
     add_second_look_below_argument(ap)
     add_blur_look_arguments(ap)
+    add_learned_argument(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
     try:

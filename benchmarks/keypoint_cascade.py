@@ -43,27 +43,19 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.keypoint_spike import (  # noqa: E402
-    MARGIN,
-    PATCH,
     _nets,
-    answer_patches,
     clockwise,
-    clockwise_all,
     corner_error,
     corner_errors,
     evaluation_scenes,
     export_first_stage,
     final_error,
-    from_patch,
     patch_net_session,
-    patch_of,
-    peak_corners,
     rough,
     train_patch_net,
     true_offsets,
 )
 from benchmarks.segmentation_spike import (  # noqa: E402
-    INPUT,
     _session,
     _torch,
     as_input,
@@ -72,34 +64,24 @@ from benchmarks.segmentation_spike import (  # noqa: E402
     tally,
     training_scenes,
 )
+from vision.learned_outlines import (  # noqa: E402,F401  (the shipped detector's; the spikes import them here)
+    HALF,
+    NEAR,
+    WIDEST_AT_HALF,
+    centres_and_short_sides,
+    check,
+    level_patch,
+    off_every,
+    pyramid,
+    rough_outlines,
+    short_side,
+    surest,
+)
 
-HALF = (INPUT[0] * 2, INPUT[1] * 2)
-WIDEST_AT_HALF = 2.0 * (PATCH - 2 * MARGIN)
-"""A card wider than this (half-size pixels) is rectified from the quarter-size input: the patch's square is drawn
-from at most two pixels a patch pixel, so no side is lost between samples."""
-NEAR, FAR = 0.3, 0.5
-"""An outline whose centre lies within ``NEAR`` of a card's width from the card's centre learns to move onto it; one
+FAR = 0.5
+"""An outline whose centre lies within ``NEAR`` (``vision.learned_outlines``) of a card's width from the card's centre learns to move onto it; one
 ``FAR`` or more from every card's, to say "no card"; those between teach nothing (``label``)."""
 
-
-def pyramid(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``frame`` (1280x720) at half size and at the first stage's input size, each halved with ``INTER_AREA``."""
-    half = cv2.resize(frame, HALF, interpolation=cv2.INTER_AREA)
-    return half, cv2.resize(half, INPUT, interpolation=cv2.INTER_AREA)
-
-
-def short_side(quad: np.ndarray) -> float:
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    return min(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[1] - q[2])))
-
-
-def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The refiner's patch for ``quad`` (clockwise, half-size pixels): from ``half``, or from ``quarter`` where the
-    card is wider than ``WIDEST_AT_HALF``; and the homography from half-size pixels to the patch."""
-    if short_side(quad) <= WIDEST_AT_HALF:
-        return patch_of(half, quad)
-    patch, to_patch = patch_of(quarter, quad * (INPUT[0] / HALF[0]))
-    return patch, to_patch @ np.diag([INPUT[0] / HALF[0], INPUT[0] / HALF[0], 1.0])
 
 
 def first_answer(session: Any, quarter: np.ndarray) -> np.ndarray:
@@ -108,60 +90,11 @@ def first_answer(session: Any, quarter: np.ndarray) -> np.ndarray:
     return out
 
 
-def rough_outlines(answer: np.ndarray, threshold: float) -> tuple[list[np.ndarray], np.ndarray]:
-    """The outlines of ``answer``'s peaks over ``threshold`` (``keypoint_spike.peak_corners``): clockwise, in half-size
-    pixels; and each one's peak, so that one decoding serves several least peaks."""
-    corners, peaks = peak_corners(answer, threshold)
-    return list(clockwise_all(corners * (HALF[0] / 1280))), peaks
-
-
-def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], session: Any
-          ) -> tuple[list[np.ndarray], np.ndarray]:
-    """``quads`` (clockwise, half-size pixels) moved where the checker puts their corners, and how likely each holds a
-    card (0-1)."""
-    if not quads:
-        return [], np.zeros(0)
-    made = [level_patch(half, quarter, q) for q in quads]
-    answer = answer_patches(session, [m[0] for m in made])
-    moved = [from_patch(to_patch, row[:8]) for (_, to_patch), row in zip(made, answer, strict=True)]
-    return moved, 1 / (1 + np.exp(-answer[:, 8]))
-
-
-def centres_and_short_sides(quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """(N, 2) the centres and (N,) the ``short_side`` of ``quads``, at once."""
-    if not quads:
-        return np.zeros((0, 2), np.float32), np.zeros(0, np.float32)
-    q = np.stack(quads).astype(np.float32).reshape(-1, 4, 2)
-    sides = np.linalg.norm(q[:, :3] - q[:, 1:], axis=2)
-    return q.mean(axis=1), np.minimum(sides[:, 0], sides[:, 1])
-
-
-def off_every(quads: list[np.ndarray], kept: list[np.ndarray]) -> np.ndarray:
-    """(N,) for each of ``quads``: does its centre lie ``NEAR`` of a kept outline's width or more from every kept
-    outline's centre?"""
-    centres = centres_and_short_sides(quads)[0]
-    kept_centres, kept_short = centres_and_short_sides(kept)
-    far: np.ndarray = (np.linalg.norm(centres[:, None] - kept_centres[None], axis=2) > NEAR * kept_short).all(axis=1)
-    return far
-
 
 def off_all(quad: np.ndarray, kept: list[np.ndarray]) -> bool:
     """Does ``quad``'s centre lie ``NEAR`` of a kept outline's width or more from every kept outline's centre?"""
     return bool(off_every([quad], kept)[0])
 
-
-def surest(quads: list[np.ndarray], probs: np.ndarray, keep: float) -> list[np.ndarray]:
-    """The outlines over ``keep``, the surer first, each unless its centre lies within ``NEAR`` of a kept one's width
-    from that one's centre (two peaks on one card)."""
-    centres, short = centres_and_short_sides(quads)
-    near = (np.linalg.norm(centres[:, None] - centres[None], axis=2) <= NEAR * short[None]).tolist()  # i near k
-    kept: list[int] = []
-    for i in np.argsort(-probs).tolist():
-        if probs[i] < keep:
-            break
-        if not any(near[i][k] for k in kept):
-            kept.append(i)
-    return [quads[i] for i in kept]
 
 
 def label(quad: np.ndarray, truths: list[np.ndarray]) -> int | None:

@@ -49,7 +49,8 @@ from benchmarks.keypoint_cascade import Cascade, Detection, off_all  # noqa: E40
 from benchmarks.keypoint_spike import evaluation_scenes  # noqa: E402
 from benchmarks.keypoint_verifier import Verifier  # noqa: E402
 from benchmarks.segmentation_spike import new_counts, tally  # noqa: E402
-from vision.detect import Region  # noqa: E402
+from vision.learned_detect import doubtful_regions  # noqa: E402
+from vision.outline_judge import step_support  # noqa: E402
 from vision.recognizer import Recognizer  # noqa: E402
 
 
@@ -83,31 +84,6 @@ def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | No
     near = cv2.dilate(edges, np.ones((5, 5), np.uint8))
     return weakest_side_support([(q + 0.5) * config.scale - 0.5 for q in quads], near)
 
-
-STEP_T = np.linspace(0.1, 0.9, 16, dtype=np.float32)
-"""Where ``step_support`` samples a side, as shares of its length: its ends lie on corners, which may be rounded."""
-
-
-def step_support(frame: np.ndarray, quads: list[np.ndarray], least: float, reach: int = 2) -> np.ndarray:
-    """(Q,) for each full-resolution outline, the share of its weakest side's ``STEP_T`` samples where the frame
-    steps by ``least`` or more (the colour change over 2 px, summed over B, G and R, as ``vision.snapping`` measures
-    it) within ``reach`` px across the side. Read from the frame in one ``cv2.remap`` of a few thousand points,
-    where ``support_on`` makes an edge map of the whole frame."""
-    if not quads:
-        return np.zeros(0)
-    q = np.stack(quads).astype(np.float32).reshape(-1, 4, 2)
-    along = np.roll(q, -1, axis=1) - q
-    across = np.stack([along[..., 1], -along[..., 0]], axis=2) / np.maximum(
-        np.linalg.norm(along, axis=2, keepdims=True), 1e-6)
-    offsets = np.arange(-reach - 1, reach + 2, dtype=np.float32)
-    pts = (q[:, :, None, None] + STEP_T[None, None, :, None, None] * along[:, :, None, None]
-           + offsets[None, None, None, :, None] * across[:, :, None, None])  # (Q, 4, T, O, 2)
-    flat = pts.reshape(-1, len(offsets), 2)
-    samples = cv2.remap(frame, np.ascontiguousarray(flat[..., 0]), np.ascontiguousarray(flat[..., 1]),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
-    step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2).max(axis=1)  # (Q 4 T,)
-    out: np.ndarray = (step >= least).reshape(len(q), 4, -1).mean(axis=2).min(axis=1)
-    return out
 
 
 @dataclass(frozen=True)
@@ -180,32 +156,6 @@ class Judge:
         _, mask = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
         return paper_left(mask, [(q + 0.5) * config.scale - 0.5 for q in found.snapped], min_card_area(config))
 
-
-def doubtful_regions(shape: tuple[int, ...], quads: list[np.ndarray], grow: float = 0.6) -> list[Region]:
-    """The parts of a frame of ``shape`` to detect again: each outline's bounding box grown by ``grow`` of its larger
-    side on every side (a card the outline is off holds the outline's place), clipped to the frame, those that
-    overlap merged into one box."""
-    height, width = shape[:2]
-    boxes = []
-    for q in quads:
-        (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
-        pad = grow * max(x1 - x0, y1 - y0)
-        boxes.append([max(0, int(x0 - pad)), max(0, int(y0 - pad)), min(width, int(x1 + pad) + 1),
-                      min(height, int(y1 + pad) + 1)])
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                a, b = boxes[i], boxes[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
-                    del boxes[j]
-                    merged = True
-                    break
-            if merged:
-                break
-    return [(b[0], b[1], b[2], b[3]) for b in boxes if b[2] > b[0] and b[3] > b[1]]
 
 
 def in_regions(frame: np.ndarray, found: Detection, poor: np.ndarray, grow: float = 0.6, on_plane: bool = False,

@@ -65,20 +65,24 @@ from benchmarks.segmentation_spike import (  # noqa: E402
     to_quarter,
     training_scenes,
 )
+from vision.learned_outlines import (  # noqa: E402,F401  (the shipped detector's; the spikes' tests import them here)
+    CORNER_SCALE,
+    MARGIN,
+    PATCH,
+    REFINE_SCALE,
+    SQUARE,
+    STRIDE,
+    answer_patches,
+    clockwise,
+    clockwise_all,
+    from_patch,
+    patch_of,
+    peak_corners,
+)
 
 FRAME_SCALE = 1280 / INPUT[0]
 """Frame pixels per input pixel: the spike reads 1280x720 frames at 320x180."""
-STRIDE = 4
-"""Input pixels per grid cell: the answer at 80x45 for a 320x180 input."""
 GRID = (INPUT[0] // STRIDE, INPUT[1] // STRIDE + (INPUT[1] % STRIDE > 0))
-CORNER_SCALE = 32.0
-"""Corner offsets are learned in units of this many input pixels (a card is 20-75 input pixels wide)."""
-PATCH = 48
-"""The refiner's patch: a card's rough outline rectified onto the square ``MARGIN`` inside a patch this wide."""
-MARGIN = 8
-SQUARE = np.float32([[MARGIN, MARGIN], [PATCH - MARGIN, MARGIN], [PATCH - MARGIN, PATCH - MARGIN], [MARGIN, PATCH - MARGIN]])
-REFINE_SCALE = 8.0
-"""The refiner's offsets are learned in units of this many patch pixels."""
 
 
 def _nets(torch: Any) -> dict[str, Any]:
@@ -132,21 +136,6 @@ def cost() -> list[dict[str, Any]]:
                          "params": sum(p.numel() for p in model.parameters()), "ms": median_ms(session, feed)})
     return rows
 
-
-def clockwise(quad: np.ndarray) -> np.ndarray:
-    """``quad``'s corners in clockwise order on the screen (y down), starting anywhere."""
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    centre = q.mean(axis=0)
-    return q[np.argsort(np.arctan2(q[:, 1] - centre[1], q[:, 0] - centre[0]))]
-
-
-def clockwise_all(quads: np.ndarray) -> np.ndarray:
-    """``clockwise`` for each of (N, 4, 2) ``quads`` at once."""
-    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    centre = q.mean(axis=1, keepdims=True)
-    order = np.argsort(np.arctan2(q[..., 1] - centre[..., 1], q[..., 0] - centre[..., 0]), axis=1)
-    out: np.ndarray = np.take_along_axis(q, order[..., None], axis=1)
-    return out
 
 
 def targets(quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -276,28 +265,6 @@ def train(data: list[Path], minutes: float, out: Path, widths: tuple[int, ...] =
             "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
 
 
-def patch_of(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ``PATCH``-square patch of ``image`` in which ``quad`` (clockwise, ``clockwise``) is the square ``MARGIN``
-    inside the patch's sides, and the homography from ``image`` to the patch."""
-    to_patch = cv2.getPerspectiveTransform(np.float32(quad), SQUARE)
-    patch = cv2.warpPerspective(image, to_patch, (PATCH, PATCH), flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE)
-    return patch, to_patch
-
-
-def answer_patches(session: Any, patches: list[np.ndarray]) -> np.ndarray:
-    """A patch network's answers (one row a patch) for ``PATCH``-square uint8 ``patches``."""
-    out: np.ndarray = session.run(None, {session.get_inputs()[0].name: as_input(np.stack(patches))})[0]
-    return out
-
-
-def from_patch(to_patch: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """The four corners a patch network puts at ``offsets`` (8,: from ``SQUARE``'s corners, in ``REFINE_SCALE`` units),
-    in the pixels of the image ``to_patch`` maps into the patch."""
-    corners = (SQUARE + np.asarray(offsets).reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2)
-    out: np.ndarray = cv2.perspectiveTransform(corners, np.linalg.inv(to_patch)).reshape(4, 2).astype(np.float32)
-    return out
-
 
 def patch_net_session(torch: Any, path: Path, outputs: int, folder: Path) -> Any:
     """The patch network (``RefineNet`` with ``outputs`` answers) saved at ``path`` as an onnxruntime session, its
@@ -405,16 +372,6 @@ def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:
 
     return [order_corners(q) for q in peak_corners(out, threshold)[0]]
 
-
-def peak_corners(out: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
-    """(N, 4, 2) the full-resolution corners of ``outlines`` as the network orders them (``clockwise`` or
-    ``order_corners`` order them), and (N,) each one's peak."""
-    heat = 1 / (1 + np.exp(-out[0]))
-    ys, xs = np.nonzero((heat >= threshold) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))))
-    cells = np.stack([(xs + 0.5) * STRIDE, (ys + 0.5) * STRIDE], axis=1).astype(np.float32)[:, None, :]
-    corners = ((cells + out[1:, ys, xs].T.reshape(-1, 4, 2) * CORNER_SCALE) * FRAME_SCALE).astype(np.float32)
-    real = np.array([cv2.contourArea(q) > 0 for q in corners], bool)
-    return corners[real].reshape(-1, 4, 2), heat[ys, xs][real]
 
 
 def on_edges(frame: np.ndarray, quads: list[np.ndarray], support: float) -> list[np.ndarray]:

@@ -83,6 +83,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_pip_look_arguments(parser)
     add_second_look_below_argument(parser)
     add_blur_look_arguments(parser)
+    add_learned_argument(parser)
 
 
 def look_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -90,7 +91,16 @@ def look_settings(args: argparse.Namespace) -> dict[str, Any]:
     and benchmarks, which add the same ones) set."""
     return {"one_corner_sure": args.one_corner_sure, "pip_look": args.pip_look, "pip_look_below": args.pip_look_below,
             "second_look_below": args.second_look_below, "blur_look": args.blur_look,
-            "blur_look_below": args.blur_look_below}
+            "blur_look_below": args.blur_look_below, "learned": args.learned}
+
+
+def add_learned_argument(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--learned`` (``args.learned``, Recognizer's ``learned``): find the cards with the learned outline networks
+    first, the shipped detector only where they leave a doubt. ``note``: what a script's help adds."""
+    parser.add_argument("--learned", action="store_true",
+                        help="find the cards with the learned outline networks first, the detector only where they "
+                             "leave a doubt (vision.learned_detect; about a third of the detection time, "
+                             "docs/performance.md)" + note)
 
 
 def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:

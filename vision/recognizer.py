@@ -27,6 +27,9 @@ from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, 
 from vision.errors import ImageError, SettingError
 from vision.events import BACK, UNKNOWN
 from vision.faces import all_cards
+from vision.learned_detect import detect_learned
+from vision.learned_outlines import DEFAULT_META as DEFAULT_OUTLINE_META
+from vision.learned_outlines import OutlineNets
 from vision.model_meta import ModelMeta, load_meta
 from vision.motion_blur import Motion, deblur, estimate_motion
 from vision.pip_look import DEFAULT_PIP_MODEL, PipLook, rank_of_face
@@ -175,7 +178,9 @@ class Recognizer:
     ``pip_look``: weigh unsure face cards by the pip model (``pip_model_path``, default ``models/pipnet.onnx``)
     read from the whole card, below ``pip_look_below``. ``blur_look``: read face cards still unsure (under
     ``blur_look_below``) again from the frame deconvolved for its motion blur, where it has a clear one
-    (``BLUR_LOOK_BELOW``, ``BLUR_LOOK_LENGTH``).
+    (``BLUR_LOOK_BELOW``, ``BLUR_LOOK_LENGTH``). ``learned``: find the cards with the learned outline networks first
+    (``vision.learned_detect``; their metadata ``outline_nets``, default ``models/outline_nets.json``), the shipped
+    detector only where they leave a doubt.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
@@ -185,7 +190,8 @@ class Recognizer:
                  second_look_zooms: Sequence[float] | None = None,
                  one_corner_sure: float | None = ONE_CORNER_SURE, pip_look: bool = True,
                  pip_look_below: float = PIP_LOOK_BELOW, pip_model_path: str | Path | None = None,
-                 blur_look: bool = True, blur_look_below: float = BLUR_LOOK_BELOW) -> None:
+                 blur_look: bool = True, blur_look_below: float = BLUR_LOOK_BELOW, learned: bool = False,
+                 outline_nets: str | Path | None = None) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
                                           expected_crop=PIPELINE_CROP)
@@ -197,6 +203,7 @@ class Recognizer:
         self.min_confidence = self.meta.min_confidence if min_confidence is None else min_confidence
         self.min_margin = self.meta.min_margin if min_margin is None else min_margin
         self.detector = detector
+        self.outline_nets = OutlineNets(outline_nets or DEFAULT_OUTLINE_META, threads=threads) if learned else None
         self.second_look = second_look
         if not 0.0 <= second_look_below <= 1.0:  # 0: only unknown cards get the second look
             raise SettingError(f"second_look_below must be 0-1, got {second_look_below}")
@@ -226,8 +233,16 @@ class Recognizer:
         judged on the table rather than in the tilted image. ``ignore``: polygons (image px) that hold no card,
         such as the mat's markers (``vision.detect.detect_cards``)."""
         frame = _check_frame(frame_bgr)
-        return self._classify(frame, detect_cards(frame, self.detector, plane=plane, ignore=ignore),
-                              drop_non_cards=True)
+        return self._classify(frame, self.detect(frame, plane=plane, ignore=ignore), drop_non_cards=True)
+
+    def detect(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
+               ignore: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+        """The card outlines ``recognize`` names: ``vision.detect.detect_cards``'s, or with ``learned``
+        ``vision.learned_detect.detect_learned``'s."""
+        frame = _check_frame(frame_bgr)
+        if self.outline_nets is not None:
+            return detect_learned(frame, self.outline_nets, self.detector, plane=plane, ignore=ignore).quads
+        return detect_cards(frame, self.detector, plane=plane, ignore=ignore)
 
     def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[Region], known: Sequence[np.ndarray], *,
                           plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),

@@ -28,6 +28,7 @@ from models.training.dataset import match_index
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
 from vision.cli_recognize import (
     add_blur_look_arguments,
+    add_learned_argument,
     add_pip_look_arguments,
     add_second_look_below_argument,
     look_settings,
@@ -237,6 +238,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_pip_look_arguments(ap, " (not with --write)")
     add_second_look_below_argument(ap, " (not with --write)")
     add_blur_look_arguments(ap, " (not with --write)")
+    add_learned_argument(ap, " (not with --write)")
     ap.add_argument("--clutter-frames", type=int, metavar="N",
                     help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
     add_clear_band_argument(ap, "; not with --write")
@@ -256,7 +258,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                f" --second-look-below {args.second_look_below:g}"),
               ("--no-blur-look", not args.blur_look, " --no-blur-look"),
               ("--blur-look-below", args.blur_look_below != BLUR_LOOK_BELOW, f" --blur-look-below {args.blur_look_below:g}"),
-              ("--clear-band", args.clear_band != 0, f" --clear-band {args.clear_band}")]
+              ("--clear-band", args.clear_band != 0, f" --clear-band {args.clear_band}"),
+              ("--learned", args.learned, " --learned")]
     for flag_name, given, _ in others:
         if given and args.write:
             ap.error(f"{flag_name} measures other settings than the shipped ones; it cannot --write the model card")

@@ -44,6 +44,7 @@ from models.training.synth import HARD, Scene, make_scene
 from vision.classify import decide
 from vision.cli_recognize import (
     add_blur_look_arguments,
+    add_learned_argument,
     add_pip_look_arguments,
     add_second_look_below_argument,
     look_settings,
@@ -184,6 +185,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     add_pip_look_arguments(ap)
     add_second_look_below_argument(ap)
     add_blur_look_arguments(ap)
+    add_learned_argument(ap)
     args = ap.parse_args(argv)
     if not args.detect and (args.calibrated or args.detector or args.misses):
         ap.error("--calibrated, --detector and --misses measure the detector: add --detect")

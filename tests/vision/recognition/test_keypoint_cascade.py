@@ -41,14 +41,14 @@ def test_the_pyramid_halves_twice_and_is_within_a_level_of_a_direct_quarter() ->
 
 
 def test_a_small_card_is_drawn_from_the_half_frame_and_a_large_one_from_the_quarter(monkeypatch) -> None:
-    import benchmarks.keypoint_cascade as cascade
+    import vision.learned_outlines as learned
 
     small = np.float32([[100, 100], [140, 100], [140, 156], [100, 156]])  # 40 px wide at half size
     large = np.float32([[300, 60], [400, 60], [400, 200], [300, 200]])  # 100 px: over WIDEST_AT_HALF
     assert 40 <= WIDEST_AT_HALF < 100
     half, quarter = pyramid(_table([q * 2 for q in (small, large)]))
     drawn_from: list[tuple[int, ...]] = []
-    monkeypatch.setattr(cascade, "patch_of", lambda image, quad: (drawn_from.append(image.shape), patch_of(image, quad))[1])
+    monkeypatch.setattr(learned, "patch_of", lambda image, quad: (drawn_from.append(image.shape), patch_of(image, quad))[1])
     for quad in (small, large):
         patch, to_patch = level_patch(half, quarter, quad)
         inside = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), to_patch).reshape(4, 2)

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from benchmarks.keypoint_cascade import Detection
-from benchmarks.keypoint_hybrid import Judge, doubtful_regions, in_regions
+from benchmarks.keypoint_hybrid import Judge, in_regions
 
 
 def _card(x: float, y: float, w: float = 100, h: float = 140) -> np.ndarray:
@@ -58,16 +58,6 @@ def test_paper_outside_the_outlines_is_seen() -> None:
     frame = _frame(cards)
     assert Judge(0.95).paper_left(frame, _found(cards[:1]))  # the second card has no outline
     assert not Judge(0.95).paper_left(frame, _found(cards))
-
-
-def test_regions_grow_around_each_outline_stay_in_the_frame_and_merge_where_they_overlap() -> None:
-    shape = (720, 1280, 3)
-    alone = doubtful_regions(shape, [_card(500, 300)], grow=0.5)  # 140 px high: 70 px on every side
-    assert alone == [(430, 230, 671, 511)]
-    assert doubtful_regions(shape, [_card(10, 600)], grow=0.5) == [(0, 530, 181, 720)]  # clipped
-    two = doubtful_regions(shape, [_card(500, 300), _card(650, 300), _card(1100, 20)], grow=0.5)
-    assert sorted(two) == [(430, 230, 821, 511), (1030, 0, 1271, 231)]
-    assert doubtful_regions(shape, []) == []
 
 
 def test_only_the_doubtful_parts_are_detected_again_and_good_outlines_are_kept() -> None:
@@ -124,24 +114,6 @@ def test_grey_edges_alone_do_not_see_a_white_card_on_a_pale_cloth_of_its_brightn
     half = pyramid(frame)[0]
     assert support_on(frame, [card], half)[0] == 1.0  # the chroma edges hold it
     assert support_on(frame, [card], half, grey_only=True)[0] == 0.0
-
-
-def test_the_step_test_sees_a_side_off_its_card_and_a_white_card_on_a_pale_cloth() -> None:
-    from benchmarks.keypoint_hybrid import step_support
-
-    cards = [_card(200, 200), _card(500, 300)]
-    frame = _frame(cards)
-    off = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # its right side 30 px out on the felt
-    shy = cards[0] + np.float32([[0, 0], [0, 0], [0, 0], [0, 0]])
-    shy[[1, 2], 0] -= 4  # its right side 4 px inside the card: on paper, out of the 2 px reach
-    support = step_support(frame, [cards[0], cards[1], off, shy], least=20)
-    assert support.tolist() == [1.0, 1.0, 0.0, 0.0]
-    assert step_support(frame, [shy], least=20, reach=4)[0] == 1.0
-    assert step_support(frame, [], least=20).shape == (0,)
-    pale = np.full((720, 1280, 3), (255, 228, 228), np.uint8)  # the pale blue cloth grey edges cannot see on
-    cv2.fillConvexPoly(pale, cards[0].astype(np.int32), (235, 235, 235))
-    assert step_support(pale, [cards[0]], least=20)[0] == 1.0  # a step of 20 + 7 + 7 in B, G, R
-    assert step_support(pale, [cards[0]], least=60)[0] == 0.0
 
 
 def test_the_judge_on_frame_steps_makes_the_same_outlines_poor_as_on_the_edge_map() -> None:

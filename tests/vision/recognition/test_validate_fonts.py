@@ -305,7 +305,7 @@ def test_pairs_over_a_lowered_second_look_threshold_are_refused() -> None:
 
 @pytest.mark.parametrize("argv", [["--detector", "size_angles=6"], ["--zooms"], ["--both-corners"], ["--no-pip-look"],
                                   ["--pip-look-below", "0.5"], ["--second-look-below", "0.5"], ["--no-blur-look"],
-                                  ["--blur-look-below", "0.5"]])
+                                  ["--blur-look-below", "0.5"], ["--learned"]])
 def test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser(
         argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """The model card (``cardnet.json``'s accuracy) holds the shipped recogniser's figures: each flag that
