@@ -127,7 +127,7 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
     buttons = SeatButtons(pins, loop.post, hold_s=cfg.gpio.hold_ms / 1000, pin_factory=factory) if pins else None
     layout = load_layout(cfg.camera.layout) if cfg.camera.layout else layout_for(cfg.game, cfg.players)
     camera = open_camera(cfg.camera.spec)
-    watcher = TableWatcher(layout, Recognizer(threads=1))
+    watcher = TableWatcher(layout, Recognizer(threads=1, learned=cfg.camera.learned))
     stopping = threading.Event()
     quit_requested = threading.Event()
 

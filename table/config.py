@@ -63,6 +63,7 @@ class CameraConfig:
     mat: bool = True  # a printed mat with ArUco markers; False: fixed geometry from `layout`
     layout: str | None = None  # a zone layout file (vision/layouts/*.json) instead of the game's own
     fps: float = 15.0
+    learned: bool = False  # find the cards with the learned outline networks first (vision.learned_detect)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +173,7 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         seats.append(SeatConfig(name, button, led))
 
     cam = _section(data, "camera")
-    _only(cam, "camera", {"spec", "mat", "layout", "fps"})
+    _only(cam, "camera", {"spec", "mat", "layout", "fps", "learned"})
     fps = _get(cam, "camera.fps", (int, float), 15.0)
     if not 0 < fps <= 120:
         raise ConfigError("camera.fps", f"frames per second between 0 and 120, not {fps}")
@@ -184,7 +185,7 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         raise ConfigError("camera.spec", f"unknown camera {spec!r}; expected one of "
                           + ", ".join(f"{s}:" for s in CAMERA_SCHEMES) + " or a video file or image folder")
     camera = CameraConfig(spec, _get(cam, "camera.mat", bool, True), _get(cam, "camera.layout", str, None),
-                          float(fps))
+                          float(fps), _get(cam, "camera.learned", bool, False))
 
     dev = _section(data, "dealer")
     _only(dev, "dealer", {"port", "card_reader"})

@@ -27,6 +27,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fixed", metavar="X,Y,...", help="no markers: the 4 mat corners in the image "
                                                           "(x0,y0,x1,y1,x2,y2,x3,y3 px, clockwise from top-left)")
     parser.add_argument("--model", default=None, help="ONNX model (default models/cardnet.onnx)")
+    parser.add_argument("--learned", action="store_true",
+                        help="find the cards with the learned outline networks first, the detector only where they "
+                             "leave a doubt (vision.learned_detect)")
     parser.add_argument("--oracle", action="store_true", help=argparse.SUPPRESS)  # sim truth, for debugging
 
 
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                 recognizer: Any = SimOracle(source.sim)
             else:
                 from vision.recognizer import Recognizer
-                recognizer = Recognizer(args.model)
+                recognizer = Recognizer(args.model, learned=args.learned)
         except BaseException:
             source.close()
             raise

@@ -66,6 +66,12 @@ def as_input(images: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray((batch.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2))
 
 
+def sigmoid(logits: np.ndarray) -> np.ndarray:
+    """The logistic function, without ``exp``'s overflow for large negative logits."""
+    out: np.ndarray = 0.5 * (1.0 + np.tanh(0.5 * logits))
+    return out
+
+
 def pyramid(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``frame`` at half of ``FRAME`` and at the first stage's input size, each halved with ``INTER_AREA`` (OpenCV has
     a fast path for halving; halving twice is within one level of a direct resize to a quarter)."""
@@ -129,7 +135,7 @@ def peak_corners(answer: np.ndarray, threshold: float) -> tuple[np.ndarray, np.n
     """(N, 4, 2) the corners (``FRAME`` pixels, as the network orders them) of each peak of the first stage's
     ``answer`` (9, H, W: heatmap logits, corner offsets) over ``threshold`` (the largest in its 3x3), and (N,) each
     one's peak. Outlines of no area are left out."""
-    heat = 1 / (1 + np.exp(-answer[0]))
+    heat = sigmoid(answer[0])
     ys, xs = np.nonzero((heat >= threshold) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))))
     cells = np.stack([(xs + 0.5) * STRIDE, (ys + 0.5) * STRIDE], axis=1).astype(np.float32)[:, None, :]
     corners = ((cells + answer[1:, ys, xs].T.reshape(-1, 4, 2) * CORNER_SCALE) * (FRAME[0] / INPUT[0]))
@@ -186,16 +192,14 @@ def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], checke
     made = [level_patch(half, quarter, q) for q in quads]
     answer = answer_patches(checker, [m[0] for m in made])
     moved = [from_patch(to_patch, row[:8]) for (_, to_patch), row in zip(made, answer, strict=True)]
-    return moved, 1 / (1 + np.exp(-answer[:, 8]))
+    return moved, sigmoid(answer[:, 8])
 
 
 class LearnedOutlines(NamedTuple):
     """What ``OutlineNets.find`` gives for one frame (full-resolution pixels, the detector's corner order)."""
 
-    rough: list[np.ndarray]
-    """The first stage's outlines over ``THRESHOLD``."""
     kept: list[np.ndarray]
-    """Those the checker moved and kept."""
+    """The first stage's outlines over ``THRESHOLD`` that the checker moved and kept."""
     snapped: list[np.ndarray]
     """The kept ones with their sides snapped to the frame's edges: the outlines found."""
     doubtful: list[np.ndarray]
@@ -274,8 +278,7 @@ class OutlineNets:
         t3 = time.perf_counter()
         snapped = snap_to_edges(frame, full) if full else []
         t4 = time.perf_counter()
-        return LearnedOutlines([order_corners(q * to_full) for q in rough], full, snapped,
-                               [order_corners(q * to_full) for q in low],
+        return LearnedOutlines(full, snapped, [order_corners(q * to_full) for q in low],
                                [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))], half, quarter)
 
     def trust(self, frame: np.ndarray, quads: list[np.ndarray],
@@ -287,5 +290,4 @@ class OutlineNets:
         half, quarter = pyramid(frame) if levels is None else levels
         to_half = HALF[0] / frame.shape[1]
         logits = answer_patches(self.verifier, [level_patch(half, quarter, clockwise(q * to_half))[0] for q in quads])
-        out: np.ndarray = 1 / (1 + np.exp(-logits[:, 0]))
-        return out
+        return sigmoid(logits[:, 0])

@@ -44,6 +44,7 @@ def test_command_line_game_and_players_win() -> None:
     ({"seats": [{"name": ""}, {"name": "B"}, {"name": "C"}]}, "seats[0].name"),
     ({"camera": {"fps": 0}}, "camera.fps"),
     ({"camera": {"mat": "yes"}}, "camera.mat"),
+    ({"camera": {"learned": 1}}, "camera.learned"),
     ({"camera": {"spec": "picamera2:0"}}, "camera.spec"),
     ({"dealer": {"port": 7}}, "dealer.port"),
     ({"gpio": {"pin_factory": "pigpio-remote"}}, "gpio.pin_factory"),
@@ -65,6 +66,7 @@ def test_the_shipped_example_parses_and_names_a_camera_vision_opens() -> None:
 
     cfg = load_config(Path(__file__).parents[3] / "docs" / "table.toml.example")
     assert cfg.camera.spec == "picam:0"
+    assert cfg.camera.learned is False and parse_config({"camera": {"learned": True}}).camera.learned is True
     assert type(camera_for(cfg.camera.spec)).__name__ == "PiCameraSource"  # built, not opened: no camera here
 
 

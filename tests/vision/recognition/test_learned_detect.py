@@ -131,7 +131,7 @@ class _Trusting:
 
 
 def _learned(kept: list[np.ndarray], snapped: list[np.ndarray], doubtful: list[np.ndarray] = ()) -> LearnedOutlines:
-    return LearnedOutlines(list(kept), list(kept), list(snapped), list(doubtful), [0.0] * 4)
+    return LearnedOutlines(list(kept), list(snapped), list(doubtful), [0.0] * 4)
 
 
 def test_a_poor_outline_is_rescued_by_its_outline_before_snapping_or_by_a_second_snap() -> None:

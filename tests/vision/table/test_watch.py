@@ -125,6 +125,20 @@ def test_real_recogniser_on_the_simulated_table() -> None:
     assert watcher.stats.regional > 0
 
 
+@pytest.mark.skipif(not MODEL.exists(), reason="models/cardnet.onnx not shipped yet")
+def test_the_learned_outlines_watch_the_simulated_table_as_well() -> None:
+    """``Recognizer(learned=True)`` (``cardtable watch --learned``, ``[camera] learned``) in the table watcher: every
+    change reported right, as with the shipped detector above."""
+    from vision.recognizer import Recognizer
+
+    layout = layout_for("chinese-ten", 3)
+    sim = SimTable(layout, seed=11, camera=SimCamera(tilt_deg=20))
+    watcher = TableWatcher(layout, Recognizer(threads=1, learned=True))
+    n, bad, latency = play(sim, watcher, 12, seed=11)
+    assert n >= 14 and bad == []
+    assert max(latency) <= 4
+
+
 def test_cli_watch_json_on_the_sim(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["watch", "sim:chinese-ten,2?seed=3&frames=90", "--oracle", "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
