@@ -27,6 +27,10 @@ GROW = 0.6
 """A doubtful region is its outline's bounding box grown by this share of the box's larger side on every side: a
 card the outline is off holds the outline's place."""
 
+WHOLE = 0.4
+"""The share of a frame the doubtful regions may cover before the shipped detector detects the frame whole (session
+43: on the Garbage table, where most learned outlines were poor, a region cut a card the networks had not given)."""
+
 
 class LearnedDetection(NamedTuple):
     quads: list[np.ndarray]
@@ -70,19 +74,16 @@ def readable(frame: np.ndarray) -> bool:
     return bool(width >= FRAME[0] // 4 and abs(width * FRAME[1] - height * FRAME[0]) <= FRAME[0])
 
 
-def _in_ignored(quad: np.ndarray, ignore: Sequence[np.ndarray]) -> bool:
-    centre = tuple(map(float, np.asarray(quad, np.float32).reshape(4, 2).mean(axis=0)))
-    return any(cv2.pointPolygonTest(np.asarray(p, np.float32).reshape(-1, 1, 2), centre, False) >= 0 for p in ignore)
-
-
 def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorConfig = DEFAULT_CONFIG,
                    plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
-                   judge: OutlineJudge = JUDGE, grow: float = GROW) -> LearnedDetection:
+                   judge: OutlineJudge = JUDGE, grow: float = GROW, whole: float = WHOLE) -> LearnedDetection:
     """Card outlines in ``frame_bgr`` (BGR uint8), as ``vision.detect.detect_cards`` gives them: the good learned
     outlines, and the shipped detector's (``config``; the good outlines as the deck) in the doubtful regions of
     the poor ones and of the doubtful peaks, where no good outline lies already. ``plane``: the calibrated table
     (image pixels -> table); without one each region is detected on the plane the good outlines give, where they
-    give one. ``ignore``: polygons that hold no card (the mat's markers): a learned outline whose centre lies in one
+    give one. Where the regions cover ``whole`` of the frame or more, the shipped detector detects the frame whole
+    instead: a region's edge would cut cards the networks did not give, and a cut card is not found. ``ignore``:
+    polygons that hold no card (the mat's markers): a learned outline whose centre lies in one
     is dropped, and the shipped detector is told of them. A frame the networks cannot read (``readable``) is
     detected by the shipped detector whole."""
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
@@ -91,17 +92,28 @@ def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorCon
         height, width = frame_bgr.shape[:2]
         return LearnedDetection(detect_cards(frame_bgr, config, plane=plane, ignore=ignore), 0, [(0, 0, width, height)])
     found = nets.find(frame_bgr)
-    snapped, poor = judge.rescued(nets, frame_bgr, found)
-    kept = [q for q, bad in zip(snapped, poor, strict=True) if not bad and not _in_ignored(q, ignore)]
+    snapped, poor = judge.rescued(nets, frame_bgr, found, plane)
+    kept = [q for q, bad in zip(snapped, poor, strict=True) if not bad and not _on_any(q, ignore)]
     doubted = [q for q, bad in zip(snapped, poor, strict=True) if bad] + found.doubtful
-    doubted = [q for q in doubted if not _in_ignored(q, ignore)]
+    doubted = [q for q in doubted if not _on_any(q, ignore)]
     regions = doubtful_regions(frame_bgr.shape, doubted, grow)
     if not regions:
         return LearnedDetection(kept, len(kept), [])
+    height, width = frame_bgr.shape[:2]
+    if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions) >= whole * width * height:
+        return LearnedDetection(detect_cards(frame_bgr, config, plane=plane, ignore=ignore), 0, [(0, 0, width, height)])
     table = plane if plane is not None else \
         plane_from_cards(kept, frame_bgr.shape, spread=config.plane_spread, drop=config.plane_drop)
     out = list(kept)
     for region in regions:
         more = detect_in_region(frame_bgr, region, config, plane=table, ignore=ignore, deck=kept)
-        out += [q for q, off in zip(more, off_every(more, kept), strict=True) if off]
+        out += [q for q, off in zip(more, off_every(more, kept), strict=True) if off and not _on_any(q, kept)]
     return LearnedDetection(out, len(kept), regions)
+
+
+def _on_any(quad: np.ndarray, kept: Sequence[np.ndarray]) -> bool:
+    """Does ``quad``'s centre lie on one of the ``kept`` polygons? A shipped outline's centre on a kept learned one is
+    a piece of that card (cut by its region's edge, as ``Recognizer.recognize_regions`` judges it), not another card;
+    a learned outline's centre on an ignored polygon (a mat's marker) is no card."""
+    centre = tuple(map(float, np.asarray(quad, np.float32).reshape(4, 2).mean(axis=0)))
+    return any(cv2.pointPolygonTest(np.asarray(k, np.float32).reshape(-1, 1, 2), centre, False) >= 0 for k in kept)

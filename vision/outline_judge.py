@@ -1,7 +1,8 @@
 """Is a learned outline good enough to keep without the shipped detector's word? (``vision.learned_detect``)
 
-An outline is poor where its weakest side lies off the frame's own colour steps (``step_support``) or the verifier
-does not trust it (``vision.learned_outlines.OutlineNets.trust``). Before a poor outline sends its part of the frame
+An outline is poor where its weakest side lies off the frame's own colour steps (``step_support``), the verifier
+does not trust it (``vision.learned_outlines.OutlineNets.trust``), or it is of another size than the frame's other
+outlines (``areas``). Before a poor outline sends its part of the frame
 to the shipped detector it gets two more chances (``OutlineJudge.rescued``): its outline before snapping (the snap
 may have taken a printed border or a chip's edge) and itself snapped once more. Chosen in
 ``benchmarks/keypoint_hybrid.py`` (sessions 41-42, docs/performance.md).
@@ -19,6 +20,8 @@ from vision.snapping import snap_to_edges
 
 STEP_T = np.linspace(0.1, 0.9, 16, dtype=np.float32)
 """Where ``step_support`` samples a side, as shares of its length: its ends lie on corners, which may be rounded."""
+MIN_FOR_SIZE = 3
+"""The fewest outlines in a frame for their median area to tell the deck's size."""
 
 
 def step_support(frame: np.ndarray, quads: list[np.ndarray], least: float, reach: int = 2) -> np.ndarray:
@@ -43,36 +46,60 @@ def step_support(frame: np.ndarray, quads: list[np.ndarray], least: float, reach
     return out
 
 
+def areas(quads: list[np.ndarray], plane: np.ndarray | None = None) -> np.ndarray:
+    """(Q,) each outline's area: in image pixels, or on the table ``plane`` (image pixels -> table) where given."""
+    if not quads:
+        return np.zeros(0)
+    q: np.ndarray = np.stack(quads).astype(np.float64).reshape(-1, 4, 2)
+    if plane is not None:
+        q = np.asarray(cv2.perspectiveTransform(q.reshape(-1, 1, 2), np.asarray(plane, np.float64))).reshape(-1, 4, 2)
+    x, y = q[..., 0], q[..., 1]  # the shoelace formula, all outlines at once
+    out: np.ndarray = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    return out
+
+
 @dataclass(frozen=True)
 class OutlineJudge:
     """``step``: the least colour step a side's sample must see (``step_support``); ``support``: the least share of the
-    weakest side's samples on such steps; ``trust``: the verifier's least trust. Session 42's choices."""
+    weakest side's samples on such steps; ``trust``: the verifier's least trust (session 42's choices). ``size_image``
+    / ``size_plane``: the shares of the median outline's area (in the image, or on the table's plane where it is
+    known) an outline must lie between, in frames of ``MIN_FOR_SIZE`` outlines or more: the cards of one deck are one
+    size, and two cards that touch, taken for one, are twice it (session 43: the Garbage table's turn-up row). On the
+    held-out frames true cards lie at 0.65-1.49 of the median in the image, 0.90-1.11 on the plane."""
 
     step: float = 20.0
     support: float = 0.95
     trust: float = 0.5
+    size_image: tuple[float, float] = (0.55, 1.6)
+    size_plane: tuple[float, float] = (0.75, 1.35)
 
-    def poor(self, nets: OutlineNets, frame: np.ndarray, quads: list[np.ndarray], found: LearnedOutlines
-             ) -> np.ndarray:
-        """(Q,) for each full-resolution outline of ``found``'s frame: is it poor (a side off the steps, or not
-        trusted)?"""
+    def poor(self, nets: OutlineNets, frame: np.ndarray, quads: list[np.ndarray], found: LearnedOutlines,
+             median_area: float | None = None, plane: np.ndarray | None = None) -> np.ndarray:
+        """(Q,) for each full-resolution outline of ``found``'s frame: is it poor (a side off the steps, not trusted,
+        or with ``median_area`` (on ``plane`` where given), of another size than the frame's cards)?"""
         if not quads:
             return np.zeros(0, bool)
         off_edges = step_support(frame, quads, self.step) < self.support
         levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
         out: np.ndarray = off_edges | (nets.trust(frame, quads, levels) < self.trust)
+        if median_area:
+            low, high = self.size_image if plane is None else self.size_plane
+            share = areas(quads, plane) / median_area
+            out |= (share < low) | (share > high)
         return out
 
-    def rescued(self, nets: OutlineNets, frame: np.ndarray, found: LearnedOutlines
+    def rescued(self, nets: OutlineNets, frame: np.ndarray, found: LearnedOutlines, plane: np.ndarray | None = None
                 ) -> tuple[list[np.ndarray], np.ndarray]:
         """``found``'s snapped outlines, each poor one replaced by the first of two others that is not poor (its
-        outline before snapping, then itself snapped once more), and (Q,) which stay poor."""
-        poor = self.poor(nets, frame, found.snapped, found)
+        outline before snapping, then itself snapped once more), and (Q,) which stay poor. ``plane``: the table's
+        (image pixels -> table), where sizes are compared."""
+        median = float(np.median(areas(found.snapped, plane))) if len(found.snapped) >= MIN_FOR_SIZE else None
+        poor = self.poor(nets, frame, found.snapped, found, median, plane)
         bad = np.flatnonzero(poor)
         if not len(bad):
             return list(found.snapped), poor
         candidates = [found.kept[i] for i in bad] + snap_to_edges(frame, [found.snapped[i] for i in bad])
-        good = ~self.poor(nets, frame, candidates, found)
+        good = ~self.poor(nets, frame, candidates, found, median, plane)
         snapped, poor = list(found.snapped), poor.copy()
         for k, i in enumerate(bad):
             for c in (k, k + len(bad)):

@@ -174,11 +174,11 @@ def test_learned_detection_finds_as_many_cards_as_the_shipped_detector(nets: Out
         by_nets += out.learned
         area += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in out.regions) / (1280 * 720)
         assert out.learned <= len(out.quads)
-    # measured: both found 74 of 75, 67 of them by the networks; 6 frames of 8 had a part handed on, together 1.64
-    # frames' area
+    # measured: both found 74 of 75, 53 of them by the networks; 6 frames of 8 had a part handed on, 2 of them the
+    # whole frame (regions over 40% of it), together 2.69 frames' area
     assert learned >= shipped - 1, (learned, shipped)
-    assert by_nets >= 0.8 * cards  # most outlines are the networks'
-    assert area < 0.4 * 8  # parts of frames handed on, not whole ones
+    assert by_nets >= 0.6 * cards  # most outlines are the networks'
+    assert area < 0.45 * 8  # parts of frames handed on, not whole ones
 
 
 def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector(nets: OutlineNets,
@@ -241,3 +241,77 @@ def test_the_recogniser_names_cards_found_by_the_learned_outlines() -> None:
     # measured: named 57 of 57, no false card (the shipped detector: 57, 1 false card)
     assert named >= 0.92 * cards, f"named {named}/{cards}"
     assert false <= 1
+
+
+class _FakeNets(_Trusting):
+    """Networks that give fixed outlines and trust the ones told."""
+
+    def __init__(self, found: LearnedOutlines, trusted: list[bool]) -> None:
+        super().__init__()
+        self.found, self.trusted = found, trusted
+
+    def find(self, frame: np.ndarray) -> LearnedOutlines:
+        return self.found
+
+    def trust(self, frame: np.ndarray, quads: list[np.ndarray], levels: object = None) -> np.ndarray:
+        return np.array([1.0 if any(q is s for s, t in zip(self.found.snapped, self.trusted, strict=True) if t) else 0.0
+                         for q in quads])
+
+
+def test_a_piece_of_a_kept_card_the_shipped_detector_gives_in_a_region_is_not_another_card(monkeypatch) -> None:
+    """A region's edge can cut a good learned outline's card; the shipped detector's outline of the piece inside the
+    region has its centre on that card (the Garbage table's 9 of spades, session 43) and is dropped, as
+    Recognizer.recognize_regions drops it; a card elsewhere in the region is kept."""
+    import vision.learned_detect as learned
+
+    cards = [_card(200, 200), _card(600, 200), _card(900, 200)]
+    frame = _felt(cards)
+    found = _learned(cards[:2], cards[:2])
+    nets = _FakeNets(found, trusted=[True, False])  # the second outline is poor: its part is handed on
+    piece = cards[0] + np.float32([[0, 0], [0, 0], [0, -80], [0, -80]])  # the first card's top, 60 px high
+    monkeypatch.setattr(learned, "detect_in_region", lambda *a, **k: [piece, cards[1], cards[2]])
+    out = detect_learned(frame, nets)  # type: ignore[arg-type]
+    assert out.learned == 1 and len(out.regions) == 1
+    assert [match_index(c, out.quads) is not None for c in cards] == [True, True, True]
+    assert len(out.quads) == 3  # the piece is not a fourth card
+
+
+def test_an_outline_of_two_touching_cards_or_half_a_card_is_poor_for_its_size() -> None:
+    """The cards of one deck are one size: an outline twice the median (two cards that touch, taken for one, as on
+    the Garbage table's turn-up row) or half of it is poor, in the image or on the table's plane."""
+    cards = [_card(100, 100), _card(300, 100), _card(500, 100), _card(700, 300), _card(800, 300)]  # the last two touch
+    frame = _felt(cards)
+    pair = np.float32([[700, 300], [900, 300], [900, 440], [700, 440]])
+    half = np.float32([[100, 100], [200, 100], [200, 170], [100, 170]])
+    half_frame = frame.copy()
+    cv2.rectangle(half_frame, (100, 171), (200, 240), (40, 90, 30), -1)  # only the half is paper
+    found = _learned([cards[0], cards[1], cards[2], pair], [cards[0], cards[1], cards[2], pair])
+    judge = OutlineJudge()
+    assert judge.rescued(_Trusting(), frame, found)[1].tolist() == [False, False, False, True]  # type: ignore[arg-type]
+    unsized = OutlineJudge(size_image=(0.0, np.inf))
+    assert not unsized.rescued(_Trusting(), frame, found)[1].any()  # type: ignore[arg-type]
+    plane = np.array([[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])  # a table at half the image's scale
+    assert judge.rescued(_Trusting(), frame, found, plane)[1].tolist() == [False, False, False, True]  # type: ignore[arg-type]
+    halves = _learned([half, cards[1], cards[2]], [half, cards[1], cards[2]])
+    assert judge.rescued(_Trusting(), half_frame, halves)[1].tolist() == [True, False, False]  # type: ignore[arg-type]
+    two = _learned([cards[0], pair], [cards[0], pair])  # too few outlines to tell the deck's size
+    assert not judge.rescued(_Trusting(), frame, two)[1].any()  # type: ignore[arg-type]
+
+
+def test_regions_over_much_of_the_frame_hand_the_whole_frame_on(monkeypatch) -> None:
+    """A region's edge can cut a card the networks did not give (a cut card is not found): where the regions cover
+    WHOLE of the frame or more, the shipped detector detects the frame whole."""
+    import vision.learned_detect as learned
+
+    cards = [_card(100 + 150 * k, 200) for k in range(6)]
+    frame = _felt(cards)
+    trusted = [True] * 6
+    trusted[2] = trusted[3] = False  # two poor outlines: regions of about a sixth of the frame
+    nets = _FakeNets(_learned(cards, cards), trusted)
+    asked: list[object] = []
+    monkeypatch.setattr(learned, "detect_in_region", lambda frame, region, *a, **k: (asked.append(region), [])[1])
+    out = detect_learned(frame, nets)  # type: ignore[arg-type]
+    assert len(asked) == 1 and out.learned == 4 and out.regions == asked
+    whole = detect_learned(frame, nets, whole=0.1)  # type: ignore[arg-type]
+    assert len(asked) == 1 and whole.regions == [(0, 0, 1280, 720)] and whole.learned == 0
+    assert len(whole.quads) == 6 and all(match_index(c, whole.quads) is not None for c in cards)
