@@ -27,11 +27,6 @@ GROW = 0.6
 """A doubtful region is its outline's bounding box grown by this share of the box's larger side on every side: a
 card the outline is off holds the outline's place."""
 
-WHOLE = 0.4
-"""The share of a frame the doubtful regions may cover before the shipped detector detects the frame whole (session
-43: on the Garbage table, where most learned outlines were poor, a region cut a card the networks had not given)."""
-
-
 class LearnedDetection(NamedTuple):
     quads: list[np.ndarray]
     """The card outlines found ((4, 2) float32, full-resolution pixels, the detector's corner order)."""
@@ -76,14 +71,14 @@ def readable(frame: np.ndarray) -> bool:
 
 def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorConfig = DEFAULT_CONFIG,
                    plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
-                   judge: OutlineJudge = JUDGE, grow: float = GROW, whole: float = WHOLE) -> LearnedDetection:
+                   judge: OutlineJudge = JUDGE, grow: float = GROW) -> LearnedDetection:
     """Card outlines in ``frame_bgr`` (BGR uint8), as ``vision.detect.detect_cards`` gives them: the good learned
     outlines, and the shipped detector's (``config``; the good outlines as the deck) in the doubtful regions of
     the poor ones and of the doubtful peaks, where no good outline lies already. ``plane``: the calibrated table
     (image pixels -> table); without one each region is detected on the plane the good outlines give, where they
-    give one. Where the regions cover ``whole`` of the frame or more, the shipped detector detects the frame whole
-    instead: a region's edge would cut cards the networks did not give, and a cut card is not found. ``ignore``:
-    polygons that hold no card (the mat's markers): a learned outline whose centre lies in one
+    give one. A region's edge can cut a card the networks did not give, and a cut card is not found (session 43:
+    one frame of a Garbage match; detecting such frames whole cost more on the validation set than it won).
+    ``ignore``: polygons that hold no card (the mat's markers): a learned outline whose centre lies in one
     is dropped, and the shipped detector is told of them. A frame the networks cannot read (``readable``) is
     detected by the shipped detector whole."""
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
@@ -99,9 +94,6 @@ def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorCon
     regions = doubtful_regions(frame_bgr.shape, doubted, grow)
     if not regions:
         return LearnedDetection(kept, len(kept), [])
-    height, width = frame_bgr.shape[:2]
-    if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions) >= whole * width * height:
-        return LearnedDetection(detect_cards(frame_bgr, config, plane=plane, ignore=ignore), 0, [(0, 0, width, height)])
     table = plane if plane is not None else \
         plane_from_cards(kept, frame_bgr.shape, spread=config.plane_spread, drop=config.plane_drop)
     out = list(kept)

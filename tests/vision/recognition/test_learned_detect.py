@@ -174,11 +174,11 @@ def test_learned_detection_finds_as_many_cards_as_the_shipped_detector(nets: Out
         by_nets += out.learned
         area += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in out.regions) / (1280 * 720)
         assert out.learned <= len(out.quads)
-    # measured: both found 74 of 75, 53 of them by the networks; 6 frames of 8 had a part handed on, 2 of them the
-    # whole frame (regions over 40% of it), together 2.69 frames' area
+    # measured: both found 74 of 75, 67 of them by the networks; 6 frames of 8 had a part handed on, together 1.64
+    # frames' area
     assert learned >= shipped - 1, (learned, shipped)
-    assert by_nets >= 0.6 * cards  # most outlines are the networks'
-    assert area < 0.45 * 8  # parts of frames handed on, not whole ones
+    assert by_nets >= 0.8 * cards  # most outlines are the networks'
+    assert area < 0.4 * 8  # parts of frames handed on, not whole ones
 
 
 def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector(nets: OutlineNets,
@@ -297,21 +297,3 @@ def test_an_outline_of_two_touching_cards_or_half_a_card_is_poor_for_its_size() 
     two = _learned([cards[0], pair], [cards[0], pair])  # too few outlines to tell the deck's size
     assert not judge.rescued(_Trusting(), frame, two)[1].any()  # type: ignore[arg-type]
 
-
-def test_regions_over_much_of_the_frame_hand_the_whole_frame_on(monkeypatch) -> None:
-    """A region's edge can cut a card the networks did not give (a cut card is not found): where the regions cover
-    WHOLE of the frame or more, the shipped detector detects the frame whole."""
-    import vision.learned_detect as learned
-
-    cards = [_card(100 + 150 * k, 200) for k in range(6)]
-    frame = _felt(cards)
-    trusted = [True] * 6
-    trusted[2] = trusted[3] = False  # two poor outlines: regions of about a sixth of the frame
-    nets = _FakeNets(_learned(cards, cards), trusted)
-    asked: list[object] = []
-    monkeypatch.setattr(learned, "detect_in_region", lambda frame, region, *a, **k: (asked.append(region), [])[1])
-    out = detect_learned(frame, nets)  # type: ignore[arg-type]
-    assert len(asked) == 1 and out.learned == 4 and out.regions == asked
-    whole = detect_learned(frame, nets, whole=0.1)  # type: ignore[arg-type]
-    assert len(asked) == 1 and whole.regions == [(0, 0, 1280, 720)] and whole.learned == 0
-    assert len(whole.quads) == 6 and all(match_index(c, whole.quads) is not None for c in cards)
