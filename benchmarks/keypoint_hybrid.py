@@ -129,24 +129,13 @@ class Judge:
 
     def rescued(self, frame: np.ndarray, found: Detection, off_edges: np.ndarray, doubted: np.ndarray
                 ) -> tuple[Detection, np.ndarray, np.ndarray]:
-        """``found`` with each poor snapped outline replaced by the first of two others that is not poor: the checker's
-        outline before snapping (the snap may have taken a printed border or a chip's edge), then the snapped one
-        snapped once more; and the poor flags after. Only those two candidates a poor outline are judged."""
-        from vision.snapping import snap_to_edges
+        """``found`` with each poor snapped outline replaced as ``vision.outline_judge.rescue`` replaces it (by its
+        outline before snapping, or itself snapped once more, where that one is not poor), and the poor flags after."""
+        from vision.outline_judge import rescue
 
-        bad = np.flatnonzero(off_edges | doubted)
-        if not len(bad):
-            return found, off_edges, doubted
-        candidates = [found.kept[i] for i in bad] + snap_to_edges(frame, [found.snapped[i] for i in bad])
-        edge_poor, trust_poor = self.poor_outlines(frame, candidates, found)
-        good = ~(edge_poor | trust_poor)
-        snapped, off_edges, doubted = list(found.snapped), off_edges.copy(), doubted.copy()
-        for k, i in enumerate(bad):
-            for c in (k, k + len(bad)):
-                if good[c]:
-                    snapped[i], off_edges[i], doubted[i] = candidates[c], False, False
-                    break
-        return found._replace(snapped=snapped), off_edges, doubted
+        snapped, replaced = rescue(frame, found.kept, found.snapped, off_edges | doubted,
+                                   lambda quads: np.logical_or(*self.poor_outlines(frame, quads, found)))
+        return found._replace(snapped=snapped), off_edges & ~replaced, doubted & ~replaced
 
     def paper_left(self, frame: np.ndarray, found: Detection) -> bool:
         from vision.detector_config import DEFAULT_CONFIG as config

@@ -10,6 +10,7 @@ may have taken a printed border or a chip's edge) and itself snapped once more. 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -58,6 +59,26 @@ def areas(quads: list[np.ndarray], plane: np.ndarray | None = None) -> np.ndarra
     return out
 
 
+def rescue(frame: np.ndarray, before: list[np.ndarray], snapped: list[np.ndarray], poor: np.ndarray,
+           poor_of: Callable[[list[np.ndarray]], np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """``snapped`` with each ``poor`` outline replaced by the first of two others that ``poor_of`` does not call poor:
+    its outline ``before`` snapping (the snap may have taken a printed border or a chip's edge), then itself snapped
+    once more; and (Q,) which were replaced. Only those two candidates a poor outline are judged."""
+    bad = np.flatnonzero(poor)
+    replaced = np.zeros(len(snapped), bool)
+    if not len(bad):
+        return list(snapped), replaced
+    candidates = [before[i] for i in bad] + snap_to_edges(frame, [snapped[i] for i in bad])
+    good = ~poor_of(candidates)
+    out = list(snapped)
+    for k, i in enumerate(bad):
+        for c in (k, k + len(bad)):
+            if good[c]:
+                out[i], replaced[i] = candidates[c], True
+                break
+    return out, replaced
+
+
 @dataclass(frozen=True)
 class OutlineJudge:
     """``step``: the least colour step a side's sample must see (``step_support``); ``support``: the least share of the
@@ -95,15 +116,6 @@ class OutlineJudge:
         (image pixels -> table), where sizes are compared."""
         median = float(np.median(areas(found.snapped, plane))) if len(found.snapped) >= MIN_FOR_SIZE else None
         poor = self.poor(nets, frame, found.snapped, found, median, plane)
-        bad = np.flatnonzero(poor)
-        if not len(bad):
-            return list(found.snapped), poor
-        candidates = [found.kept[i] for i in bad] + snap_to_edges(frame, [found.snapped[i] for i in bad])
-        good = ~self.poor(nets, frame, candidates, found, median, plane)
-        snapped, poor = list(found.snapped), poor.copy()
-        for k, i in enumerate(bad):
-            for c in (k, k + len(bad)):
-                if good[c]:
-                    snapped[i], poor[i] = candidates[c], False
-                    break
-        return snapped, poor
+        snapped, replaced = rescue(frame, found.kept, found.snapped, poor,
+                                   lambda quads: self.poor(nets, frame, quads, found, median, plane))
+        return snapped, poor & ~replaced
