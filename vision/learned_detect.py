@@ -22,10 +22,11 @@ from vision.outline_judge import OutlineJudge
 from vision.plane_from_cards import plane_from_cards
 
 JUDGE = OutlineJudge()
-"""Session 42's judge (``vision.outline_judge``)."""
+"""The shipped judge (``vision.outline_judge``: session 42's cues and rescue, session 43's size cue)."""
 GROW = 0.6
 """A doubtful region is its outline's bounding box grown by this share of the box's larger side on every side: a
 card the outline is off holds the outline's place."""
+
 
 class LearnedDetection(NamedTuple):
     quads: list[np.ndarray]
