@@ -139,6 +139,23 @@ def test_the_learned_outlines_watch_the_simulated_table_as_well() -> None:
     assert max(latency) <= 4
 
 
+def test_cli_watch_learned_gives_the_recogniser_the_outline_networks(monkeypatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import vision.recognizer
+
+    made: list[object] = []
+    real = vision.recognizer.Recognizer.__init__
+
+    def init(self: object, *args: object, **kwargs: object) -> None:
+        made.append(kwargs.get("learned"))
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vision.recognizer.Recognizer, "__init__", init)
+    assert main(["watch", "sim:chinese-ten,2?seed=3&frames=8", "--learned", "--json"]) == 0
+    assert main(["watch", "sim:chinese-ten,2?seed=3&frames=8", "--json"]) == 0
+    assert made == [True, False]
+
+
 def test_cli_watch_json_on_the_sim(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["watch", "sim:chinese-ten,2?seed=3&frames=90", "--oracle", "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
