@@ -76,24 +76,29 @@ def decide(probs: np.ndarray, labels: tuple[str, ...], min_confidence: float, mi
     return out
 
 
+def cpu_session(path: str | Path, threads: int, what: str) -> Any:
+    """An onnxruntime session on the CPU with explicit thread counts (leave a core for capture on a Pi); a file
+    onnxruntime cannot load is a ModelError naming it and ``what`` it should be."""
+    import onnxruntime as ort
+
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own classes for missing/corrupt files
+        raise ModelError(f"{path}: cannot load {what} ({exc})") from exc
+
+
 class OnnxClassifier:
     """An onnxruntime session with explicit thread counts (leave a core for capture on a Pi)."""
 
     def __init__(self, model_path: str | Path, meta: ModelMeta, *, threads: int = 1) -> None:
-        import onnxruntime as ort
-
-        if threads < 1:
-            raise ValueError(f"threads must be at least 1, got {threads}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(model_path), sess_options=opts,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own classes for missing/corrupt files
-            raise ModelError(f"{model_path}: cannot load ONNX model ({exc})") from exc
+        self.session = cpu_session(model_path, threads, "ONNX model")
         inputs = self.session.get_inputs()
         outputs = self.session.get_outputs()
         if len(inputs) != 1 or len(outputs) != 1:

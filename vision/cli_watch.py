@@ -16,6 +16,8 @@ from vision.errors import VisionError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from vision.cli_recognize import add_learned_argument
+
     parser.add_argument("camera", help="camera spec: picam:, usb:0, rtsp://..., file:VIDEO, folder:DIR/, "
                                        "sim:GAME,N[?seed=S&tilt=DEG] (see vision/camera.py)")
     parser.add_argument("--mat", default=None, help="GAME,N or a layout JSON (default: the sim's, else chinese-ten,3)")
@@ -27,9 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fixed", metavar="X,Y,...", help="no markers: the 4 mat corners in the image "
                                                           "(x0,y0,x1,y1,x2,y2,x3,y3 px, clockwise from top-left)")
     parser.add_argument("--model", default=None, help="ONNX model (default models/cardnet.onnx)")
-    parser.add_argument("--learned", action="store_true",
-                        help="find the cards with the learned outline networks first, the detector only where they "
-                             "leave a doubt (vision.learned_detect)")
+    add_learned_argument(parser)
     parser.add_argument("--oracle", action="store_true", help=argparse.SUPPRESS)  # sim truth, for debugging
 
 

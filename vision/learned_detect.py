@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import cv2
 import numpy as np
 
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
@@ -20,6 +19,7 @@ from vision.errors import ImageError
 from vision.learned_outlines import FRAME, OutlineNets, off_every
 from vision.outline_judge import OutlineJudge
 from vision.plane_from_cards import plane_from_cards
+from vision.quads import centre_on_any
 
 JUDGE = OutlineJudge()
 """The shipped judge (``vision.outline_judge``: session 42's cues and rescue, session 43's size cue)."""
@@ -79,8 +79,9 @@ def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorCon
     (image pixels -> table); without one each region is detected on the plane the good outlines give, where they
     give one. A region's edge can cut a card the networks did not give, and a cut card is not found (session 43:
     one frame of a Garbage match; detecting such frames whole cost more on the validation set than it won).
-    ``ignore``: polygons that hold no card (the mat's markers): a learned outline whose centre lies in one
-    is dropped, and the shipped detector is told of them. A frame the networks cannot read (``readable``) is
+    A region detection whose centre lies on a kept outline is a piece of that card cut by the region's edge (as
+    ``Recognizer.recognize_regions`` judges it), not another card. ``ignore``: polygons that hold no card (the mat's
+    markers): a learned outline whose centre lies in one is dropped, and the shipped detector is told of them. A frame the networks cannot read (``readable``) is
     detected by the shipped detector whole."""
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
         raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
@@ -89,9 +90,9 @@ def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorCon
         return LearnedDetection(detect_cards(frame_bgr, config, plane=plane, ignore=ignore), 0, [(0, 0, width, height)])
     found = nets.find(frame_bgr)
     snapped, poor = judge.rescued(nets, frame_bgr, found, plane)
-    kept = [q for q, bad in zip(snapped, poor, strict=True) if not bad and not _on_any(q, ignore)]
+    kept = [q for q, bad in zip(snapped, poor, strict=True) if not bad and not centre_on_any(q, ignore)]
     doubted = [q for q, bad in zip(snapped, poor, strict=True) if bad] + found.doubtful
-    doubted = [q for q in doubted if not _on_any(q, ignore)]
+    doubted = [q for q in doubted if not centre_on_any(q, ignore)]
     regions = doubtful_regions(frame_bgr.shape, doubted, grow)
     if not regions:
         return LearnedDetection(kept, len(kept), [])
@@ -100,13 +101,6 @@ def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorCon
     out = list(kept)
     for region in regions:
         more = detect_in_region(frame_bgr, region, config, plane=table, ignore=ignore, deck=kept)
-        out += [q for q, off in zip(more, off_every(more, kept), strict=True) if off and not _on_any(q, kept)]
+        out += [q for q, off in zip(more, off_every(more, kept), strict=True) if off and not centre_on_any(q, kept)]
     return LearnedDetection(out, len(kept), regions)
 
-
-def _on_any(quad: np.ndarray, kept: Sequence[np.ndarray]) -> bool:
-    """Does ``quad``'s centre lie on one of the ``kept`` polygons? A shipped outline's centre on a kept learned one is
-    a piece of that card (cut by its region's edge, as ``Recognizer.recognize_regions`` judges it), not another card;
-    a learned outline's centre on an ignored polygon (a mat's marker) is no card."""
-    centre = tuple(map(float, np.asarray(quad, np.float32).reshape(4, 2).mean(axis=0)))
-    return any(cv2.pointPolygonTest(np.asarray(k, np.float32).reshape(-1, 1, 2), centre, False) >= 0 for k in kept)

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import cv2
 import numpy as np
 
+from vision.classify import cpu_session
 from vision.errors import ModelError
 from vision.rectify import order_corners
 from vision.snapping import snap_to_edges
@@ -212,21 +213,9 @@ class LearnedOutlines(NamedTuple):
     """The frame at the first stage's input size."""
 
 
-def _sha256(path: Path) -> str:
+def sha256(path: Path) -> str:
+    """The hex SHA-256 of a file (``models/outline_nets.json`` records each network's)."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _session(path: Path, threads: int) -> Any:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as e:  # onnxruntime raises its own exception types
-        raise ModelError(f"{path}: cannot load the network: {e}") from e
 
 
 class OutlineNets:
@@ -255,9 +244,9 @@ class OutlineNets:
             path = where.parent / entry["file"]
             if not path.is_file():
                 raise ModelError(f"{path}: the {name} network is missing")
-            if entry.get("sha256") != _sha256(path):
+            if entry.get("sha256") != sha256(path):
                 raise ModelError(f"{path}: the {name} network is not the one {where.name} describes (SHA-256 differs)")
-            sessions[name] = _session(path, threads)
+            sessions[name] = cpu_session(path, threads, f"the {name} network")
         self.first, self.checker, self.verifier = sessions["first_stage"], sessions["checker"], sessions["verifier"]
 
     def find(self, frame: np.ndarray, threshold: float = THRESHOLD, keep: float = KEEP, doubt: float = DOUBT

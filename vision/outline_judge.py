@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.learned_outlines import LearnedOutlines, OutlineNets
+from vision.quads import map_quads
 from vision.snapping import snap_to_edges
 
 STEP_T = np.linspace(0.1, 0.9, 16, dtype=np.float32)
@@ -51,9 +52,7 @@ def areas(quads: list[np.ndarray], plane: np.ndarray | None = None) -> np.ndarra
     """(Q,) each outline's area: in image pixels, or on the table ``plane`` (image pixels -> table) where given."""
     if not quads:
         return np.zeros(0)
-    q: np.ndarray = np.stack(quads).astype(np.float64).reshape(-1, 4, 2)
-    if plane is not None:
-        q = np.asarray(cv2.perspectiveTransform(q.reshape(-1, 1, 2), np.asarray(plane, np.float64))).reshape(-1, 4, 2)
+    q = (np.stack(quads) if plane is None else map_quads(np.asarray(plane, np.float64), quads)).astype(np.float64)
     x, y = q[..., 0], q[..., 1]  # the shoelace formula, all outlines at once
     out: np.ndarray = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
     return out
@@ -100,9 +99,11 @@ class OutlineJudge:
         or with ``median_area`` (on ``plane`` where given), of another size than the frame's cards)?"""
         if not quads:
             return np.zeros(0, bool)
-        off_edges = step_support(frame, quads, self.step) < self.support
-        levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
-        out: np.ndarray = off_edges | (nets.trust(frame, quads, levels) < self.trust)
+        out: np.ndarray = step_support(frame, quads, self.step) < self.support
+        asked = np.flatnonzero(~out)  # an outline off the steps is poor whatever the verifier says
+        if len(asked):
+            levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
+            out[asked] = nets.trust(frame, [quads[i] for i in asked], levels) < self.trust
         if median_area:
             low, high = self.size_image if plane is None else self.size_plane
             share = areas(quads, plane) / median_area

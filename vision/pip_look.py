@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.classify import cpu_session
 from vision.errors import ModelError
 from vision.rectify import card_homography
 
@@ -55,8 +56,6 @@ class PipLook:
     a model made for other cards or crops is refused with a ModelError saying which file and what differs."""
 
     def __init__(self, model_path: str | Path = DEFAULT_PIP_MODEL, *, threads: int = 1) -> None:
-        import onnxruntime as ort
-
         path = Path(model_path)
         meta_path = path.with_suffix(".json")
         try:
@@ -71,13 +70,7 @@ class PipLook:
                              f"{meta.get('labels')} and {size}")
         if not str(meta.get("normalisation", "")).startswith(NORMALISATION):
             raise ModelError(f"{meta_path}: expected normalisation {NORMALISATION!r}, got {meta.get('normalisation')!r}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as e:  # onnxruntime raises its own exception types
-            raise ModelError(f"{path}: cannot load the pip model: {e}") from e
+        self.session = cpu_session(path, threads, "the pip model")
         self.input = self.session.get_inputs()[0].name
         width = self.session.get_outputs()[0].shape[-1]
         if width != len(SUITS) + len(RANKS):

@@ -184,6 +184,12 @@ def map_quads(homography: np.ndarray, quads: Sequence[np.ndarray] | np.ndarray) 
     return out
 
 
+def centre_on_any(quad: np.ndarray, polygons: Sequence[np.ndarray]) -> bool:
+    """Does ``quad``'s centre (the mean of its corners) lie on or inside one of ``polygons`` (image pixels)?"""
+    centre = tuple(map(float, np.asarray(quad, np.float32).reshape(-1, 2).mean(axis=0)))
+    return any(cv2.pointPolygonTest(np.asarray(p, np.float32).reshape(-1, 1, 2), centre, False) >= 0 for p in polygons)
+
+
 def short_longs(quads: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
     """(N, 2) float64: each quad's mean short and long side, its corners taken in order round its centre;
     the sides' lengths in float32, as ``np.linalg.norm`` of the float32 corner differences gives them (tested

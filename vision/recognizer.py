@@ -33,6 +33,7 @@ from vision.learned_outlines import OutlineNets
 from vision.model_meta import ModelMeta, load_meta
 from vision.motion_blur import Motion, deblur, estimate_motion
 from vision.pip_look import DEFAULT_PIP_MODEL, PipLook, rank_of_face
+from vision.quads import centre_on_any
 from vision.rectify import (
     CORNER_FRACTION_H,
     CORNER_FRACTION_W,
@@ -262,7 +263,7 @@ class Recognizer:
         found: list[np.ndarray] = []
         for region in regions:
             found += [q for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore, deck=known)
-                      if not any(cv2.pointPolygonTest(k, tuple(map(float, q.mean(axis=0))), False) >= 0 for k in kept)]
+                      if not centre_on_any(q, kept)]
         return reused + self._classify(frame, kept + found, drop_non_cards=True)
 
     def recognize_outlines(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:

@@ -26,7 +26,6 @@ training extra, models/README.md).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import tempfile
@@ -38,16 +37,12 @@ FILES = {"first_stage": "outline_first.onnx", "checker": "outline_checker.onnx",
 """Each network's ONNX file in ``models/``."""
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def export(first: Path, checker: Path, verifier: Path, out: Path) -> dict[str, Any]:
     """The three trained networks (``torch.save`` files of the spikes) as ONNX in ``out``, and their metadata."""
     sys.path.insert(0, str(ROOT))
     from benchmarks.keypoint_spike import _nets, export_first_stage
     from benchmarks.segmentation_spike import _export, _torch
-    from vision.learned_outlines import INPUT, PATCH
+    from vision.learned_outlines import INPUT, PATCH, sha256
 
     torch = _torch()
     out.mkdir(parents=True, exist_ok=True)

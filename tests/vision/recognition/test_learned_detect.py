@@ -65,6 +65,18 @@ def test_a_network_other_than_the_one_the_metadata_describes_is_refused(tmp_path
         OutlineNets(meta)
 
 
+def test_a_network_onnxruntime_cannot_load_is_refused_by_name(tmp_path: Path) -> None:
+    import hashlib
+
+    meta = _copy_nets(tmp_path)
+    (tmp_path / "outline_verifier.onnx").write_bytes(b"not a network")
+    data = json.loads(meta.read_text())
+    data["files"]["verifier"]["sha256"] = hashlib.sha256(b"not a network").hexdigest()  # described, but broken
+    meta.write_text(json.dumps(data))
+    with pytest.raises(ModelError, match="outline_verifier.onnx: cannot load the verifier network"):
+        OutlineNets(meta)
+
+
 def test_metadata_for_another_input_or_unreadable_metadata_is_refused(tmp_path: Path) -> None:
     meta = _copy_nets(tmp_path)
     data = json.loads(meta.read_text())
