@@ -62,8 +62,8 @@ from benchmarks.segmentation_spike import (  # noqa: E402
     medians,
     new_counts,
     tally,
-    training_scenes,
 )
+from benchmarks.sim_scenes import SOURCES, scenes_from  # noqa: E402
 from vision.learned_outlines import (  # noqa: E402,F401  (the shipped detector's; the spikes import them here)
     HALF,
     NEAR,
@@ -118,13 +118,13 @@ def _lesson(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray, truth: np.n
     return patch, np.append(true_offsets(truth, to_patch), np.float32(1.0))
 
 
-def _mine(job: tuple[int, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
-    seed, count, model, threshold = job
+def _mine(job: tuple[int, int, str, float, str]) -> tuple[np.ndarray, np.ndarray]:
+    seed, count, model, threshold, source = job
     cv2.setNumThreads(1)
     session = _session(Path(model))
     rng = np.random.default_rng([seed, 780])
     patches, answers = [], []
-    for scene in training_scenes(seed, count, salt=779):
+    for scene in scenes_from(source, seed, count, salt=779):
         half, quarter = pyramid(scene.image)
         truths = [clockwise(np.asarray(q, np.float32).reshape(4, 2) * (HALF[0] / scene.image.shape[1]))
                   for _, q in scene.cards]
@@ -156,15 +156,17 @@ def _strays(truths: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
     return [clockwise(q) for q in out]
 
 
-def mine_patches(model: Path, scenes: int, out: Path, first: int, threshold: float) -> dict[str, Any]:
-    """Lessons for the checker (``_mine``) from ``scenes`` training scenes, 25 a seed from ``first`` on, into ``out``
-    (.npz: patches, answers: eight offsets and card or not)."""
+def mine_patches(model: Path, scenes: int, out: Path, first: int, threshold: float, source: str = "synth"
+                 ) -> dict[str, Any]:
+    """Lessons for the checker (``_mine``) from ``scenes`` training scenes of ``source``
+    (``benchmarks.sim_scenes.SOURCES``), 25 a seed from ``first`` on, into ``out`` (.npz: patches, answers: eight
+    offsets and card or not)."""
     t0 = time.time()
     torch = _torch()
     with tempfile.TemporaryDirectory() as tmp:
         onnx = export_first_stage(torch, model, Path(tmp))
         with Pool(2) as pool:
-            parts = pool.map(_mine, [(seed, 25, str(onnx), threshold)
+            parts = pool.map(_mine, [(seed, 25, str(onnx), threshold, source)
                                      for seed in range(first, first + max(1, scenes // 25))])
     patches = np.concatenate([p[0] for p in parts])
     answers = np.concatenate([p[1] for p in parts])
@@ -295,6 +297,7 @@ def add_patch_commands(sub: Any, scenes: int, first_seed: int, minutes: float) -
     p.add_argument("--scenes", type=int, default=scenes)
     p.add_argument("--first-seed", type=int, default=first_seed, help="draw from these seeds on (25 scenes a seed)")
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--source", choices=SOURCES, default="synth", help="synthetic scenes or the simulated table's")
     t = sub.add_parser("train")
     t.add_argument("--patches", type=Path, nargs="+", required=True)
     t.add_argument("--minutes", type=float, default=minutes)
@@ -320,7 +323,7 @@ def main() -> int:
     e.add_argument("--passes", type=int, default=1, help="times the checker moves each outline")
     args = parser.parse_args()
     if args.command == "patches":
-        print(mine_patches(args.model, args.scenes, args.out, args.first_seed, args.threshold))
+        print(mine_patches(args.model, args.scenes, args.out, args.first_seed, args.threshold, args.source))
     elif args.command == "train":
         print(train_checker(args.patches, args.minutes, args.out, args.rate, args.init))
     else:

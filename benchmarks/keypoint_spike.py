@@ -63,8 +63,8 @@ from benchmarks.segmentation_spike import (  # noqa: E402
     new_counts,
     tally,
     to_quarter,
-    training_scenes,
 )
+from benchmarks.sim_scenes import SOURCES, scenes_from  # noqa: E402
 from vision.learned_outlines import (  # noqa: E402,F401  (the shipped detector's; the spikes' tests import them here)
     CORNER_SCALE,
     MARGIN,
@@ -167,20 +167,22 @@ def targets(quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return heat, corners, weight
 
 
-def _draw(job: tuple[int, int]) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+def _draw(job: tuple[int, int, str]) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    seed, count, source = job
     images, cards = [], []
-    for scene in training_scenes(*job, salt=778):
+    for scene in scenes_from(source, seed, count, salt=778):
         images.append(cv2.resize(scene.image, INPUT, interpolation=cv2.INTER_AREA))
         cards.append([np.asarray(q, np.float32).reshape(4, 2) * (INPUT[0] / scene.image.shape[1]) for _, q in scene.cards])
     return np.stack(images), cards
 
 
-def draw_scenes(scenes: int, out: Path, first: int = 0) -> dict[str, Any]:
+def draw_scenes(scenes: int, out: Path, first: int = 0, source: str = "synth") -> dict[str, Any]:
     """``scenes`` training scenes and their cards' corners into ``out`` (.npz: images, corners, counts), drawn 25 at a
-    time from the seeds ``first`` on (another file from other seeds holds other scenes)."""
+    time from the seeds ``first`` on (another file from other seeds holds other scenes); ``source``:
+    ``benchmarks.sim_scenes.SOURCES``."""
     t0 = time.time()
     with Pool(2) as pool:
-        parts = pool.map(_draw, [(seed, 25) for seed in range(first, first + max(1, scenes // 25))])
+        parts = pool.map(_draw, [(seed, 25, source) for seed in range(first, first + max(1, scenes // 25))])
     images = np.concatenate([p[0] for p in parts])
     cards = [c for p in parts for c in p[1]]
     counts = np.array([len(c) for c in cards], np.int32)
@@ -498,6 +500,7 @@ def main() -> int:
     s.add_argument("--scenes", type=int, default=4000)
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--first-seed", type=int, default=0, help="draw from these seeds on (25 scenes a seed)")
+    s.add_argument("--source", choices=SOURCES, default="synth", help="synthetic scenes or the simulated table's")
     t = sub.add_parser("train")
     t.add_argument("--data", type=Path, nargs="+", required=True)
     t.add_argument("--minutes", type=float, default=30.0)
@@ -524,7 +527,7 @@ def main() -> int:
         for row in cost():
             print(row, flush=True)
     elif args.command == "scenes":
-        print(draw_scenes(args.scenes, args.out, args.first_seed))
+        print(draw_scenes(args.scenes, args.out, args.first_seed, args.source))
     elif args.command == "train":
         print(train(args.data, args.minutes, args.out, init=args.init, rate=args.rate))
     elif args.command == "train-refiner":

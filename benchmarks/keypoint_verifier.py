@@ -52,7 +52,8 @@ from benchmarks.keypoint_spike import (  # noqa: E402
     patch_net_session,
     train_patch_net,
 )
-from benchmarks.segmentation_spike import _torch, training_scenes  # noqa: E402
+from benchmarks.segmentation_spike import _torch  # noqa: E402
+from benchmarks.sim_scenes import scenes_from  # noqa: E402
 
 GOOD, BAD = 0.06, 0.12
 """An outline whose farthest corner is within ``GOOD`` of its card's width is on the card; ``BAD`` or more, off (the
@@ -95,12 +96,12 @@ def on_card(quad: np.ndarray, truths: list[np.ndarray], good: float = GOOD) -> f
     return 1.0 if error < good else None
 
 
-def _mine(job: tuple[int, int, str, str, float]) -> tuple[np.ndarray, np.ndarray]:
-    seed, count, model, checker, good = job
+def _mine(job: tuple[int, int, str, str, float, str]) -> tuple[np.ndarray, np.ndarray]:
+    seed, count, model, checker, good, source = job
     cascade = Cascade(Path(model), Path(checker))
     rng = np.random.default_rng([seed, 782])
     patches, labels = [], []
-    for scene in training_scenes(seed, count, salt=781):
+    for scene in scenes_from(source, seed, count, salt=781):
         half, quarter = pyramid(scene.image)
         to_half = HALF[0] / scene.image.shape[1]
         truths = [clockwise(np.asarray(q, np.float32).reshape(4, 2) * to_half) for _, q in scene.cards]
@@ -114,10 +115,11 @@ def _mine(job: tuple[int, int, str, str, float]) -> tuple[np.ndarray, np.ndarray
     return np.stack(patches), np.array(labels, np.float32)
 
 
-def mine_patches(model: Path, checker: Path, scenes: int, out: Path, first: int, good: float = GOOD) -> dict[str, Any]:
+def mine_patches(model: Path, checker: Path, scenes: int, out: Path, first: int, good: float = GOOD,
+                 source: str = "synth") -> dict[str, Any]:
     t0 = time.time()
     with Pool(2) as pool:
-        parts = pool.map(_mine, [(seed, 25, str(model), str(checker), good)
+        parts = pool.map(_mine, [(seed, 25, str(model), str(checker), good, source)
                                  for seed in range(first, first + max(1, scenes // 25))])
     patches = np.concatenate([p[0] for p in parts])
     labels = np.concatenate([p[1] for p in parts])
@@ -166,7 +168,7 @@ def main() -> int:
     p.add_argument("--good", type=float, default=GOOD, help="an outline this near its card (of its width) is on it")
     args = parser.parse_args()
     if args.command == "patches":
-        print(mine_patches(args.model, args.checker, args.scenes, args.out, args.first_seed, args.good))
+        print(mine_patches(args.model, args.checker, args.scenes, args.out, args.first_seed, args.good, args.source))
     else:
         print(train_verifier(args.patches, args.minutes, args.out, args.rate, args.init))
     return 0
