@@ -1,7 +1,7 @@
 """The learned outline finder's three networks (``vision.learned_outlines``): how they are made and shipped.
 
-    # the commands of sessions 40-41 (docs/performance.md), about 110 minutes on two cores; training is timed by the
-    # clock, so a slower machine trains fewer steps
+    # the commands of sessions 40-41 and 44 (docs/performance.md), about 160 minutes on two cores; training is timed
+    # by the clock, so a slower machine (or a busy one) trains fewer steps
     P=".venv/bin/python benchmarks"
     $P/keypoint_spike.py scenes --scenes 4000 --out /tmp/kp_scenes.npz
     $P/keypoint_spike.py train --data /tmp/kp_scenes.npz --minutes 35 --out /tmp/kp.pt
@@ -14,8 +14,21 @@
     $P/keypoint_verifier.py patches --model /tmp/kp3.pt --checker /tmp/kc.pt --scenes 2000 --first-seed 600 \
         --out /tmp/kv_patches.npz
     $P/keypoint_verifier.py train --patches /tmp/kv_patches.npz --minutes 8 --out /tmp/kv.pt
-    # 4. shipped: the three as ONNX files beside their metadata
-    .venv/bin/python -m models.training.outline_nets --first /tmp/kp3.pt --checker /tmp/kc.pt --verifier /tmp/kv.pt
+    # session 44: the simulated table's frames too (benchmarks/sim_scenes.py), about 50 minutes more
+    $P/keypoint_spike.py scenes --source sim --scenes 2000 --first-seed 5000 --out /tmp/sim_scenes.npz
+    $P/keypoint_spike.py train --data /tmp/kp_scenes.npz /tmp/kp_scenes2.npz /tmp/sim_scenes.npz /tmp/sim_scenes.npz \
+        --init /tmp/kp3.pt --rate 1e-3 --minutes 15 --out /tmp/kp4.pt   # mines the table's patches below
+    $P/keypoint_cascade.py patches --model /tmp/kp4.pt --scenes 1000 --first-seed 6000 --source sim --out /tmp/kc_sim.npz
+    $P/keypoint_cascade.py train --patches /tmp/kc_patches.npz /tmp/kc_sim.npz /tmp/kc_sim.npz --init /tmp/kc.pt \
+        --rate 1e-3 --minutes 6 --out /tmp/kc2.pt
+    $P/keypoint_verifier.py patches --model /tmp/kp4.pt --checker /tmp/kc2.pt --scenes 1000 --first-seed 7000 \
+        --source sim --out /tmp/kv_sim.npz
+    $P/keypoint_verifier.py train --patches /tmp/kv_patches.npz /tmp/kv_sim.npz /tmp/kv_sim.npz --init /tmp/kv.pt \
+        --rate 1e-3 --minutes 5 --out /tmp/kv2.pt
+    $P/keypoint_spike.py train --data /tmp/kp_scenes.npz /tmp/kp_scenes2.npz /tmp/sim_scenes.npz --init /tmp/kp3.pt \
+        --rate 3e-4 --minutes 15 --out /tmp/kp5.pt
+    # shipped: the three as ONNX files beside their metadata
+    .venv/bin/python -m models.training.outline_nets --first /tmp/kp5.pt --checker /tmp/kc2.pt --verifier /tmp/kv2.pt
 
 The training code lives with the spikes that found it (``benchmarks/keypoint_*.py``, their docstrings say what each
 step learns); this step exports the trained networks and writes ``models/outline_nets.json``, which
@@ -61,7 +74,7 @@ def export(first: Path, checker: Path, verifier: Path, out: Path) -> dict[str, A
         "normalisation": "uint8 BGR / 255 - 0.5, channels first",
         "files": {name: {"file": file, "sha256": sha256(out / file)} for name, file in FILES.items()},
         "trained_from": {"first_stage": first.name, "checker": checker.name, "verifier": verifier.name},
-        "training": "models/training/outline_nets.py (its docstring: the commands, about 110 minutes on two cores)",
+        "training": "models/training/outline_nets.py (its docstring: the commands, about 160 minutes on two cores)",
     }
     (out / "outline_nets.json").write_text(json.dumps(meta, indent=2) + "\n")
     return meta

@@ -186,11 +186,47 @@ def test_learned_detection_finds_as_many_cards_as_the_shipped_detector(nets: Out
         by_nets += out.learned
         area += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in out.regions) / (1280 * 720)
         assert out.learned <= len(out.quads)
-    # measured: both found 74 of 75, 67 of them by the networks; 6 frames of 8 had a part handed on, together 1.64
-    # frames' area
+    # measured (session 44's networks): learned 75 of 75, shipped 74, 67 by the networks; 5 frames of 8 had a part
+    # handed on, together 1.67 frames' area
     assert learned >= shipped - 1, (learned, shipped)
     assert by_nets >= 0.8 * cards  # most outlines are the networks'
     assert area < 0.4 * 8  # parts of frames handed on, not whole ones
+
+
+def test_the_networks_find_the_cards_of_the_simulated_table(nets: OutlineNets) -> None:
+    """The networks learned the simulated table's frames too (session 44: ``benchmarks/sim_scenes.py``), so a table the
+    demo's camera sees is not handed to the shipped detector: the networks of session 43, which had learned synthetic
+    scenes only, gave none of these 9 cards and handed both frames on in regions. (A region around a doubtful peak
+    may still be handed on; it is small.)"""
+    from vision.simtable import SimCamera, SimTable
+    from vision.zones import layout_for
+
+    sims = [SimTable(layout_for("chinese-ten", 2), seed=2, camera=SimCamera(tilt_deg=15)),
+            SimTable(layout_for("frog", 3), seed=3, camera=SimCamera(tilt_deg=20, roll_deg=4))]
+    for k, card in enumerate(("7D", "KS", "AH", "TC", "2H")):
+        sims[0].place(card, "layout", slot=k, animate=False)
+    for k, card in enumerate(("QS", "9D", "JC")):
+        sims[1].place(card, "trick", slot=k, animate=False)
+    sims[1].place("5H", "capture:1", face_up=False, animate=False)
+    cards = by_nets = 0
+    area = 0.0
+    for sim in sims:
+        frame = sim.render()
+        out = detect_learned(frame, nets)
+        truth = [(c.label, _sim_corners(sim, c)) for c in sim.visible()]
+        cards += len(truth)
+        assert sum(match_index(q, out.quads) is not None for _, q in truth) == len(truth)
+        by_nets += sum(match_index(q, out.quads[:out.learned]) is not None for _, q in truth)
+        area += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in out.regions) / (frame.shape[0] * frame.shape[1])
+    assert cards == 9
+    assert by_nets == cards
+    assert area < 0.25, area  # measured: two regions of 0.02 and 0.03 of a frame
+
+
+def _sim_corners(sim, card) -> np.ndarray:
+    from benchmarks.sim_scenes import card_corners
+
+    return card_corners(sim, card)
 
 
 def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector(nets: OutlineNets,
