@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections.abc import Iterator
@@ -47,20 +46,9 @@ class SimScene(NamedTuple):
     """Every card the camera sees: its label ("back" face down) and its (4, 2) image corners."""
 
 
-def corners_mm(sim: Any, card: Any) -> np.ndarray:
-    """(4, 2) mat corners (mm) of a ``vision.simtable.SimCard`` on ``sim``'s mat, as the simulator draws it."""
-    cw, ch = sim.layout.card_mm
-    a = math.radians(card.angle)
-    ca, sa = math.cos(a), math.sin(a)
-    return np.array([(card.x + dx * ca + dy * sa, card.y - dx * sa + dy * ca)
-                     for dx, dy in ((-cw / 2, -ch / 2), (cw / 2, -ch / 2), (cw / 2, ch / 2), (-cw / 2, ch / 2))],
-                    np.float32)
-
-
 def card_corners(sim: Any, card: Any) -> np.ndarray:
-    """(4, 2) image corners of a ``vision.simtable.SimCard`` on ``sim``'s mat."""
-    mm = corners_mm(sim, card).astype(np.float64)[None]
-    out: np.ndarray = cv2.perspectiveTransform(mm, sim.mat_to_image)[0].astype(np.float32)
+    """(4, 2) float32 image corners of a ``vision.simtable.SimCard`` on ``sim``'s mat."""
+    out: np.ndarray = sim.card_corners(card).astype(np.float32)
     return out
 
 
@@ -70,7 +58,7 @@ def drop_covered(sim: Any) -> None:
     they should learn to call "no card" either."""
     while True:
         tops = sorted(sim.visible(), key=lambda c: -c.order)
-        polygons = [corners_mm(sim, c) for c in tops]
+        polygons = [sim.card_corners_mm(c).astype(np.float32) for c in tops]
         covered = next((tops[j] for i in range(len(tops)) for j in range(i + 1, len(tops))
                         if cv2.intersectConvexConvex(polygons[i], polygons[j])[0] > 1.0), None)
         if covered is None:

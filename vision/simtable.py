@@ -467,6 +467,19 @@ class SimTable:
 
     # --- rendering -----------------------------------------------------------------------------------
 
+    def card_corners_mm(self, card: SimCard) -> np.ndarray:
+        """(4, 2) float64: ``card``'s corners on the mat (mm), as it is drawn."""
+        cw, ch = self.layout.card_mm
+        a = math.radians(card.angle)
+        ca, sa = math.cos(a), math.sin(a)
+        return np.array([(card.x + dx * ca + dy * sa, card.y - dx * sa + dy * ca)
+                         for dx, dy in ((-cw / 2, -ch / 2), (cw / 2, -ch / 2), (cw / 2, ch / 2), (-cw / 2, ch / 2))])
+
+    def card_corners(self, card: SimCard) -> np.ndarray:
+        """(4, 2) float64: ``card``'s corners in the camera's image (pixels)."""
+        out: np.ndarray = cv2.perspectiveTransform(self.card_corners_mm(card)[None], self.mat_to_image)[0]
+        return out
+
     def _light_map(self, strength: float) -> np.ndarray:
         h, w = self.camera.height, self.camera.width
         a = self.rng.uniform(0, 2 * math.pi)
@@ -753,13 +766,7 @@ class SimOracle:
         return out
 
     def _corners(self, c: SimCard) -> np.ndarray:
-        cw, ch = self.sim.layout.card_mm
-        a = math.radians(c.angle)
-        ca, sa = math.cos(a), math.sin(a)
-        corners_mm = [(c.x + dx * ca + dy * sa, c.y - dx * sa + dy * ca)
-                      for dx, dy in ((-cw / 2, -ch / 2), (cw / 2, -ch / 2), (cw / 2, ch / 2), (-cw / 2, ch / 2))]
-        out: np.ndarray = cv2.perspectiveTransform(np.array([corners_mm], np.float64), self.sim.mat_to_image)[0]
-        return out
+        return self.sim.card_corners(c)
 
     def _read(self, c: SimCard) -> Recognition:
         from vision.recognizer import LABELS, Recognition

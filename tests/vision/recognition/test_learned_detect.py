@@ -213,7 +213,7 @@ def test_the_networks_find_the_cards_of_the_simulated_table(nets: OutlineNets) -
     for sim in sims:
         frame = sim.render()
         out = detect_learned(frame, nets)
-        truth = [(c.label, _sim_corners(sim, c)) for c in sim.visible()]
+        truth = [(c.label, sim.card_corners(c).astype(np.float32)) for c in sim.visible()]
         cards += len(truth)
         assert sum(match_index(q, out.quads) is not None for _, q in truth) == len(truth)
         by_nets += sum(match_index(q, out.quads[:out.learned]) is not None for _, q in truth)
@@ -221,12 +221,6 @@ def test_the_networks_find_the_cards_of_the_simulated_table(nets: OutlineNets) -
     assert cards == 9
     assert by_nets == cards
     assert area < 0.25, area  # measured: two regions of 0.02 and 0.03 of a frame
-
-
-def _sim_corners(sim, card) -> np.ndarray:
-    from benchmarks.sim_scenes import card_corners
-
-    return card_corners(sim, card)
 
 
 def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector(nets: OutlineNets,

@@ -10,7 +10,6 @@ import pytest
 from benchmarks.sim_scenes import (
     SOURCES,
     card_corners,
-    corners_mm,
     deal,
     drop_covered,
     scenes_from,
@@ -69,7 +68,7 @@ def test_a_deal_leaves_no_card_partly_covered() -> None:
     for _ in range(3):
         deal(sim, rng)
         tops = sim.visible()
-        polygons = [corners_mm(sim, c) for c in tops]
+        polygons = [sim.card_corners_mm(c).astype(np.float32) for c in tops]
         for i in range(len(tops)):
             for j in range(i + 1, len(tops)):
                 assert cv2.intersectConvexConvex(polygons[i], polygons[j])[0] <= 1.0
