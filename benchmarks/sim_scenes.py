@@ -33,6 +33,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.learned_outlines import DEFAULT_META  # noqa: E402
+
 FRAMES_A_TABLE = 4
 """Deals a simulated table is drawn with (building a table, its light and noise, costs more than a frame)."""
 STYLES = 960
@@ -44,12 +46,6 @@ class SimScene(NamedTuple):
     """The camera's BGR frame (1280x720, or 1920x1080 over the big cloths)."""
     cards: list[tuple[str, np.ndarray]]
     """Every card the camera sees: its label ("back" face down) and its (4, 2) image corners."""
-
-
-def card_corners(sim: Any, card: Any) -> np.ndarray:
-    """(4, 2) float32 image corners of a ``vision.simtable.SimCard`` on ``sim``'s mat."""
-    out: np.ndarray = sim.card_corners(card).astype(np.float32)
-    return out
 
 
 def drop_covered(sim: Any) -> None:
@@ -113,7 +109,7 @@ def sim_scenes(seed: int, count: int, salt: int) -> Iterator[SimScene]:
         height, width = frame.shape[:2]
         cards = []
         for card in sim.visible():
-            corners = card_corners(sim, card)
+            corners = sim.card_corners(card).astype(np.float32)
             if (corners >= 0).all() and (corners[:, 0] < width).all() and (corners[:, 1] < height).all():
                 cards.append((card.label, corners))
         yield SimScene(frame, cards)
@@ -159,16 +155,18 @@ def evaluate(meta: Path, scenes: int, seed: int, shipped: bool = False) -> dict[
         matched = matched_outlines(scene.cards, found.quads)
         counts["frames"] += 1
         counts["cards"] += len(scene.cards)
-        counts["found_learned"] += sum(i is not None for i in matched_outlines(scene.cards, found.quads[:found.learned]))
+        by_nets = matched_outlines(scene.cards, found.quads[:found.learned])
+        counts["found_learned"] += sum(i is not None for i in by_nets)
         counts["found"] += sum(i is not None for i in matched)
         counts["false"] += len(found.quads) - len({i for i in matched if i is not None})
         counts["handed_on"] += bool(found.regions)
-    return {"meta": "shipped detector" if shipped else str(meta), "seed": seed, **counts, "median_ms": round(float(np.median(times)), 2)}
+    return {"meta": "shipped detector" if shipped else str(meta), "seed": seed, **counts,
+            "median_ms": round(float(np.median(times)), 2)}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--meta", type=Path, default=Path(__file__).resolve().parents[1] / "models" / "outline_nets.json",
+    parser.add_argument("--meta", type=Path, default=DEFAULT_META,
                         help="the outline networks' metadata (models/training/outline_nets.py --out writes one)")
     parser.add_argument("--scenes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=9000)

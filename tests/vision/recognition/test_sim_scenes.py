@@ -9,7 +9,6 @@ import pytest
 
 from benchmarks.sim_scenes import (
     SOURCES,
-    card_corners,
     deal,
     drop_covered,
     scenes_from,
@@ -17,18 +16,19 @@ from benchmarks.sim_scenes import (
 )
 from models.training.evaluate import matched_outlines
 from vision.detect import detect_cards
+from vision.learned_outlines import DEFAULT_META
 from vision.simtable import SimCamera, SimTable
 from vision.zones import layout_for
 
 
 def test_the_truth_corners_lie_where_the_card_is_drawn() -> None:
-    """The shipped detector, knowing nothing of the truth, finds each card at the corners ``card_corners`` gives (the
+    """The shipped detector, knowing nothing of the truth, finds each card at the corners ``SimTable.card_corners`` gives (the
     recognition benchmark's match: corners within 12% of the card's width)."""
     sim = SimTable(layout_for("chinese-ten", 2), seed=3, camera=SimCamera(tilt_deg=20, roll_deg=5))
     for k, card in enumerate(("7D", "KS", "AH")):
         sim.place(card, "layout", slot=2 * k, animate=False)
     frame = sim.render()
-    truth = [(c.label, card_corners(sim, c)) for c in sim.visible()]
+    truth = [(c.label, sim.card_corners(c).astype(np.float32)) for c in sim.visible()]
     assert len(truth) == 3
     assert all(i is not None for i in matched_outlines(truth, detect_cards(frame)))
     moved = [(label, q + 25.0) for label, q in truth]  # a card's width is about 80 px here
@@ -78,3 +78,14 @@ def test_an_unknown_source_is_refused() -> None:
     assert SOURCES == ("synth", "sim")
     with pytest.raises(ValueError, match="unknown scene source 'table'"):
         scenes_from("table", 0, 1, 0)
+
+
+def test_the_evaluation_counts_the_networks_cards_apart_from_the_shipped_detectors() -> None:
+    from benchmarks.sim_scenes import evaluate
+
+    learned = evaluate(DEFAULT_META, scenes=4, seed=9000)
+    shipped = evaluate(DEFAULT_META, scenes=4, seed=9000, shipped=True)
+    assert learned["cards"] == shipped["cards"] > 0  # the same frames
+    assert 0 < learned["found_learned"] <= learned["found"] <= learned["cards"]
+    assert shipped["found_learned"] == 0 and shipped["handed_on"] == 0 and shipped["meta"] == "shipped detector"
+    assert shipped["found"] >= 0.8 * shipped["cards"]
