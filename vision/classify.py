@@ -27,17 +27,27 @@ def preprocess(crops: np.ndarray, meta: ModelMeta) -> np.ndarray:
         raise ValueError(f"expected crops of shape (N, 2 or 1, {meta.input_height}, {meta.input_width}, 3), "
                          f"got {crops.shape}")
     m = crops.shape[0] * crops.shape[1]  # crops in all
-    # channels first before anything else: the percentile then partitions contiguous rows (several
-    # times faster than along a strided axis) and the result is already the network's NCHW layout
+    # channels first before anything else: the result is already the network's NCHW layout
     planes = np.ascontiguousarray(crops.reshape(m, -1, 3).transpose(0, 2, 1))  # (2N, 3, H*W) uint8
-    # the percentile as one order statistic (np.partition: several times faster than np.percentile)
-    k = round(meta.percentile / 100 * (planes.shape[2] - 1))
-    white = np.partition(planes, k, axis=2)[:, :, k:k + 1].astype(np.float32)
+    white = order_statistic(planes.reshape(3 * m, -1), round(meta.percentile / 100 * (planes.shape[2] - 1)))
+    white = white.astype(np.float32).reshape(m, 3, 1)
     scaled = planes.astype(np.float32)
     scaled /= np.maximum(white, np.float32(24.0))
     np.minimum(scaled, np.float32(1.25), out=scaled)
     scaled -= np.float32(meta.offset)
     return scaled.reshape(m, 3, meta.input_height, meta.input_width)
+
+
+def order_statistic(rows: np.ndarray, k: int) -> np.ndarray:
+    """(R,) the ``k``-th smallest value (from 0) of each row of (R, n) uint8 ``rows``: ``np.partition``'s answer,
+    counted in one ``np.bincount`` of all rows (each row's values offset by 256 a row), in half its time."""
+    r, n = rows.shape
+    if not 0 <= k < n:
+        raise ValueError(f"order statistic {k} of rows of {n} values")
+    offsets = np.arange(0, 256 * r, 256, dtype=np.int32)[:, None]
+    counts = np.bincount((rows + offsets).ravel(), minlength=256 * r).reshape(r, 256)
+    out: np.ndarray = (counts.cumsum(axis=1) <= k).sum(axis=1)  # values whose count up to them is k or less
+    return out
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:

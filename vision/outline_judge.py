@@ -34,16 +34,17 @@ def step_support(frame: np.ndarray, quads: list[np.ndarray], least: float, reach
     if not quads:
         return np.zeros(0)
     q = np.stack(quads).astype(np.float32).reshape(-1, 4, 2)
-    along = np.roll(q, -1, axis=1) - q
+    along = q[:, [1, 2, 3, 0]] - q
     across = np.stack([along[..., 1], -along[..., 0]], axis=2) / np.maximum(
         np.linalg.norm(along, axis=2, keepdims=True), 1e-6)
     offsets = np.arange(-reach - 1, reach + 2, dtype=np.float32)
-    pts = (q[:, :, None, None] + STEP_T[None, None, :, None, None] * along[:, :, None, None]
-           + offsets[None, None, None, :, None] * across[:, :, None, None])  # (Q, 4, T, O, 2)
-    flat = pts.reshape(-1, len(offsets), 2)
-    samples = cv2.remap(frame, np.ascontiguousarray(flat[..., 0]), np.ascontiguousarray(flat[..., 1]),
+    # the sample points (Q, 4, T, O), x and y apart (as vision.snapping: no broadcast over a last axis of two)
+    map_x, map_y = ((q[..., k, None] + STEP_T * along[..., k, None])[..., None] + offsets * across[..., k, None, None]
+                    for k in (0, 1))
+    samples = cv2.remap(frame, map_x.reshape(-1, len(offsets)), map_y.reshape(-1, len(offsets)),
                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
-    step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2).max(axis=1)  # (Q 4 T,)
+    diff = np.abs(samples[:, 2:] - samples[:, :-2])
+    step = (diff[..., 0] + diff[..., 1] + diff[..., 2]).max(axis=1)  # (Q 4 T,)
     out: np.ndarray = (step >= least).reshape(len(q), 4, -1).mean(axis=2).min(axis=1)
     return out
 

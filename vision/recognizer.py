@@ -281,7 +281,7 @@ class Recognizer:
         if not len(quads):
             return []
         ordered = [order_corners(q) for q in quads]
-        raw = self.model_probabilities(frame, ordered)
+        raw = self.model_probabilities(frame, ordered, ordered=True)
         none = raw[:, len(LABELS)]
         probs = raw[:, :len(LABELS)] / np.maximum(raw[:, :len(LABELS)].sum(axis=1, keepdims=True), 1e-12)
         named = decide(probs, LABELS, self.min_confidence, self.min_margin, UNKNOWN)
@@ -395,13 +395,14 @@ class Recognizer:
                 named[i] = (again.card, again.confidence)
                 probs[i] = again.probabilities
 
-    def model_probabilities(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+    def model_probabilities(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray], *,
+                            ordered: bool = False) -> np.ndarray:
         """(N, 54) probabilities over MODEL_LABELS for the quads: both index corners of each card in one
         onnxruntime run, or (``one_corner_sure``) the first corners in one and the second corners of the cards
-        not sure at the first in another."""
+        not sure at the first in another. ``ordered``: the quads are in ``order_corners``' order already."""
         if not len(quads):
             return np.zeros((0, len(MODEL_LABELS)), np.float32)
-        crops = self._crops(frame_bgr, quads)
+        crops = self._crops(frame_bgr, quads, ordered=ordered)
         if self.one_corner_sure is None:
             return self._infer(crops)
         first = self.classifier.infer(preprocess(crops[:, :1], self.meta))
@@ -413,10 +414,11 @@ class Recognizer:
         return out
 
     @staticmethod
-    def _crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, shift: float = 0.0, zoom: float = 1.0) -> np.ndarray:
+    def _crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, shift: float = 0.0, zoom: float = 1.0,
+               ordered: bool = False) -> np.ndarray:
         crops = np.empty((len(quads), 2, CORNER_H, CORNER_W, 3), np.uint8)
         for q, out in zip(quads, crops, strict=True):
-            corner_crops(frame, q, out, shift=shift, zoom=zoom)
+            corner_crops(frame, q, out, shift=shift, zoom=zoom, ordered=ordered)
         return crops
 
     def _infer(self, crops: np.ndarray) -> np.ndarray:

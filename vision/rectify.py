@@ -75,11 +75,13 @@ def _order_corners_np(pts: np.ndarray) -> np.ndarray:
 _CARD_SRC = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
 
 
-def card_homography(quad: np.ndarray, width: float = CARD_W, height: float = CARD_H) -> np.ndarray:
-    """Homography from a portrait card of ``width`` x ``height`` to the (ordered) quad in the image."""
+def card_homography(quad: np.ndarray, width: float = CARD_W, height: float = CARD_H, *,
+                    ordered: bool = False) -> np.ndarray:
+    """Homography from a portrait card of ``width`` x ``height`` to the quad in the image (put in ``order_corners``'
+    order, unless ``ordered`` says it is in it already)."""
     src = _CARD_SRC if (width, height) == (CARD_W, CARD_H) else \
         np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    return cv2.getPerspectiveTransform(src, order_corners(quad))
+    return cv2.getPerspectiveTransform(src, np.asarray(quad, np.float32) if ordered else order_corners(quad))
 
 
 
@@ -110,18 +112,19 @@ _CROP_TO_CARD = (_crop_to_card(0), _crop_to_card(1))
 
 
 def corner_crops(frame: np.ndarray, quad: np.ndarray, out: np.ndarray | None = None, *,
-                 shift: float = 0.0, zoom: float = 1.0) -> np.ndarray:
+                 shift: float = 0.0, zoom: float = 1.0, ordered: bool = False) -> np.ndarray:
     """The two index corners of the card at ``quad``: (2, CORNER_H, CORNER_W, channels), upright.
 
     Each crop is warped straight from the full-resolution frame (no intermediate card image), which is
     both sharper and cheaper than warping the whole card first. ``out``: a C-contiguous array of that
     shape and the frame's dtype to write into (a frame's crops go into one batch without a copy).
     ``shift``: both crops moved that fraction of the card's height towards its middle. ``zoom``: both crops
-    cover that many times the usual part of the card from its corner, shrunk to the same pixels.
+    cover that many times the usual part of the card from its corner, shrunk to the same pixels. ``ordered``: ``quad``
+    is in ``order_corners``' order already (a recogniser's are: it skips ordering them twice).
     """
     if out is None:
         out = np.empty((2, CORNER_H, CORNER_W, *frame.shape[2:]), frame.dtype)
-    h = card_homography(quad).astype(np.float64)
+    h = card_homography(quad, ordered=ordered).astype(np.float64)
     to_card = _CROP_TO_CARD if shift == 0.0 and zoom == 1.0 else \
         (_crop_to_card(0, shift, zoom), _crop_to_card(1, shift, zoom))
     for k in (0, 1):

@@ -21,6 +21,7 @@ _SNAP_T = np.linspace(0.12, 0.88, 12, dtype=np.float32)  # where along each side
 
 
 _SNAP_O = np.linspace(-1.0, 1.0, 21, dtype=np.float32)  # offsets across it, in units of the search radius
+_BEFORE, _AFTER = [3, 0, 1, 2], [1, 2, 3, 0]  # the corner (side) before and after each (np.roll, without its cost)
 
 
 def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: DetectorConfig = DEFAULT_CONFIG
@@ -33,7 +34,7 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     (outliers dropped). A result that no longer looks like a card keeps the old outline.
     """
     q = np.stack(quads).astype(np.float32)  # (Q, 4, 2)
-    a, b = q, np.roll(q, -1, axis=1)
+    a, b = q, q[:, _AFTER]
     d = b - a
     length = np.linalg.norm(d, axis=2, keepdims=True)
     normal = np.stack([d[..., 1], -d[..., 0]], axis=2) / np.maximum(length, 1e-6)
@@ -42,16 +43,16 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     normal *= np.where(outward < 0, -1.0, 1.0)
     short = np.minimum(length[:, 0::2].mean(axis=1), length[:, 1::2].mean(axis=1))  # (Q, 1)
     radius = np.clip(config.snap_radius * short, 2.0, 12.0)[:, :, None]  # (Q, 1, 1)
-    # sample points (Q, 4, T, O, 2)
-    base = a[:, :, None, :] + _SNAP_T[None, None, :, None] * d[:, :, None, :]
-    offsets = _SNAP_O[None, None, :] * radius  # (Q, 1, O)
-    pts = base[:, :, :, None, :] + offsets[:, :, None, :, None] * normal[:, :, None, None, :]
-    shape = pts.shape[:4]
-    flat = pts.reshape(-1, len(_SNAP_O), 2)
-    samples = cv2.remap(frame_bgr, np.ascontiguousarray(flat[..., 0]), np.ascontiguousarray(flat[..., 1]),
+    # sample points (Q, 4, T, O), x and y apart: the maps remap reads, with no broadcast over a last axis of two
+    offsets = (_SNAP_O[None, None, :] * radius)[:, :, None, :]  # (Q, 1, 1, O)
+    map_x, map_y = ((a[..., k, None] + _SNAP_T * d[..., k, None])[..., None] + offsets * normal[..., k, None, None]
+                    for k in (0, 1))
+    shape = map_x.shape
+    samples = cv2.remap(frame_bgr, map_x.reshape(-1, len(_SNAP_O)), map_y.reshape(-1, len(_SNAP_O)),
                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
     # integer steps (at most 3 * 255), then float32: the same values as differencing in float32
-    step = np.abs(samples[:, 2:] - samples[:, :-2]).sum(axis=2, dtype=np.int16).astype(np.float32)
+    diff = np.abs(samples[:, 2:] - samples[:, :-2])
+    step = (diff[..., 0] + diff[..., 1] + diff[..., 2]).astype(np.float32)  # the channels' sum, unrolled
     step = step.reshape(*shape[:3], -1)  # (Q, 4, T, O-2)
     # the strongest step, outer ones favoured: a card's printed frame line is often a stronger edge than
     # the card's own edge against the table, and lies just inside it
@@ -76,17 +77,18 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     p0 = a + c0[..., None] * normal
     direction = d + c1[..., None] * normal
     # corner k = intersection of side k-1 and side k (Cramer's rule, all quads at once)
-    p1, d1 = np.roll(p0, 1, axis=1), np.roll(direction, 1, axis=1)
+    p1, d1 = p0[:, _BEFORE], direction[:, _BEFORE]  # side k-1 of each side k
     det2 = d1[..., 0] * -direction[..., 1] + direction[..., 0] * d1[..., 1]
     rx, ry = p0[..., 0] - p1[..., 0], p0[..., 1] - p1[..., 1]
     t = (rx * -direction[..., 1] + direction[..., 0] * ry) / np.where(np.abs(det2) > 1e-6, det2, 1)
     snapped = (p1 + t[..., None] * d1).astype(np.float32)
     skew_limit = np.sin(np.radians(config.snap_max_skew))
     new_skew, old_skew = side_skew(snapped), side_skew(q)  # (Q, 2)
+    turned = (new_skew > old_skew + skew_limit).tolist()  # (Q, 2) lists: one numpy call, not one a quad
     out = []
     for i in range(len(quads)):
         quad = snapped[i]
-        for pair in np.nonzero(new_skew[i] > old_skew[i] + skew_limit)[0]:
+        for pair in (k for k in (0, 1) if turned[i][k]):
             # One side of this pair was fitted onto another edge (a neighbour's, a shadow's) and tilted:
             # the side that turned most keeps its rough direction, at the fitted offset mid-side.
             sides = (int(pair), int(pair) + 2)

@@ -16,7 +16,16 @@ from models.training.synth import SceneSpec, faces_deck, make_scene
 from vision.detect import detect_cards
 from vision.errors import ImageError, ModelError
 from vision.learned_detect import detect_learned, doubtful_regions, readable
-from vision.learned_outlines import DEFAULT_META, LearnedOutlines, OutlineNets
+from vision.learned_outlines import (
+    DEFAULT_META,
+    REFINE_SCALE,
+    SQUARE,
+    LearnedOutlines,
+    OutlineNets,
+    clockwise,
+    from_patch,
+    from_patches,
+)
 from vision.outline_judge import OutlineJudge, step_support
 from vision.recognizer import Recognizer
 
@@ -103,6 +112,23 @@ def test_the_networks_find_the_cards_of_untrained_styles(nets: OutlineNets) -> N
     # measured: found 54 of 56, 2 false outlines (the judge's work: vision.learned_detect)
     assert found >= 0.9 * cards, f"found {found}/{cards}"
     assert false <= 3
+
+
+def test_corners_from_patches_at_once_are_opencvs_mapping_of_each_patch() -> None:
+    """``from_patches`` (the checker's answers mapped back, all outlines at once) gives what mapping each patch's
+    corners through the inverse homography with ``cv2.perspectiveTransform`` gives, to a thousandth of a pixel."""
+    rng = np.random.default_rng(5)
+    quads = [clockwise(np.float32([[100, 80], [300, 90], [310, 360], [90, 350]]) + rng.normal(0, 20, (4, 2)))
+             for _ in range(20)]
+    to_patch = np.stack([cv2.getPerspectiveTransform(q.astype(np.float32), SQUARE) for q in quads])
+    offsets = rng.normal(0, 1, (20, 8)).astype(np.float32)
+    got = from_patches(to_patch, offsets)
+    for h, off, corners in zip(to_patch, offsets, got, strict=True):
+        ref = cv2.perspectiveTransform((SQUARE + off.reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2).astype(np.float64),
+                                       np.linalg.inv(h)).reshape(4, 2)
+        assert np.abs(corners - ref).max() < 1e-3
+        assert np.array_equal(from_patch(h, off), corners)
+    assert np.abs(from_patches(to_patch, np.zeros((20, 8))) - np.stack(quads)).max() < 1e-3  # no offset: the outline
 
 
 def test_the_verifier_trusts_an_outline_on_its_card_more_than_one_off_it(nets: OutlineNets) -> None:

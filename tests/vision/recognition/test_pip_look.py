@@ -111,7 +111,7 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
              np.float32([[20, 170], [120, 170], [120, 290], [20, 290]])]
     plain, looks = (Recognizer(threads=1, second_look=False, pip_look=look) for look in (False, True))
     monkeypatch.setattr(Recognizer, "model_probabilities",
-                        lambda self, image, q: np.stack([unsure, sure, not_card][:len(q)]))
+                        lambda self, image, q, ordered=False: np.stack([unsure, sure, not_card][:len(q)]))
     (p0, s0, n0), (p1, s1, n1) = plain.classify_quads(frame, quads), looks.classify_quads(frame, quads)
     assert looked == [1]  # neither the sure card nor the outline about to be dropped is read by the pip model
     assert (n0.card, n1.card) == ("unknown", "unknown")

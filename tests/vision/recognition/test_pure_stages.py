@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.classify import decide, postprocess, preprocess, softmax
+from vision.classify import decide, order_statistic, postprocess, preprocess, softmax
 from vision.model_meta import load_meta
 from vision.recognizer import DEFAULT_MODEL, LABELS, MODEL_LABELS, Recognizer, metadata_path
 
@@ -34,6 +34,18 @@ def test_preprocess_of_one_corner_per_card_is_those_crops_of_the_pair(meta) -> N
     both = preprocess(crops, meta)
     assert np.array_equal(preprocess(crops[:, :1], meta), both[0::2])
     assert np.array_equal(preprocess(crops[[1, 3], 1:], meta), both[[3, 7]])
+
+
+def test_order_statistic_is_the_partitions_kth_value() -> None:
+    """preprocess's white point: the k-th smallest value of each row, counted (not partitioned), for any k and for
+    rows of one value, of 0 and 255 only, and of random ones."""
+    rng = np.random.default_rng(3)
+    rows = np.concatenate([rng.integers(0, 256, (6, 300)), np.full((1, 300), 255), np.zeros((1, 300)),
+                           rng.choice([0, 255], (2, 300))]).astype(np.uint8)
+    for k in (0, 1, 150, 293, 299):
+        assert np.array_equal(order_statistic(rows, k), np.partition(rows, k, axis=1)[:, k]), k
+    with pytest.raises(ValueError, match="order statistic 300"):
+        order_statistic(rows, 300)
 
 
 def test_softmax_of_single_crops_is_postprocess_of_a_crop_paired_with_itself() -> None:

@@ -333,7 +333,7 @@ def test_an_outline_read_unknown_is_dropped_at_a_lower_not_a_card_probability(mo
     monkeypatch.setattr(recognizer, "detect_cards", lambda frame, config, plane=None, ignore=(): quads)
     frame = np.zeros((40, 60, 3), np.uint8)
     rec = Recognizer(threads=1, pip_look=False, second_look=False)
-    monkeypatch.setattr(rec, "model_probabilities", lambda image, ordered: rows.copy())
+    monkeypatch.setattr(rec, "model_probabilities", lambda image, quads, ordered=False: rows.copy())
     assert (rec.meta.unknown_not_a_card, rec.meta.not_a_card) == (0.15, 0.5)
     kept = rec.recognize(frame)
     assert [(r.card, round(r.presence, 2)) for r in kept] == [("QH", 0.7), ("unknown", 0.9)]

@@ -73,6 +73,7 @@ def test_fast_order_matches_the_float32_reference_including_near_ties() -> None:
         got, ref = order_corners(q32[rng.permutation(4)]), _order_corners_np(q32)
         assert got.dtype == np.float32 and {tuple(p) for p in got} == {tuple(p) for p in q32}
         assert np.array_equal(order_corners(q32), ref)
+        assert np.array_equal(order_corners(ref), ref)  # ordering twice changes nothing (``ordered=True`` skips it)
 
 
 def test_corner_crops_into_a_batch_equal_fresh_crops() -> None:
@@ -81,6 +82,14 @@ def test_corner_crops_into_a_batch_equal_fresh_crops() -> None:
     batch = np.zeros((2, 2, CORNER_H, CORNER_W, 3), np.uint8)
     corner_crops(frame, quad, batch[1])
     assert np.array_equal(batch[1], corner_crops(frame, quad)) and not batch[0].any()
+
+
+def test_crops_of_an_ordered_quad_skip_the_order_and_equal_the_crops_of_any_order() -> None:
+    frame = np.random.default_rng(4).integers(0, 256, (200, 300, 3), dtype=np.uint8)
+    quad = _box(150, 100, 60, 84, 20)[[2, 0, 3, 1]]  # not even clockwise
+    fresh = corner_crops(frame, quad)
+    assert np.array_equal(corner_crops(frame, order_corners(quad), ordered=True), fresh)
+    assert not np.array_equal(corner_crops(frame, quad, ordered=True), fresh)  # the flag is trusted, not checked
 
 
 def test_shifted_crops_move_towards_the_middle_of_the_card() -> None:
