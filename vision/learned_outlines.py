@@ -100,6 +100,13 @@ def short_side(quad: np.ndarray) -> float:
     return min(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[1] - q[2])))
 
 
+def short_sides(quads: np.ndarray) -> np.ndarray:
+    """``short_side`` of each of (N, 4, 2) ``quads``, at once."""
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    out: np.ndarray = np.minimum(np.linalg.norm(q[:, 0] - q[:, 1], axis=1), np.linalg.norm(q[:, 1] - q[:, 2], axis=1))
+    return out
+
+
 def patch_of(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ``PATCH``-square patch of ``image`` in which ``quad`` (clockwise) is ``SQUARE``, and the homography from
     ``image`` to the patch."""
@@ -125,16 +132,28 @@ def from_patches(to_patch: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray,
+                short: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The patch for ``quad`` (clockwise, half-size pixels): from ``half``, or from ``quarter`` where the card is wider
-    than ``WIDEST_AT_HALF``; and the homography from half-size pixels to the patch."""
-    if short_side(quad) <= WIDEST_AT_HALF:
+    than ``WIDEST_AT_HALF``; and the homography from half-size pixels to the patch. ``short``: the quad's
+    ``short_side``, where it is known."""
+    if (short_side(quad) if short is None else short) <= WIDEST_AT_HALF:
         return patch_of(half, quad)
     patch, to_patch = patch_of(quarter, quad * (INPUT[0] / HALF[0]))
-    return patch, to_patch @ np.diag([INPUT[0] / HALF[0], INPUT[0] / HALF[0], 1.0])
+    return patch, to_patch @ _QUARTER_TO_HALF
 
 
-def answer_patches(session: Any, patches: list[np.ndarray]) -> np.ndarray:
+_QUARTER_TO_HALF = np.diag([INPUT[0] / HALF[0], INPUT[0] / HALF[0], 1.0])
+
+
+def level_patches(half: np.ndarray, quarter: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``level_patch`` for each of (N, 4, 2) ``quads`` (their short sides at once): (N, PATCH, PATCH, 3) the patches
+    and (N, 3, 3) the homographies."""
+    made = [level_patch(half, quarter, q, s) for q, s in zip(quads, short_sides(quads).tolist(), strict=True)]
+    return np.stack([m[0] for m in made]), np.stack([m[1] for m in made])
+
+
+def answer_patches(session: Any, patches: list[np.ndarray] | np.ndarray) -> np.ndarray:
     """A patch network's answers (one row a patch) for ``PATCH``-square uint8 ``patches``."""
     out: np.ndarray = session.run(None, {session.get_inputs()[0].name: as_input(np.stack(patches))})[0]
     return out
@@ -165,8 +184,7 @@ def centres_and_short_sides(quads: list[np.ndarray]) -> tuple[np.ndarray, np.nda
     if not quads:
         return np.zeros((0, 2), np.float32), np.zeros(0, np.float32)
     q = np.stack(quads).astype(np.float32).reshape(-1, 4, 2)
-    sides = np.linalg.norm(q[:, :3] - q[:, 1:], axis=2)
-    return q.mean(axis=1), np.minimum(sides[:, 0], sides[:, 1])
+    return q.mean(axis=1), short_sides(q)
 
 
 def off_every(quads: list[np.ndarray], kept: list[np.ndarray]) -> np.ndarray:
@@ -198,9 +216,9 @@ def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], checke
     likely each holds a card (0-1)."""
     if not quads:
         return [], np.zeros(0)
-    made = [level_patch(half, quarter, q) for q in quads]
-    answer = answer_patches(checker, [m[0] for m in made])
-    moved = list(from_patches(np.stack([m[1] for m in made]), answer[:, :8]))
+    patches, to_patch = level_patches(half, quarter, np.stack(quads))
+    answer = answer_patches(checker, patches)
+    moved = list(from_patches(to_patch, answer[:, :8]))
     return moved, sigmoid(answer[:, 8])
 
 
@@ -287,5 +305,5 @@ class OutlineNets:
         half, quarter = pyramid(frame) if levels is None else levels
         to_half = HALF[0] / frame.shape[1]
         ordered = clockwise_all(np.stack(quads) * to_half)  # at once: a call a quad cost a tenth of a frame's ms
-        logits = answer_patches(self.verifier, [level_patch(half, quarter, q)[0] for q in ordered])
+        logits = answer_patches(self.verifier, level_patches(half, quarter, ordered)[0])
         return sigmoid(logits[:, 0])

@@ -25,6 +25,10 @@ from vision.learned_outlines import (
     clockwise,
     from_patch,
     from_patches,
+    level_patch,
+    level_patches,
+    patch_of,
+    pyramid,
 )
 from vision.outline_judge import OutlineJudge, step_support
 from vision.recognizer import Recognizer
@@ -129,6 +133,21 @@ def test_corners_from_patches_at_once_are_opencvs_mapping_of_each_patch() -> Non
         assert np.abs(corners - ref).max() < 1e-3
         assert np.array_equal(from_patch(h, off), corners)
     assert np.abs(from_patches(to_patch, np.zeros((20, 8))) - np.stack(quads)).max() < 1e-3  # no offset: the outline
+
+
+def test_patches_cut_at_once_are_each_outlines_patch_from_its_level() -> None:
+    """``level_patches`` (short sides at once) cuts what ``level_patch`` cuts, a small card from the half-size frame
+    and a large one from the quarter-size one."""
+    frame = np.random.default_rng(6).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    half, quarter = pyramid(frame)
+    quads = np.stack([clockwise(np.float32([[x, 40], [x + w, 50], [x + w - 5, 50 + 1.4 * w], [x - 5, 40 + 1.4 * w]]))
+                      for x, w in ((20, 30), (200, 60), (400, 100))])  # 100 half-size px: wider than WIDEST_AT_HALF
+    patches, to_patch = level_patches(half, quarter, quads)
+    for q, patch, h in zip(quads, patches, to_patch, strict=True):
+        one = level_patch(half, quarter, q)
+        assert np.array_equal(patch, one[0]) and np.allclose(h, one[1])
+    assert not np.array_equal(patches[2], patch_of(half, quads[2])[0])  # the large one: cut from the quarter
+    assert np.array_equal(patches[1], patch_of(half, quads[1])[0])
 
 
 def test_the_verifier_trusts_an_outline_on_its_card_more_than_one_off_it(nets: OutlineNets) -> None:
