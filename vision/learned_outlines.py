@@ -155,7 +155,8 @@ def level_patches(half: np.ndarray, quarter: np.ndarray, quads: np.ndarray) -> t
 
 def answer_patches(session: Any, patches: list[np.ndarray] | np.ndarray) -> np.ndarray:
     """A patch network's answers (one row a patch) for ``PATCH``-square uint8 ``patches``."""
-    out: np.ndarray = session.run(None, {session.get_inputs()[0].name: as_input(np.stack(patches))})[0]
+    batch = patches if isinstance(patches, np.ndarray) else np.stack(patches)
+    out: np.ndarray = session.run(None, {session.get_inputs()[0].name: as_input(batch)})[0]
     return out
 
 
