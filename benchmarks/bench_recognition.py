@@ -1,7 +1,7 @@
 """Card recognition benchmark: found / named rates on held-out designs, false cards, speed on one core.
 
     .venv/bin/python benchmarks/bench_recognition.py [--scenes 20] [--timing-frames 60] [--json] [--speed-only]
-                                                     [--calibrated] [--learned] [--detector FIELD=VALUE ...]
+                                                     [--calibrated] [--no-learned] [--detector FIELD=VALUE ...]
 
 * Accuracy: every held-out design (never trained on) in realistic 1280x720 table scenes (12 cards,
   90-220 px wide, clutter, uneven light) and hard ones (75-110 px, 3 px apart, 30 deg tilt, glare,
@@ -11,8 +11,9 @@
   (coins, chips, hands, phones, table edges) and in the card scenes.
 * ``--calibrated``: the recogniser is given each scene's table plane, as on a table calibrated from its
   mat (card shapes judged on the table, not in the tilted image).
-* ``--learned``: the recogniser finds the cards with the learned outline networks first, the shipped detector only
-  where they leave a doubt (``vision.learned_detect``); the speed part counts the frames handed on.
+* The recogniser finds the cards with the learned outline networks first, the shipped detector only where they leave
+  a doubt (``vision.learned_detect``, the default since session 45); the speed part counts the frames handed on.
+  ``--no-learned``: the shipped detector alone.
 * Speed: 1280x720 frames with 12 cards, one thread (OpenCV and onnxruntime), detection and
   classification timed separately; median over the frames. With ``--calibrated`` each frame's detection is
   given its table plane too (one detection a frame, no plane estimated and no ``replan``). Wall time on a shared machine is noisy,

@@ -63,7 +63,8 @@ class CameraConfig:
     mat: bool = True  # a printed mat with ArUco markers; False: fixed geometry from `layout`
     layout: str | None = None  # a zone layout file (vision/layouts/*.json) instead of the game's own
     fps: float = 15.0
-    learned: bool = False  # find the cards with the learned outline networks first (vision.learned_detect)
+    # find the cards with the learned outline networks first (vision.learned_detect); false: the shipped detector alone
+    learned: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +186,7 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         raise ConfigError("camera.spec", f"unknown camera {spec!r}; expected one of "
                           + ", ".join(f"{s}:" for s in CAMERA_SCHEMES) + " or a video file or image folder")
     camera = CameraConfig(spec, _get(cam, "camera.mat", bool, True), _get(cam, "camera.layout", str, None),
-                          float(fps), _get(cam, "camera.learned", bool, False))
+                          float(fps), _get(cam, "camera.learned", bool, True))
 
     dev = _section(data, "dealer")
     _only(dev, "dealer", {"port", "card_reader"})

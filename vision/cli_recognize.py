@@ -95,12 +95,13 @@ def look_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_learned_argument(parser: argparse.ArgumentParser, note: str = "") -> None:
-    """``--learned`` (``args.learned``, Recognizer's ``learned``): find the cards with the learned outline networks
-    first, the shipped detector only where they leave a doubt. ``note``: what a script's help adds."""
-    parser.add_argument("--learned", action="store_true",
+    """``--learned`` (the default) / ``--no-learned`` (``args.learned``, Recognizer's ``learned``): find the cards with
+    the learned outline networks first, the shipped detector only where they leave a doubt; or with the shipped
+    detector alone. ``note``: what a script's help adds to ``--no-learned``."""
+    parser.add_argument("--learned", action=argparse.BooleanOptionalAction, default=True,
                         help="find the cards with the learned outline networks first, the detector only where they "
-                             "leave a doubt (vision.learned_detect; about a third of the detection time, "
-                             "docs/performance.md)" + note)
+                             "leave a doubt (the default: vision.learned_detect, about a third of the detection "
+                             "time, docs/performance.md); --no-learned: the shipped detector alone" + note)
 
 
 def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:

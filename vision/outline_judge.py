@@ -82,7 +82,9 @@ def rescue(frame: np.ndarray, before: list[np.ndarray], snapped: list[np.ndarray
 @dataclass(frozen=True)
 class OutlineJudge:
     """``step``: the least colour step a side's sample must see (``step_support``); ``support``: the least share of the
-    weakest side's samples on such steps; ``trust``: the verifier's least trust (session 42's choices). ``size_image``
+    weakest side's samples on such steps (session 42's choices); ``trust``: the verifier's least trust (0.5 in session
+    42; 0.8 since session 45, when the learned path became the default: a realistic card more named on the model
+    card's frames and over six seeds, fewer false cards, and no speed frame more handed on). ``size_image``
     / ``size_plane``: the shares of the median outline's area (in the image, or on the table's plane where it is
     known) an outline must lie between, in frames of ``MIN_FOR_SIZE`` outlines or more: the cards of one deck are one
     size, and two cards that touch, taken for one, are twice it (session 43: the Garbage table's turn-up row). On the
@@ -90,7 +92,7 @@ class OutlineJudge:
 
     step: float = 20.0
     support: float = 0.95
-    trust: float = 0.5
+    trust: float = 0.8
     size_image: tuple[float, float] = (0.55, 1.6)
     size_plane: tuple[float, float] = (0.75, 1.35)
 

@@ -179,9 +179,10 @@ class Recognizer:
     ``pip_look``: weigh unsure face cards by the pip model (``pip_model_path``, default ``models/pipnet.onnx``)
     read from the whole card, below ``pip_look_below``. ``blur_look``: read face cards still unsure (under
     ``blur_look_below``) again from the frame deconvolved for its motion blur, where it has a clear one
-    (``BLUR_LOOK_BELOW``, ``BLUR_LOOK_LENGTH``). ``learned``: find the cards with the learned outline networks first
-    (``vision.learned_detect``; their metadata ``outline_nets``, default ``models/outline_nets.json``), the shipped
-    detector only where they leave a doubt.
+    (``BLUR_LOOK_BELOW``, ``BLUR_LOOK_LENGTH``). ``learned`` (the default since session 45): find the cards with
+    the learned outline networks first (``vision.learned_detect``; their metadata ``outline_nets``, default
+    ``models/outline_nets.json``), the shipped detector only where they leave a doubt; ``False``: the shipped
+    detector alone.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
@@ -191,7 +192,7 @@ class Recognizer:
                  second_look_zooms: Sequence[float] | None = None,
                  one_corner_sure: float | None = ONE_CORNER_SURE, pip_look: bool = True,
                  pip_look_below: float = PIP_LOOK_BELOW, pip_model_path: str | Path | None = None,
-                 blur_look: bool = True, blur_look_below: float = BLUR_LOOK_BELOW, learned: bool = False,
+                 blur_look: bool = True, blur_look_below: float = BLUR_LOOK_BELOW, learned: bool = True,
                  outline_nets: str | Path | None = None) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,

@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
               ("--no-blur-look", not args.blur_look, " --no-blur-look"),
               ("--blur-look-below", args.blur_look_below != BLUR_LOOK_BELOW, f" --blur-look-below {args.blur_look_below:g}"),
               ("--clear-band", args.clear_band != 0, f" --clear-band {args.clear_band}"),
-              ("--learned", args.learned, " --learned")]
+              ("--no-learned", not args.learned, " --no-learned")]
     for flag_name, given, _ in others:
         if given and args.write:
             ap.error(f"{flag_name} measures other settings than the shipped ones; it cannot --write the model card")

@@ -100,10 +100,10 @@ def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
 def test_detector_settings_reach_the_detector(capsys: pytest.CaptureFixture[str]) -> None:
     """``--detector FIELD=VALUE`` changes the detector the command runs: a least card width above every
     card on the felt (its cards are 100-190 px wide) leaves none; without it they are found."""
-    assert main(["recognize", "--json", "--detector", "min_width=400", "--detector", "max_width=500",
+    assert main(["recognize", "--json", "--no-learned", "--detector", "min_width=400", "--detector", "max_width=500",
                  str(FELT)]) == 0
     assert json.loads(capsys.readouterr().out)["cards"] == []
-    assert main(["recognize", "--json", "--detector", "min_width=60", str(FELT)]) == 0
+    assert main(["recognize", "--json", "--no-learned", "--detector", "min_width=60", str(FELT)]) == 0
     assert len(json.loads(capsys.readouterr().out)["cards"]) >= 10
 
 
@@ -123,8 +123,8 @@ def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(monkeypatch: pytes
         return real_detect(frame, config, **kw)
 
     monkeypatch.setattr(recognizer_module, "detect_cards", spy)
-    assert main(["recognize", "--json", "--fast", "--detector", "gap_close=5", str(FELT)]) == 0
-    assert main(["recognize", "--json", str(FELT)]) == 0
+    assert main(["recognize", "--json", "--no-learned", "--fast", "--detector", "gap_close=5", str(FELT)]) == 0
+    assert main(["recognize", "--json", "--no-learned", str(FELT)]) == 0
     fast, shipped = seen
     assert fast.size_pass_estimated is False and fast.size_pass_image is False and fast.gap_close == 5
     assert fast.size_pass is True and fast.replan is False
@@ -266,7 +266,7 @@ def test_mat_calibrates_each_photo_from_its_markers_and_ignores_them(tmp_path: P
         return real_detect(frame, config, plane=plane, ignore=ignore)
 
     monkeypatch.setattr(recognizer_module, "detect_cards", spy)
-    assert main(["recognize", "--json", "--mat", "chinese-ten,3", str(FELT), str(photo)]) == 1
+    assert main(["recognize", "--json", "--no-learned", "--mat", "chinese-ten,3", str(FELT), str(photo)]) == 1
     captured = capsys.readouterr()
     layout = layout_for("chinese-ten", 3)
     assert f"{FELT}: the chinese-ten-3 mat's markers were not found (need 2 of {len(layout.markers)})" in captured.err
@@ -350,13 +350,13 @@ def test_follow_detects_a_video_only_where_it_changed_and_names_every_frame_as_a
 
     monkeypatch.setattr(detect_module, "detect_cards", spy)  # (detect_in_region's)
     monkeypatch.setattr(recognizer_module, "detect_cards", spy)
-    assert main(["recognize", "--json", "--mat", "chinese-ten,3", "--follow", str(video)]) == 0
+    assert main(["recognize", "--json", "--no-learned", "--mat", "chinese-ten,3", "--follow", str(video)]) == 0
     followed = [sorted(c["card"] for c in json.loads(x)["cards"]) for x in capsys.readouterr().out.splitlines()]
     whole_frame = before.shape[:2]
     assert len(sizes) == 2 and sizes[0] == whole_frame  # frame 0 whole, frame 1 nothing, frame 2 a region, 3 nothing
     assert sizes[1][0] * sizes[1][1] < 0.45 * whole_frame[0] * whole_frame[1]
     sizes.clear()
-    assert main(["recognize", "--json", "--mat", "chinese-ten,3", str(video)]) == 0
+    assert main(["recognize", "--json", "--no-learned", "--mat", "chinese-ten,3", str(video)]) == 0
     whole = [sorted(c["card"] for c in json.loads(x)["cards"]) for x in capsys.readouterr().out.splitlines()]
     assert len(sizes) == 4 and followed == whole
     assert whole[0] == sorted(["KH", "5C", "9D", "JS"]) and whole[3] == sorted(["KH", "5C", "9D", "JS", "4H"])

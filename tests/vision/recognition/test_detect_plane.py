@@ -161,12 +161,14 @@ def test_cli_table_rect_calibrates_a_tilted_photo(tmp_path: Path, capsys: pytest
     corners = cv2.perspectiveTransform(rect[None], to_image)[0]
     spec = ",".join(["400", "300", *(f"{v:.2f}" for v in corners.ravel())])
     counts = []
-    for extra in (["--detector", "replan=false"], [], ["--table-rect", spec]):
+    for extra in (["--no-learned", "--detector", "replan=false"], ["--no-learned"], ["--no-learned", "--table-rect", spec],
+                  ["--table-rect", spec]):
         assert main(["recognize", str(photo), "--json", *extra]) == 0
         (line,) = capsys.readouterr().out.splitlines()
         quads = [np.array(c["corners"], np.float32) for c in json.loads(line)["cards"]]
         counts.append(sum(match(q, quads) is not None for q in truth))
     assert counts[0] < counts[2] and counts[2] >= 29 and counts[1] >= counts[0], counts
+    assert counts[3] >= counts[2], counts  # the default (learned) path on the plane finds as many
 
 
 @pytest.mark.parametrize(("spec", "says"), [

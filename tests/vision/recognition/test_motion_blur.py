@@ -138,7 +138,7 @@ def test_the_blur_look_deblurs_only_frames_with_a_long_enough_motion_blur(monkey
     frame sharp, or smeared 4 px (under BLUR_LOOK_LENGTH: the model reads through it), nothing is deconvolved."""
     import vision.recognizer as recognizer
 
-    rec = Recognizer(threads=1)
+    rec = Recognizer(threads=1, learned=False)  # the outlines of session 37's count
     calls: list[Motion] = []
 
     def counting(image: np.ndarray, motion: Motion) -> np.ndarray:
@@ -164,7 +164,7 @@ def test_the_blur_look_deblurs_only_frames_with_a_long_enough_motion_blur(monkey
 
 
 @pytest.mark.parametrize(("index", "label", "without"), [
-    (0, "KH", "QH"),  # read QH, the wrong court, through the smear
+    (0, "KH", "unknown"),  # the shipped detector's outline read QH, the wrong court, through the smear
     (4, "KS", "unknown"),
 ])
 def test_held_out_cards_under_motion_blur_are_named_through_the_blur_look(

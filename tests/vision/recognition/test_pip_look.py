@@ -109,7 +109,7 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
     quads = [np.float32([[20, 20], [120, 20], [120, 160], [20, 160]]),
              np.float32([[150, 20], [250, 20], [250, 160], [150, 160]]),
              np.float32([[20, 170], [120, 170], [120, 290], [20, 290]])]
-    plain, looks = (Recognizer(threads=1, second_look=False, pip_look=look) for look in (False, True))
+    plain, looks = (Recognizer(threads=1, second_look=False, pip_look=look, learned=False) for look in (False, True))
     monkeypatch.setattr(Recognizer, "model_probabilities",
                         lambda self, image, q, ordered=False: np.stack([unsure, sure, not_card][:len(q)]))
     (p0, s0, n0), (p1, s1, n1) = plain.classify_quads(frame, quads), looks.classify_quads(frame, quads)

@@ -202,7 +202,7 @@ def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) ->
     truth = next(q for label, q in scene.cards if label == "6D")
     readings = []
     for below in (0.0, SECOND_LOOK_BELOW):
-        seen = Recognizer(threads=1, pip_look=False, second_look_below=below,
+        seen = Recognizer(threads=1, pip_look=False, second_look_below=below, learned=False,
                           detector=replace(DEFAULT_CONFIG, estimate_plane=False)).recognize(scene.image)
         quad = match(truth, [r.corners for r in seen])
         readings.append(next(r.card for r in seen if r.corners is quad))
@@ -233,7 +233,7 @@ def test_guesses_up_to_0_7_get_the_second_look(held_out_decks: dict, design: str
     truth = next(q for lab, q in scene.cards if lab == label)
     readings = []
     for below in (0.55, SECOND_LOOK_BELOW):
-        seen = Recognizer(threads=1, second_look_below=below, detector=replace(DEFAULT_CONFIG, replan=False)).recognize(
+        seen = Recognizer(threads=1, second_look_below=below, detector=replace(DEFAULT_CONFIG, replan=False), learned=False).recognize(
             scene.image, plane=scene.plane if calibrated else None)
         quad = match(truth, [r.corners for r in seen])
         readings.append(next(r.card for r in seen if r.corners is quad))
@@ -332,7 +332,7 @@ def test_an_outline_read_unknown_is_dropped_at_a_lower_not_a_card_probability(mo
     quads = [np.float32([[x, 0], [x + 10, 0], [x + 10, 14], [x, 14]]) for x in (0, 12, 24, 36)]
     monkeypatch.setattr(recognizer, "detect_cards", lambda frame, config, plane=None, ignore=(): quads)
     frame = np.zeros((40, 60, 3), np.uint8)
-    rec = Recognizer(threads=1, pip_look=False, second_look=False)
+    rec = Recognizer(threads=1, pip_look=False, second_look=False, learned=False)
     monkeypatch.setattr(rec, "model_probabilities", lambda image, quads, ordered=False: rows.copy())
     assert (rec.meta.unknown_not_a_card, rec.meta.not_a_card) == (0.15, 0.5)
     kept = rec.recognize(frame)

@@ -266,7 +266,7 @@ def test_detect_mode_counts_a_card_the_detector_does_not_outline_as_missed(monke
     from vision.recognizer import Recognizer
     monkeypatch.setattr(recognizer, "detect_cards",
                         lambda frame, config, plane=None, ignore=(): [np.array([[5, 5], [95, 5], [95, 140], [5, 140]], np.float32)])
-    counts = validate_fonts.validate_detection(Recognizer(), (960,), 1, 5, misses=tmp_path)
+    counts = validate_fonts.validate_detection(Recognizer(learned=False), (960,), 1, 5, misses=tmp_path)
     for t in counts.values():
         assert t.cards > 0 and t.found == t.named == 0 and t.false_cards <= t.frames
     listed = json.loads((tmp_path / "misses.json").read_text())
@@ -305,7 +305,7 @@ def test_pairs_over_a_lowered_second_look_threshold_are_refused() -> None:
 
 @pytest.mark.parametrize("argv", [["--detector", "size_angles=6"], ["--zooms"], ["--both-corners"], ["--no-pip-look"],
                                   ["--pip-look-below", "0.5"], ["--second-look-below", "0.5"], ["--no-blur-look"],
-                                  ["--blur-look-below", "0.5"], ["--learned"]])
+                                  ["--blur-look-below", "0.5"], ["--no-learned"]])
 def test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser(
         argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """The model card (``cardnet.json``'s accuracy) holds the shipped recogniser's figures: each flag that

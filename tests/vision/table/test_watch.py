@@ -139,7 +139,7 @@ def test_the_learned_outlines_watch_the_simulated_table_as_well() -> None:
     assert max(latency) <= 4
 
 
-def test_cli_watch_learned_gives_the_recogniser_the_outline_networks(monkeypatch,
+def test_cli_watch_gives_the_recogniser_the_outline_networks_unless_told_not_to(monkeypatch,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     import vision.recognizer
 
@@ -151,8 +151,8 @@ def test_cli_watch_learned_gives_the_recogniser_the_outline_networks(monkeypatch
         real(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(vision.recognizer.Recognizer, "__init__", init)
-    assert main(["watch", "sim:chinese-ten,2?seed=3&frames=8", "--learned", "--json"]) == 0
     assert main(["watch", "sim:chinese-ten,2?seed=3&frames=8", "--json"]) == 0
+    assert main(["watch", "sim:chinese-ten,2?seed=3&frames=8", "--no-learned", "--json"]) == 0
     assert made == [True, False]
 
 
