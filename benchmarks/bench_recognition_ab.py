@@ -69,6 +69,8 @@ def _old_recognizer(package: str) -> Any | None:
     kwargs: dict[str, Any] = {"threads": 1}
     if "pip_model_path" in inspect.signature(cls).parameters:
         kwargs["pip_model_path"] = DEFAULT_PIP_MODEL
+    if "learned" in inspect.signature(cls).parameters:  # only its classification is used: no outline networks
+        kwargs["learned"] = False
     return cls(DEFAULT_MODEL, **kwargs)
 
 

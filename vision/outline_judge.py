@@ -4,7 +4,8 @@ An outline is poor where its weakest side lies off the frame's own colour steps 
 does not trust it (``vision.learned_outlines.OutlineNets.trust``), or it is of another size than the frame's other
 outlines (``areas``). Before a poor outline sends its part of the frame
 to the shipped detector it gets two more chances (``OutlineJudge.rescued``): its outline before snapping (the snap
-may have taken a printed border or a chip's edge) and itself snapped once more. Chosen in
+may have taken a printed border or a chip's edge) and itself snapped once more. An outline the snap hardly moved is
+not put to the verifier (``SETTLED``). Chosen in
 ``benchmarks/keypoint_hybrid.py`` (sessions 41-42, docs/performance.md).
 """
 
@@ -24,6 +25,10 @@ STEP_T = np.linspace(0.1, 0.9, 16, dtype=np.float32)
 """Where ``step_support`` samples a side, as shares of its length: its ends lie on corners, which may be rounded."""
 MIN_FOR_SIZE = 3
 """The fewest outlines in a frame for their median area to tell the deck's size."""
+SETTLED = 2.0
+"""An outline whose snap moved none of the checker's corners this many full-resolution pixels or more is settled: its
+corners lay on the frame's edges already, and the verifier is not asked about it (session 45: about half of the speed
+frames' outlines, 0.35 ms a frame; over the six held-out seeds one hard card less named, the same realistic ones)."""
 
 
 def step_support(frame: np.ndarray, quads: list[np.ndarray], least: float, reach: int = 2) -> np.ndarray:
@@ -97,13 +102,16 @@ class OutlineJudge:
     size_plane: tuple[float, float] = (0.75, 1.35)
 
     def poor(self, nets: OutlineNets, frame: np.ndarray, quads: list[np.ndarray], found: LearnedOutlines,
-             median_area: float | None = None, plane: np.ndarray | None = None) -> np.ndarray:
+             median_area: float | None = None, plane: np.ndarray | None = None,
+             settled: np.ndarray | None = None) -> np.ndarray:
         """(Q,) for each full-resolution outline of ``found``'s frame: is it poor (a side off the steps, not trusted,
-        or with ``median_area`` (on ``plane`` where given), of another size than the frame's cards)?"""
+        or with ``median_area`` (on ``plane`` where given), of another size than the frame's cards)? ``settled``: (Q,)
+        the outlines the verifier is not asked about (``SETTLED``)."""
         if not quads:
             return np.zeros(0, bool)
         out: np.ndarray = step_support(frame, quads, self.step) < self.support
-        asked = np.flatnonzero(~out)  # an outline off the steps is poor whatever the verifier says
+        # an outline off the steps is poor whatever the verifier says, and a settled one good unless off them
+        asked = np.flatnonzero(~out if settled is None else ~out & ~settled)
         if len(asked):
             levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
             out[asked] = nets.trust(frame, [quads[i] for i in asked], levels) < self.trust
@@ -119,7 +127,9 @@ class OutlineJudge:
         outline before snapping, then itself snapped once more), and (Q,) which stay poor. ``plane``: the table's
         (image pixels -> table), where sizes are compared."""
         median = float(np.median(areas(found.snapped, plane))) if len(found.snapped) >= MIN_FOR_SIZE else None
-        poor = self.poor(nets, frame, found.snapped, found, median, plane)
+        settled = (np.abs(np.stack(found.snapped) - np.stack(found.kept)).max(axis=(1, 2)) < SETTLED) if found.kept \
+            else np.zeros(0, bool)
+        poor = self.poor(nets, frame, found.snapped, found, median, plane, settled)
         snapped, replaced = rescue(frame, found.kept, found.snapped, poor,
                                    lambda quads: self.poor(nets, frame, quads, found, median, plane))
         return snapped, poor & ~replaced

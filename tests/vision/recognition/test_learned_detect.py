@@ -209,6 +209,30 @@ def test_a_poor_outline_is_rescued_by_its_outline_before_snapping_or_by_a_second
     assert judge.poor(_Trusting(0.3), frame, cards[:1], found).tolist() == [True]  # type: ignore[arg-type]
 
 
+def test_an_outline_the_snap_hardly_moved_is_not_put_to_the_verifier() -> None:
+    """``SETTLED``: of two outlines on their cards that the verifier distrusts, the one the snap moved under 2 px is
+    kept without asking it; the one it moved 3 px is asked and poor. One off the frame's steps stays poor unasked."""
+    from vision.outline_judge import SETTLED
+
+    cards = [_card(200, 200), _card(500, 300), _card(800, 200)]
+    frame = _felt(cards)
+    nudged = [c + np.float32([[1.5, 0], [1.5, 0], [0, 0], [0, 0]]) for c in cards[:2]]
+    off = cards[2] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])
+    moved = cards[1] + np.float32([[3, 0], [3, 0], [0, 0], [0, 0]])
+    found = _learned([nudged[0], moved, off], [cards[0], cards[1], off])
+    asked: list[int] = []
+
+    class Distrusting(_Trusting):
+        def trust(self, frame: np.ndarray, quads: list[np.ndarray], levels: object = None) -> np.ndarray:
+            asked.append(len(quads))
+            return np.zeros(len(quads))
+
+    assert 1.5 < SETTLED < 3.0
+    snapped, poor = OutlineJudge().rescued(Distrusting(), frame, found)  # type: ignore[arg-type]
+    assert poor.tolist() == [False, True, True] and asked[0] == 1  # only the outline moved 3 px was asked
+    assert OutlineJudge().poor(Distrusting(), frame, [cards[0]], found).tolist() == [True]  # asked when not settled
+
+
 # -- the detection --------------------------------------------------------------------------------------------------
 
 def test_regions_grow_around_each_outline_stay_in_the_frame_and_merge_where_they_overlap() -> None:
@@ -353,7 +377,7 @@ def test_a_piece_of_a_kept_card_the_shipped_detector_gives_in_a_region_is_not_an
 
     cards = [_card(200, 200), _card(600, 200), _card(900, 200)]
     frame = _felt(cards)
-    found = _learned(cards[:2], cards[:2])
+    found = _learned([c + np.float32([3, 0]) for c in cards[:2]], cards[:2])  # snapped 3 px: put to the verifier
     nets = _FakeNets(found, trusted=[True, False])  # the second outline is poor: its part is handed on
     piece = cards[0] + np.float32([[0, 0], [0, 0], [0, -80], [0, -80]])  # the first card's top, 60 px high
     monkeypatch.setattr(learned, "detect_in_region", lambda *a, **k: [piece, cards[1], cards[2]])
