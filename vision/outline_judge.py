@@ -28,7 +28,7 @@ MIN_FOR_SIZE = 3
 SETTLED = 2.0
 """An outline whose snap moved none of the checker's corners this many full-resolution pixels or more is settled: its
 corners lay on the frame's edges already, and the verifier is not asked about it (session 45: about half of the speed
-frames' outlines, 0.35 ms a frame; over the six held-out seeds one hard card less named, the same realistic ones)."""
+frames' outlines, 0.3 ms a frame; over the six held-out seeds one hard card less named, the same realistic ones)."""
 
 
 def step_support(frame: np.ndarray, quads: list[np.ndarray], least: float, reach: int = 2) -> np.ndarray:
