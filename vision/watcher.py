@@ -174,11 +174,14 @@ class TableWatcher:
     anything with its ``recognize(frame, plane=)``). Give a fixed ``calibration`` for a table without a
     mat, otherwise the mat's markers are found and re-checked every ``calibrate_every`` frames. The
     calibration goes to the recogniser as ``plane``: card shapes are judged on the mat, where every card
-    is a rectangle, not in the tilted image."""
+    is a rectangle, not in the tilted image. ``regional``: detect a change only around it (``recognize_regions``,
+    the shipped detector in the regions) instead of the whole frame; by default only for a recogniser without the
+    learned outline networks, since with them a whole frame costs less than the regions (session 45,
+    docs/performance.md "The learned path is the default recogniser")."""
 
     def __init__(self, layout: Layout, recognizer: Recognises, *, calibration: Calibration | None = None,
                  tracker_config: TrackerConfig | None = None, calibrate_every: int = 30, gate: bool = True,
-                 refresh_every: int = 30, regional: bool = True, region_grow: float = GROW) -> None:
+                 refresh_every: int = 30, regional: bool | None = None, region_grow: float = GROW) -> None:
         self.layout = layout
         self.recognizer = recognizer
         self.calibrator = Calibrator(layout, fallback=calibration)
@@ -188,7 +191,7 @@ class TableWatcher:
         self.calibrate_every = calibrate_every
         self.gate = gate
         self.refresh_every = refresh_every
-        self.regional = regional
+        self.regional = getattr(recognizer, "outline_nets", None) is None if regional is None else regional
         self.region_grow = region_grow
         self.stats = WatchStats()
         self._since_full = 0

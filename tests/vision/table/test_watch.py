@@ -117,12 +117,15 @@ def test_real_recogniser_on_the_simulated_table() -> None:
     from vision.recognizer import Recognizer
 
     layout = layout_for("chinese-ten", 3)
-    sim = SimTable(layout, seed=11, camera=SimCamera(tilt_deg=20))
-    watcher = TableWatcher(layout, Recognizer(threads=1))
-    n, bad, latency = play(sim, watcher, 12, seed=11)
-    assert n >= 14 and bad == []
-    assert max(latency) <= 4
-    assert watcher.stats.regional > 0
+    for recognizer in (Recognizer(threads=1), Recognizer(threads=1, learned=False)):
+        sim = SimTable(layout, seed=11, camera=SimCamera(tilt_deg=20))
+        watcher = TableWatcher(layout, recognizer)
+        n, bad, latency = play(sim, watcher, 12, seed=11)
+        assert n >= 14 and bad == []
+        assert max(latency) <= 4
+        # the learned path detects whole frames (cheaper than the shipped detector's regions); the shipped one regions
+        assert (watcher.stats.regional == 0) == (recognizer.outline_nets is not None)
+    assert watcher.stats.regional > 0 and TableWatcher(layout, recognizer, regional=False).regional is False
 
 
 @pytest.mark.skipif(not MODEL.exists(), reason="models/cardnet.onnx not shipped yet")
