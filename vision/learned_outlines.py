@@ -132,6 +132,10 @@ def from_patches(to_patch: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
+_QUARTER_TO_HALF = np.diag([INPUT[0] / HALF[0], INPUT[0] / HALF[0], 1.0])
+"""Quarter-size pixels -> half-size pixels."""
+
+
 def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray,
                 short: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The patch for ``quad`` (clockwise, half-size pixels): from ``half``, or from ``quarter`` where the card is wider
@@ -141,9 +145,6 @@ def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray,
         return patch_of(half, quad)
     patch, to_patch = patch_of(quarter, quad * (INPUT[0] / HALF[0]))
     return patch, to_patch @ _QUARTER_TO_HALF
-
-
-_QUARTER_TO_HALF = np.diag([INPUT[0] / HALF[0], INPUT[0] / HALF[0], 1.0])
 
 
 def level_patches(half: np.ndarray, quarter: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -305,6 +306,6 @@ class OutlineNets:
             return np.zeros(0)
         half, quarter = pyramid(frame) if levels is None else levels
         to_half = HALF[0] / frame.shape[1]
-        ordered = clockwise_all(np.stack(quads) * to_half)  # at once: a call a quad cost a tenth of a frame's ms
+        ordered = clockwise_all(np.stack(quads) * to_half)  # all at once, not one numpy call a quad
         logits = answer_patches(self.verifier, level_patches(half, quarter, ordered)[0])
         return sigmoid(logits[:, 0])
