@@ -403,23 +403,25 @@ class Recognizer:
         not sure at the first in another. ``ordered``: the quads are in ``order_corners``' order already."""
         if not len(quads):
             return np.zeros((0, len(MODEL_LABELS)), np.float32)
-        crops = self._crops(frame_bgr, quads, ordered=ordered)
         if self.one_corner_sure is None:
-            return self._infer(crops)
-        first = self.classifier.infer(preprocess(crops[:, :1], self.meta))
+            return self._infer(self._crops(frame_bgr, quads, ordered=ordered))
+        # the second corner is cut only for the cards the first leaves unsure
+        first = self.classifier.infer(preprocess(self._crops(frame_bgr, quads, ordered=ordered, corners=(0,)),
+                                                 self.meta))
         out = softmax(first)
         unsure = np.flatnonzero(out.max(axis=1) < self.one_corner_sure)
         if len(unsure):
-            second = self.classifier.infer(preprocess(crops[unsure, 1:], self.meta))
+            crops = self._crops(frame_bgr, [quads[i] for i in unsure.tolist()], ordered=ordered, corners=(1,))
+            second = self.classifier.infer(preprocess(crops, self.meta))
             out[unsure] = postprocess(np.stack([first[unsure], second], axis=1).reshape(2 * len(unsure), -1))
         return out
 
     @staticmethod
     def _crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, shift: float = 0.0, zoom: float = 1.0,
-               ordered: bool = False) -> np.ndarray:
-        crops = np.empty((len(quads), 2, CORNER_H, CORNER_W, 3), np.uint8)
+               ordered: bool = False, corners: tuple[int, ...] = (0, 1)) -> np.ndarray:
+        crops = np.empty((len(quads), len(corners), CORNER_H, CORNER_W, 3), np.uint8)
         for q, out in zip(quads, crops, strict=True):
-            corner_crops(frame, q, out, shift=shift, zoom=zoom, ordered=ordered)
+            corner_crops(frame, q, out, shift=shift, zoom=zoom, ordered=ordered, corners=corners)
         return crops
 
     def _infer(self, crops: np.ndarray) -> np.ndarray:

@@ -112,8 +112,10 @@ _CROP_TO_CARD = (_crop_to_card(0), _crop_to_card(1))
 
 
 def corner_crops(frame: np.ndarray, quad: np.ndarray, out: np.ndarray | None = None, *,
-                 shift: float = 0.0, zoom: float = 1.0, ordered: bool = False) -> np.ndarray:
-    """The two index corners of the card at ``quad``: (2, CORNER_H, CORNER_W, channels), upright.
+                 shift: float = 0.0, zoom: float = 1.0, ordered: bool = False,
+                 corners: tuple[int, ...] = (0, 1)) -> np.ndarray:
+    """The two index corners of the card at ``quad``: (2, CORNER_H, CORNER_W, channels), upright (``corners``: which
+    of them, 0 the top-left and 1 the bottom-right: (len(corners), ...)).
 
     Each crop is warped straight from the full-resolution frame (no intermediate card image), which is
     both sharper and cheaper than warping the whole card first. ``out``: a C-contiguous array of that
@@ -123,12 +125,11 @@ def corner_crops(frame: np.ndarray, quad: np.ndarray, out: np.ndarray | None = N
     is in ``order_corners``' order already (a recogniser's are: it skips ordering them twice).
     """
     if out is None:
-        out = np.empty((2, CORNER_H, CORNER_W, *frame.shape[2:]), frame.dtype)
+        out = np.empty((len(corners), CORNER_H, CORNER_W, *frame.shape[2:]), frame.dtype)
     h = card_homography(quad, ordered=ordered).astype(np.float64)
     to_card = _CROP_TO_CARD if shift == 0.0 and zoom == 1.0 else \
         (_crop_to_card(0, shift, zoom), _crop_to_card(1, shift, zoom))
-    for k in (0, 1):
-        dst = out[k]
+    for dst, k in zip(out, corners, strict=True):
         got = cv2.warpPerspective(frame, h @ to_card[k], (CORNER_W, CORNER_H), dst=dst,
                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         if got is not dst:  # OpenCV allocated its own (``out`` not contiguous): copy it in

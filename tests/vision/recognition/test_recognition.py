@@ -10,6 +10,7 @@ import json
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -267,12 +268,15 @@ def test_the_second_look_costs_nothing_when_the_model_is_sure(recognizer: Recogn
     assert runs[-1] == 2 * (len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS) + len(SECOND_LOOK_ZOOMS) + 1) * unsure
 
 
-def _marked_crops(frame: np.ndarray, quads: Sequence[np.ndarray], **_: float) -> np.ndarray:
+def _marked_crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, corners: tuple[int, ...] = (0, 1),
+                  **_: object) -> np.ndarray:
     """Stub of ``Recognizer._crops``: white crops whose first pixel is 10 * card + corner + 1 (through
-    ``preprocess``'s white point it stays readable), so a stubbed network knows which corner it reads."""
-    crops = np.full((len(quads), 2, 48, 32, 3), 255, np.uint8)
-    for i in range(len(quads)):
-        crops[i, :, 0, 0, :] = np.array([10 * i + 1, 10 * i + 2])[:, None]
+    ``preprocess``'s white point it stays readable), so a stubbed network knows which card's corner it reads; a
+    card is told by its outline's left edge (20 px a card)."""
+    crops = np.full((len(quads), len(corners), 48, 32, 3), 255, np.uint8)
+    for i, quad in enumerate(quads):
+        card = round(float(quad[0, 0]) / 20)
+        crops[i, :, 0, 0, :] = np.array([10 * card + k + 1 for k in corners])[:, None]
     return crops
 
 
@@ -297,15 +301,22 @@ def test_a_card_sure_at_its_first_corner_is_not_read_at_its_second(monkeypatch: 
             row[label] = value
         return out
 
-    monkeypatch.setattr(Recognizer, "_crops", staticmethod(_marked_crops))
-    quads = [np.float32([[0, 0], [10, 0], [10, 14], [0, 14]])] * 3
-    frame = np.zeros((40, 40, 3), np.uint8)
+    cut: list[tuple[int, tuple[int, ...]]] = []  # (outlines, corners) of each call that cuts crops
+
+    def recording(frame: np.ndarray, quads: Sequence[np.ndarray], **kw: Any) -> np.ndarray:
+        cut.append((len(quads), kw.get("corners", (0, 1))))
+        return _marked_crops(frame, quads, **kw)
+
+    monkeypatch.setattr(Recognizer, "_crops", staticmethod(recording))
+    quads = [np.float32([[0, 0], [10, 0], [10, 14], [0, 14]]) + np.float32([20 * i, 0]) for i in range(3)]
+    frame = np.zeros((40, 80, 3), np.uint8)
     cascade, both = Recognizer(threads=1), Recognizer(threads=1, one_corner_sure=None)
     offset = cascade.meta.offset
     for rec in (cascade, both):
         monkeypatch.setattr(rec.classifier, "infer", infer)
     p = cascade.model_probabilities(frame, quads)
     assert runs == [[(0, 1), (1, 1), (2, 1)], [(1, 2)]]
+    assert cut == [(3, (0,)), (1, (1,))]  # the second corner is cut only for the unsure card
     runs.clear()
     reference = both.model_probabilities(frame, quads)
     assert runs == [[(0, 1), (0, 2), (1, 1), (1, 2), (2, 1), (2, 2)]]

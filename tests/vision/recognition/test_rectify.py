@@ -92,6 +92,15 @@ def test_crops_of_an_ordered_quad_skip_the_order_and_equal_the_crops_of_any_orde
     assert not np.array_equal(corner_crops(frame, quad, ordered=True), fresh)  # the flag is trusted, not checked
 
 
+def test_one_corner_alone_is_that_corner_of_the_pair() -> None:
+    frame = np.random.default_rng(8).integers(0, 256, (200, 300, 3), dtype=np.uint8)
+    quad = _box(150, 100, 60, 84, 20)
+    both = corner_crops(frame, quad)
+    assert np.array_equal(corner_crops(frame, quad, corners=(0,)), both[:1])
+    assert np.array_equal(corner_crops(frame, quad, corners=(1,)), both[1:])
+    assert not np.array_equal(both[0], both[1])
+
+
 def test_shifted_crops_move_towards_the_middle_of_the_card() -> None:
     """``shift``: both crops move that fraction of the card's height towards its middle (the suit look).
     A card 128 x 180 px, upright and axis-aligned, with a different grey in each 9-px band of rows: the
