@@ -96,8 +96,8 @@ def clockwise_all(quads: np.ndarray) -> np.ndarray:
 
 
 def short_side(quad: np.ndarray) -> float:
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    return min(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[1] - q[2])))
+    """The shorter of ``quad``'s first two sides (``short_sides`` of one)."""
+    return float(short_sides(quad)[0])
 
 
 def short_sides(quads: np.ndarray) -> np.ndarray:

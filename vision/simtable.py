@@ -744,7 +744,7 @@ class SimOracle:
 
         kept, reused = kept_and_reused(known, regions, readings)
         found = [self._read(c) for c in self.sim.visible()
-                 if any(inside(quad_box(self._corners(c)), r) for r in regions) and self.rng.random() >= self.dropout]
+                 if any(inside(quad_box(self.sim.card_corners(c)), r) for r in regions) and self.rng.random() >= self.dropout]
         return reused + [r for r in self.classify_quads(frame_bgr, kept) if r.presence > 0] + found
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
@@ -753,7 +753,7 @@ class SimOracle:
         from vision.recognizer import LABELS, Recognition
 
         cards = self.sim.visible()
-        centres = np.array([self._corners(c).mean(0) for c in cards]) if cards else np.zeros((0, 2))
+        centres = np.array([self.sim.card_corners(c).mean(0) for c in cards]) if cards else np.zeros((0, 2))
         out = []
         for q in quads:
             q = np.asarray(q, np.float32).reshape(4, 2)
@@ -765,13 +765,10 @@ class SimOracle:
                 out.append(Recognition(UNKNOWN, float(probs[0]), q, probs, presence=0.0))
         return out
 
-    def _corners(self, c: SimCard) -> np.ndarray:
-        return self.sim.card_corners(c)
-
     def _read(self, c: SimCard) -> Recognition:
         from vision.recognizer import LABELS, Recognition
 
-        corners = self._corners(c)
+        corners = self.sim.card_corners(c)
         label, conf = c.label, 0.97
         r = self.rng.random()
         if r < self.misread:

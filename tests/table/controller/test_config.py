@@ -66,7 +66,8 @@ def test_the_shipped_example_parses_and_names_a_camera_vision_opens() -> None:
 
     cfg = load_config(Path(__file__).parents[3] / "docs" / "table.toml.example")
     assert cfg.camera.spec == "picam:0"
-    assert cfg.camera.learned is False and parse_config({"camera": {"learned": True}}).camera.learned is True
+    assert cfg.camera.learned is True and parse_config({"camera": {"learned": False}}).camera.learned is False
+    assert parse_config({}).camera.learned is True  # the learned path is the default
     assert type(camera_for(cfg.camera.spec)).__name__ == "PiCameraSource"  # built, not opened: no camera here
 
 

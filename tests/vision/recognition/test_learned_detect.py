@@ -207,6 +207,9 @@ def test_a_poor_outline_is_rescued_by_its_outline_before_snapping_or_by_a_second
     assert snapped[2] is lost  # nothing better: still poor
     assert np.abs(snapped[3] - cards[3]).max() < 1.5  # snapped once more, onto the card
     assert judge.poor(_Trusting(0.3), frame, cards[:1], found).tolist() == [True]  # type: ignore[arg-type]
+    # session 45's least trust (0.8): an outline the verifier trusts 0.6 is poor, one it trusts 0.85 is not
+    assert judge.poor(_Trusting(0.6), frame, cards[:1], found).tolist() == [True]  # type: ignore[arg-type]
+    assert judge.poor(_Trusting(0.85), frame, cards[:1], found).tolist() == [False]  # type: ignore[arg-type]
 
 
 def test_an_outline_the_snap_hardly_moved_is_not_put_to_the_verifier() -> None:

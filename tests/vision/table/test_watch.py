@@ -350,7 +350,7 @@ def test_a_change_is_detected_around_it_and_the_whole_frame_on_the_refresh(regio
         watcher.process(f.image, frame_index=f.index, timestamp=f.timestamp)
     assert any(t.label == "9D" for t in watcher.tracker.tracks.values())
     height, width = f.image.shape[:2]
-    card = quad_box(next(oracle._corners(c) for c in sim.visible() if c.id == new))
+    card = quad_box(next(sim.card_corners(c) for c in sim.visible() if c.id == new))
     regional_calls = [c for c in recording.calls if c is not None]
     assert None in recording.calls  # the refresh (or, without regions, every detection)
     if not regional:
