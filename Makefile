@@ -17,6 +17,7 @@ demo: $(STAMP)
 	$(BIN)/cardtable demo
 
 test: $(STAMP)
-	$(BIN)/ruff check table vision firmware_bridge tests benchmarks
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
 	$(BIN)/mypy table models vision firmware_bridge
 	$(BIN)/pytest -n 2 -q

@@ -67,8 +67,19 @@ def deals(n: int, speed: float, faults: list[str]) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "truth.jsonl"
         packs = n // 52 + 1
-        proc, url = start_sim("--seats", "4", "--card-reader", "--packs", str(packs), "--seed", "7",
-                              "--speed", str(speed), *faults, log=log)
+        proc, url = start_sim(
+            "--seats",
+            "4",
+            "--card-reader",
+            "--packs",
+            str(packs),
+            "--seed",
+            "7",
+            "--speed",
+            str(speed),
+            *faults,
+            log=log,
+        )
         targets = [f"seat:{i % 4 + 1}" if i % 7 else "layout" for i in range(n)]
         reported: list[str] = []
         try:
@@ -112,8 +123,9 @@ def reboots(cards: int = 120, garbled: bool = False) -> dict[str, float]:
     seen: list[float] = []
     failed = 0
     with Dealer(sim_backend(sim)) as dealer:
-        dealer.add_listener(lambda e: seen.append(time.monotonic())
-                            if isinstance(e, LinkEvent) and e.state == "rebooted" else None)
+        dealer.add_listener(
+            lambda e: seen.append(time.monotonic()) if isinstance(e, LinkEvent) and e.state == "rebooted" else None
+        )
         dealt = 0
         while dealt < cards:
             result = dealer.deal(f"seat:{dealt % 4 + 1}", 3)
@@ -138,14 +150,18 @@ def main() -> int:
     parser.add_argument("--commands", type=int, default=2000)
     args = parser.parse_args()
     rt = round_trips(args.commands)
-    print(f"fault-free pty: {rt['commands_per_s']:.0f} commands/s, round trip median {rt['median_ms']:.2f} ms, "
-          f"p95 {rt['p95_ms']:.2f} ms, max {rt['max_ms']:.1f} ms ({rt['commands']} STATUS/LED commands)")
+    print(
+        f"fault-free pty: {rt['commands_per_s']:.0f} commands/s, round trip median {rt['median_ms']:.2f} ms, "
+        f"p95 {rt['p95_ms']:.2f} ms, max {rt['max_ms']:.1f} ms ({rt['commands']} STATUS/LED commands)"
+    )
     ok = rt["commands_per_s"] >= 500 and rt["median_ms"] < 2
     for wire in ("clean", "garbled"):
         rb = reboots(garbled=wire == "garbled")
-        print(f"reboot every 7 cards (speed x10, {wire} wire): {rb['reboots']} reboots, {rb['failed_with_reason']} "
-              f"deals failed with the reason, detected in median {rb['median_detect_ms']:.1f} ms, max "
-              f"{rb['max_detect_ms']:.1f} ms; at most {rb['max_cards_per_request']} cards per 3-card request")
+        print(
+            f"reboot every 7 cards (speed x10, {wire} wire): {rb['reboots']} reboots, {rb['failed_with_reason']} "
+            f"deals failed with the reason, detected in median {rb['median_detect_ms']:.1f} ms, max "
+            f"{rb['max_detect_ms']:.1f} ms; at most {rb['max_cards_per_request']} cards per 3-card request"
+        )
         ok = ok and rb["max_detect_ms"] < 1000
         ok = ok and rb["max_cards_per_request"] <= 3 and rb["failed_with_reason"] == rb["reboots"]
     garbled = ["--corrupt", "0.05", "--drop", "0.05", "--duplicate", "0.01"]
@@ -154,17 +170,23 @@ def main() -> int:
         bad = deals(args.deals, speed, garbled)
         ratio = float(bad["deals_per_s"]) / float(clean["deals_per_s"])  # type: ignore[arg-type]
         for r in (clean, bad):
-            print(f"speed x{speed:g} faults {r['faults']}: {r['deals_per_s']:.1f} deals/s; exact targets in order "
-                  f"{r['targets_exact_in_order']}, cards match truth {r['cards_match_truth']}, none twice "
-                  f"{r['none_twice']}; retries {r['retries']}, polls {r['polls']}, CRC errors {r['crc_errors']}, bad frames "
-                  f"{r['bad_frames']}, copies {r['final_copies']}")
+            print(
+                f"speed x{speed:g} faults {r['faults']}: {r['deals_per_s']:.1f} deals/s; exact targets in order "
+                f"{r['targets_exact_in_order']}, cards match truth {r['cards_match_truth']}, none twice "
+                f"{r['none_twice']}; retries {r['retries']}, polls {r['polls']}, CRC errors {r['crc_errors']}, "
+                f"bad frames "
+                f"{r['bad_frames']}, copies {r['final_copies']}"
+            )
         # The throughput target is judged where a card takes 20 ms or more (x10 and slower): faster than
         # that no friction feeder deals, and the retry timer, not the mechanics, sets the pace.
         judged = speed <= 10
-        print(f"speed x{speed:g}: garbled/clean throughput {ratio:.2f}"
-              + ("" if judged else " (not judged: mechanics faster than any real feeder)"))
-        ok = ok and all(bool(r[k]) for r in (clean, bad) for k in
-                        ("targets_exact_in_order", "cards_match_truth", "none_twice"))
+        print(
+            f"speed x{speed:g}: garbled/clean throughput {ratio:.2f}"
+            + ("" if judged else " (not judged: mechanics faster than any real feeder)")
+        )
+        ok = ok and all(
+            bool(r[k]) for r in (clean, bad) for k in ("targets_exact_in_order", "cards_match_truth", "none_twice")
+        )
         ok = ok and (ratio >= 0.5 or not judged)
     print("targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1

@@ -60,12 +60,13 @@ def bench_state(state: ChineseTenState, label: str, repeat: int) -> dict[str, fl
     # a card that must capture, laid instead: refused with "capture is compulsory"
     must_capture: Card | None = next((c for c in hand if state.capture_options(c)), None)
     out[f"verify_play, legal ({label})"] = per_call_us(
-        lambda: state.verify_play(seat, legal.card, legal.take), 20000, repeat)
-    out[f"can_play, legal ({label})"] = per_call_us(
-        lambda: state.can_play(seat, legal.card, legal.take), 20000, repeat)
+        lambda: state.verify_play(seat, legal.card, legal.take), 20000, repeat
+    )
+    out[f"can_play, legal ({label})"] = per_call_us(lambda: state.can_play(seat, legal.card, legal.take), 20000, repeat)
     text_card, text_take = str(legal.card), [str(c) for c in legal.take]
     out[f"verify_play, cards as text ({label})"] = per_call_us(
-        lambda: state.verify_play(seat, text_card, text_take), 20000, repeat)
+        lambda: state.verify_play(seat, text_card, text_take), 20000, repeat
+    )
     if must_capture is not None:
         card = must_capture
 
@@ -74,6 +75,7 @@ def bench_state(state: ChineseTenState, label: str, repeat: int) -> dict[str, fl
                 state.verify_play(seat, card, [])
             except IllegalMoveError:
                 pass
+
         out[f"verify_play, refused with a reason ({label})"] = per_call_us(refuse, 20000, repeat)
     out[f"legal_moves, list all ({label})"] = per_call_us(lambda: list(state.legal_moves), 1000, repeat)
     return out
@@ -119,8 +121,10 @@ def main() -> int:
         print(f"  {name:<74} {value:7.2f} us")
     for key in ("random_bot_games", "greedy_bot_games"):
         rates = results[key]
-        print(f"complete 3-player games, {key.split('_')[0]} bots ({args.games} games): "
-              f"{rates['games/s (wall)']:.0f}/s wall, {rates['games/s (cpu)']:.0f}/s cpu")  # type: ignore[index]
+        print(
+            f"complete 3-player games, {key.split('_')[0]} bots ({args.games} games): "
+            f"{rates['games/s (wall)']:.0f}/s wall, {rates['games/s (cpu)']:.0f}/s cpu"
+        )  # type: ignore[index]
     return 0
 
 

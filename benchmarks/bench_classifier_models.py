@@ -46,8 +46,9 @@ def model_file(spec: str, tmp: Path, index: int) -> Path:
     rev, path = spec.split(":", 1)
     out = tmp / f"model{index}.onnx"
     for suffix in (".onnx", ".json"):
-        blob = subprocess.run(["git", "show", f"{rev}:{Path(path).with_suffix(suffix)}"], cwd=ROOT, check=True,
-                              capture_output=True).stdout
+        blob = subprocess.run(
+            ["git", "show", f"{rev}:{Path(path).with_suffix(suffix)}"], cwd=ROOT, check=True, capture_output=True
+        ).stdout
         out.with_suffix(suffix).write_bytes(blob)
     return out
 
@@ -59,8 +60,11 @@ def held_out_frames(scenes: int) -> list[np.ndarray]:
     from models.training.synth import HARD
 
     held = designs.held_out_decks()
-    return [scene.image for spec, seed in ((NORMAL, 2024), (HARD, 2025))
-            for _, scene in held_out_scenes(held, spec, scenes, seed)]
+    return [
+        scene.image
+        for spec, seed in ((NORMAL, 2024), (HARD, 2025))
+        for _, scene in held_out_scenes(held, spec, scenes, seed)
+    ]
 
 
 def macs_per_crop(path: Path) -> int:
@@ -74,8 +78,10 @@ def macs_per_crop(path: Path) -> int:
     batch.ClearField("dim_param")
     batch.dim_value = 1
     graph = shape_inference.infer_shapes(model).graph
-    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
-              for v in [*graph.value_info, *graph.output, *graph.input]}
+    shapes = {
+        v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+        for v in [*graph.value_info, *graph.output, *graph.input]
+    }
     shapes.update({t.name: list(numpy_helper.to_array(t).shape) for t in graph.initializer})
     total = 0
     for node in graph.node:
@@ -93,8 +99,12 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=40)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=102)
-    ap.add_argument("--held-out", type=int, metavar="SCENES",
-                    help="held-out designs' scenes (this many realistic and hard ones per design) instead of the speed frames")
+    ap.add_argument(
+        "--held-out",
+        type=int,
+        metavar="SCENES",
+        help="held-out designs' scenes (this many realistic and hard ones per design) instead of the speed frames",
+    )
     add_both_corners_argument(ap)
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -134,10 +144,12 @@ def main() -> None:
     print(f"{len(imgs)} frames, {per_frame:.1f} outlines a frame, {args.runs} runs, one thread, process CPU")
     for k, spec in enumerate(args.models):
         med = statistics.median(runs[k])
-        print(f"{spec}: classification {med:.2f} ms a frame (runs {[round(x, 2) for x in runs[k]]}), "
-              f"{med / per_frame:.3f} ms a card; top label as the first model's {agree[k]}/{cards}; second "
-              f"corners read for {crops[k] - cards} of {cards} cards; {macs[k] / 1e6:.2f} M multiply-accumulates a "
-              f"crop, {macs[k] * crops[k] / len(imgs) / med / 1e6:.1f} G a second over the whole classification")
+        print(
+            f"{spec}: classification {med:.2f} ms a frame (runs {[round(x, 2) for x in runs[k]]}), "
+            f"{med / per_frame:.3f} ms a card; top label as the first model's {agree[k]}/{cards}; second "
+            f"corners read for {crops[k] - cards} of {cards} cards; {macs[k] / 1e6:.2f} M multiply-accumulates a "
+            f"crop, {macs[k] * crops[k] / len(imgs) / med / 1e6:.1f} G a second over the whole classification"
+        )
 
 
 if __name__ == "__main__":

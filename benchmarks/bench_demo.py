@@ -49,20 +49,43 @@ def _entries(journal: Path) -> int:
 def cheating_games(n: int, first_seed: int, players: int, cheat: float, senses: str, tmp: Path) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for seed in range(first_seed, first_seed + n):
-        r = run_demo(DemoConfig(players=players, seed=seed, cheat=cheat, fast=True, senses=senses,
-                                journal=tmp / f"game-{seed}.db", timeout=600))
-        row: dict[str, Any] = {"seed": seed, "seconds": round(r.seconds, 2), "frames": r.frames, "agree": r.agree,
-               "cheats": len(r.cheats), "missed": len(r.missed), "flags": len(r.flags),
-               "invented": len(r.invented), "recognizer": r.stats.get("recognizer")}
+        r = run_demo(
+            DemoConfig(
+                players=players,
+                seed=seed,
+                cheat=cheat,
+                fast=True,
+                senses=senses,
+                journal=tmp / f"game-{seed}.db",
+                timeout=600,
+            )
+        )
+        row: dict[str, Any] = {
+            "seed": seed,
+            "seconds": round(r.seconds, 2),
+            "frames": r.frames,
+            "agree": r.agree,
+            "cheats": len(r.cheats),
+            "missed": len(r.missed),
+            "flags": len(r.flags),
+            "invented": len(r.invented),
+            "recognizer": r.stats.get("recognizer"),
+        }
         rows.append(row)
         print(json.dumps(row), flush=True)
     secs = [r["seconds"] for r in rows]
     return {
-        "games": n, "players": players, "cheat": cheat, "senses": senses,
-        "agree": sum(r["agree"] for r in rows), "cheats": sum(r["cheats"] for r in rows),
-        "missed": sum(r["missed"] for r in rows), "flags": sum(r["flags"] for r in rows),
+        "games": n,
+        "players": players,
+        "cheat": cheat,
+        "senses": senses,
+        "agree": sum(r["agree"] for r in rows),
+        "cheats": sum(r["cheats"] for r in rows),
+        "missed": sum(r["missed"] for r in rows),
+        "flags": sum(r["flags"] for r in rows),
         "invented": sum(r["invented"] for r in rows),
-        "seconds_median": round(statistics.median(secs), 1), "seconds_max": round(max(secs), 1),
+        "seconds_median": round(statistics.median(secs), 1),
+        "seconds_max": round(max(secs), 1),
         "frames_median": statistics.median(r["frames"] for r in rows),
     }
 
@@ -72,21 +95,52 @@ def killed_games(n: int, first_seed: int, cheat: float, tmp: Path, timeout: floa
     rows = []
     for seed in range(first_seed, first_seed + n):
         journal = tmp / f"kill-{seed}.db"
-        cmd = [sys.executable, "-m", "table", "demo", "--seed", str(seed), "--fast", "--cheat", str(cheat),
-               "--json", "--journal", str(journal), "--timeout", str(timeout)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "table",
+            "demo",
+            "--seed",
+            str(seed),
+            "--fast",
+            "--cheat",
+            str(cheat),
+            "--json",
+            "--journal",
+            str(journal),
+            "--timeout",
+            str(timeout),
+        ]
         planned = rng.randint(1, 3)
         # a random moment, measured in journal entries
-        done = run_with_kills(cmd, cmd, cwd=ROOT, progress=functools.partial(_entries, journal), rng=rng, planned=planned,
-                              step=(10, 160), timeout=timeout + 120, poll_s=0.01)
+        done = run_with_kills(
+            cmd,
+            cmd,
+            cwd=ROOT,
+            progress=functools.partial(_entries, journal),
+            rng=rng,
+            planned=planned,
+            step=(10, 160),
+            timeout=timeout + 120,
+            poll_s=0.01,
+        )
         kills, out = done.kills, done.out
-        row = {"seed": seed, "kills": kills, "agree": bool(out and out.get("agree")),
-               "error": out.get("error") if out else None,
-               "resumed": bool(out and out.get("resumed")),
-               "flags_matched": bool(out) and all(f["matched"] for f in out.get("flags", []))}
+        row = {
+            "seed": seed,
+            "kills": kills,
+            "agree": bool(out and out.get("agree")),
+            "error": out.get("error") if out else None,
+            "resumed": bool(out and out.get("resumed")),
+            "flags_matched": bool(out) and all(f["matched"] for f in out.get("flags", [])),
+        }
         rows.append(row)
         print(json.dumps(row), flush=True)
-    return {"games": n, "kills": sum(r["kills"] for r in rows), "agree": sum(r["agree"] for r in rows),
-            "flags_all_matched": sum(r["flags_matched"] for r in rows)}
+    return {
+        "games": n,
+        "kills": sum(r["kills"] for r in rows),
+        "agree": sum(r["agree"] for r in rows),
+        "flags_all_matched": sum(r["flags_matched"] for r in rows),
+    }
 
 
 def _layout_deals(journal: Path) -> int:
@@ -102,8 +156,22 @@ def lost_layout_answer(seed: int, nth: int, cheat: float, tmp: Path, timeout: fl
     to the host most likely lost), restart with the same command: the game must end with the true
     score, and any layout card the re-read could not name is asked about (prompts counted)."""
     journal = tmp / f"layout-{seed}-{nth}.db"
-    cmd = [sys.executable, "-m", "table", "demo", "--seed", str(seed), "--fast", "--cheat", str(cheat),
-           "--json", "--journal", str(journal), "--timeout", str(timeout)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "table",
+        "demo",
+        "--seed",
+        str(seed),
+        "--fast",
+        "--cheat",
+        str(cheat),
+        "--json",
+        "--journal",
+        str(journal),
+        "--timeout",
+        str(timeout),
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while proc.poll() is None and _layout_deals(journal) < nth:
         time.sleep(0.002)
@@ -118,11 +186,20 @@ def lost_layout_answer(seed: int, nth: int, cheat: float, tmp: Path, timeout: fl
     lines = done.stdout.strip().splitlines()
     out = json.loads(lines[-1]) if lines else {"agree": False, "error": done.stderr[-500:]}
     with sqlite3.connect(journal) as db:
-        prompts = [a["card"] for (body,) in db.execute("SELECT body FROM entries WHERE kind = 'verdict'")
-                   for a in json.loads(body)["actions"] if a["do"] == "prompt"]
-    row = {"seed": seed, "killed_after_layout_deal": nth if killed else None,
-           "layout_answers_journalled": answered, "prompts": prompts, "agree": bool(out.get("agree")),
-           "error": out.get("error")}
+        prompts = [
+            a["card"]
+            for (body,) in db.execute("SELECT body FROM entries WHERE kind = 'verdict'")
+            for a in json.loads(body)["actions"]
+            if a["do"] == "prompt"
+        ]
+    row = {
+        "seed": seed,
+        "killed_after_layout_deal": nth if killed else None,
+        "layout_answers_journalled": answered,
+        "prompts": prompts,
+        "agree": bool(out.get("agree")),
+        "error": out.get("error"),
+    }
     print(json.dumps(row), flush=True)
     return row
 
@@ -135,18 +212,27 @@ def main() -> int:
     ap.add_argument("--cheat", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--senses", choices=["vision", "direct"], default="vision")
-    ap.add_argument("--timeout", type=float, default=300.0,
-                    help="a killed game's last run ends with an error after this many seconds")
-    ap.add_argument("--lost-layout-answer", type=int, metavar="N", default=0,
-                    help="instead: kill game --seed right after the machine deals its Nth layout card (1-4), "
-                         "then restart it")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="a killed game's last run ends with an error after this many seconds",
+    )
+    ap.add_argument(
+        "--lost-layout-answer",
+        type=int,
+        metavar="N",
+        default=0,
+        help="instead: kill game --seed right after the machine deals its Nth layout card (1-4), then restart it",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-demo-") as d:
         tmp = Path(d)
         summary: dict[str, Any] = {"cpus": os.cpu_count()}
         if args.lost_layout_answer:
-            summary["lost_layout_answer"] = lost_layout_answer(args.seed, args.lost_layout_answer, args.cheat, tmp,
-                                                               args.timeout)
+            summary["lost_layout_answer"] = lost_layout_answer(
+                args.seed, args.lost_layout_answer, args.cheat, tmp, args.timeout
+            )
             print(json.dumps(summary, indent=1))
             return 0
         if args.games:

@@ -38,14 +38,39 @@ from kill_loop import run_with_kills
 
 from table.demo.run_frog_garbage import FrogGarbageDemo, run
 
-FROG = (("foster-1909", 3), ("modern", 4), ("foster-1909", 5), ("solo-slough", 6), ("straight-solo", 7),
-        ("coeur-d-alene", 3), ("modern", 3))
-GARBAGE = (("standard", 3), ("four-flush", 4), ("seven-card", 5), ("stud", 4), ("buy", 6), ("short", 8),
-           ("bingo-kitty", 5), ("high-stakes", 3), ("everything", 4))
+FROG = (
+    ("foster-1909", 3),
+    ("modern", 4),
+    ("foster-1909", 5),
+    ("solo-slough", 6),
+    ("straight-solo", 7),
+    ("coeur-d-alene", 3),
+    ("modern", 3),
+)
+GARBAGE = (
+    ("standard", 3),
+    ("four-flush", 4),
+    ("seven-card", 5),
+    ("stud", 4),
+    ("buy", 6),
+    ("short", 8),
+    ("bingo-kitty", 5),
+    ("high-stakes", 3),
+    ("everything", 4),
+)
 
 
-def games(game: str, count: int, cheat: float, folder: Path, *, kills: bool, senses: str = "direct",
-          deals: int | None = None, seeds: list[int] | None = None) -> dict[str, Any]:
+def games(
+    game: str,
+    count: int,
+    cheat: float,
+    folder: Path,
+    *,
+    kills: bool,
+    senses: str = "direct",
+    deals: int | None = None,
+    seeds: list[int] | None = None,
+) -> dict[str, Any]:
     table = FROG if game == "frog" else GARBAGE
     rows: list[dict[str, Any]] = []
     for seed in seeds if seeds is not None else range(count):
@@ -55,16 +80,37 @@ def games(game: str, count: int, cheat: float, folder: Path, *, kills: bool, sen
         if kills:
             rng = random.Random(seed)
             kill_at = tuple(sorted(rng.randrange(5, 120 if game == "frog" else 200) for _ in range(3)))
-        cfg = FrogGarbageDemo(game, rules=rules, players=players, seed=seed, cheat=cheat, card_reader=reader,
-                              journal=folder / f"{game}-{seed}-{int(kills)}.db", kill_at=kill_at,
-                              timeout=300 if senses == "direct" else 1500,
-                              senses=senses, deals=deals if game == "frog" else None)
+        cfg = FrogGarbageDemo(
+            game,
+            rules=rules,
+            players=players,
+            seed=seed,
+            cheat=cheat,
+            card_reader=reader,
+            journal=folder / f"{game}-{seed}-{int(kills)}.db",
+            kill_at=kill_at,
+            timeout=300 if senses == "direct" else 1500,
+            senses=senses,
+            deals=deals if game == "frog" else None,
+        )
         out = run(cfg)
-        rows.append({"seed": seed, "rules": rules, "players": players, "card_reader": reader,
-                     "agree": out.agree, "cheats": len(out.cheats), "flagged": len(out.cheats) - len(out.missed),
-                     "missed": len(out.missed), "invented": len(out.invented), "restarts": out.restarts,
-                     "answers": out.answers,
-                     "seconds": round(out.seconds, 2), "error": out.error})
+        rows.append(
+            {
+                "seed": seed,
+                "rules": rules,
+                "players": players,
+                "card_reader": reader,
+                "agree": out.agree,
+                "cheats": len(out.cheats),
+                "flagged": len(out.cheats) - len(out.missed),
+                "missed": len(out.missed),
+                "invented": len(out.invented),
+                "restarts": out.restarts,
+                "answers": out.answers,
+                "seconds": round(out.seconds, 2),
+                "error": out.error,
+            }
+        )
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # progress: long camera runs
     return {
         "games": len(rows),
@@ -95,8 +141,9 @@ def _logged(journal: Path) -> int:
     return n
 
 
-def killed_processes(game: str, count: int, cheat: float, folder: Path, *, senses: str = "direct",
-                     timeout: float = 300.0) -> dict[str, Any]:
+def killed_processes(
+    game: str, count: int, cheat: float, folder: Path, *, senses: str = "direct", timeout: float = 300.0
+) -> dict[str, Any]:
     """Each game: start it, SIGKILL it at random world-log positions, rerun the same command."""
     table = FROG if game == "frog" else GARBAGE
     rows: list[dict[str, Any]] = []
@@ -104,8 +151,25 @@ def killed_processes(game: str, count: int, cheat: float, folder: Path, *, sense
         rules, players = table[seed % len(table)]
         rng = random.Random(1000 + seed)
         journal = folder / f"{game}-proc-{seed}.db"
-        first = [sys.executable, "-m", "table", "demo", game, "--rules", rules, "--players", str(players),
-                 "--cheat", str(cheat), "--fast", "--json", "--journal", str(journal), "--timeout", str(timeout)]
+        first = [
+            sys.executable,
+            "-m",
+            "table",
+            "demo",
+            game,
+            "--rules",
+            rules,
+            "--players",
+            str(players),
+            "--cheat",
+            str(cheat),
+            "--fast",
+            "--json",
+            "--journal",
+            str(journal),
+            "--timeout",
+            str(timeout),
+        ]
         if senses == "direct":
             first.append("--direct")
         if seed % 3 == 2:
@@ -114,19 +178,41 @@ def killed_processes(game: str, count: int, cheat: float, folder: Path, *, sense
         first += ["--seed", str(seed)]
         planned = rng.randint(1, 3)
         t0 = time.monotonic()
-        done = run_with_kills(first, again, cwd=ROOT, progress=functools.partial(_logged, journal), rng=rng, planned=planned,
-                              step=(3, 150 if game == "frog" else 250), timeout=timeout + 60, poll_s=0.002)
+        done = run_with_kills(
+            first,
+            again,
+            cwd=ROOT,
+            progress=functools.partial(_logged, journal),
+            rng=rng,
+            planned=planned,
+            step=(3, 150 if game == "frog" else 250),
+            timeout=timeout + 60,
+            poll_s=0.002,
+        )
         kills, runs, out = done.kills, done.runs, done.out
-        row = {"seed": seed, "rules": rules, "players": players, "kills": kills, "runs": runs,
-               "resumed": bool(out.get("resumed")), "agree": bool(out.get("agree")),
-               "cheats": len(out.get("cheats", [])), "missed": out.get("missed"), "invented": out.get("invented"),
-               "seconds": round(time.monotonic() - t0, 1), "error": out.get("error")}
+        row = {
+            "seed": seed,
+            "rules": rules,
+            "players": players,
+            "kills": kills,
+            "runs": runs,
+            "resumed": bool(out.get("resumed")),
+            "agree": bool(out.get("agree")),
+            "cheats": len(out.get("cheats", [])),
+            "missed": out.get("missed"),
+            "invented": out.get("invented"),
+            "seconds": round(time.monotonic() - t0, 1),
+            "error": out.get("error"),
+        }
         print(json.dumps(row), file=sys.stderr, flush=True)
         rows.append(row)
     return {
-        "games": len(rows), "kills": sum(r["kills"] for r in rows),
-        "resumed": sum(r["resumed"] for r in rows), "agree": sum(r["agree"] for r in rows),
-        "cheats": sum(r["cheats"] for r in rows), "missed": sum(r["missed"] or 0 for r in rows),
+        "games": len(rows),
+        "kills": sum(r["kills"] for r in rows),
+        "resumed": sum(r["resumed"] for r in rows),
+        "agree": sum(r["agree"] for r in rows),
+        "cheats": sum(r["cheats"] for r in rows),
+        "missed": sum(r["missed"] or 0 for r in rows),
         "invented": sum(r["invented"] or 0 for r in rows),
         "mean_seconds": round(statistics.mean(r["seconds"] for r in rows), 1),
         "failures": [r for r in rows if not r["agree"] or r["missed"] or r["invented"] or r["error"]],
@@ -140,14 +226,29 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--vision", action="store_true", help="through the real camera pipeline (no kills)")
     parser.add_argument("--deals", type=int, default=None, help="with --vision: Frog deals per game")
-    parser.add_argument("--process-kills", type=int, default=0, metavar="N",
-                        help="instead: N games per game type as subprocesses, SIGKILLed and run again")
-    parser.add_argument("--senses", choices=["direct", "vision"], default="direct",
-                        help="with --process-kills: the senses of the demo command")
-    parser.add_argument("--seeds", type=int, nargs="+", default=None,
-                        help="with --vision: these seeds only (rule set and players follow the seed)")
-    parser.add_argument("--only", choices=["frog", "garbage"], default=None,
-                        help="with --process-kills or --vision: one game")
+    parser.add_argument(
+        "--process-kills",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: N games per game type as subprocesses, SIGKILLed and run again",
+    )
+    parser.add_argument(
+        "--senses",
+        choices=["direct", "vision"],
+        default="direct",
+        help="with --process-kills: the senses of the demo command",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=None,
+        help="with --vision: these seeds only (rule set and players follow the seed)",
+    )
+    parser.add_argument(
+        "--only", choices=["frog", "garbage"], default=None, help="with --process-kills or --vision: one game"
+    )
     args = parser.parse_args()
     out: dict[str, Any] = {"cheat": args.cheat}
     with tempfile.TemporaryDirectory() as tmp:
@@ -155,16 +256,25 @@ def main() -> None:
         if args.process_kills:
             out["senses"] = args.senses
             for game in (args.only,) if args.only else ("frog", "garbage"):
-                out[f"{game}_process_killed"] = killed_processes(game, args.process_kills, args.cheat, folder,
-                                                                 senses=args.senses)
+                out[f"{game}_process_killed"] = killed_processes(
+                    game, args.process_kills, args.cheat, folder, senses=args.senses
+                )
             print(json.dumps(out, indent=1))
             return
         if args.vision:
             out["senses"] = "vision"
             out["deals_per_game"] = args.deals
             for game in (args.only,) if args.only else ("frog", "garbage"):
-                out[game] = games(game, args.games, args.cheat, folder, kills=False, senses="vision",
-                                  deals=args.deals, seeds=args.seeds)
+                out[game] = games(
+                    game,
+                    args.games,
+                    args.cheat,
+                    folder,
+                    kills=False,
+                    senses="vision",
+                    deals=args.deals,
+                    seeds=args.seeds,
+                )
             print(json.dumps(out, indent=1))
             return
         for game in ("frog", "garbage"):

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_frog.py [--games N] [--bot heuristic|random] [--rules NAME]
 
 Rates are per wall-clock second and per CPU second of the process (the latter is what one core
-costs when other jobs share the machine). Each game: shuffle, execute the packet plan, a FrogMatch deal driven through the public
+costs when other jobs share the machine). Each game: shuffle, execute the packet plan, a FrogMatch deal driven through
+the public
 verify/act API by seeded bots, settlement posted to the chip ledger. Passed-out deals count as
 games too (they are complete deals), and the share of them is printed.
 """
@@ -54,14 +55,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3, help="runs; the median and best are printed")
     args = parser.parse_args()
-    runs = sorted((run(args.games, args.bot, args.rules, args.players) for _ in range(args.repeat)),
-                  key=lambda r: r[0])
+    runs = sorted((run(args.games, args.bot, args.rules, args.players) for _ in range(args.repeat)), key=lambda r: r[0])
     rate, played, elapsed, cpu = runs[len(runs) // 2]
     best = runs[-1]
-    print(f"{args.games} deals ({played} played out, {args.games - played} passed), {args.bot} bots, "
-          f"{args.rules}, {args.players} players, median of {args.repeat}: {rate:,.0f} deals/s, "
-          f"{played / elapsed:,.0f} played-out deals/s wall clock (best {best[0]:,.0f} and "
-          f"{best[1] / best[2]:,.0f}); per CPU second {args.games / cpu:,.0f} and {played / cpu:,.0f}")
+    print(
+        f"{args.games} deals ({played} played out, {args.games - played} passed), {args.bot} bots, "
+        f"{args.rules}, {args.players} players, median of {args.repeat}: {rate:,.0f} deals/s, "
+        f"{played / elapsed:,.0f} played-out deals/s wall clock (best {best[0]:,.0f} and "
+        f"{best[1] / best[2]:,.0f}); per CPU second {args.games / cpu:,.0f} and {played / cpu:,.0f}"
+    )
 
 
 if __name__ == "__main__":

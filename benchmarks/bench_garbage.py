@@ -38,6 +38,7 @@ def bench_hands(n: int) -> None:
         def run() -> None:
             for h in hands:
                 fn(h)
+
         return run
 
     for label, fn, hands in [
@@ -57,6 +58,7 @@ def bench_hands(n: int) -> None:
     def phe() -> None:
         for h in ids:
             evaluate_cards(*h)
+
     t = best_of(5, phe)
     print(f"{'phevaluator evaluate_cards (reference, single pack)':52s} {len(ids) / t:12,.0f} hands/s")
 
@@ -89,6 +91,7 @@ def bench_hands_of_play(matches: int) -> None:
         def run(rules_name: str = rules_name) -> None:
             for seed in range(matches):
                 play_match(6, seed, rules_name)
+
         t = best_of(5, run)
         print(f"{'six players, one hand of four phases, ' + rules_name:52s} {t / hands * 1000:9.2f} ms/hand")
 

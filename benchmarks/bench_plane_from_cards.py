@@ -73,7 +73,8 @@ def main() -> None:
 
     out = {
         "command": " ".join(["benchmarks/bench_plane_from_cards.py", *sys.argv[1:]]),
-        "frames": frames, "no_estimate": missing,
+        "frames": frames,
+        "no_estimate": missing,
         "estimate_ms_median": round(1000 * statistics.median(times), 2),
         **{f"{name}_plane_short_side": percentiles([r[0] for r in v]) for name, v in rows.items()},
         **{f"{name}_plane_long_side": percentiles([r[1] for r in v]) for name, v in rows.items()},

@@ -33,12 +33,17 @@ from vision.rectify import order_corners  # noqa: E402
 from vision.tracker import TrackerConfig  # noqa: E402
 
 
-def sightings(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]]) -> list[tuple[bool, float, float]]:
+def sightings(
+    rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]]
+) -> list[tuple[bool, float, float]]:
     """(is a true card, top label's probability, presence) per outline the recogniser keeps."""
     quads = [order_corners(q) for q in detect_cards(image, rec.detector)]  # as match expects them
     cards = {id(q) for q in (match(t, quads) for _, t in truth) if q is not None}
-    return [(id(q) in cards, r.confidence, r.presence) for q, r in zip(quads, rec.classify_quads(image, quads), strict=True)
-            if r.presence > 1 - rec.meta.not_a_card]
+    return [
+        (id(q) in cards, r.confidence, r.presence)
+        for q, r in zip(quads, rec.classify_quads(image, quads), strict=True)
+        if r.presence > 1 - rec.meta.not_a_card
+    ]
 
 
 def main() -> None:
@@ -61,13 +66,20 @@ def main() -> None:
     presence = np.array([r[2] for r in rows])
     rules = {
         f"label probability >= {cfg.min_presence} (before)": conf >= cfg.min_presence,
-        f"... or card presence >= {cfg.card_presence} (now)": (conf >= cfg.min_presence) | (presence >= cfg.card_presence),
+        f"... or card presence >= {cfg.card_presence} (now)": (conf >= cfg.min_presence)
+        | (presence >= cfg.card_presence),
         "every outline the recogniser keeps": np.ones(len(rows), bool),
     }
-    out = {"command": f"benchmarks/bench_presence_gate.py --scenes {args.scenes}", "model": args.model.name,
-           "true_cards": int(card.sum()), "false_outlines": int((~card).sum()),
-           "rules": {name: {"true_cards_started": int((keep & card).sum()),
-                            "false_outlines_started": int((keep & ~card).sum())} for name, keep in rules.items()}}
+    out = {
+        "command": f"benchmarks/bench_presence_gate.py --scenes {args.scenes}",
+        "model": args.model.name,
+        "true_cards": int(card.sum()),
+        "false_outlines": int((~card).sum()),
+        "rules": {
+            name: {"true_cards_started": int((keep & card).sum()), "false_outlines_started": int((keep & ~card).sum())}
+            for name, keep in rules.items()
+        },
+    }
     print(json.dumps(out, indent=1))
 
 

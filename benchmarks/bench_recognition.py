@@ -16,7 +16,8 @@
   ``--no-learned``: the shipped detector alone.
 * Speed: 1280x720 frames with 12 cards, one thread (OpenCV and onnxruntime), detection and
   classification timed separately; median over the frames. With ``--calibrated`` each frame's detection is
-  given its table plane too (one detection a frame, no plane estimated and no ``replan``). Wall time on a shared machine is noisy,
+  given its table plane too (one detection a frame, no plane estimated and no ``replan``). Wall time on a shared machine
+  is noisy,
   so process CPU time is reported beside it.
 
 Needs the Debian designs (gnome-cards-data, kdegames-card-data-kf5, librsvg2-bin) for the accuracy part;
@@ -103,6 +104,7 @@ def timing(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = False)
         if quads:
             per_card.append((w2 - w1) / len(quads))
     n = len(scenes)
+
     def med(xs: list[float]) -> float:
         return round(1000 * statistics.median(xs[n:]), 2)
 
@@ -138,10 +140,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=SPEED_SEED - 3)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--speed-only", action="store_true", help="skip the accuracy part (quick timing runs)")
-    ap.add_argument("--calibrated", action="store_true", help="give the recogniser each scene's table plane (accuracy and speed)")
-    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
-                    help="detector settings other than the shipped ones (as evaluate --detector), e.g. "
-                         "size_pass_estimated=false")
+    ap.add_argument(
+        "--calibrated", action="store_true", help="give the recogniser each scene's table plane (accuracy and speed)"
+    )
+    ap.add_argument(
+        "--detector",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="detector settings other than the shipped ones (as evaluate --detector), e.g. size_pass_estimated=false",
+    )
     add_both_corners_argument(ap)
     add_pip_look_arguments(ap)
     add_second_look_below_argument(ap)
@@ -168,8 +177,9 @@ def main() -> None:
         result["realistic"] = normal.rates()
         result["hard"] = hard.rates()
         result["clutter_only"] = clutter.rates()
-        result["per_design"] = {k: {"realistic": per_n[k].rates()["named"], "hard": per_h[k].rates()["named"]}
-                                for k in sorted(held)}
+        result["per_design"] = {
+            k: {"realistic": per_n[k].rates()["named"], "hard": per_h[k].rates()["named"]} for k in sorted(held)
+        }
         result["hard_by_camera_blur"] = {k: hard_blur[k].rates() for k in BLUR_CLASSES if k in hard_blur}
     elif not args.speed_only:
         print("Debian card designs not installed: accuracy part skipped", file=sys.stderr)
@@ -181,9 +191,11 @@ def main() -> None:
         if key in result:
             r = result[key]
             assert isinstance(r, dict)
-            print(f"{key:13s} cards {r['cards']:5d}  found {100 * r['found']:6.2f}%  named {100 * r['named']:6.2f}%  "
-                  f"unknown {100 * r['unknown']:5.2f}%  wrong {100 * r['wrong']:5.2f}%  "
-                  f"model-only {100 * r['classifier_only']:6.2f}%  false/50 frames {r['false_cards_per_50_frames']}")
+            print(
+                f"{key:13s} cards {r['cards']:5d}  found {100 * r['found']:6.2f}%  named {100 * r['named']:6.2f}%  "
+                f"unknown {100 * r['unknown']:5.2f}%  wrong {100 * r['wrong']:5.2f}%  "
+                f"model-only {100 * r['classifier_only']:6.2f}%  false/50 frames {r['false_cards_per_50_frames']}"
+            )
     if "per_design" in result:
         print("named per held-out design (realistic / hard):")
         per = result["per_design"]
@@ -195,8 +207,10 @@ def main() -> None:
         blurs = result["hard_by_camera_blur"]
         assert isinstance(blurs, dict)
         for k, r in blurs.items():
-            print(f"  {k:14s} {r['cards']:5d}  {100 * r['found']:6.2f}%  {100 * r['named']:6.2f}%  "
-                  f"{100 * r['classifier_only']:6.2f}%")
+            print(
+                f"  {k:14s} {r['cards']:5d}  {100 * r['found']:6.2f}%  {100 * r['named']:6.2f}%  "
+                f"{100 * r['classifier_only']:6.2f}%"
+            )
     print("speed (one thread, 1280x720, 12 cards):", json.dumps(result["speed"]))
 
 

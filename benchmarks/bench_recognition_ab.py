@@ -7,10 +7,12 @@ The other revision's ``vision/`` package is unpacked with ``git archive`` into a
 imported as ``ab_old_vision`` (its ``vision.`` imports rewritten), so the detector's own modules, however
 that revision splits them, come from it; the model files are the working tree's for both, so only the code
 differs. Each side classifies through its own ``Recognizer.model_probabilities`` (revisions before it have
-none: there the old side reads both index corners of every card in one run, as they did). First the identity check (same outlines, how many moved by over 3 px and the largest
+none: there the old side reads both index corners of every card in one run, as they did). First the identity check (same
+outlines, how many moved by over 3 px and the largest
 corner difference, each old outline against the new one nearest it; the largest
 probability difference), then per frame old and new in alternating order, one thread, process CPU
-time; median (and mean, 90th percentile) over frames, per run, and the median of the runs. Frames: 1280x720 with 12 cards of the
+time; median (and mean, 90th percentile) over frames, per run, and the median of the runs. Frames: 1280x720 with 12
+cards of the
 project's own drawn designs (seeded, as ``bench_recognition.py --speed-only`` makes them); with
 ``--calibrated`` both detectors get each frame's table plane, as a table calibrated from its mat does.
 """
@@ -136,9 +138,11 @@ def main() -> None:
             moved += difference > 3.0
         if a:
             pmax = max(pmax, float(np.abs(classify("old", f, a) - classify("new", f, a)).max()))
-    print(f"identity: same outline counts {same}, {quads} outlines, {moved} moved by over 3 px, largest corner "
-          f"difference {worst:.3f} px (each old outline against the new one nearest it), largest probability "
-          f"difference {pmax:.2e}")
+    print(
+        f"identity: same outline counts {same}, {quads} outlines, {moved} moved by over 3 px, largest corner "
+        f"difference {worst:.3f} px (each old outline against the new one nearest it), largest probability "
+        f"difference {pmax:.2e}"
+    )
     runs: dict[str, list[float]] = {k: [] for k in ("detect old", "detect new", "classify old", "classify new")}
     # the median frame alone hides the frames where a costly pass runs: the mean and the 90th percentile too
     means: dict[str, list[float]] = {k: [] for k in runs}
@@ -146,7 +150,7 @@ def main() -> None:
     for _ in range(args.runs):
         per: dict[str, list[float]] = {k: [] for k in runs}
         for i, (f, plane) in enumerate(shots):
-            for side in (("old", "new") if i % 2 else ("new", "old")):
+            for side in ("old", "new") if i % 2 else ("new", "old"):
                 det = old_det if side == "old" else new_det
                 t0 = time.process_time()
                 q = det.detect_cards(f, plane=plane)
@@ -161,9 +165,11 @@ def main() -> None:
             means[k].append(1000 * statistics.fmean(per[k]))
             p90s[k].append(1000 * float(np.percentile(per[k], 90)))
     for k, v in runs.items():
-        print(f"{k}: runs {[round(x, 2) for x in v]} ms, median {statistics.median(v):.2f} ms process CPU; "
-              f"mean {statistics.median(means[k]):.2f}, 90th percentile {statistics.median(p90s[k]):.2f} ms "
-              f"(medians of the runs)")
+        print(
+            f"{k}: runs {[round(x, 2) for x in v]} ms, median {statistics.median(v):.2f} ms process CPU; "
+            f"mean {statistics.median(means[k]):.2f}, 90th percentile {statistics.median(p90s[k]):.2f} ms "
+            f"(medians of the runs)"
+        )
 
 
 if __name__ == "__main__":

@@ -51,6 +51,7 @@ def make_recognizer(kind: str, sim: SimTable, seed: int) -> Any:
         # the truth with noise: 3% confident misreads, 5% weak reads, 3% dropouts per card and frame
         return SimOracle(sim, misread=0.03, weak=0.05, dropout=0.03, seed=seed)
     from vision.recognizer import Recognizer
+
     return Recognizer(threads=1)
 
 
@@ -134,17 +135,29 @@ def bench_events(kind: str, target: int, verbose: bool = False) -> dict[str, Any
                     matched_actions += want == have
                     latencies += [e.frame - a.settled_frame for e in got]
                     if verbose and (want != have or any(e.frame - a.settled_frame > 4 for e in got)):
-                        print(f"  game {seed} {a.name} frames {a.first_frame}-{a.settled_frame}: want {dict(want)}",
-                              f"got {[(e.describe(), e.frame - a.settled_frame) for e in got]}", flush=True)
-        detections.update(whole=watcher.stats.recognised, regions=watcher.stats.regional,
-                          unexplained=watcher.stats.unexplained)
+                        print(
+                            f"  game {seed} {a.name} frames {a.first_frame}-{a.settled_frame}: want {dict(want)}",
+                            f"got {[(e.describe(), e.frame - a.settled_frame) for e in got]}",
+                            flush=True,
+                        )
+        detections.update(
+            whole=watcher.stats.recognised, regions=watcher.stats.regional, unexplained=watcher.stats.unexplained
+        )
     ms = [1000.0 * n / FPS for n in latencies]
     return {
-        "recognizer": kind, "games": seed, "actions": actions, "events_expected": expected,
-        "actions_exact": matched_actions, "spurious": spurious, "missing": missing,
-        "min_hand_share": round(min_hand_share, 3), "frames": frames,
-        "latency_ms_p50": round(statistics.median(ms), 1), "latency_ms_p95": round(float(np.percentile(ms, 95)), 1),
-        "latency_ms_max": round(max(ms), 1), "detections": dict(detections),
+        "recognizer": kind,
+        "games": seed,
+        "actions": actions,
+        "events_expected": expected,
+        "actions_exact": matched_actions,
+        "spurious": spurious,
+        "missing": missing,
+        "min_hand_share": round(min_hand_share, 3),
+        "frames": frames,
+        "latency_ms_p50": round(statistics.median(ms), 1),
+        "latency_ms_p95": round(float(np.percentile(ms, 95)), 1),
+        "latency_ms_max": round(max(ms), 1),
+        "detections": dict(detections),
         "seconds": round(time.perf_counter() - t0, 1),
     }
 
@@ -164,17 +177,23 @@ def bench_calibration() -> list[dict[str, Any]]:
                 truth = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), sim.mat_to_image).reshape(-1, 2)
                 cal = calibrate_once(layout, sim.render())
                 worst = max(worst, float(np.linalg.norm(cal.to_mat(truth) - pts, axis=1).max()))
-            rows.append({"layout": layout.name, "camera": f"{camera.width}x{camera.height}", "tilt": tilt,
-                         "max_error_mm": round(worst, 2)})
+            rows.append(
+                {
+                    "layout": layout.name,
+                    "camera": f"{camera.width}x{camera.height}",
+                    "tilt": tilt,
+                    "max_error_mm": round(worst, 2),
+                }
+            )
     return rows
 
 
-def bench_speed(kind: str, gate: bool, frames_wanted: int = 600, regional: bool = True,
-                grow: float = GROW) -> dict[str, Any]:
+def bench_speed(
+    kind: str, gate: bool, frames_wanted: int = 600, regional: bool = True, grow: float = GROW
+) -> dict[str, Any]:
     rng = random.Random(99)
     layout, sim, hand = laid_table(11, rng)  # 11 layout cards + the stock = 12 cards in view
-    watcher = TableWatcher(layout, make_recognizer(kind, sim, 99), gate=gate, regional=regional,
-                           region_grow=grow)
+    watcher = TableWatcher(layout, make_recognizer(kind, sim, 99), gate=gate, regional=regional, region_grow=grow)
     capture = vision = 0.0
     per_frame: list[float] = []
     kind_ms: dict[str, list[float]] = {"whole": [], "regions": [], "other": []}  # the vision path, by what it did
@@ -202,11 +221,17 @@ def bench_speed(kind: str, gate: bool, frames_wanted: int = 600, regional: bool 
             vision += t2 - t1
             per_frame.append(t2 - t0)
             kind_ms["whole" if st.recognised > before[0] else "regions" if st.regional > before[1] else "other"].append(
-                1000 * (t2 - t1))
+                1000 * (t2 - t1)
+            )
             n += 1
     return {
-        "recognizer": kind, "gate": gate, "regional": regional, "grow": grow, "frames": n,
-        "capture_ms": round(1000 * capture / n, 2), "vision_ms": round(1000 * vision / n, 2),
+        "recognizer": kind,
+        "gate": gate,
+        "regional": regional,
+        "grow": grow,
+        "frames": n,
+        "capture_ms": round(1000 * capture / n, 2),
+        "vision_ms": round(1000 * vision / n, 2),
         "fps": round(n / (capture + vision), 1),
         "frame_ms_p50_p95_max": [round(1000 * float(np.percentile(per_frame, q)), 1) for q in (50, 95, 100)],
         "recognised_share": round(st.recognised / st.frames, 3),
@@ -259,13 +284,18 @@ def bench_detection(repeats: int = 7) -> dict[str, Any]:
     for grow in (0.5, 1.0):
         regions = regions_around(changed, known, after.shape, grow=grow) or []
         got, row[f"recognize_regions_{grow}"] = ms(
-            lambda regions=regions: rec.recognize_regions(after, regions, known, plane=plane, ignore=markers))
+            lambda regions=regions: rec.recognize_regions(after, regions, known, plane=plane, ignore=markers)
+        )
         row[f"recognize_regions_{grow}_cards"] = len(got)
-        same, row[f"recognize_regions_{grow}_reusing"] = ms(lambda regions=regions: rec.recognize_regions(
-            after, regions, known, plane=plane, ignore=markers, readings=readings))
+        same, row[f"recognize_regions_{grow}_reusing"] = ms(
+            lambda regions=regions: rec.recognize_regions(
+                after, regions, known, plane=plane, ignore=markers, readings=readings
+            )
+        )
         row[f"recognize_regions_{grow}_reusing_cards"] = len(same)
-        row[f"regions_{grow}_share"] = round(sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions)
-                                             / (after.shape[0] * after.shape[1]), 3)
+        row[f"regions_{grow}_share"] = round(
+            sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions) / (after.shape[0] * after.shape[1]), 3
+        )
     _, row["classify_only"] = ms(lambda: rec.classify_quads(after, [r.corners for r in got]))
     row["cards_in_view"] = len(sim.visible())
     return row
@@ -286,8 +316,12 @@ def bench_quiet(frames: int = 600) -> dict[str, Any]:
         t0 = time.process_time()
         watcher.process(image, frame_index=i)
         ms.append(1000 * (time.process_time() - t0))
-    return {"frames": frames, "nothing_recognised": watcher.stats.skipped_static - skipped,
-            "ms_median": round(statistics.median(ms), 2), "ms_mean": round(statistics.fmean(ms), 2)}
+    return {
+        "frames": frames,
+        "nothing_recognised": watcher.stats.skipped_static - skipped,
+        "ms_median": round(statistics.median(ms), 2),
+        "ms_mean": round(statistics.fmean(ms), 2),
+    }
 
 
 def main() -> int:

@@ -12,7 +12,8 @@ whose name differs and the counts each way (named, wrong, unknown), then, per ca
 the frames, the cepstral peak's depth (5th, 50th and 95th percentile), the share of frames the look would deblur
 (depth at least ``MOTION_DEPTH``, isolation at least ``MOTION_ISOLATION``, length at least
 ``BLUR_LOOK_LENGTH``) and, for motion blurs, the median error of the estimated length (px) and direction (degrees),
-and each side's naming time. Detection is shared, so a run takes about half of two ``evaluate`` runs; ``evaluate --no-blur-look`` gives the same names on side A but for outlines the recogniser
+and each side's naming time. Detection is shared, so a run takes about half of two ``evaluate`` runs; ``evaluate
+--no-blur-look`` gives the same names on side A but for outlines the recogniser
 drops as not cards, which ``classify_quads`` names ``unknown``.
 """
 
@@ -66,7 +67,8 @@ class BlurClass:
         out: dict[str, object] = {
             "frames": len(self.depths),
             "depth_p5_p50_p95": [round(float(v), 4) for v in np.percentile(self.depths, [5, 50, 95])],
-            "deblurred_share": round(self.deblurred / len(self.depths), 3)}
+            "deblurred_share": round(self.deblurred / len(self.depths), 3),
+        }
         if self.length_errors:
             out["median_length_error_px"] = round(float(np.median(self.length_errors)), 2)
             out["median_angle_error_deg"] = round(float(np.median(self.angle_errors)), 1)
@@ -85,8 +87,13 @@ class Comparison:
     ms_a_frame: dict[str, float]  # each side's naming time, mean over all frames (wall, one thread)
 
 
-def compare(frames: Iterable[tuple[int, int, str, Scene]], without: Recognizer, with_look: Recognizer, *,
-            calibrated: bool = False) -> Comparison:
+def compare(
+    frames: Iterable[tuple[int, int, str, Scene]],
+    without: Recognizer,
+    with_look: Recognizer,
+    *,
+    calibrated: bool = False,
+) -> Comparison:
     """Name the cards found in ``frames`` ((seed, scene number, design, scene)) with both recognisers."""
     changes: list[Change] = []
     counts: dict[str, Counter[str]] = {"A": Counter(), "B": Counter()}
@@ -138,26 +145,44 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--kind", choices=("realistic", "hard"), default="hard")
     ap.add_argument("--seeds", type=int, nargs="+", default=[2024, 99, 7, 11, 31, 53])
     ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design")
-    ap.add_argument("--validation", type=style_range, metavar="STYLES",
-                    help="the validation set's font styles (e.g. 960-1199) instead of the held-out designs")
+    ap.add_argument(
+        "--validation",
+        type=style_range,
+        metavar="STYLES",
+        help="the validation set's font styles (e.g. 960-1199) instead of the held-out designs",
+    )
     ap.add_argument("--calibrated", action="store_true", help="give the detector each scene's table plane")
-    ap.add_argument("--blur-look-below", type=blur_look_below, default=BLUR_LOOK_BELOW, metavar="X",
-                    help=f"side B's blur look threshold (default {BLUR_LOOK_BELOW})")
+    ap.add_argument(
+        "--blur-look-below",
+        type=blur_look_below,
+        default=BLUR_LOOK_BELOW,
+        metavar="X",
+        help=f"side B's blur look threshold (default {BLUR_LOOK_BELOW})",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    frames = (validation_frames(args.validation, args.kind) if args.validation is not None
-              else held_out_frames(args.kind, args.seeds, args.scenes))
+    frames = (
+        validation_frames(args.validation, args.kind)
+        if args.validation is not None
+        else held_out_frames(args.kind, args.seeds, args.scenes)
+    )
     without = Recognizer(threads=1, blur_look=False)
     with_look = Recognizer(threads=1, blur_look_below=args.blur_look_below)
     result = compare(frames, without, with_look, calibrated=args.calibrated)
     summary: dict[str, object] = {
         "command": " ".join(["benchmarks/blur_look.py", *(sys.argv[1:] if argv is None else argv)]),
-        "without_blur_look": dict(result.counts["A"]), "with_blur_look": dict(result.counts["B"]),
-        "changed": len(result.changes), "naming_ms_a_frame": result.ms_a_frame,
-        "cepstral_peaks": {name: result.blurs[name].summary() for name in sorted(result.blurs)}}
+        "without_blur_look": dict(result.counts["A"]),
+        "with_blur_look": dict(result.counts["B"]),
+        "changed": len(result.changes),
+        "naming_ms_a_frame": result.ms_a_frame,
+        "cepstral_peaks": {name: result.blurs[name].summary() for name in sorted(result.blurs)},
+    }
     for c in result.changes:
-        print(json.dumps(c.__dict__) if args.json else
-              f"seed {c.seed:5d} scene {c.scene:4d} {c.design:28s} {c.card:5s} {c.without:7s} -> {c.with_look}")
+        print(
+            json.dumps(c.__dict__)
+            if args.json
+            else f"seed {c.seed:5d} scene {c.scene:4d} {c.design:28s} {c.card:5s} {c.without:7s} -> {c.with_look}"
+        )
     print(json.dumps(summary) if args.json else json.dumps(summary, indent=2))
     return summary
 

@@ -35,11 +35,9 @@ TILES = 48
 
 def _tile(image: np.ndarray, quad: np.ndarray, label: str, read: str, design: str) -> np.ndarray:
     crops = corner_crops(image, quad)
-    tile = cv2.resize(np.concatenate([crops[0], crops[1]], axis=1), None, fx=3, fy=3,
-                      interpolation=cv2.INTER_NEAREST)
+    tile = cv2.resize(np.concatenate([crops[0], crops[1]], axis=1), None, fx=3, fy=3, interpolation=cv2.INTER_NEAREST)
     cv2.putText(tile, f"{label}>{read}", (2, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 255), 1)
-    cv2.putText(tile, design.split(":")[-1][:12], (2, tile.shape[0] - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
-                (255, 0, 0), 1)
+    cv2.putText(tile, design.split(":")[-1][:12], (2, tile.shape[0] - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 0, 0), 1)
     return tile
 
 
@@ -62,12 +60,21 @@ def main() -> None:
             c[outcome] += 1
             if outcome != "named" and kind == BLUR_CLASSES[-1] and len(tiles) < TILES:
                 tiles.append(_tile(scene.image, quad, label, r.card, design))
-    print(json.dumps({"command": f"python benchmarks/blurred_index_crops.py --scenes {args.scenes} "
-                                 f"--seed {args.seed}", "model_only_by_camera_blur": counts}, indent=2))
+    print(
+        json.dumps(
+            {
+                "command": f"python benchmarks/blurred_index_crops.py --scenes {args.scenes} --seed {args.seed}",
+                "model_only_by_camera_blur": counts,
+            },
+            indent=2,
+        )
+    )
     if args.montage and tiles:
         blank = np.zeros_like(tiles[0])
-        rows = [np.concatenate(tiles[i:i + 8] + [blank] * (8 - len(tiles[i:i + 8])), axis=1)
-                for i in range(0, len(tiles), 8)]
+        rows = [
+            np.concatenate(tiles[i : i + 8] + [blank] * (8 - len(tiles[i : i + 8])), axis=1)
+            for i in range(0, len(tiles), 8)
+        ]
         cv2.imwrite(str(args.montage), np.concatenate(rows, axis=0))
         print(f"wrote {len(tiles)} misses of '{BLUR_CLASSES[-1]}' to {args.montage}", file=sys.stderr)
 

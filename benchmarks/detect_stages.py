@@ -32,11 +32,36 @@ from typing import Any
 
 import numpy as np
 
-DETECT_STEPS = ("edge_map", "contours_of", "consider", "consider_open", "open_pairs", "paper_pairs", "resolve",
-                "gap_pass", "hue_pass", "tab_pass", "texture_pass", "_faint_chroma_cards", "cards_in_holes", "snap_to_edges",
-                "plane_from_cards", "size_pass_cards", "repair_skewed", "fit_deck")
-SIZE_PASS_STEPS = ("rectangles_of_size", "edge_directions", "edge_map", "_search_space", "card_margins",
-                   "inside_like_outside", "side_hits", "card_like")
+DETECT_STEPS = (
+    "edge_map",
+    "contours_of",
+    "consider",
+    "consider_open",
+    "open_pairs",
+    "paper_pairs",
+    "resolve",
+    "gap_pass",
+    "hue_pass",
+    "tab_pass",
+    "texture_pass",
+    "_faint_chroma_cards",
+    "cards_in_holes",
+    "snap_to_edges",
+    "plane_from_cards",
+    "size_pass_cards",
+    "repair_skewed",
+    "fit_deck",
+)
+SIZE_PASS_STEPS = (
+    "rectangles_of_size",
+    "edge_directions",
+    "edge_map",
+    "_search_space",
+    "card_margins",
+    "inside_like_outside",
+    "side_hits",
+    "card_like",
+)
 
 
 def _timed(module: Any, name: str, totals: collections.defaultdict[str, float], label: str) -> None:
@@ -77,12 +102,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", choices=("speed", "held-out"), default="speed")
     ap.add_argument("--count", type=int, default=30, help="speed frames, or scenes per held-out design and kind")
-    ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1],
-                    help="the checkout whose vision/ is timed (default: this one)")
+    ap.add_argument(
+        "--root",
+        type=Path,
+        default=Path(__file__).resolve().parents[1],
+        help="the checkout whose vision/ is timed (default: this one)",
+    )
     ap.add_argument("--save", type=Path, help="write every outline to this .npz")
     ap.add_argument("--compare", type=Path, help="count the detections that differ from this saved .npz")
-    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
-                    help="detector settings other than the shipped ones (DetectorConfig fields)")
+    ap.add_argument(
+        "--detector",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="detector settings other than the shipped ones (DetectorConfig fields)",
+    )
     args = ap.parse_args()
     sys.path.insert(0, str(args.root.resolve()))
     import cv2
@@ -134,12 +169,16 @@ def main() -> None:
         size_ms.append(1000 * (totals["size_pass_cards"] - before))
     cpu = time.process_time() - c0
     n = len(shots)
-    print(f"{n} detections ({args.frames} frames) from {args.root}: {cpu:.2f} s process CPU, "
-          f"{1000 * cpu / n:.2f} ms a detection")
+    print(
+        f"{n} detections ({args.frames} frames) from {args.root}: {cpu:.2f} s process CPU, "
+        f"{1000 * cpu / n:.2f} ms a detection"
+    )
     for label, seconds in sorted(totals.items(), key=lambda kv: -kv[1]):
         print(f"  {label:32s} {1000 * seconds / n:7.2f} ms a frame (mean)")
-    print(f"  size pass per frame: min {min(size_ms):.1f}, median {statistics.median(size_ms):.1f}, "
-          f"max {max(size_ms):.1f} ms")
+    print(
+        f"  size pass per frame: min {min(size_ms):.1f}, median {statistics.median(size_ms):.1f}, "
+        f"max {max(size_ms):.1f} ms"
+    )
     if passes:
         print(f"  detected twice (replan): {passes['runs'] - n} of {n} frames")
     flat: dict[str, Any] = {f"{i}": np.asarray(q, np.float32).reshape(-1, 4, 2) for i, q in enumerate(outlines)}
@@ -149,11 +188,14 @@ def main() -> None:
         saved = np.load(args.compare)
         differ = [i for i in range(n) if str(i) not in saved or not np.array_equal(saved[str(i)], flat[str(i)])]
         counted = [i for i in differ if str(i) not in saved or saved[str(i)].shape != flat[str(i)].shape]
-        moved = max((float(np.abs(saved[str(i)] - flat[str(i)]).max()) for i in differ if i not in counted),
-                    default=0.0)
-        print(f"compared with {args.compare}: {len(differ)} of {n} detections differ"
-              f"{'' if not differ else ': ' + str(differ[:10])}; {len(counted)} in their number of outlines, "
-              f"the others by at most {moved:.6f} px (each corner, in order)")
+        moved = max(
+            (float(np.abs(saved[str(i)] - flat[str(i)]).max()) for i in differ if i not in counted), default=0.0
+        )
+        print(
+            f"compared with {args.compare}: {len(differ)} of {n} detections differ"
+            f"{'' if not differ else ': ' + str(differ[:10])}; {len(counted)} in their number of outlines, "
+            f"the others by at most {moved:.6f} px (each corner, in order)"
+        )
 
 
 if __name__ == "__main__":

@@ -67,36 +67,54 @@ def main() -> None:
                     continue
                 overlaps = [iou(r.corners, q) for _, q in scene.cards]
                 j = int(np.argmax(overlaps)) if overlaps else -1
-                case = {"kind": kind, "design": design, "read": r.card,
-                        "iou": round(overlaps[j], 2) if overlaps else 0.0,
-                        "skew_per_px": round(skew_of(r.corners), 5)}
+                case = {
+                    "kind": kind,
+                    "design": design,
+                    "read": r.card,
+                    "iou": round(overlaps[j], 2) if overlaps else 0.0,
+                    "skew_per_px": round(skew_of(r.corners), 5),
+                }
                 if overlaps and overlaps[j] > 0.05:
                     label, truth = scene.cards[j]
                     t = order_corners(truth)
                     width = float(np.linalg.norm(t[0] - t[1]))
-                    case |= {"card": label, "card_found_by_another": found[j] is not None,
-                             "corner_errors": [round(float(np.linalg.norm(c - t, axis=1).min()) / width, 2)
-                                               for c in r.corners]}
+                    case |= {
+                        "card": label,
+                        "card_found_by_another": found[j] is not None,
+                        "corner_errors": [
+                            round(float(np.linalg.norm(c - t, axis=1).min()) / width, 2) for c in r.corners
+                        ],
+                    }
                     if args.picture is not None:
                         img = scene.image.copy()
                         cv2.polylines(img, [truth.astype(np.int32).reshape(-1, 1, 2)], True, (0, 255, 0), 1)
                         cv2.polylines(img, [r.corners.astype(np.int32).reshape(-1, 1, 2)], True, (0, 0, 255), 1)
                         x, y = (int(v) for v in truth.mean(0))
-                        tiles.append(cv2.copyMakeBorder(img, 120, 120, 120, 120, cv2.BORDER_CONSTANT)
-                                     [y:y + 240, x:x + 240])
+                        tiles.append(
+                            cv2.copyMakeBorder(img, 120, 120, 120, 120, cv2.BORDER_CONSTANT)[y : y + 240, x : x + 240]
+                        )
                 cases.append(case)
     for c in cases:
         print(json.dumps(c))
     on_card = [c for c in cases if "corner_errors" in c]
     one_corner = [c for c in on_card if sorted(c["corner_errors"])[2] <= 0.08]
-    print(json.dumps({"command": f"benchmarks/false_outlines.py --scenes {args.scenes}", "false_outlines": len(cases),
-                      "on_a_card": len(on_card), "its_card_found_by_another": sum(c["card_found_by_another"] for c in on_card),
-                      "one_corner_off_three_within_8pct": len(one_corner),
-                      "true_cards": len(true_skew), "true_card_skew_per_px_max": round(max(true_skew), 5),
-                      "false_outline_skew_per_px": sorted(c["skew_per_px"] for c in cases)}))
+    print(
+        json.dumps(
+            {
+                "command": f"benchmarks/false_outlines.py --scenes {args.scenes}",
+                "false_outlines": len(cases),
+                "on_a_card": len(on_card),
+                "its_card_found_by_another": sum(c["card_found_by_another"] for c in on_card),
+                "one_corner_off_three_within_8pct": len(one_corner),
+                "true_cards": len(true_skew),
+                "true_card_skew_per_px_max": round(max(true_skew), 5),
+                "false_outline_skew_per_px": sorted(c["skew_per_px"] for c in cases),
+            }
+        )
+    )
     if args.picture is not None and tiles:
         blank = np.zeros_like(tiles[0])
-        rows = [np.hstack(tiles[i:i + 5] + [blank] * (5 - len(tiles[i:i + 5]))) for i in range(0, len(tiles), 5)]
+        rows = [np.hstack(tiles[i : i + 5] + [blank] * (5 - len(tiles[i : i + 5]))) for i in range(0, len(tiles), 5)]
         cv2.imwrite(str(args.picture), np.vstack(rows))
 
 

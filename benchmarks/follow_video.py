@@ -54,7 +54,9 @@ def record(path: Path, actions: int, seed: int) -> list[tuple[bool, Counter[str]
         done += 1
         for f in sim.play(extra_frames=3):
             if writer is None:
-                writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15, (f.image.shape[1], f.image.shape[0]))
+                writer = cv2.VideoWriter(
+                    str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15, (f.image.shape[1], f.image.shape[0])
+                )
                 if not writer.isOpened():
                     raise SystemExit("no MJPG video writer in this OpenCV build")
             writer.write(f.image)
@@ -77,15 +79,22 @@ def measure(path: Path, truth: list[tuple[bool, Counter[str]]]) -> dict[str, obj
         ms, got = [], []
         for frame in frames:
             t0 = time.process_time()
-            cards = follower.recognize(frame, plane=plane, ignore=ignore) if mode == "follow" else \
-                rec.recognize(frame, plane=plane, ignore=ignore)
+            cards = (
+                follower.recognize(frame, plane=plane, ignore=ignore)
+                if mode == "follow"
+                else rec.recognize(frame, plane=plane, ignore=ignore)
+            )
             ms.append(1000 * (time.process_time() - t0))
             got.append(Counter(c.card for c in cards))
         names[mode] = got
         clear = [i for i, (hand, _) in enumerate(truth) if not hand]
-        out[mode] = {"ms_mean": round(statistics.fmean(ms), 2), "ms_median": round(statistics.median(ms), 2),
-                     "ms_p95": round(float(np.percentile(ms, 95)), 2),
-                     "clear_frames_equal_truth": sum(got[i] == truth[i][1] for i in clear), "clear_frames": len(clear)}
+        out[mode] = {
+            "ms_mean": round(statistics.fmean(ms), 2),
+            "ms_median": round(statistics.median(ms), 2),
+            "ms_p95": round(float(np.percentile(ms, 95)), 2),
+            "clear_frames_equal_truth": sum(got[i] == truth[i][1] for i in clear),
+            "clear_frames": len(clear),
+        }
     out["frames_follow_equals_whole"] = sum(a == b for a, b in zip(names["follow"], names["whole"], strict=True))
     out["follow_detections"] = dict(follower.stats)
     return out

@@ -9,7 +9,8 @@ through ``vision.detect.detect_cards`` alone with the shipped settings changed b
 shipped ones when not given) and by ``--detector`` (side B). A card is found on a side when an outline of that
 side matches it (``models.training.dataset.match``: every corner within 12% of its width). It prints each
 card found on one side only (seed, scene, design, card) and the counts, with each side's outlines that match no
-card (``false_a``, ``false_b``: a false card, or a card's outline more than 12% off it). Detection only, no classification
+card (``false_a``, ``false_b``: a false card, or a card's outline more than 12% off it). Detection only, no
+classification
 (both sides on one seed's realistic frames took 15 s on the 2-core development machine, one ``evaluate`` run
 of one setting 31 s): a setting's effect on found, card by card, and the cards it gains or loses to look at
 before the full measurement (``--json``: one object per card, then the summary).
@@ -62,8 +63,9 @@ def unmatched(truths: list[np.ndarray], found: list[np.ndarray]) -> int:
     return len(found) - len(used)
 
 
-def differences(frames: Iterable[tuple[int, int, str, Scene]], a: DetectorConfig, b: DetectorConfig, *,
-                calibrated: bool = False) -> Comparison:
+def differences(
+    frames: Iterable[tuple[int, int, str, Scene]], a: DetectorConfig, b: DetectorConfig, *, calibrated: bool = False
+) -> Comparison:
     """The cards of ``frames`` ((seed, scene number, design, scene)) found by exactly one of ``a`` and ``b``,
     with the counts (``Comparison``)."""
     out = Comparison([])
@@ -99,10 +101,22 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     from vision.detector_settings import detector_config
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--detector", action="extend", nargs="+", required=True, metavar="FIELD=VALUE",
-                    help="side B: the shipped settings changed by these")
-    ap.add_argument("--against", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
-                    help="side A: the shipped settings changed by these (default: the shipped ones)")
+    ap.add_argument(
+        "--detector",
+        action="extend",
+        nargs="+",
+        required=True,
+        metavar="FIELD=VALUE",
+        help="side B: the shipped settings changed by these",
+    )
+    ap.add_argument(
+        "--against",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="side A: the shipped settings changed by these (default: the shipped ones)",
+    )
     ap.add_argument("--kind", choices=("realistic", "hard"), default="realistic")
     ap.add_argument("--seeds", type=int, nargs="+", default=[2024, 99, 7, 11, 31, 53])
     ap.add_argument("--scenes", type=int, default=20, help="scenes per held-out design")
@@ -116,12 +130,20 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     result = differences(held_out_frames(args.kind, args.seeds, args.scenes), a, b, calibrated=args.calibrated)
     summary: dict[str, object] = {
         "command": " ".join(["benchmarks/found_diff.py", *(sys.argv[1:] if argv is None else argv)]),
-        "cards": result.cards, "found_a": result.found_a, "found_b": result.found_b,
-        "only_a": sum(d.found_by == "A" for d in result.diff), "only_b": sum(d.found_by == "B" for d in result.diff),
-        "false_a": result.false_a, "false_b": result.false_b}
+        "cards": result.cards,
+        "found_a": result.found_a,
+        "found_b": result.found_b,
+        "only_a": sum(d.found_by == "A" for d in result.diff),
+        "only_b": sum(d.found_by == "B" for d in result.diff),
+        "false_a": result.false_a,
+        "false_b": result.false_b,
+    }
     for d in result.diff:
-        print(json.dumps(d.__dict__) if args.json else
-              f"seed {d.seed:5d} scene {d.scene:4d} {d.design:28s} {d.card:5s} found by {d.found_by} only")
+        print(
+            json.dumps(d.__dict__)
+            if args.json
+            else f"seed {d.seed:5d} scene {d.scene:4d} {d.design:28s} {d.card:5s} found by {d.found_by} only"
+        )
     print(json.dumps(summary) if args.json else json.dumps(summary, indent=2))
     return summary
 

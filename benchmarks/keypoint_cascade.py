@@ -79,9 +79,9 @@ from vision.learned_outlines import (  # noqa: E402,F401  (the shipped detector'
 )
 
 FAR = 0.5
-"""An outline whose centre lies within ``NEAR`` (``vision.learned_outlines``) of a card's width from the card's centre learns to move onto it; one
+"""An outline whose centre lies within ``NEAR`` (``vision.learned_outlines``) of a card's width from the card's centre
+learns to move onto it; one
 ``FAR`` or more from every card's, to say "no card"; those between teach nothing (``label``)."""
-
 
 
 def first_answer(session: Any, quarter: np.ndarray) -> np.ndarray:
@@ -90,11 +90,9 @@ def first_answer(session: Any, quarter: np.ndarray) -> np.ndarray:
     return out
 
 
-
 def off_all(quad: np.ndarray, kept: list[np.ndarray]) -> bool:
     """Does ``quad``'s centre lie ``NEAR`` of a kept outline's width or more from every kept outline's centre?"""
     return bool(off_every([quad], kept)[0])
-
 
 
 def label(quad: np.ndarray, truths: list[np.ndarray]) -> int | None:
@@ -110,8 +108,9 @@ def label(quad: np.ndarray, truths: list[np.ndarray]) -> int | None:
     return -1 if best >= FAR else None
 
 
-def _lesson(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray, truth: np.ndarray | None
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _lesson(
+    half: np.ndarray, quarter: np.ndarray, quad: np.ndarray, truth: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
     patch, to_patch = level_patch(half, quarter, quad)
     if truth is None:
         return patch, np.zeros(9, np.float32)
@@ -126,8 +125,10 @@ def _mine(job: tuple[int, int, str, float, str]) -> tuple[np.ndarray, np.ndarray
     patches, answers = [], []
     for scene in scenes_from(source, seed, count, salt=779):
         half, quarter = pyramid(scene.image)
-        truths = [clockwise(np.asarray(q, np.float32).reshape(4, 2) * (HALF[0] / scene.image.shape[1]))
-                  for _, q in scene.cards]
+        truths = [
+            clockwise(np.asarray(q, np.float32).reshape(4, 2) * (HALF[0] / scene.image.shape[1]))
+            for _, q in scene.cards
+        ]
         # (the order of the random draws is the documented files': each card's rough outline, then the strays)
         lessons = [(q, label(q, truths)) for q in rough_outlines(first_answer(session, quarter), threshold)[0]]
         lessons += [(rough(truth, rng), i) for i, truth in enumerate(truths)]
@@ -156,8 +157,9 @@ def _strays(truths: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
     return [clockwise(q) for q in out]
 
 
-def mine_patches(model: Path, scenes: int, out: Path, first: int, threshold: float, source: str = "synth"
-                 ) -> dict[str, Any]:
+def mine_patches(
+    model: Path, scenes: int, out: Path, first: int, threshold: float, source: str = "synth"
+) -> dict[str, Any]:
     """Lessons for the checker (``_mine``) from ``scenes`` training scenes of ``source``
     (``benchmarks.sim_scenes.SOURCES``), 25 a seed from ``first`` on, into ``out`` (.npz: patches, answers: eight
     offsets and card or not)."""
@@ -166,17 +168,24 @@ def mine_patches(model: Path, scenes: int, out: Path, first: int, threshold: flo
     with tempfile.TemporaryDirectory() as tmp:
         onnx = export_first_stage(torch, model, Path(tmp))
         with Pool(2) as pool:
-            parts = pool.map(_mine, [(seed, 25, str(onnx), threshold, source)
-                                     for seed in range(first, first + max(1, scenes // 25))])
+            parts = pool.map(
+                _mine, [(seed, 25, str(onnx), threshold, source) for seed in range(first, first + max(1, scenes // 25))]
+            )
     patches = np.concatenate([p[0] for p in parts])
     answers = np.concatenate([p[1] for p in parts])
     np.savez(out, patches=patches, answers=answers)
-    return {"patches": len(patches), "cards": int(answers[:, 8].sum()), "no_card": int((answers[:, 8] == 0).sum()),
-            "seconds": round(time.time() - t0, 1), "file": str(out)}
+    return {
+        "patches": len(patches),
+        "cards": int(answers[:, 8].sum()),
+        "no_card": int((answers[:, 8] == 0).sum()),
+        "seconds": round(time.time() - t0, 1),
+        "file": str(out),
+    }
 
 
-def patch_sampler(paths: list[Path], wanted: str, batch: int = 128
-                  ) -> tuple[int, Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]]]:
+def patch_sampler(
+    paths: list[Path], wanted: str, batch: int = 128
+) -> tuple[int, Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]]]:
     """The patches of every .npz file of ``paths`` (their "patches" and ``wanted`` arrays, one after another): how many,
     and a function drawing ``batch`` of them at random with what each should be answered."""
     loaded = [np.load(p) for p in paths]
@@ -190,8 +199,9 @@ def patch_sampler(paths: list[Path], wanted: str, batch: int = 128
     return len(patches), draw
 
 
-def train_checker(paths: list[Path], minutes: float, out: Path, rate: float = 3e-3, init: Path | None = None
-                  ) -> dict[str, Any]:
+def train_checker(
+    paths: list[Path], minutes: float, out: Path, rate: float = 3e-3, init: Path | None = None
+) -> dict[str, Any]:
     """``minutes`` of training (``keypoint_spike.train_patch_net``, batch 128): smooth L1 on the offsets of patches
     that hold a card, and cross-entropy on card or not."""
     torch = _torch()
@@ -199,12 +209,14 @@ def train_checker(paths: list[Path], minutes: float, out: Path, rate: float = 3e
 
     def loss_of(y: Any, wanted: Any) -> Any:
         card = wanted[:, 8]
-        moved = (torch.nn.functional.smooth_l1_loss(y[:, :8], wanted[:, :8], beta=0.1, reduction="none").mean(1)
-                 * card).sum() / card.sum().clamp(min=1)
+        moved = (
+            torch.nn.functional.smooth_l1_loss(y[:, :8], wanted[:, :8], beta=0.1, reduction="none").mean(1) * card
+        ).sum() / card.sum().clamp(min=1)
         return moved + torch.nn.functional.binary_cross_entropy_with_logits(y[:, 8], card)
 
-    trained = train_patch_net(torch, _nets(torch)["RefineNet"](outputs=9), draw, loss_of, minutes, out, seed=2,
-                              rate=rate, init=init)
+    trained = train_patch_net(
+        torch, _nets(torch)["RefineNet"](outputs=9), draw, loss_of, minutes, out, seed=2, rate=rate, init=init
+    )
     return {"patches": count, **trained}
 
 
@@ -232,8 +244,16 @@ class Detection(NamedTuple):
 class Cascade:
     """The first stage and the checker as onnxruntime sessions (one thread each), and the spike's whole detection."""
 
-    def __init__(self, model: Path, checker: Path, threshold: float = 0.3, keep: float = 0.5, passes: int = 1,
-                 doubt: float = 0.1, check_doubts: float = 0.0) -> None:
+    def __init__(
+        self,
+        model: Path,
+        checker: Path,
+        threshold: float = 0.3,
+        keep: float = 0.5,
+        passes: int = 1,
+        doubt: float = 0.1,
+        check_doubts: float = 0.0,
+    ) -> None:
         torch = _torch()
         cv2.setNumThreads(1)
         with tempfile.TemporaryDirectory() as tmp:
@@ -268,8 +288,15 @@ class Cascade:
         t3 = time.perf_counter()
         snapped = snap_to_edges(frame, full) if full else []
         t4 = time.perf_counter()
-        return Detection([order_corners(q * to_full) for q in rough], full, snapped, doubtful,
-                         [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))], half, quarter)
+        return Detection(
+            [order_corners(q * to_full) for q in rough],
+            full,
+            snapped,
+            doubtful,
+            [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))],
+            half,
+            quarter,
+        )
 
 
 def evaluate(cascade: Cascade, kind: str, scenes: int, seed: int) -> dict[str, Any]:
@@ -284,8 +311,16 @@ def evaluate(cascade: Cascade, kind: str, scenes: int, seed: int) -> dict[str, A
         for _, truth in scene.cards:
             if (rough_error := corner_error(truth, found.rough)) is not None:
                 errors.append((rough_error, final_error(truth, found.kept)))
-    return {"kind": kind, "seed": seed, "threshold": cascade.threshold, "keep": cascade.keep,
-            "passes": cascade.passes, **counts, **medians(times), **corner_errors(errors)}
+    return {
+        "kind": kind,
+        "seed": seed,
+        "threshold": cascade.threshold,
+        "keep": cascade.keep,
+        "passes": cascade.passes,
+        **counts,
+        **medians(times),
+        **corner_errors(errors),
+    }
 
 
 def add_patch_commands(sub: Any, scenes: int, first_seed: int, minutes: float) -> argparse.ArgumentParser:

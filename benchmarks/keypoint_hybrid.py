@@ -66,8 +66,9 @@ def at_scale(frame: np.ndarray, half: np.ndarray | None) -> tuple[np.ndarray, tu
     return half, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2])
 
 
-def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | None, grey_only: bool = False
-               ) -> np.ndarray:
+def support_on(
+    frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | None, grey_only: bool = False
+) -> np.ndarray:
     """``vision.detect.outline_support`` (each full-resolution outline's weakest side on the shipped detector's edge
     map, an edge pixel within 2 px at its scale), from ``half`` where given (``at_scale``). ``grey_only``: on the map's
     grey edges alone, without its chroma edges."""
@@ -77,13 +78,13 @@ def support_on(frame: np.ndarray, quads: list[np.ndarray], half: np.ndarray | No
 
     small, channels, least = at_scale(frame, half)
     if grey_only:
-        edges = cv2.Canny(cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0),
-                          config.grey_low, config.grey_high)
+        edges = cv2.Canny(
+            cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0), config.grey_low, config.grey_high
+        )
     else:
         edges = edge_map(small, channels, least, config)
     near = cv2.dilate(edges, np.ones((5, 5), np.uint8))
     return weakest_side_support([(q + 0.5) * config.scale - 0.5 for q in quads], near)
-
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,9 @@ class Judge:
         Both work on the cascade's half-size frame and pyramid where ``found`` has them."""
         return self.poor_outlines(frame, found.snapped, found)
 
-    def poor_outlines(self, frame: np.ndarray, quads: list[np.ndarray], found: Detection
-                      ) -> tuple[np.ndarray, np.ndarray]:
+    def poor_outlines(
+        self, frame: np.ndarray, quads: list[np.ndarray], found: Detection
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``poor`` for any full-resolution ``quads`` of ``found``'s frame."""
         if not quads:
             return np.zeros(0, bool), np.zeros(0, bool)
@@ -123,18 +125,27 @@ class Judge:
         else:
             off_edges = support_on(frame, quads, found.half, self.grey_only) < self.support
         levels = None if found.half is None or found.quarter is None else (found.half, found.quarter)
-        doubted = np.zeros(len(quads), bool) if self.verifier is None else \
-            self.verifier.trust(frame, quads, levels) < self.trust
+        doubted = (
+            np.zeros(len(quads), bool)
+            if self.verifier is None
+            else self.verifier.trust(frame, quads, levels) < self.trust
+        )
         return off_edges, doubted
 
-    def rescued(self, frame: np.ndarray, found: Detection, off_edges: np.ndarray, doubted: np.ndarray
-                ) -> tuple[Detection, np.ndarray, np.ndarray]:
+    def rescued(
+        self, frame: np.ndarray, found: Detection, off_edges: np.ndarray, doubted: np.ndarray
+    ) -> tuple[Detection, np.ndarray, np.ndarray]:
         """``found`` with each poor snapped outline replaced as ``vision.outline_judge.rescue`` replaces it (by its
         outline before snapping, or itself snapped once more, where that one is not poor), and the poor flags after."""
         from vision.outline_judge import rescue
 
-        snapped, replaced = rescue(frame, found.kept, found.snapped, off_edges | doubted,
-                                   lambda quads: np.logical_or(*self.poor_outlines(frame, quads, found)))
+        snapped, replaced = rescue(
+            frame,
+            found.kept,
+            found.snapped,
+            off_edges | doubted,
+            lambda quads: np.logical_or(*self.poor_outlines(frame, quads, found)),
+        )
         return found._replace(snapped=snapped), off_edges & ~replaced, doubted & ~replaced
 
     def paper_left(self, frame: np.ndarray, found: Detection) -> bool:
@@ -146,9 +157,14 @@ class Judge:
         return paper_left(mask, [(q + 0.5) * config.scale - 0.5 for q in found.snapped], min_card_area(config))
 
 
-
-def in_regions(frame: np.ndarray, found: Detection, poor: np.ndarray, grow: float = 0.6, on_plane: bool = False,
-               plane: np.ndarray | None = None) -> list[np.ndarray]:
+def in_regions(
+    frame: np.ndarray,
+    found: Detection,
+    poor: np.ndarray,
+    grow: float = 0.6,
+    on_plane: bool = False,
+    plane: np.ndarray | None = None,
+) -> list[np.ndarray]:
     """The cascade's outlines that are not ``poor``, and the shipped detector's (``detect_in_region``, the good
     outlines as the deck) in the ``doubtful_regions`` of its doubtful peaks and its poor outlines, where no good
     outline already lies. ``on_plane``: each region is detected on the table plane the good outlines give
@@ -195,13 +211,24 @@ def name_cards(naming: dict[str, int], cards: list[tuple[str, np.ndarray]], seen
 
 def flawless(before: dict[str, int], after: dict[str, int]) -> bool:
     """Did the frame ``tally`` added between ``before`` and ``after`` have every card found and no false outline?"""
-    return after["found"] - before["found"] == after["cards"] - before["cards"] and \
-        after["false_snapped"] == before["false_snapped"]
+    return (
+        after["found"] - before["found"] == after["cards"] - before["cards"]
+        and after["false_snapped"] == before["false_snapped"]
+    )
 
 
-def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, regions: float = 0.0,
-             on_plane: bool = False, calibrated: bool = False, alone: bool = False,
-             recognizer: Recognizer | None = None) -> dict[str, Any]:
+def evaluate(
+    cascade: Cascade,
+    judge: Judge,
+    kind: str,
+    scenes: int,
+    seed: int,
+    regions: float = 0.0,
+    on_plane: bool = False,
+    calibrated: bool = False,
+    alone: bool = False,
+    recognizer: Recognizer | None = None,
+) -> dict[str, Any]:
     """``regions``: detect again only in ``doubtful_regions`` grown by this much (0: the whole frame). ``alone``: the
     shipped detector does not also detect every frame (so the hybrid's time is its own, and with ``regions`` its
     figures are not compared). ``recognizer``: its classification of the hybrid's outlines is timed too, and
@@ -209,12 +236,24 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
     from vision.detect import detect_cards
 
     counts = {"learned": new_counts(), "shipped": new_counts(), "hybrid": new_counts()}
-    times: dict[str, list[float]] = {"learned": [], "shipped": [], "hybrid": [], "judge": [], "hand_on": [],
-                                     "classify": [], "frame": []}
+    times: dict[str, list[float]] = {
+        "learned": [],
+        "shipped": [],
+        "hybrid": [],
+        "judge": [],
+        "hand_on": [],
+        "classify": [],
+        "frame": [],
+    }
     why = {"doubtful_peak": 0, "off_edges": 0, "verifier": 0, "paper": 0}  # frames handed on for each reason
     handed_on = 0
     naming = {"named": 0, "unknown": 0, "wrong": 0, "false_cards": 0}  # with a recognizer
-    verdicts = {"needed": 0, "needless": 0, "missed": 0, "right": 0}  # in doubt or not, the learned outlines flawed or not
+    verdicts = {
+        "needed": 0,
+        "needless": 0,
+        "missed": 0,
+        "right": 0,
+    }  # in doubt or not, the learned outlines flawed or not
     shown = list(_scenes(kind, scenes, seed))
     cascade.detect(shown[0].image)  # the first run of a session is slow (as bench_recognition's warm-up pass)
     for scene in shown:
@@ -224,8 +263,11 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         learned = found.snapped
         if judge.rescue:
             found, off_edges, doubted = judge.rescued(scene.image, found, off_edges, doubted)
-        reasons = {"doubtful_peak": bool(found.doubtful), "off_edges": bool(off_edges.any()),
-                   "verifier": bool(doubted.any())}
+        reasons = {
+            "doubtful_peak": bool(found.doubtful),
+            "off_edges": bool(off_edges.any()),
+            "verifier": bool(doubted.any()),
+        }
         if judge.paper and not any(reasons.values()):
             reasons["paper"] = judge.paper_left(scene.image, found)
         t1 = time.perf_counter()
@@ -266,17 +308,36 @@ def evaluate(cascade: Cascade, judge: Judge, kind: str, scenes: int, seed: int, 
         tally(judged, scene.cards, found.snapped, found.snapped)
         flawed = not flawless(new_counts(), judged)
         verdicts["needed" if in_doubt and flawed else "needless" if in_doubt else "missed" if flawed else "right"] += 1
-    return {"kind": kind, "seed": seed, "support": judge.support, "trust": judge.trust if judge.verifier else None,
-            "paper": judge.paper, "grey_edges": judge.grey_only, "step": judge.step, "rescue": judge.rescue,
-            "regions": regions, "on_plane": on_plane,
-            "calibrated": calibrated, "doubt": cascade.doubt, "check_doubts": cascade.check_doubts,
-            "frames": counts["hybrid"]["frames"],
-            "handed_on": handed_on, "handed_on_for": why, "verdicts": verdicts,
-            **({"recognised": naming} if recognizer is not None else {}),
-            **{name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
-               for name, c in counts.items() if c["frames"]},
-            "ms_mean_median_p90": {name: [round(float(np.mean(t)), 2), round(float(np.median(t)), 2),
-                                          round(float(np.quantile(t, 0.9)), 2)] for name, t in times.items() if t}}
+    return {
+        "kind": kind,
+        "seed": seed,
+        "support": judge.support,
+        "trust": judge.trust if judge.verifier else None,
+        "paper": judge.paper,
+        "grey_edges": judge.grey_only,
+        "step": judge.step,
+        "rescue": judge.rescue,
+        "regions": regions,
+        "on_plane": on_plane,
+        "calibrated": calibrated,
+        "doubt": cascade.doubt,
+        "check_doubts": cascade.check_doubts,
+        "frames": counts["hybrid"]["frames"],
+        "handed_on": handed_on,
+        "handed_on_for": why,
+        "verdicts": verdicts,
+        **({"recognised": naming} if recognizer is not None else {}),
+        **{
+            name: {"cards": c["cards"], "found": c["found"], "false": c["false_snapped"]}
+            for name, c in counts.items()
+            if c["frames"]
+        },
+        "ms_mean_median_p90": {
+            name: [round(float(np.mean(t)), 2), round(float(np.median(t)), 2), round(float(np.quantile(t, 0.9)), 2)]
+            for name, t in times.items()
+            if t
+        },
+    }
 
 
 def main() -> int:
@@ -284,39 +345,89 @@ def main() -> int:
     parser.add_argument("--model", type=Path, required=True, help="a trained first stage (keypoint_spike.py train)")
     parser.add_argument("--checker", type=Path, required=True, help="a trained checker (keypoint_cascade.py train)")
     parser.add_argument("--kind", choices=("realistic", "hard", "clutter", "speed"), default="realistic")
-    parser.add_argument("--scenes", type=int, default=10,
-                        help="scenes a held-out design (clutter: as many frames; speed: frames)")
+    parser.add_argument(
+        "--scenes", type=int, default=10, help="scenes a held-out design (clutter: as many frames; speed: frames)"
+    )
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--support", type=float, default=0.95, help="the least share of each side on edges")
     parser.add_argument("--doubt", type=float, default=0.2, help="the least peak that makes a frame doubtful")
-    parser.add_argument("--check-doubts", type=float, default=0.0, metavar="P",
-                        help="a doubtful peak counts only where the checker gives it a card probability of P or more")
+    parser.add_argument(
+        "--check-doubts",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="a doubtful peak counts only where the checker gives it a card probability of P or more",
+    )
     parser.add_argument("--verifier", type=Path, help="a trained verifier (keypoint_verifier.py train)")
     parser.add_argument("--trust", type=float, default=0.5, help="the verifier's least trust in a good outline")
     parser.add_argument("--paper", action="store_true", help="hand on frames with paper outside the outlines too")
-    parser.add_argument("--regions", type=float, default=0.0, nargs="?", const=0.6, metavar="GROW",
-                        help="detect again only around doubtful peaks and poor outlines (in_regions), each box grown "
-                             "by GROW of its larger side (0.6 without a value); 0: the whole frame")
+    parser.add_argument(
+        "--regions",
+        type=float,
+        default=0.0,
+        nargs="?",
+        const=0.6,
+        metavar="GROW",
+        help="detect again only around doubtful peaks and poor outlines (in_regions), each box grown "
+        "by GROW of its larger side (0.6 without a value); 0: the whole frame",
+    )
     parser.add_argument("--grey-edges", action="store_true", help="judge sides on grey edges alone (support_on)")
-    parser.add_argument("--step", type=float, default=0.0, metavar="LEAST",
-                        help="judge sides on the frame's own colour steps of LEAST or more instead (step_support)")
-    parser.add_argument("--on-plane", action="store_true",
-                        help="detect the regions on the plane the good outlines give (in_regions)")
-    parser.add_argument("--calibrated", action="store_true",
-                        help="give the shipped detector each scene's table plane, as a calibrated table does")
-    parser.add_argument("--rescue", action="store_true",
-                        help="try a poor outline before snapping and snapped again before handing on (Judge.rescued)")
-    parser.add_argument("--alone", action="store_true",
-                        help="do not also run the shipped detector on every frame (the hybrid's own time)")
-    parser.add_argument("--classify", action="store_true",
-                        help="time the shipped recogniser's classification of the hybrid's outlines too")
+    parser.add_argument(
+        "--step",
+        type=float,
+        default=0.0,
+        metavar="LEAST",
+        help="judge sides on the frame's own colour steps of LEAST or more instead (step_support)",
+    )
+    parser.add_argument(
+        "--on-plane", action="store_true", help="detect the regions on the plane the good outlines give (in_regions)"
+    )
+    parser.add_argument(
+        "--calibrated",
+        action="store_true",
+        help="give the shipped detector each scene's table plane, as a calibrated table does",
+    )
+    parser.add_argument(
+        "--rescue",
+        action="store_true",
+        help="try a poor outline before snapping and snapped again before handing on (Judge.rescued)",
+    )
+    parser.add_argument(
+        "--alone",
+        action="store_true",
+        help="do not also run the shipped detector on every frame (the hybrid's own time)",
+    )
+    parser.add_argument(
+        "--classify",
+        action="store_true",
+        help="time the shipped recogniser's classification of the hybrid's outlines too",
+    )
     args = parser.parse_args()
     cascade = Cascade(args.model, args.checker, doubt=args.doubt, check_doubts=args.check_doubts)
-    judge = Judge(args.support, args.paper, None if args.verifier is None else Verifier(args.verifier), args.trust,
-                  args.grey_edges, args.step, args.rescue)
+    judge = Judge(
+        args.support,
+        args.paper,
+        None if args.verifier is None else Verifier(args.verifier),
+        args.trust,
+        args.grey_edges,
+        args.step,
+        args.rescue,
+    )
     recognizer = Recognizer() if args.classify else None
-    print(evaluate(cascade, judge, args.kind, args.scenes, args.seed, args.regions, args.on_plane, args.calibrated,
-                   args.alone, recognizer))
+    print(
+        evaluate(
+            cascade,
+            judge,
+            args.kind,
+            args.scenes,
+            args.seed,
+            args.regions,
+            args.on_plane,
+            args.calibrated,
+            args.alone,
+            recognizer,
+        )
+    )
     return 0
 
 

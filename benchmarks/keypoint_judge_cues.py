@@ -52,8 +52,10 @@ def error_of(quad: np.ndarray, cards: list[tuple[str, np.ndarray]]) -> float:
 def flagged(errors: np.ndarray, supports: dict[str, np.ndarray]) -> dict[str, dict[str, list[int]]]:
     """For each cue and least support of ``SUPPORTS``: how many outlines on their card and off it it flags."""
     on, off = errors < ON, errors >= OFF
-    return {cue: {f"under {s}": [int((v[on] < s).sum()), int((v[off] < s).sum())] for s in SUPPORTS}
-            for cue, v in supports.items()}
+    return {
+        cue: {f"under {s}": [int((v[on] < s).sum()), int((v[off] < s).sum())] for s in SUPPORTS}
+        for cue, v in supports.items()
+    }
 
 
 def mended(frame: np.ndarray, found: Detection, poor: np.ndarray) -> list[np.ndarray]:
@@ -78,8 +80,9 @@ def mended(frame: np.ndarray, found: Detection, poor: np.ndarray) -> list[np.nda
     plane = plane_from_cards(good, frame.shape, spread=config.plane_spread, drop=config.plane_drop)
     if plane is not None and len(fixed) + len(good) >= 3:
         try:
-            fixed = fit_deck(frame, fixed, edges, near, replace(config, plane=plane_tuple(plane, frame.shape)), None,
-                             good)
+            fixed = fit_deck(
+                frame, fixed, edges, near, replace(config, plane=plane_tuple(plane, frame.shape)), None, good
+            )
         except CalibrationError:  # a degenerate plane: no deck's rectangle to fit
             pass
     return [order_corners(q) for q in fixed]  # (the deck's rectangles may come the other way round)
@@ -96,8 +99,9 @@ def looked_again(frame: np.ndarray, found: Detection, quads: list[np.ndarray], c
     return snap_to_edges(frame, [order_corners(m / to_half) for m in moved])
 
 
-def study(cascade: Cascade, verifier: Verifier, kind: str, scenes: int, seed: int, steps: list[float],
-          mend: bool) -> dict[str, Any]:
+def study(
+    cascade: Cascade, verifier: Verifier, kind: str, scenes: int, seed: int, steps: list[float], mend: bool
+) -> dict[str, Any]:
     errors: list[float] = []
     supports: dict[str, list[float]] = {"grey edges": [], **{f"steps of {s:g}": [] for s in steps}}
     times: dict[str, list[float]] = {"grey edges": [], "steps": [], "mend": []}
@@ -127,19 +131,27 @@ def study(cascade: Cascade, verifier: Verifier, kind: str, scenes: int, seed: in
         times["mend"].append(1000 * (time.perf_counter() - t3))
         for name, after in (("second look", looked_again(frame, found, before, cascade)), ("mend", fixed)):
             passes = (step_support(frame, after, 20) >= 0.95) & (verifier.trust(frame, after, levels) >= 0.5)
-            fixes[name] += [[error_of(b, scene.cards), error_of(a, scene.cards), float(ok)]
-                            for b, a, ok in zip(before, after, passes, strict=True)]
+            fixes[name] += [
+                [error_of(b, scene.cards), error_of(a, scene.cards), float(ok)]
+                for b, a, ok in zip(before, after, passes, strict=True)
+            ]
     e = np.array(errors)
     out: dict[str, Any] = {
-        "kind": kind, "seed": seed, "outlines_on_off": [int((e < ON).sum()), int((e >= OFF).sum())],
+        "kind": kind,
+        "seed": seed,
+        "outlines_on_off": [int((e < ON).sum()), int((e >= OFF).sum())],
         "flagged_on_off": flagged(e, {cue: np.array(v) for cue, v in supports.items()}),
-        "ms_median": {cue: round(float(np.median(t)), 2) for cue, t in times.items() if t}}
+        "ms_median": {cue: round(float(np.median(t)), 2) for cue, t in times.items() if t},
+    }
     for name, rows in fixes.items():
         if rows:
             r = np.array(rows)
-            out[name] = {"poor": len(r), "passed": int(r[:, 2].sum()),
-                         "passed_on_card": int(((r[:, 2] > 0) & (r[:, 1] < OFF)).sum()),
-                         "error_before_after": [[round(a, 3), round(b, 3)] for a, b in r[:, :2].tolist()]}
+            out[name] = {
+                "poor": len(r),
+                "passed": int(r[:, 2].sum()),
+                "passed_on_card": int(((r[:, 2] > 0) & (r[:, 1] < OFF)).sum()),
+                "error_before_after": [[round(a, 3), round(b, 3)] for a, b in r[:, :2].tolist()],
+            }
     return out
 
 
@@ -151,10 +163,16 @@ def main() -> int:
     parser.add_argument("--kind", choices=("realistic", "hard", "speed"), default="realistic")
     parser.add_argument("--scenes", type=int, default=5, help="scenes a held-out design (speed: frames)")
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--steps", type=float, nargs="+", default=[12, 16, 20, 25, 30],
-                        help="least colour steps to judge sides on (step_support)")
-    parser.add_argument("--mend", action="store_true", help="what a second look and the shipped mending do to poor "
-                                                            "outlines")
+    parser.add_argument(
+        "--steps",
+        type=float,
+        nargs="+",
+        default=[12, 16, 20, 25, 30],
+        help="least colour steps to judge sides on (step_support)",
+    )
+    parser.add_argument(
+        "--mend", action="store_true", help="what a second look and the shipped mending do to poor outlines"
+    )
     args = parser.parse_args()
     cascade = Cascade(args.model, args.checker, doubt=0.2)
     print(study(cascade, Verifier(args.verifier), args.kind, args.scenes, args.seed, args.steps, args.mend))

@@ -6,7 +6,8 @@ speed target; nothing in ``vision/`` uses it.
     .venv/bin/python benchmarks/keypoint_spike.py scenes --scenes 4000 [--first-seed 0] --out /tmp/kp_scenes.npz
     .venv/bin/python benchmarks/keypoint_spike.py train --data /tmp/kp_scenes.npz [...] --minutes 35 --out /tmp/kp.pt \
         [--init /tmp/kp.pt --rate 1e-3]
-    .venv/bin/python benchmarks/keypoint_spike.py train-refiner --data /tmp/kp_scenes.npz --minutes 10 --out /tmp/ref.pt \
+    .venv/bin/python benchmarks/keypoint_spike.py train-refiner --data /tmp/kp_scenes.npz --minutes 10 --out /tmp/ref.pt
+    \
         [--far-share 0.33]
     .venv/bin/python benchmarks/keypoint_spike.py evaluate --model /tmp/kp.pt [--refiner /tmp/ref.pt] \
         --kind realistic|hard|clutter --scenes 10 [--threshold 0.3] [--support 0.6] [--passes 1]
@@ -112,8 +113,9 @@ def _nets(torch: Any) -> dict[str, Any]:
 
         def __init__(self, c: tuple[int, ...] = (16, 32, 64), outputs: int = 8) -> None:
             super().__init__()
-            self.body = nn.Sequential(cbr(3, c[0], 2), dw(c[0], c[1], 2), dw(c[1], c[2], 2), dw(c[2], c[2]),
-                                      nn.Conv2d(c[2], 16, 1))
+            self.body = nn.Sequential(
+                cbr(3, c[0], 2), dw(c[0], c[1], 2), dw(c[1], c[2], 2), dw(c[2], c[2]), nn.Conv2d(c[2], 16, 1)
+            )
             self.fc = nn.Linear(16 * (PATCH // 8) ** 2, outputs)  # (keypoint_cascade: a ninth, card or not)
 
         def forward(self, x: Any) -> Any:
@@ -132,10 +134,16 @@ def cost() -> list[dict[str, Any]]:
             _export(torch, model, *INPUT, path)
             session = _session(path)
             feed = {session.get_inputs()[0].name: np.random.rand(1, 3, INPUT[1], INPUT[0]).astype(np.float32)}
-            rows.append({"channels": widths, "input": f"{INPUT[0]}x{INPUT[1]}", "grid": f"{GRID[0]}x{GRID[1]}",
-                         "params": sum(p.numel() for p in model.parameters()), "ms": median_ms(session, feed)})
+            rows.append(
+                {
+                    "channels": widths,
+                    "input": f"{INPUT[0]}x{INPUT[1]}",
+                    "grid": f"{GRID[0]}x{GRID[1]}",
+                    "params": sum(p.numel() for p in model.parameters()),
+                    "ms": median_ms(session, feed),
+                }
+            )
     return rows
-
 
 
 def targets(quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,7 +180,9 @@ def _draw(job: tuple[int, int, str]) -> tuple[np.ndarray, list[list[np.ndarray]]
     images, cards = [], []
     for scene in scenes_from(source, seed, count, salt=778):
         images.append(cv2.resize(scene.image, INPUT, interpolation=cv2.INTER_AREA))
-        cards.append([np.asarray(q, np.float32).reshape(4, 2) * (INPUT[0] / scene.image.shape[1]) for _, q in scene.cards])
+        cards.append(
+            [np.asarray(q, np.float32).reshape(4, 2) * (INPUT[0] / scene.image.shape[1]) for _, q in scene.cards]
+        )
     return np.stack(images), cards
 
 
@@ -212,8 +222,14 @@ def _flip(quads: np.ndarray, horizontal: bool, vertical: bool) -> np.ndarray:
     return q
 
 
-def train(data: list[Path], minutes: float, out: Path, widths: tuple[int, ...] = (16, 32, 48, 96),
-          init: Path | None = None, rate: float = 3e-3) -> dict[str, Any]:
+def train(
+    data: list[Path],
+    minutes: float,
+    out: Path,
+    widths: tuple[int, ...] = (16, 32, 48, 96),
+    init: Path | None = None,
+    rate: float = 3e-3,
+) -> dict[str, Any]:
     """``minutes`` of training of the first stage, from scratch or on from the model saved at ``init``; the learning
     rate starts at ``rate`` and falls on a cosine to nothing at the end."""
     torch = _torch()
@@ -249,8 +265,9 @@ def train(data: list[Path], minutes: float, out: Path, widths: tuple[int, ...] =
         y = model(xt)
         p = torch.sigmoid(y[:, :1]).clamp(1e-4, 1 - 1e-4)
         centre = (heat_t > 0.999).float()  # CenterNet's focal loss: the centre cell is 1, the rest weighed down
-        focal = -(centre * (1 - p) ** 2 * torch.log(p)
-                  + (1 - centre) * (1 - heat_t) ** 4 * p**2 * torch.log(1 - p)).sum() / centre.sum().clamp(min=1)
+        focal = -(
+            centre * (1 - p) ** 2 * torch.log(p) + (1 - centre) * (1 - heat_t) ** 4 * p**2 * torch.log(1 - p)
+        ).sum() / centre.sum().clamp(min=1)
         pred = y[:, 1:]
         # the smallest L1 over the four cyclic orders of the predicted corners
         shifts = torch.stack([torch.roll(pred, -2 * k, dims=1) for k in range(4)])  # (4, B, 8, H, W)
@@ -263,9 +280,13 @@ def train(data: list[Path], minutes: float, out: Path, widths: tuple[int, ...] =
         steps += 1
         losses.append(loss.item())
     torch.save({"widths": widths, "state": model.state_dict()}, out)
-    return {"scenes": len(images), "steps": steps, "train_s": round(time.time() - t0, 1),
-            "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
-
+    return {
+        "scenes": len(images),
+        "steps": steps,
+        "train_s": round(time.time() - t0, 1),
+        "loss_last_100": round(float(np.mean(losses[-100:])), 4),
+        "model": str(out),
+    }
 
 
 def patch_net_session(torch: Any, path: Path, outputs: int, folder: Path) -> Any:
@@ -297,13 +318,15 @@ def rough(quad: np.ndarray, rng: np.random.Generator, far_share: float = 0.0) ->
     far = 2.0 if far_share > 0 and rng.random() < far_share else 1.0
     turn = np.radians(rng.normal(0, 3 * far))
     rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]]) * rng.normal(1, 0.04 * far)
-    moved = (q - centre) @ rot.T + centre + rng.normal(0, 0.04 * far * width, 2) + \
-        rng.normal(0, 0.05 * far * width, (4, 2))
+    moved = (
+        (q - centre) @ rot.T + centre + rng.normal(0, 0.04 * far * width, 2) + rng.normal(0, 0.05 * far * width, (4, 2))
+    )
     return moved.astype(np.float32)
 
 
-def _refiner_batch(images: np.ndarray, quads: list[np.ndarray], batch: int, rng: np.random.Generator,
-                   far_share: float) -> tuple[np.ndarray, np.ndarray]:
+def _refiner_batch(
+    images: np.ndarray, quads: list[np.ndarray], batch: int, rng: np.random.Generator, far_share: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``batch`` patches rectified from rough outlines of random cards, and where their true corners lie there (as
     the refiner answers: offsets from ``SQUARE``'s corners, clockwise from the rough outline's first corner)."""
     with_cards = [i for i, q in enumerate(quads) if len(q)]
@@ -327,9 +350,17 @@ def true_offsets(truth: np.ndarray, to_patch: np.ndarray) -> np.ndarray:
     return out
 
 
-def train_patch_net(torch: Any, model: Any, draw: Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]],
-                    loss_of: Callable[[Any, Any], Any], minutes: float, out: Path, seed: int, rate: float = 3e-3,
-                    init: Path | None = None) -> dict[str, Any]:
+def train_patch_net(
+    torch: Any,
+    model: Any,
+    draw: Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]],
+    loss_of: Callable[[Any, Any], Any],
+    minutes: float,
+    out: Path,
+    seed: int,
+    rate: float = 3e-3,
+    init: Path | None = None,
+) -> dict[str, Any]:
     """``minutes`` of training of a network on ``PATCH``-square patches (the refiner, ``keypoint_cascade``'s checker,
     ``keypoint_verifier``'s verifier): two threads, AdamW, a cosine rate from ``rate``, colour gain. ``draw(rng)``
     gives a batch of uint8 patches (B, PATCH, PATCH, 3) and what the network should answer for them, ``loss_of(answer,
@@ -355,16 +386,26 @@ def train_patch_net(torch: Any, model: Any, draw: Callable[[np.random.Generator]
         steps += 1
         losses.append(loss.item())
     torch.save({"state": model.state_dict()}, out)
-    return {"steps": steps, "train_s": round(time.time() - t0, 1),
-            "loss_last_100": round(float(np.mean(losses[-100:])), 4), "model": str(out)}
+    return {
+        "steps": steps,
+        "train_s": round(time.time() - t0, 1),
+        "loss_last_100": round(float(np.mean(losses[-100:])), 4),
+        "model": str(out),
+    }
 
 
 def train_refiner(data: list[Path], minutes: float, out: Path, far_share: float = 0.0) -> dict[str, Any]:
     torch = _torch()
     images, quads = _load(data)
     return train_patch_net(
-        torch, _nets(torch)["RefineNet"](), lambda rng: _refiner_batch(images, quads, 64, rng, far_share),
-        lambda y, wanted: torch.nn.functional.smooth_l1_loss(y, wanted, beta=0.1), minutes, out, seed=1)
+        torch,
+        _nets(torch)["RefineNet"](),
+        lambda rng: _refiner_batch(images, quads, 64, rng, far_share),
+        lambda y, wanted: torch.nn.functional.smooth_l1_loss(y, wanted, beta=0.1),
+        minutes,
+        out,
+        seed=1,
+    )
 
 
 def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:
@@ -375,15 +416,15 @@ def outlines(out: np.ndarray, threshold: float) -> list[np.ndarray]:
     return [order_corners(q) for q in peak_corners(out, threshold)[0]]
 
 
-
 def on_edges(frame: np.ndarray, quads: list[np.ndarray], support: float) -> list[np.ndarray]:
     """The full-resolution ``quads`` whose every side lies on edges of the frame at half its size for ``support`` of
     its samples (``vision.quads.weakest_side_support``; Canny as the detector's grey map, dilated 3x3): a coin's,
     a chip's or a hand's outline has no four straight edges."""
     from vision.quads import weakest_side_support
 
-    grey = cv2.cvtColor(cv2.resize(frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_AREA),
-                        cv2.COLOR_BGR2GRAY)
+    grey = cv2.cvtColor(
+        cv2.resize(frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY
+    )
     near = cv2.dilate(cv2.Canny(grey, 40, 120), np.ones((3, 3), np.uint8))
     kept = weakest_side_support([q / 2 for q in quads], near) >= support
     return [q for q, keep in zip(quads, kept, strict=True) if keep]
@@ -417,8 +458,16 @@ def export_first_stage(torch: Any, model_path: Path, folder: Path) -> Path:
     return folder / "kp.onnx"
 
 
-def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: float,
-             refiner_path: Path | None = None, passes: int = 1, support: float = 0.0) -> dict[str, Any]:
+def evaluate(
+    model_path: Path,
+    kind: str,
+    scenes: int,
+    seed: int,
+    threshold: float,
+    refiner_path: Path | None = None,
+    passes: int = 1,
+    support: float = 0.0,
+) -> dict[str, Any]:
     from vision.rectify import order_corners
     from vision.snapping import snap_to_edges
 
@@ -454,8 +503,16 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int, threshold: flo
         for _, truth in scene.cards:
             if (rough_error := corner_error(truth, first)) is not None:
                 errors.append((rough_error, final_error(truth, quads)))
-    return {"kind": kind, "seed": seed, "threshold": threshold, "refiner_passes": passes if refiner else 0,
-            "support": support, **counts, **medians(times), **corner_errors(errors)}
+    return {
+        "kind": kind,
+        "seed": seed,
+        "threshold": threshold,
+        "refiner_passes": passes if refiner else 0,
+        "support": support,
+        **counts,
+        **medians(times),
+        **corner_errors(errors),
+    }
 
 
 def corner_error(truth: np.ndarray, quads: list[np.ndarray]) -> float | None:
@@ -487,9 +544,12 @@ def corner_errors(errors: list[tuple[float, float]]) -> dict[str, Any]:
         return {}
     e = np.array(errors)
     off = e[:, 1] >= 0.12
-    return {"corner_error_first_p50_p90": np.round(np.quantile(e[:, 0], [0.5, 0.9]), 3).tolist(),
-            "corner_error_final_p50_p90": np.round(np.quantile(e[:, 1], [0.5, 0.9]), 3).tolist(),
-            "final_off_12pct": int(off.sum()), "of_them_first_off_20pct": int((off & (e[:, 0] >= 0.2)).sum())}
+    return {
+        "corner_error_first_p50_p90": np.round(np.quantile(e[:, 0], [0.5, 0.9]), 3).tolist(),
+        "corner_error_final_p50_p90": np.round(np.quantile(e[:, 1], [0.5, 0.9]), 3).tolist(),
+        "final_off_12pct": int(off.sum()),
+        "of_them_first_off_20pct": int((off & (e[:, 0] >= 0.2)).sum()),
+    }
 
 
 def main() -> int:
@@ -520,8 +580,12 @@ def main() -> int:
     e.add_argument("--threshold", type=float, default=0.3, help="the heatmap's least peak for a card")
     e.add_argument("--refiner", type=Path, help="a trained second stage (train-refiner) to move the corners first")
     e.add_argument("--passes", type=int, default=1, help="times the refiner moves each outline")
-    e.add_argument("--support", type=float, default=0.0,
-                   help="keep only outlines whose every side lies on edges for this share (on_edges; 0: all)")
+    e.add_argument(
+        "--support",
+        type=float,
+        default=0.0,
+        help="keep only outlines whose every side lies on edges for this share (on_edges; 0: all)",
+    )
     args = parser.parse_args()
     if args.command == "cost":
         for row in cost():
@@ -533,8 +597,11 @@ def main() -> int:
     elif args.command == "train-refiner":
         print(train_refiner(args.data, args.minutes, args.out, args.far_share))
     else:
-        print(evaluate(args.model, args.kind, args.scenes, args.seed, args.threshold, args.refiner, args.passes,
-                       args.support))
+        print(
+            evaluate(
+                args.model, args.kind, args.scenes, args.seed, args.threshold, args.refiner, args.passes, args.support
+            )
+        )
     return 0
 
 

@@ -115,28 +115,44 @@ def _mine(job: tuple[int, int, str, str, float, str]) -> tuple[np.ndarray, np.nd
     return np.stack(patches), np.array(labels, np.float32)
 
 
-def mine_patches(model: Path, checker: Path, scenes: int, out: Path, first: int, good: float = GOOD,
-                 source: str = "synth") -> dict[str, Any]:
+def mine_patches(
+    model: Path, checker: Path, scenes: int, out: Path, first: int, good: float = GOOD, source: str = "synth"
+) -> dict[str, Any]:
     t0 = time.time()
     with Pool(2) as pool:
-        parts = pool.map(_mine, [(seed, 25, str(model), str(checker), good, source)
-                                 for seed in range(first, first + max(1, scenes // 25))])
+        parts = pool.map(
+            _mine,
+            [(seed, 25, str(model), str(checker), good, source) for seed in range(first, first + max(1, scenes // 25))],
+        )
     patches = np.concatenate([p[0] for p in parts])
     labels = np.concatenate([p[1] for p in parts])
     np.savez(out, patches=patches, labels=labels)
-    return {"patches": len(patches), "on": int(labels.sum()), "off": int((labels == 0).sum()),
-            "seconds": round(time.time() - t0, 1), "file": str(out)}
+    return {
+        "patches": len(patches),
+        "on": int(labels.sum()),
+        "off": int((labels == 0).sum()),
+        "seconds": round(time.time() - t0, 1),
+        "file": str(out),
+    }
 
 
-def train_verifier(paths: list[Path], minutes: float, out: Path, rate: float = 3e-3, init: Path | None = None
-                   ) -> dict[str, Any]:
+def train_verifier(
+    paths: list[Path], minutes: float, out: Path, rate: float = 3e-3, init: Path | None = None
+) -> dict[str, Any]:
     """``minutes`` of training (``keypoint_spike.train_patch_net``, batch 128, cross-entropy on on or off)."""
     torch = _torch()
     count, draw = patch_sampler(paths, "labels")
     trained = train_patch_net(
-        torch, _nets(torch)["RefineNet"](outputs=1), draw,
-        lambda y, wanted: torch.nn.functional.binary_cross_entropy_with_logits(y[:, 0], wanted), minutes, out, seed=3,
-        rate=rate, init=init)
+        torch,
+        _nets(torch)["RefineNet"](outputs=1),
+        draw,
+        lambda y, wanted: torch.nn.functional.binary_cross_entropy_with_logits(y[:, 0], wanted),
+        minutes,
+        out,
+        seed=3,
+        rate=rate,
+        init=init,
+    )
     return {"patches": count, **trained}
 
 
@@ -147,8 +163,9 @@ class Verifier:
         with tempfile.TemporaryDirectory() as tmp:
             self.session = patch_net_session(_torch(), path, 1, Path(tmp))
 
-    def trust(self, frame: np.ndarray, quads: list[np.ndarray],
-              levels: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    def trust(
+        self, frame: np.ndarray, quads: list[np.ndarray], levels: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> np.ndarray:
         """(Q,) how likely each full-resolution outline of ``frame`` is on its card (0-1); ``levels``: the frame's
         ``pyramid`` where it was made already."""
         if not quads:

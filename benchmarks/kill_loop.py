@@ -26,16 +26,26 @@ class KilledRun:
     runs: int
 
 
-def run_with_kills(first: Sequence[str], again: Sequence[str], *, cwd: Path, progress: Callable[[], int],
-                   rng: random.Random, planned: int, step: tuple[int, int], timeout: float,
-                   poll_s: float) -> KilledRun:
+def run_with_kills(
+    first: Sequence[str],
+    again: Sequence[str],
+    *,
+    cwd: Path,
+    progress: Callable[[], int],
+    rng: random.Random,
+    planned: int,
+    step: tuple[int, int],
+    timeout: float,
+    poll_s: float,
+) -> KilledRun:
     """Start ``first``; until ``planned`` kills are done, kill each run once ``progress()`` has grown
     by ``rng.randint(*step)``; then let a run of ``again`` finish (at most ``planned + 3`` runs)."""
     kills, runs = 0, 0
     out: dict[str, Any] | None = None
     while runs < planned + 3:
-        proc = subprocess.Popen(list(first if runs == 0 else again), cwd=cwd, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            list(first if runs == 0 else again), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         runs += 1
         if kills < planned:
             at = progress() + rng.randint(*step)

@@ -34,8 +34,10 @@ from vision.detect import detect_cards  # noqa: E402
 from vision.learned_detect import detect_learned  # noqa: E402
 from vision.learned_outlines import OutlineNets  # noqa: E402
 
-MATCHES = {"garbage": {"rules": "standard", "seed": 1, "cheat": 0.1},
-           "frog": {"rules": "foster-1909", "seed": 3, "cheat": 0.15, "deals": 1}}
+MATCHES = {
+    "garbage": {"rules": "standard", "seed": 1, "cheat": 0.1},
+    "frog": {"rules": "foster-1909", "seed": 3, "cheat": 0.15, "deals": 1},
+}
 
 
 def watch_match(game: str, seed: int | None = None) -> dict[str, Any]:
@@ -48,8 +50,7 @@ def watch_match(game: str, seed: int | None = None) -> dict[str, Any]:
     differ: list[dict[str, Any]] = []
     original = recognizer_module.Recognizer.recognize
 
-    def recognize(self: Any, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
-                  ignore: Any = ()) -> list[Any]:
+    def recognize(self: Any, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Any = ()) -> list[Any]:
         t0 = time.perf_counter()
         shipped = detect_cards(frame_bgr, self.detector, plane=plane, ignore=ignore)
         t1 = time.perf_counter()
@@ -72,14 +73,24 @@ def watch_match(game: str, seed: int | None = None) -> dict[str, Any]:
     recognizer_module.Recognizer.recognize = recognize  # type: ignore[method-assign]
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            out = run(FrogGarbageDemo(game, players=3, journal=Path(tmp) / "journal.db", senses="vision",
-                                      timeout=600, **spec))
+            out = run(
+                FrogGarbageDemo(game, players=3, journal=Path(tmp) / "journal.db", senses="vision", timeout=600, **spec)
+            )
     finally:
         recognizer_module.Recognizer.recognize = original  # type: ignore[method-assign]
-    return {"game": game, **spec, "error": out.error, "agrees_with_truth": out.agree,
-            "full_frames": len(shipped_ms), "handed_on": dict(handed), "frames_named_differently": differ,
-            "median_ms": {"shipped": round(float(np.median(shipped_ms)), 1),
-                          "learned": round(float(np.median(learned_ms)), 1)}}
+    return {
+        "game": game,
+        **spec,
+        "error": out.error,
+        "agrees_with_truth": out.agree,
+        "full_frames": len(shipped_ms),
+        "handed_on": dict(handed),
+        "frames_named_differently": differ,
+        "median_ms": {
+            "shipped": round(float(np.median(shipped_ms)), 1),
+            "learned": round(float(np.median(learned_ms)), 1),
+        },
+    }
 
 
 def main() -> int:

@@ -50,8 +50,9 @@ def step_times(rec: Recognizer, frames: int, repeats: int) -> tuple[list[dict[st
             rec.classify_quads(scene.image, detection.quads)
             t4 = time.perf_counter()
             ms = dict(zip(STEPS[:4], found.ms, strict=True))
-            ms.update(judge=1000 * (t2 - t1), detect=1000 * (t3 - t2), classify=1000 * (t4 - t3),
-                      frame=1000 * (t4 - t2))
+            ms.update(
+                judge=1000 * (t2 - t1), detect=1000 * (t3 - t2), classify=1000 * (t4 - t3), frame=1000 * (t4 - t2)
+            )
             if round_:
                 best[k] = {step: min(best[k].get(step, ms[step]), ms[step]) for step in STEPS}
             handed_on[k] = bool(detection.regions)
@@ -65,7 +66,8 @@ def report(best: list[dict[str, float]], handed_on: list[bool]) -> dict[str, Any
         "handed_on": [k for k, on in enumerate(handed_on) if on],
         "median_ms": {step: round(statistics.median(ms[step] for ms in best), 2) for step in STEPS},
         "median_ms_not_handed_on": {step: round(statistics.median(ms[step] for ms in clean), 2) for step in STEPS}
-        if clean else {},
+        if clean
+        else {},
     }
 
 
@@ -78,15 +80,19 @@ def main(argv: list[str] | None = None) -> None:
     if args.frames < 1 or args.repeats < 1:
         ap.error("--frames and --repeats must be at least 1")
     best, handed_on = step_times(Recognizer(threads=1), args.frames, args.repeats)
-    out = {"command": "benchmarks/learned_steps.py " + " ".join(sys.argv[1:] if argv is None else argv),
-           **report(best, handed_on)}
+    out = {
+        "command": "benchmarks/learned_steps.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        **report(best, handed_on),
+    }
     if args.json:
         print(json.dumps(out))
         return
     print(f"{out['frames']} frames, {len(out['handed_on'])} handed on: {out['handed_on']}")
     for step in STEPS:
-        print(f"{step:9s} median {out['median_ms'][step]:6.2f} ms, not handed on "
-              f"{out['median_ms_not_handed_on'].get(step, float('nan')):6.2f} ms")
+        print(
+            f"{step:9s} median {out['median_ms'][step]:6.2f} ms, not handed on "
+            f"{out['median_ms_not_handed_on'].get(step, float('nan')):6.2f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -73,8 +73,14 @@ def add_frame_arguments(ap: argparse.ArgumentParser, *, kind: str, given: str) -
 def add_detector_argument(ap: argparse.ArgumentParser) -> None:
     """``--detector FIELD=VALUE ...``: detector settings other than the shipped ones, for the benchmarks that run
     the detector on ``add_frame_arguments``' frames (read back by ``detector_from``)."""
-    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
-                    help="detector settings other than the shipped ones (DetectorConfig fields)")
+    ap.add_argument(
+        "--detector",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="detector settings other than the shipped ones (DetectorConfig fields)",
+    )
 
 
 def detector_from(ap: argparse.ArgumentParser, args: argparse.Namespace) -> DetectorConfig:
@@ -118,9 +124,15 @@ def main() -> None:
             if got is not None and got.card == label:
                 continue
             case: dict[str, object] = {
-                "scene": index, "design": design, "card": label, "court": court, "blur": blur_class(scene.blur),
+                "scene": index,
+                "design": design,
+                "card": label,
+                "court": court,
+                "blur": blur_class(scene.blur),
                 "kind": "missed" if got is None else "unknown" if got.card == "unknown" else "wrong",
-                "support": round(float(sup), 2), "true_outline": model.card}
+                "support": round(float(sup), 2),
+                "true_outline": model.card,
+            }
             if got is None:
                 near = nearest_error(quad, quads)
                 case["nearest"] = None if near is None else near[0]
@@ -134,11 +146,14 @@ def main() -> None:
     on_edges = [c for c in missed if float(c["support"]) >= 0.9]
     summary = {
         "command": " ".join(["benchmarks/missed_cards.py", *sys.argv[1:]]),
-        "cards": cards, "not_named": len(cases), "by_kind": dict(Counter(str(c["kind"]) for c in cases)),
+        "cards": cards,
+        "not_named": len(cases),
+        "by_kind": dict(Counter(str(c["kind"]) for c in cases)),
         "missed_support_at_least_0.9": len(on_edges),
         "missed_no_outline_within_a_third": sum(c["nearest"] is None for c in missed),
-        "missed_outline_near_by_corners_off": dict(sorted(Counter(int(c["corners_off"]) for c in missed
-                                                          if "corners_off" in c).items())),
+        "missed_outline_near_by_corners_off": dict(
+            sorted(Counter(int(c["corners_off"]) for c in missed if "corners_off" in c).items())
+        ),
         "missed_court_cards": sum(bool(c["court"]) for c in missed),
         "court_share_of_missed": round(sum(bool(c["court"]) for c in missed) / max(1, len(missed)), 3),
         "court_share_of_cards": round(courts / max(1, cards), 3),
@@ -150,12 +165,15 @@ def main() -> None:
 
 def _line(c: dict[str, Any]) -> str:
     extra = f"nearest {c['nearest']}" if c["kind"] == "missed" else f"read {c['read']} at {c['confidence']}"
-    return (f"scene {c['scene']:4d} {c['design']:28s} {c['card']:5s} {c['kind']:8s} support {c['support']:.2f} "
-            f"{extra:22s} true outline: {c['true_outline']:8s} {c['blur']}")
+    return (
+        f"scene {c['scene']:4d} {c['design']:28s} {c['card']:5s} {c['kind']:8s} support {c['support']:.2f} "
+        f"{extra:22s} true outline: {c['true_outline']:8s} {c['blur']}"
+    )
 
 
-def print_report(cases: list[dict[str, Any]], summary: dict[str, object], *, as_json: bool,
-                 line: Callable[[dict[str, Any]], str]) -> None:
+def print_report(
+    cases: list[dict[str, Any]], summary: dict[str, object], *, as_json: bool, line: Callable[[dict[str, Any]], str]
+) -> None:
     """One JSON object per case, then the summary (``as_json``); or a readable ``line`` per case, then the
     summary indented. Also ``outline_stages.py``'s report."""
     if as_json:

@@ -8,7 +8,8 @@ an outline of ``detect_cards`` matches (``models.training.dataset.match``), each
 offset from the card's true side: how far the outline side's midpoint lies from the true side's line, along
 the true side's outward normal (positive: outside the card), in full-resolution pixels. The summary gives, per
 camera blur (``evaluate.blur_class``), per held-out design and for all frames, the number of sides, their mean,
-median, 10th and 90th percentile offsets, and the share more than 2 px off either way. A systematic offset shows in the mean
+median, 10th and 90th percentile offsets, and the share more than 2 px off either way. A systematic offset shows in the
+mean
 and median; an outline's scatter in the percentiles.
 """
 
@@ -55,9 +56,14 @@ def summarise(offsets: list[float]) -> dict[str, float | int]:
     if not len(x):
         return {"sides": 0}
     p10, p90 = np.percentile(x, [10, 90])
-    return {"sides": len(x), "mean": round(float(x.mean()), 2), "median": round(float(np.median(x)), 2),
-            "p10": round(float(p10), 2), "p90": round(float(p90), 2),
-            "over_2px": round(float((np.abs(x) > 2.0).mean()), 4)}
+    return {
+        "sides": len(x),
+        "mean": round(float(x.mean()), 2),
+        "median": round(float(np.median(x)), 2),
+        "p10": round(float(p10), 2),
+        "p90": round(float(p90), 2),
+        "over_2px": round(float((np.abs(x) > 2.0).mean()), 4),
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:
@@ -82,8 +88,11 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             designs.setdefault(design, []).extend(offsets)
     summary: dict[str, object] = {
         "command": " ".join(["benchmarks/outline_offsets.py", *(sys.argv[1:] if argv is None else argv)]),
-        "cards": cards, "found": found, "by_blur": {k: summarise(v) for k, v in sorted(groups.items())},
-        "by_design": {k: summarise(v) for k, v in sorted(designs.items())}}
+        "cards": cards,
+        "found": found,
+        "by_blur": {k: summarise(v) for k, v in sorted(groups.items())},
+        "by_design": {k: summarise(v) for k, v in sorted(designs.items())},
+    }
     print(json.dumps(summary) if args.json else json.dumps(summary, indent=2))
     return summary
 

@@ -46,9 +46,19 @@ from vision.rectify import order_corners  # noqa: E402
 
 # the steps of ``detect_cards`` that return outlines, and whether they are at detection scale (else full)
 STEPS: tuple[tuple[str, bool], ...] = (
-    ("resolve", True), ("gap_pass", True), ("hue_pass", True), ("tab_pass", True), ("texture_pass", True),
-    ("_faint_chroma_cards", True), ("cards_in_holes", True), ("new_cards", True), ("size_pass_cards", True),
-    ("snap_to_edges", False), ("repair_skewed", False), ("fit_deck", False))
+    ("resolve", True),
+    ("gap_pass", True),
+    ("hue_pass", True),
+    ("tab_pass", True),
+    ("texture_pass", True),
+    ("_faint_chroma_cards", True),
+    ("cards_in_holes", True),
+    ("new_cards", True),
+    ("size_pass_cards", True),
+    ("snap_to_edges", False),
+    ("repair_skewed", False),
+    ("fit_deck", False),
+)
 
 
 @contextmanager
@@ -65,6 +75,7 @@ def _recorded(scale: float, log: list[tuple[str, list[np.ndarray]]]) -> Iterator
             # in the final outline's corner order (clockwise from the top-left), so errors compare
             log.append((name, [order_corners((q + 0.5) / scale - 0.5 if small else q) for q in out]))
             return out
+
         return step
 
     try:
@@ -76,8 +87,9 @@ def _recorded(scale: float, log: list[tuple[str, list[np.ndarray]]]) -> Iterator
             setattr(detect, name, inner)
 
 
-def stage_errors(image: np.ndarray, truths: list[np.ndarray], config: DetectorConfig,
-                 plane: np.ndarray | None = None) -> tuple[list[tuple[str, list[float | None]]], list[np.ndarray]]:
+def stage_errors(
+    image: np.ndarray, truths: list[np.ndarray], config: DetectorConfig, plane: np.ndarray | None = None
+) -> tuple[list[tuple[str, list[float | None]]], list[np.ndarray]]:
     """Detect ``image``'s cards with every step recorded: per step (in call order, then "final"), per truth
     card the error of the nearest outline that step returned (card widths; None: none within a third of a
     width of its centre), and the final outlines."""
@@ -97,8 +109,12 @@ def stage_errors(image: np.ndarray, truths: list[np.ndarray], config: DetectorCo
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_frame_arguments(ap, kind="hard", given="detector")
-    ap.add_argument("--within", type=float, default=0.25, help="a near miss's nearest outline is this close "
-                    "(card widths; default 0.25)")
+    ap.add_argument(
+        "--within",
+        type=float,
+        default=0.25,
+        help="a near miss's nearest outline is this close (card widths; default 0.25)",
+    )
     add_detector_argument(ap)
     ap.add_argument("--json", action="store_true", help="one JSON object per near miss, then the summary")
     args = ap.parse_args(argv)
@@ -118,11 +134,22 @@ def main(argv: list[str] | None = None) -> None:
                 if before < 0.12 <= after:
                     lost_at[name] = lost_at.get(name, 0) + 1
             never += all(e >= 0.12 for _, e in steps)
-            cases.append({"scene": index, "design": design, "card": scene.cards[i][0],
-                          "blur": blur_class(scene.blur), "steps": steps})
-    summary = {"command": " ".join(["benchmarks/outline_stages.py", *(sys.argv[1:] if argv is None else argv)]),
-               "cards": cards, "near_misses": len(cases), "lost_at_step": dict(sorted(lost_at.items())),
-               "never_within_0.12": never}
+            cases.append(
+                {
+                    "scene": index,
+                    "design": design,
+                    "card": scene.cards[i][0],
+                    "blur": blur_class(scene.blur),
+                    "steps": steps,
+                }
+            )
+    summary = {
+        "command": " ".join(["benchmarks/outline_stages.py", *(sys.argv[1:] if argv is None else argv)]),
+        "cards": cards,
+        "near_misses": len(cases),
+        "lost_at_step": dict(sorted(lost_at.items())),
+        "never_within_0.12": never,
+    }
     print_report(cases, summary, as_json=args.json, line=_line)
 
 

@@ -62,8 +62,10 @@ def main() -> None:
         cards = statistics.fmean(per_frame)
         print(f"{kind}: {len(per_frame)} frames, {cards:.2f} cards per frame read by the pip model")
         for k, v in times.items():
-            print(f"  classify {k} the pip look: mean {mean[k]:.2f} ms, median {statistics.median(v):.2f} ms per frame "
-                  "(process CPU)")
+            print(
+                f"  classify {k} the pip look: mean {mean[k]:.2f} ms, median {statistics.median(v):.2f} ms per frame "
+                "(process CPU)"
+            )
         extra = mean["with"] - mean["without"]
         print(f"  the pip look: +{extra:.2f} ms per frame, {extra / max(cards, 1e-9):.2f} ms per card it read")
 

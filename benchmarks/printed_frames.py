@@ -1,6 +1,7 @@
 """Missed cards outlined on their printed frame: how the outline, the card and the deck compare on the plane.
 
-    .venv/bin/python benchmarks/printed_frames.py [--styles 1014,1093,1111,1133,1145,1165] [--seed 5] [--detector FIELD=VALUE ...]
+    .venv/bin/python benchmarks/printed_frames.py [--styles 1014,1093,1111,1133,1145,1165] [--seed 5] [--detector
+    FIELD=VALUE ...]
 
 For each realistic validation frame of the given styles (``models.training.validate_fonts.validation_scenes``,
 one scene per style), detection with the shipped settings (or ``--detector``'s), calibrated and in the image:
@@ -44,7 +45,12 @@ def _sides(quads: np.ndarray, plane: tuple[float, ...]) -> tuple[np.ndarray, np.
     a, b = mean_side_vectors(p)
     la, lb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
     long_dir = np.where((la >= lb)[:, None], a, b)
-    return np.minimum(la, lb), np.maximum(la, lb), p.mean(axis=1), np.degrees(np.arctan2(long_dir[:, 1], long_dir[:, 0]))
+    return (
+        np.minimum(la, lb),
+        np.maximum(la, lb),
+        p.mean(axis=1),
+        np.degrees(np.arctan2(long_dir[:, 1], long_dir[:, 0])),
+    )
 
 
 def main() -> None:
@@ -82,13 +88,20 @@ def main() -> None:
                 deck = float(np.median(short)), float(np.median(long_))
                 for label, truth in missed:
                     t_short, t_long, t_centre, t_angle = _sides(truth[None], table.plane)
-                    inside = [i for i, quad in enumerate(quads)
-                              if cv2.pointPolygonTest(truth.astype(np.float32), tuple(map(float, quad.mean(axis=0))), False) > 0]
+                    inside = [
+                        i
+                        for i, quad in enumerate(quads)
+                        if cv2.pointPolygonTest(truth.astype(np.float32), tuple(map(float, quad.mean(axis=0))), False)
+                        > 0
+                    ]
                     for i in inside:
                         turn = (float(t_angle[0] - angle[i]) + 90) % 180 - 90
-                        print(f"  {label}: outline {short[i] / deck[0]:.2f} x {long_[i] / deck[1]:.2f} of the deck, "
-                              f"centre off {np.linalg.norm(t_centre[0] - centre[i]) / deck[0]:.3f} widths, "
-                              f"turned {turn:.1f} deg; the card {t_short[0] / deck[0]:.3f} x {t_long[0] / deck[1]:.3f} of the deck")
+                        print(
+                            f"  {label}: outline {short[i] / deck[0]:.2f} x {long_[i] / deck[1]:.2f} of the deck, "
+                            f"centre off {np.linalg.norm(t_centre[0] - centre[i]) / deck[0]:.3f} widths, "
+                            f"turned {turn:.1f} deg; the card {t_short[0] / deck[0]:.3f} x "
+                            f"{t_long[0] / deck[1]:.3f} of the deck"
+                        )
                     if not inside:
                         print(f"  {label}: no outline inside")
             for seen_list in seen.values():
@@ -103,9 +116,13 @@ def main() -> None:
             spreads = "none fits"
             if loose is not None:
                 short, long_, _, _ = _sides(np.stack(quads), tuple(loose.ravel()))
-                spreads = ", ".join(f"{float(np.median(np.abs(x - np.median(x))) / np.median(x)):.3f}" for x in (short, long_))
-            print(f"  image: {len(quads)} outlines, plane {'estimated' if given is not None else 'refused'}; "
-                  f"spreads (short, long) on the plane fitted to all: {spreads}")
+                spreads = ", ".join(
+                    f"{float(np.median(np.abs(x - np.median(x))) / np.median(x)):.3f}" for x in (short, long_)
+                )
+            print(
+                f"  image: {len(quads)} outlines, plane {'estimated' if given is not None else 'refused'}; "
+                f"spreads (short, long) on the plane fitted to all: {spreads}"
+            )
 
 
 if __name__ == "__main__":

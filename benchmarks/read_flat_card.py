@@ -46,12 +46,14 @@ def main() -> None:
     for card in args.cards:
         for width in args.widths:
             frame, quad = flat_frame(deck(card), width)
-            raw = rec.model_probabilities(frame, [quad])[0, :len(LABELS)]
+            raw = rec.model_probabilities(frame, [quad])[0, : len(LABELS)]
             first = raw / raw.sum()
             read = rec.classify_quads(frame, [quad])[0]
-            suits = rec._infer(rec._crops(frame, [quad], shift=SUIT_LOOK_SHIFT))[0, :len(LABELS) - 1] @ _SUIT_OF_FACE
-            print(f"{card} {width:4d} px  first: {_top(first)}  |  decided {read.card} ({_top(read.probabilities)})"
-                  f"  |  suit look C {suits[0]:.2f} D {suits[1]:.2f} H {suits[2]:.2f} S {suits[3]:.2f}")
+            suits = rec._infer(rec._crops(frame, [quad], shift=SUIT_LOOK_SHIFT))[0, : len(LABELS) - 1] @ _SUIT_OF_FACE
+            print(
+                f"{card} {width:4d} px  first: {_top(first)}  |  decided {read.card} ({_top(read.probabilities)})"
+                f"  |  suit look C {suits[0]:.2f} D {suits[1]:.2f} H {suits[2]:.2f} S {suits[3]:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -67,9 +67,15 @@ class Tally:
     shares: list[float] = field(default_factory=list)
 
 
-def measure(frames: Iterable[tuple[int, int, str, Scene]], grows: list[float], per_frame: int, *,
-            calibrated: bool = False, config: DetectorConfig = DEFAULT_CONFIG,
-            deck_hint: bool = False) -> tuple[dict[float, Tally], list[float]]:
+def measure(
+    frames: Iterable[tuple[int, int, str, Scene]],
+    grows: list[float],
+    per_frame: int,
+    *,
+    calibrated: bool = False,
+    config: DetectorConfig = DEFAULT_CONFIG,
+    deck_hint: bool = False,
+) -> tuple[dict[float, Tally], list[float]]:
     """Each grow's ``Tally`` and the process-CPU ms of each whole-frame detection."""
     tallies = {g: Tally() for g in grows}
     whole_ms: list[float] = []
@@ -112,22 +118,37 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     if any(g < 0 for g in args.grow) or args.cards_per_frame < 1:
         ap.error("--grow must be 0 or more and --cards-per-frame 1 or more")
     cv2.setNumThreads(1)
-    tallies, whole_ms = measure(held_out_frames(args.kind, args.seeds, args.scenes), args.grow, args.cards_per_frame,
-                                calibrated=args.calibrated, deck_hint=args.deck_hint)
+    tallies, whole_ms = measure(
+        held_out_frames(args.kind, args.seeds, args.scenes),
+        args.grow,
+        args.cards_per_frame,
+        calibrated=args.calibrated,
+        deck_hint=args.deck_hint,
+    )
     summary: dict[str, object] = {
         "command": " ".join(["benchmarks/region_detection.py", *(sys.argv[1:] if argv is None else argv)]),
         "whole_frame_ms_cpu": round(statistics.fmean(whole_ms), 1) if whole_ms else None,
-        "by_grow": {str(g): {"cards": t.cards, "found_whole": t.found_whole, "found_region": t.found_region,
-                             "whole_only": sum(o[4] == "whole" for o in t.only),
-                             "region_only": sum(o[4] == "region" for o in t.only),
-                             "region_ms_cpu": round(statistics.fmean(t.region_ms), 1) if t.region_ms else None,
-                             "region_area_share_median": round(statistics.median(t.shares), 3) if t.shares else None}
-                    for g, t in tallies.items()}}
+        "by_grow": {
+            str(g): {
+                "cards": t.cards,
+                "found_whole": t.found_whole,
+                "found_region": t.found_region,
+                "whole_only": sum(o[4] == "whole" for o in t.only),
+                "region_only": sum(o[4] == "region" for o in t.only),
+                "region_ms_cpu": round(statistics.fmean(t.region_ms), 1) if t.region_ms else None,
+                "region_area_share_median": round(statistics.median(t.shares), 3) if t.shares else None,
+            }
+            for g, t in tallies.items()
+        },
+    }
     for g, t in tallies.items():
         for seed, n, design, label, side in t.only:
             row = {"grow": g, "seed": seed, "scene": n, "design": design, "card": label, "found_by": side}
-            print(json.dumps(row) if args.json else f"grow {g:4} seed {seed:5d} scene {n:4d} {design:28s} {label:5s} "
-                                                    f"found by the {side} only")
+            print(
+                json.dumps(row)
+                if args.json
+                else f"grow {g:4} seed {seed:5d} scene {n:4d} {design:28s} {label:5s} found by the {side} only"
+            )
     print(json.dumps(summary) if args.json else json.dumps(summary, indent=2))
     return summary
 

@@ -54,9 +54,13 @@ def main() -> None:
     mean = {k: statistics.fmean(v) for k, v in times.items()}
     print(f"{frames} hard frames, {statistics.fmean(unsure_per_frame):.2f} cards per frame get the second look")
     for k, v in times.items():
-        print(f"classify {k} zooms: mean {mean[k]:.2f} ms, median {statistics.median(v):.2f} ms per frame (process CPU)")
+        print(
+            f"classify {k} zooms: mean {mean[k]:.2f} ms, median {statistics.median(v):.2f} ms per frame (process CPU)"
+        )
     extra = (mean["with"] - mean["without"]) / max(1e-9, statistics.fmean(unsure_per_frame))
-    print(f"zooms {tuple(args.zooms)}: +{mean['with'] - mean['without']:.2f} ms per frame, {extra:.2f} ms per unsure card")
+    print(
+        f"zooms {tuple(args.zooms)}: +{mean['with'] - mean['without']:.2f} ms per frame, {extra:.2f} ms per unsure card"
+    )
 
 
 if __name__ == "__main__":

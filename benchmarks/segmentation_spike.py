@@ -59,8 +59,9 @@ def layers(torch: Any) -> tuple[Any, Any, Any]:
     nn = torch.nn
 
     def cbr(i: int, o: int, s: int = 1, k: int = 3, g: int = 1, d: int = 1) -> Any:
-        return nn.Sequential(nn.Conv2d(i, o, k, s, d * (k // 2), dilation=d, groups=g, bias=False),
-                             nn.BatchNorm2d(o), nn.ReLU(True))
+        return nn.Sequential(
+            nn.Conv2d(i, o, k, s, d * (k // 2), dilation=d, groups=g, bias=False), nn.BatchNorm2d(o), nn.ReLU(True)
+        )
 
     def dw(i: int, o: int, s: int = 1, d: int = 1) -> Any:
         return nn.Sequential(cbr(i, i, s, 3, i, d), cbr(i, o, 1, 1))
@@ -73,7 +74,8 @@ def layers(torch: Any) -> tuple[Any, Any, Any]:
 
 def to_quarter(torch: Any, up: Any, net: Any, x: Any) -> tuple[Any, Any]:
     """The spikes' shared encoder (``net.e1``-``e4``, down to 1/16 of the input) and the decoder's first two steps
-    (``net.d3``, ``net.d2``, back to 1/4) on ``x``: the features at 1/4, and ``e1``'s at 1/2 for a decoder that goes on."""
+    (``net.d3``, ``net.d2``, back to 1/4) on ``x``: the features at 1/4, and ``e1``'s at 1/2 for a decoder that goes
+    on."""
     x1 = net.e1(x)
     x2 = net.e2(x1)
     x3 = net.e3(x2)
@@ -125,8 +127,15 @@ def _export(torch: Any, model: Any, width: int, height: int, path: Path, *, any_
     """``model`` as ONNX at ``path`` for one ``width`` x ``height`` image, or (``any_batch``) any number of them."""
     model.eval()
     axes = {"x": {0: "n"}} if any_batch else None
-    torch.onnx.export(model, torch.zeros(1, 3, height, width), str(path), opset_version=17, dynamo=False,
-                      input_names=["x"], dynamic_axes=axes)
+    torch.onnx.export(
+        model,
+        torch.zeros(1, 3, height, width),
+        str(path),
+        opset_version=17,
+        dynamo=False,
+        input_names=["x"],
+        dynamic_axes=axes,
+    )
 
 
 def median_ms(session: ort.InferenceSession, feed: dict[str, np.ndarray], runs: int = 50) -> float:
@@ -165,9 +174,15 @@ def cost() -> list[dict[str, Any]]:
                     _export(torch, model, width, height, path)
                     session = _session(path)
                     feed = {session.get_inputs()[0].name: np.random.rand(1, 3, height, width).astype(np.float32)}
-                    rows.append({"channels": widths, "mask": f"1/{stride} of the input",
-                                 "input": f"{width}x{height}", "params": sum(p.numel() for p in model.parameters()),
-                                 "ms": median_ms(session, feed)})
+                    rows.append(
+                        {
+                            "channels": widths,
+                            "mask": f"1/{stride} of the input",
+                            "input": f"{width}x{height}",
+                            "params": sum(p.numel() for p in model.parameters()),
+                            "ms": median_ms(session, feed),
+                        }
+                    )
     return rows
 
 
@@ -240,15 +255,24 @@ def train(scenes: int, minutes: float, out: Path) -> dict[str, Any]:
             group["lr"] = cosine_rate(3e-3, time.time() - t0, budget)
         logit = model(xt)
         p = torch.sigmoid(logit)
-        loss = (torch.nn.functional.binary_cross_entropy_with_logits(logit, yt)
-                + 1 - (2 * (p * yt).sum() + 1) / (p.sum() + yt.sum() + 1))
+        loss = (
+            torch.nn.functional.binary_cross_entropy_with_logits(logit, yt)
+            + 1
+            - (2 * (p * yt).sum() + 1) / (p.sum() + yt.sum() + 1)
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
         steps += 1
     torch.save(model.state_dict(), out)
-    return {"scenes": len(x), "scenes_s": round(made, 1), "steps": steps, "train_s": round(time.time() - t0, 1),
-            "last_loss": round(loss.item(), 4), "model": str(out)}
+    return {
+        "scenes": len(x),
+        "scenes_s": round(made, 1),
+        "steps": steps,
+        "train_s": round(time.time() - t0, 1),
+        "last_loss": round(loss.item(), 4),
+        "model": str(out),
+    }
 
 
 def outlines(prob: np.ndarray, threshold: float = 0.5) -> list[np.ndarray]:
@@ -263,8 +287,11 @@ def outlines(prob: np.ndarray, threshold: float = 0.5) -> list[np.ndarray]:
         if cv2.contourArea(contour) < 30:
             continue
         fitted = fit_quad(contour)
-        q = (cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32) if fitted is None
-             else refine_sides(fitted[1], fitted[0]))
+        q = (
+            cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
+            if fitted is None
+            else refine_sides(fitted[1], fitted[0])
+        )
         centre = q.mean(axis=0)
         out.append(order_corners(((centre + (q - centre) / (1 - 2 * SHRINK)) * 4).astype(np.float32)))
     return out
@@ -314,8 +341,9 @@ def evaluate(model_path: Path, kind: str, scenes: int, seed: int) -> dict[str, A
     return {"kind": kind, "seed": seed, **counts, **medians(times)}
 
 
-def tally(counts: dict[str, int], cards: list[tuple[str, np.ndarray]], quads: list[np.ndarray],
-          snapped: list[np.ndarray]) -> None:
+def tally(
+    counts: dict[str, int], cards: list[tuple[str, np.ndarray]], quads: list[np.ndarray], snapped: list[np.ndarray]
+) -> None:
     """Add one frame to ``counts``: its true ``cards``, those the outlines (``quads``) and the snapped outlines find
     (the recognition benchmark's match), the snapped ones that match no card, and the cards ``located``."""
     from models.training.evaluate import matched_outlines
@@ -331,8 +359,10 @@ def tally(counts: dict[str, int], cards: list[tuple[str, np.ndarray]], quads: li
 
 def medians(times: dict[str, list[float]]) -> dict[str, Any]:
     """Each step's median ms a frame, and the median of their sum."""
-    return {"ms_median": {k: round(float(np.median(v)), 2) for k, v in times.items()},
-            "ms_median_total": round(float(np.median(np.sum(list(times.values()), axis=0))), 2)}
+    return {
+        "ms_median": {k: round(float(np.median(v)), 2) for k, v in times.items()},
+        "ms_median_total": round(float(np.median(np.sum(list(times.values()), axis=0))), 2),
+    }
 
 
 def main() -> int:

@@ -55,8 +55,15 @@ def drop_covered(sim: Any) -> None:
     while True:
         tops = sorted(sim.visible(), key=lambda c: -c.order)
         polygons = [sim.card_corners_mm(c).astype(np.float32) for c in tops]
-        covered = next((tops[j] for i in range(len(tops)) for j in range(i + 1, len(tops))
-                        if cv2.intersectConvexConvex(polygons[i], polygons[j])[0] > 1.0), None)
+        covered = next(
+            (
+                tops[j]
+                for i in range(len(tops))
+                for j in range(i + 1, len(tops))
+                if cv2.intersectConvexConvex(polygons[i], polygons[j])[0] > 1.0
+            ),
+            None,
+        )
         if covered is None:
             return
         sim.remove(covered.id, animate=False)
@@ -70,16 +77,28 @@ def random_table(rng: np.random.Generator) -> Any:
     names = sorted(available_layouts())
     layout = load_layout(available_layouts()[names[int(rng.integers(len(names)))]])
     size = default_camera(layout)
-    camera = SimCamera(width=size.width, height=size.height, tilt_deg=float(rng.uniform(0, 30)),
-                       yaw_deg=float(rng.choice([0.0, 180.0]) + rng.uniform(-12, 12)),
-                       roll_deg=float(rng.uniform(-8, 8)), fov_deg=float(rng.uniform(45, 65)),
-                       fill=float(rng.uniform(0.8, 1.0)),
-                       shift_px=(float(rng.uniform(-0.05, 0.05) * size.width),
-                                 float(rng.uniform(-0.05, 0.05) * size.height)))
-    return SimTable(layout, seed=int(rng.integers(2**31)), camera=camera, noise=float(rng.uniform(0.5, 5)),
-                    blur=float(rng.choice([0.0, 0.0, rng.uniform(0.3, 1.5)])), light=float(rng.uniform(0.05, 0.45)),
-                    face_style=int(rng.integers(STYLES)), back_style=int(rng.integers(STYLES)),
-                    jitter_mm=float(rng.uniform(0.5, 4)), jitter_deg=float(rng.uniform(0.5, 8)))
+    camera = SimCamera(
+        width=size.width,
+        height=size.height,
+        tilt_deg=float(rng.uniform(0, 30)),
+        yaw_deg=float(rng.choice([0.0, 180.0]) + rng.uniform(-12, 12)),
+        roll_deg=float(rng.uniform(-8, 8)),
+        fov_deg=float(rng.uniform(45, 65)),
+        fill=float(rng.uniform(0.8, 1.0)),
+        shift_px=(float(rng.uniform(-0.05, 0.05) * size.width), float(rng.uniform(-0.05, 0.05) * size.height)),
+    )
+    return SimTable(
+        layout,
+        seed=int(rng.integers(2**31)),
+        camera=camera,
+        noise=float(rng.uniform(0.5, 5)),
+        blur=float(rng.choice([0.0, 0.0, rng.uniform(0.3, 1.5)])),
+        light=float(rng.uniform(0.05, 0.45)),
+        face_style=int(rng.integers(STYLES)),
+        back_style=int(rng.integers(STYLES)),
+        jitter_mm=float(rng.uniform(0.5, 4)),
+        jitter_deg=float(rng.uniform(0.5, 8)),
+    )
 
 
 def deal(sim: Any, rng: np.random.Generator) -> None:
@@ -149,25 +168,36 @@ def evaluate(meta: Path, scenes: int, seed: int, shipped: bool = False) -> dict[
     times = []
     for scene in sim_scenes(seed, scenes, salt=990):
         t0 = time.perf_counter()
-        found = LearnedDetection(detect_cards(scene.image), 0, []) if shipped else \
-            detect_learned(scene.image, nets, DEFAULT_CONFIG)
+        found = (
+            LearnedDetection(detect_cards(scene.image), 0, [])
+            if shipped
+            else detect_learned(scene.image, nets, DEFAULT_CONFIG)
+        )
         times.append(1000 * (time.perf_counter() - t0))
         matched = matched_outlines(scene.cards, found.quads)
         counts["frames"] += 1
         counts["cards"] += len(scene.cards)
-        by_nets = matched_outlines(scene.cards, found.quads[:found.learned])
+        by_nets = matched_outlines(scene.cards, found.quads[: found.learned])
         counts["found_learned"] += sum(i is not None for i in by_nets)
         counts["found"] += sum(i is not None for i in matched)
         counts["false"] += len(found.quads) - len({i for i in matched if i is not None})
         counts["handed_on"] += bool(found.regions)
-    return {"meta": "shipped detector" if shipped else str(meta), "seed": seed, **counts,
-            "median_ms": round(float(np.median(times)), 2)}
+    return {
+        "meta": "shipped detector" if shipped else str(meta),
+        "seed": seed,
+        **counts,
+        "median_ms": round(float(np.median(times)), 2),
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--meta", type=Path, default=DEFAULT_META,
-                        help="the outline networks' metadata (models/training/outline_nets.py --out writes one)")
+    parser.add_argument(
+        "--meta",
+        type=Path,
+        default=DEFAULT_META,
+        help="the outline networks' metadata (models/training/outline_nets.py --out writes one)",
+    )
     parser.add_argument("--scenes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=9000)
     parser.add_argument("--shipped", action="store_true", help="the shipped detector instead, on the same frames")

@@ -65,15 +65,26 @@ from vision.size_search import favoured_directions  # noqa: E402
 def _watched(log: dict[str, Any]) -> Iterator[None]:
     """While open, the size pass's inputs, its search space, what it searched and the rectangles it returned
     (in detection pixels) are kept in ``log`` (the last size pass of the frame)."""
-    originals = {name: getattr(size_pass, name)
-                 for name in ("size_pass_cards", "_search_space", "rectangles_of_size", "map_quads")}
+    originals = {
+        name: getattr(size_pass, name)
+        for name in ("size_pass_cards", "_search_space", "rectangles_of_size", "map_quads")
+    }
 
-    def cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
-              near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray, *rest: Any) -> list[np.ndarray]:
+    def cards(
+        small: np.ndarray,
+        edges: np.ndarray,
+        quads: list[np.ndarray],
+        config: DetectorConfig,
+        near_edges: np.ndarray,
+        otsu: np.ndarray,
+        paper: np.ndarray,
+        *rest: Any,
+    ) -> list[np.ndarray]:
         log.clear()
         log.update(small=small, config=config, near_edges=near_edges, paper=paper)
-        out: list[np.ndarray] = originals["size_pass_cards"](small, edges, quads, config, near_edges, otsu, paper,
-                                                             *rest)
+        out: list[np.ndarray] = originals["size_pass_cards"](
+            small, edges, quads, config, near_edges, otsu, paper, *rest
+        )
         return out
 
     def space(*args: Any) -> Any:
@@ -82,8 +93,10 @@ def _watched(log: dict[str, Any]) -> Iterator[None]:
 
     def search(free: np.ndarray, directions: np.ndarray, short: float, long_: float, **kwargs: Any) -> Any:
         if "size" not in log:  # the first search's (a second one, over outlines off the deck's size, is local)
-            log.update(size=(short, long_), tried=favoured_directions(
-                directions[free > 0], kwargs["angles"], max(1.0, 2 * (short + long_))))
+            log.update(
+                size=(short, long_),
+                tried=favoured_directions(directions[free > 0], kwargs["angles"], max(1.0, 2 * (short + long_))),
+            )
         log["pending"] = True
         return originals["rectangles_of_size"](free, directions, short, long_, **kwargs)
 
@@ -94,8 +107,12 @@ def _watched(log: dict[str, Any]) -> Iterator[None]:
         return out
 
     try:
-        for name, wrapper in (("size_pass_cards", cards), ("_search_space", space), ("rectangles_of_size", search),
-                              ("map_quads", mapped)):
+        for name, wrapper in (
+            ("size_pass_cards", cards),
+            ("_search_space", space),
+            ("rectangles_of_size", search),
+            ("map_quads", mapped),
+        ):
             setattr(size_pass, name, wrapper)
         detect.size_pass_cards = cards
         yield
@@ -111,8 +128,12 @@ def _direction(quad: np.ndarray) -> float:
     return math.degrees(math.atan2(float(d[1]), float(d[0]))) % 90.0
 
 
-def diagnose(image: np.ndarray, truths: list[np.ndarray], config: DetectorConfig = DEFAULT_CONFIG,
-             plane: np.ndarray | None = None) -> list[dict[str, Any]]:
+def diagnose(
+    image: np.ndarray,
+    truths: list[np.ndarray],
+    config: DetectorConfig = DEFAULT_CONFIG,
+    plane: np.ndarray | None = None,
+) -> list[dict[str, Any]]:
     """Detect ``image``'s cards and, per true outline (full-resolution pixels), whether an outline matches it
     (``found``) and, where the size pass searched the frame, the fields this module's docstring describes."""
     log: dict[str, Any] = {}
@@ -127,22 +148,26 @@ def diagnose(image: np.ndarray, truths: list[np.ndarray], config: DetectorConfig
             s = cfg.scale
             small_truth = ((truth + 0.5) * s - 0.5).astype(np.float32)
             h, w = log["small"].shape[:2]
-            inside = bool(small_truth.min() >= 1 and (small_truth[:, 0] <= w - 2).all()
-                          and (small_truth[:, 1] <= h - 2).all())
+            inside = bool(
+                small_truth.min() >= 1 and (small_truth[:, 0] <= w - 2).all() and (small_truth[:, 1] <= h - 2).all()
+            )
             row["passes"] = bool(
-                inside and side_hits(small_truth[None], log["near_edges"]).min() >= 0.9
+                inside
+                and side_hits(small_truth[None], log["near_edges"]).min() >= 0.9
                 and card_like(small_truth, cv2.contourArea(small_truth), cfg.loose, cfg.scale)
                 and size_pass.card_margins(log["paper"], log["small"], [small_truth], cfg)[0]
                 and size_pass.inside_like_outside(log["small"], small_truth, cfg.size_cloth_tolerance)
-                < cfg.size_cloth_share)
+                < cfg.size_cloth_share
+            )
             to_space = log["space"][0]
             on_plane = list(map_quads(to_space, [small_truth]))[0]
             short, long_ = short_longs([on_plane])[0]
             row["size_ratio"] = [round(float(short / log["size"][0]), 3), round(float(long_ / log["size"][1]), 3)]
             row["tolerance"] = cfg.size_tolerance if cfg.plane is not None else cfg.size_tolerance_image
             angle = _direction(on_plane)
-            row["direction_off"] = round(min((abs((angle - t + 45.0) % 90.0 - 45.0) for t in log["tried"]),
-                                             default=90.0), 1)
+            row["direction_off"] = round(
+                min((abs((angle - t + 45.0) % 90.0 - 45.0) for t in log["tried"]), default=90.0), 1
+            )
             near = nearest_error(small_truth, log.get("rectangles", []))
             row["nearest_rectangle"] = None if near is None else near[0]
         rows.append(row)
@@ -154,12 +179,17 @@ def summarise(cases: list[dict[str, Any]]) -> dict[str, int]:
     passing = [c for c in cases if c.get("passes")]
     at_size = [c for c in passing if all(abs(r - 1) <= c["tolerance"] for r in c["size_ratio"])]
     in_direction = [c for c in passing if c["direction_off"] <= 3.0]
-    return {"missed": len(cases), "size_pass_searched": sum(bool(c["searched"]) for c in cases),
-            "passes_its_tests": len(passing), "of_those_at_the_searched_size": len(at_size),
-            "of_those_in_a_tried_direction": len(in_direction),
-            "of_those_both": sum(c in in_direction for c in at_size),
-            "of_those_a_rectangle_within_0.12": sum(c["nearest_rectangle"] is not None and c["nearest_rectangle"] < 0.12
-                                                     for c in passing)}
+    return {
+        "missed": len(cases),
+        "size_pass_searched": sum(bool(c["searched"]) for c in cases),
+        "passes_its_tests": len(passing),
+        "of_those_at_the_searched_size": len(at_size),
+        "of_those_in_a_tried_direction": len(in_direction),
+        "of_those_both": sum(c in in_direction for c in at_size),
+        "of_those_a_rectangle_within_0.12": sum(
+            c["nearest_rectangle"] is not None and c["nearest_rectangle"] < 0.12 for c in passing
+        ),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -180,7 +210,9 @@ def main(argv: list[str] | None = None) -> None:
                 cases.append({"scene": index, "design": design, "card": label, "blur": blur_class(scene.blur), **row})
     summary: dict[str, object] = {
         "command": " ".join(["benchmarks/size_pass_misses.py", *(sys.argv[1:] if argv is None else argv)]),
-        "cards": cards, **summarise(cases)}
+        "cards": cards,
+        **summarise(cases),
+    }
     print_report(cases, summary, as_json=args.json, line=_line)
 
 
@@ -188,8 +220,10 @@ def _line(c: dict[str, Any]) -> str:
     head = f"scene {c['scene']:4d} {c['design']:28s} {c['card']:5s} {c['blur']:14s}"
     if not c["searched"]:
         return f"{head} size pass did not search"
-    return (f"{head} passes {c['passes']!s:5s} size {c['size_ratio']} direction off {c['direction_off']:4.1f} "
-            f"nearest rectangle {c['nearest_rectangle']}")
+    return (
+        f"{head} passes {c['passes']!s:5s} size {c['size_ratio']} direction off {c['direction_off']:4.1f} "
+        f"nearest rectangle {c['nearest_rectangle']}"
+    )
 
 
 if __name__ == "__main__":

@@ -57,13 +57,20 @@ def main() -> None:
             for label, probs in cards:
                 if probs is None:
                     continue
-                (read, _), = decide(probs[None], LABELS, conf, margin, UNKNOWN)
+                ((read, _),) = decide(probs[None], LABELS, conf, margin, UNKNOWN)
                 named += read == label
                 wrong += read not in (label, UNKNOWN)
-            rows.append({"kind": kind, "cards": len(cards), "min_confidence": conf, "min_margin": margin,
-                         "shipped": (conf, margin) == (rec.min_confidence, rec.min_margin),
-                         "named_pct": round(100 * named / len(cards), 2),
-                         "wrong_pct": round(100 * wrong / len(cards), 2)})
+            rows.append(
+                {
+                    "kind": kind,
+                    "cards": len(cards),
+                    "min_confidence": conf,
+                    "min_margin": margin,
+                    "shipped": (conf, margin) == (rec.min_confidence, rec.min_margin),
+                    "named_pct": round(100 * named / len(cards), 2),
+                    "wrong_pct": round(100 * wrong / len(cards), 2),
+                }
+            )
     command = f"benchmarks/thresholds.py --scenes {args.scenes} --seeds {' '.join(map(str, args.seeds))}"
     print(json.dumps({"command": command, "rows": rows}, indent=1))
 

@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/unknown_presence.py [--styles 960-1199] [--seed 5] [--calibrated]
 
-The validation set's frames (``models.training.validate_fonts.validation_scenes``: untrained font styles, one realistic and one
+The validation set's frames (``models.training.validate_fonts.validation_scenes``: untrained font styles, one realistic
+and one
 hard scene per style) through the recogniser with ``unknown_not_a_card`` set back to ``not_a_card``, so that
 every outline read ``unknown`` is reported. For each presence bar (1 - the model's "not a card" output) it
 counts the outlines read ``unknown`` under it that match no card (false cards a lower bar would drop) and
@@ -53,9 +54,13 @@ def summary(rows: list[Outline], bars: tuple[float, ...] = BARS) -> dict[str, ob
         "false_cards": sum(not r.matched for r in rows),
         "false_read_unknown": sum(not r.matched and r.unknown for r in rows),
         "cards_read_unknown": sum(r.matched and r.unknown for r in rows),
-        "under_bar": {str(bar): {"false_cards": sum(not r.matched and r.unknown and r.presence < bar for r in rows),
-                                 "cards": sum(r.matched and r.unknown and r.presence < bar for r in rows)}
-                      for bar in bars},
+        "under_bar": {
+            str(bar): {
+                "false_cards": sum(not r.matched and r.unknown and r.presence < bar for r in rows),
+                "cards": sum(r.matched and r.unknown and r.presence < bar for r in rows),
+            }
+            for bar in bars
+        },
     }
 
 
@@ -66,8 +71,9 @@ def every_unknown(rec: Recognizer) -> Recognizer:
     return rec
 
 
-def measure(rec: Recognizer, styles: tuple[int, ...], seed: int, *,
-            calibrated: bool = False) -> dict[str, list[Outline]]:
+def measure(
+    rec: Recognizer, styles: tuple[int, ...], seed: int, *, calibrated: bool = False
+) -> dict[str, list[Outline]]:
     """Every outline ``rec`` reports in the validation set's frames of ``styles``, by kind of scene."""
     outlines: dict[str, list[Outline]] = {"realistic": [], "hard": []}
     for _, kind, _, scene in validation_scenes(styles, 1, seed):

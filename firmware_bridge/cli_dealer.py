@@ -1,8 +1,8 @@
 """``cardtable dealer``: drive a dealer machine by hand.
 
-    cardtable dealer --port /dev/ttyACM0 hello
-    cardtable dealer --port socket://127.0.0.1:7000 deal --to seat:2 --count 3 --face up
-    cardtable dealer --port PATH leds --seat 2 --colour red --pattern blink
+cardtable dealer --port /dev/ttyACM0 hello
+cardtable dealer --port socket://127.0.0.1:7000 deal --to seat:2 --count 3 --face up
+cardtable dealer --port PATH leds --seat 2 --colour red --pattern blink
 """
 
 from __future__ import annotations
@@ -22,8 +22,15 @@ from firmware_bridge.errors import BridgeError, LinkError
 from firmware_bridge.messages import Pattern, Target
 
 COLOURS = {
-    "off": (0, 0, 0), "red": (255, 0, 0), "green": (0, 255, 0), "blue": (0, 0, 255), "white": (255, 255, 255),
-    "yellow": (255, 200, 0), "amber": (255, 120, 0), "purple": (160, 0, 255), "cyan": (0, 255, 255),
+    "off": (0, 0, 0),
+    "red": (255, 0, 0),
+    "green": (0, 255, 0),
+    "blue": (0, 0, 255),
+    "white": (255, 255, 255),
+    "yellow": (255, 200, 0),
+    "amber": (255, 120, 0),
+    "purple": (160, 0, 255),
+    "cyan": (0, 255, 255),
 }
 
 
@@ -48,8 +55,11 @@ def _target(text: str) -> Target:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--port", default=os.environ.get(ENV_VAR),
-                        help=f"device URL: /dev/ttyACM0, a pty path, socket://host:port (default ${ENV_VAR})")
+    parser.add_argument(
+        "--port",
+        default=os.environ.get(ENV_VAR),
+        help=f"device URL: /dev/ttyACM0, a pty path, socket://host:port (default ${ENV_VAR})",
+    )
     parser.add_argument("--timeout", type=float, default=2.0, help="seconds of silence before giving up")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -110,12 +120,20 @@ def _act(dealer: Dealer, args: argparse.Namespace) -> int:
     if action == "hello":
         info = dealer.hello()
         v = ".".join(map(str, info.firmware))
-        _print(args, asdict(info), f"protocol {info.protocol}, firmware {v}, {info.seats} seats, {info.leds} LEDs, "
-               f"card reader {'yes' if info.card_reader else 'no'}, boot id {info.boot_id:#06x}")
+        _print(
+            args,
+            asdict(info),
+            f"protocol {info.protocol}, firmware {v}, {info.seats} seats, {info.leds} LEDs, "
+            f"card reader {'yes' if info.card_reader else 'no'}, boot id {info.boot_id:#06x}",
+        )
     elif action == "status":
         s = dealer.status()
-        _print(args, asdict(s), f"hopper {s.hopper}, {'homed' if s.homed else 'not homed'}, door "
-               f"{'open' if s.door_open else 'closed'}, {'busy' if s.busy else 'idle'}, last error {s.last_error.name}")
+        _print(
+            args,
+            asdict(s),
+            f"hopper {s.hopper}, {'homed' if s.homed else 'not homed'}, door "
+            f"{'open' if s.door_open else 'closed'}, {'busy' if s.busy else 'idle'}, last error {s.last_error.name}",
+        )
     elif action == "home":
         dealer.home()
         _print(args, {"homed": True}, "homed")
@@ -131,19 +149,31 @@ def _act(dealer: Dealer, args: argparse.Namespace) -> int:
             return 2
         result: DealResult = dealer.deal(args.to, args.count, args.face)
         cards = " ".join(str(c) if c is not None else "??" for c in result.cards)
-        _print(args, {"ok": result.ok, "target": str(result.target), "face": result.face.name.lower(),
-                      "requested": result.requested, "dealt": len(result.dealt),
-                      "cards": [None if c is None else str(c) for c in result.cards],
-                      "code": result.code.name, "reason": result.reason},
-               f"dealt {len(result.dealt)} of {result.requested} to {result.target} face {result.face.name.lower()}"
-               + (f": {cards}" if any(c is not None for c in result.cards) else "")
-               + ("" if result.ok else f"; stopped: {result.reason} ({result.code.name})"))
+        _print(
+            args,
+            {
+                "ok": result.ok,
+                "target": str(result.target),
+                "face": result.face.name.lower(),
+                "requested": result.requested,
+                "dealt": len(result.dealt),
+                "cards": [None if c is None else str(c) for c in result.cards],
+                "code": result.code.name,
+                "reason": result.reason,
+            },
+            f"dealt {len(result.dealt)} of {result.requested} to {result.target} face {result.face.name.lower()}"
+            + (f": {cards}" if any(c is not None for c in result.cards) else "")
+            + ("" if result.ok else f"; stopped: {result.reason} ({result.code.name})"),
+        )
         return 0 if result.ok else 1
     elif action == "leds":
         seat = 0 if args.seat == "all" else int(args.seat)
         dealer.set_led(seat, args.colour, args.pattern)
-        _print(args, {"seat": seat, "colour": args.colour, "pattern": args.pattern},
-               f"seat {args.seat}: {args.pattern} {args.colour}")
+        _print(
+            args,
+            {"seat": seat, "colour": args.colour, "pattern": args.pattern},
+            f"seat {args.seat}: {args.pattern} {args.colour}",
+        )
     elif action == "events":
         end = time.monotonic() + args.seconds
         while (left := end - time.monotonic()) > 0:

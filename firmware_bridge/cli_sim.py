@@ -61,17 +61,26 @@ def run(args: argparse.Namespace) -> int:
             deck = shuffled(deck, args.seed)
     try:
         sim = Simulator(
-            seats=args.seats, card_reader=args.card_reader, deck=deck, seed=args.seed, speed=args.speed,
+            seats=args.seats,
+            card_reader=args.card_reader,
+            deck=deck,
+            seed=args.seed,
+            speed=args.speed,
             faults=Faults(args.drop, args.corrupt, args.duplicate, args.delay_ms),
-            reboot_every=args.reboot_every, jam_every=args.jam_every, log=args.log,
+            reboot_every=args.reboot_every,
+            jam_every=args.jam_every,
+            log=args.log,
         )
         server = serve_tcp(sim, args.tcp) if args.tcp is not None else serve_pty(sim, link=args.link)
     except (ValueError, OSError) as exc:
         print(f"dealer-sim: {exc}", file=sys.stderr)
         return 2
     print(server.url, flush=True)
-    print(f"dealer-sim: {args.seats} seats, {len(deck)} cards, speed x{args.speed}; Ctrl-C to stop",
-          file=sys.stderr, flush=True)
+    print(
+        f"dealer-sim: {args.seats} seats, {len(deck)} cards, speed x{args.speed}; Ctrl-C to stop",
+        file=sys.stderr,
+        flush=True,
+    )
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:

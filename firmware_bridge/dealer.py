@@ -135,8 +135,11 @@ class DealResult:
     def check(self) -> DealResult:
         """Return self when every card was dealt, else raise :class:`DealError`."""
         if not self.ok:
-            raise DealError(f"deal to {self.target} stopped after {len(self.dealt)} of {self.requested}: "
-                            f"{self.reason}", self.code, self)
+            raise DealError(
+                f"deal to {self.target} stopped after {len(self.dealt)} of {self.requested}: {self.reason}",
+                self.code,
+                self,
+            )
         return self
 
 
@@ -199,8 +202,7 @@ class _Listeners:
 class Dealer:
     """A card dealer machine with seat LEDs. Open with :meth:`open`; close with ``close()`` or ``with``."""
 
-    def __init__(self, backend: Backend, *, timeout: float = 2.0, home: bool = True,
-                 heartbeat_s: float = 1.0) -> None:
+    def __init__(self, backend: Backend, *, timeout: float = 2.0, home: bool = True, heartbeat_s: float = 1.0) -> None:
         self.backend = backend
         self.timeout = timeout
         self.events: queue.Queue[DealerEvent] = queue.Queue(maxsize=10000)
@@ -214,8 +216,13 @@ class Dealer:
         self.info: DeviceInfo | None = None
         self.last_status: DeviceStatus | None = None
         try:
-            self.link = Link(backend.url, opener=backend.opener, on_event=self._on_frame,
-                             on_state=self._on_state, heartbeat_s=heartbeat_s)
+            self.link = Link(
+                backend.url,
+                opener=backend.opener,
+                on_event=self._on_frame,
+                on_state=self._on_state,
+                heartbeat_s=heartbeat_s,
+            )
         except BaseException:
             self._dispatch.put(None)
             backend.close()
@@ -229,8 +236,15 @@ class Dealer:
             raise
 
     @classmethod
-    def open(cls, url: str | None = None, *, backend: str | Backend | None = None, timeout: float = 2.0,
-             home: bool = True, **sim_options: Any) -> Dealer:
+    def open(
+        cls,
+        url: str | None = None,
+        *,
+        backend: str | Backend | None = None,
+        timeout: float = 2.0,
+        home: bool = True,
+        **sim_options: Any,
+    ) -> Dealer:
         """Open a dealer: ``Dealer.open("/dev/ttyACM0")``, ``Dealer.open(backend="sim", seats=3)``.
 
         ``sim_options`` go to :class:`~firmware_bridge.simulator.Simulator` for the sim and mock backends.

@@ -6,7 +6,8 @@ A frame before stuffing::
 
 integers big-endian; ``crc`` is the CRC-32 of zlib/Ethernet (``zlib.crc32``) of every byte before
 it. CRC-32 rather than CRC-16: on a line that garbles one byte in ten, tens of thousands of bad
-frames go by in an evening, and CRC-16 lets one in 65,536 through (a DEAL to the wrong seat). The frame is COBS-encoded and followed by one 0x00. ``request`` is 0 for
+frames go by in an evening, and CRC-16 lets one in 65,536 through (a DEAL to the wrong seat). The frame is COBS-encoded
+and followed by one 0x00. ``request`` is 0 for
 unsolicited messages (events, heartbeats). ``boot`` is the device's boot id in frames from the
 device, and the boot id the host believes in (0: unknown) in frames from the host.
 """

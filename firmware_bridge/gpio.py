@@ -63,7 +63,11 @@ class GpioPins:
 
 
 def _pin(value: object, key: str) -> Pin:
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or (isinstance(value, int) and not 0 <= value <= 27):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, str))
+        or (isinstance(value, int) and not 0 <= value <= 27)
+    ):
         raise ConfigError(key, f"not a GPIO pin: {value!r} (BCM 0..27 or a name such as 'GPIO17')")
     return value
 

@@ -228,8 +228,12 @@ class HelloInfo:
     def decode(cls, payload: bytes, boot_id: int = 0) -> HelloInfo:
         _need(payload, 7, "HELLO_INFO", exact=False)  # later versions may append fields
         return cls(
-            payload[0], (payload[1], payload[2], payload[3]), bool(payload[4] & CAP_CARD_READER),
-            payload[5], payload[6], boot_id,
+            payload[0],
+            (payload[1], payload[2], payload[3]),
+            bool(payload[4] & CAP_CARD_READER),
+            payload[5],
+            payload[6],
+            boot_id,
         )
 
 

@@ -143,8 +143,13 @@ class SimMechanics:
         yield self._wait(t.exit_see_ms + t.exit_clear_ms)
         card = sim.hopper.pop(0)
         target = self._target_name()
-        sim.record("deal", target=target, card=str(card), face=Face(face).name.lower(),
-                   request=sim.core.job_req if sim.core else 0)
+        sim.record(
+            "deal",
+            target=target,
+            card=str(card),
+            face=Face(face).name.lower(),
+            request=sim.core.job_req if sim.core else 0,
+        )
         sim.dealt[target] = sim.dealt.get(target, 0) + 1
         self.dealt_since_boot += 1
         if sim.reboot_every and self.dealt_since_boot >= sim.reboot_every:
@@ -268,8 +273,15 @@ class Simulator:
         self.mechanics.dealt_since_boot = 0
         boot_id = self.rng.randrange(1, 0x10000)
         self.record("boot", boot_id=boot_id)
-        self.core = Core(self.mechanics, send, boot_id, self.seats, card_reader=self.card_reader,
-                         now=now, heartbeat_ms=self.heartbeat_ms)
+        self.core = Core(
+            self.mechanics,
+            send,
+            boot_id,
+            self.seats,
+            card_reader=self.card_reader,
+            now=now,
+            heartbeat_ms=self.heartbeat_ms,
+        )
         return self.core
 
     def run(self, wire: Wire, stopping: threading.Event) -> None:

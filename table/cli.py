@@ -30,7 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cardtable",
-        description="Referee, dealer and scorekeeper for a real card table (Chinese Ten, Frog, Garbage).")
+        description="Referee, dealer and scorekeeper for a real card table (Chinese Ten, Frog, Garbage).",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = next((a for a in argv if not a.startswith("-")), None)
     for name, (module_name, help_text) in COMMANDS.items():

@@ -28,25 +28,41 @@ GAMES = ("chinese-ten", "frog", "garbage")
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", nargs="?", default="chinese-ten", choices=GAMES)
     parser.add_argument("--players", type=int, default=3, help="Chinese Ten: 2, 3 or 4 (default 3)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="shuffle seed (default: resume the open demo game, or a new seed)")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="shuffle seed (default: resume the open demo game, or a new seed)"
+    )
     parser.add_argument("--rules", default=None, help="Chinese Ten: pagat (default), g4a, red-frog-black-frog")
-    parser.add_argument("--deals", type=int, default=None,
-                        help="a match of this many deals, the deal passing left (margins or points added up)")
-    parser.add_argument("--match", action="store_true",
-                        help="Chinese Ten: play deals until the rule set's target (g4a: 1000 points)")
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help="a match of this many deals, the deal passing left (margins or points added up)",
+    )
+    parser.add_argument(
+        "--match", action="store_true", help="Chinese Ten: play deals until the rule set's target (g4a: 1000 points)"
+    )
     parser.add_argument("--fast", action="store_true", help="no real-time pacing (frames as fast as they go)")
-    parser.add_argument("--cheat", type=float, default=0.0, metavar="P",
-                        help="bots break a rule with probability P, so the referee can be seen catching them")
+    parser.add_argument(
+        "--cheat",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="bots break a rule with probability P, so the referee can be seen catching them",
+    )
     parser.add_argument("--record", metavar="OUT.mp4", default=None, help="write the camera's frames as a video")
-    parser.add_argument("--json", action="store_true",
-                        help='print {"refereed": ..., "truth": ..., "agree": ..., "flags": [...]}')
+    parser.add_argument(
+        "--json", action="store_true", help='print {"refereed": ..., "truth": ..., "agree": ..., "flags": [...]}'
+    )
     parser.add_argument("--journal", type=Path, default=None, help=f"SQLite journal (default {default_path()})")
-    parser.add_argument("--direct", action="store_true",
-                        help="perfect in-process senses instead of the camera pipeline and serial link (a quick "
-                             "check of the referee alone)")
-    parser.add_argument("--vision", action="store_true",
-                        help="the camera pipeline (the default; --direct for perfect senses)")
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="perfect in-process senses instead of the camera pipeline and serial link (a quick "
+        "check of the referee alone)",
+    )
+    parser.add_argument(
+        "--vision", action="store_true", help="the camera pipeline (the default; --direct for perfect senses)"
+    )
     parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
     parser.add_argument("--new", action="store_true", help="start a new game even if this one is open")
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
@@ -92,13 +108,26 @@ def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
         seed = _resume_seed(journal_path, f"demo:chinese-ten:{rules}:{args.players}:")
     if seed is None:
         seed = int(time.time() * 1000) % 1_000_000
-    cfg = DemoConfig(rules=rules, players=args.players, seed=seed, fast=args.fast, cheat=args.cheat,
-                     journal=journal_path, senses=senses, card_reader=not args.no_card_reader,
-                     record=args.record, timeout=args.timeout, new=args.new)
+    cfg = DemoConfig(
+        rules=rules,
+        players=args.players,
+        seed=seed,
+        fast=args.fast,
+        cheat=args.cheat,
+        journal=journal_path,
+        senses=senses,
+        card_reader=not args.no_card_reader,
+        record=args.record,
+        timeout=args.timeout,
+        new=args.new,
+    )
     view = None if args.json else TerminalView()
     if not args.json:
-        print(f"cardtable demo: Chinese Ten ({rules}), {args.players} players, seed {seed}, cheat {args.cheat:g}; "
-              f"journal {journal_path}", flush=True)
+        print(
+            f"cardtable demo: Chinese Ten ({rules}), {args.players} players, seed {seed}, cheat {args.cheat:g}; "
+            f"journal {journal_path}",
+            flush=True,
+        )
     if args.deals is not None or args.match:
         return _run_match(cfg, args, view)
     try:
@@ -119,12 +148,19 @@ def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
     else:
         print(f"the game did not finish: {result.error}" if result.error else "the game did not finish")
     cheats, flags = result.cheats, result.flags
-    print(f"\nflags: {len(flags)} ({len(result.invented)} not matching an injected cheat); "
-          f"cheats injected: {len(cheats)} ({len(result.missed)} missed)")
-    print("the refereed result equals the simulation's truth" if result.agree
-          else "the refereed result DIFFERS from the simulation's truth")
-    print(f"game {result.game_id} in {result.seconds:.1f} s, {result.frames} frames; "
-          f"`cardtable export {result.game_id}` writes its record")
+    print(
+        f"\nflags: {len(flags)} ({len(result.invented)} not matching an injected cheat); "
+        f"cheats injected: {len(cheats)} ({len(result.missed)} missed)"
+    )
+    print(
+        "the refereed result equals the simulation's truth"
+        if result.agree
+        else "the refereed result DIFFERS from the simulation's truth"
+    )
+    print(
+        f"game {result.game_id} in {result.seconds:.1f} s, {result.frames} frames; "
+        f"`cardtable export {result.game_id}` writes its record"
+    )
     return 0 if result.agree else 1
 
 
@@ -146,16 +182,26 @@ def _run_match(cfg: object, args: argparse.Namespace, view: object) -> int:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps({"refereed": [d.refereed for d in match.deals], "truth": [d.truth for d in match.deals],
-                          "agree": match.agree, "flags": [f for d in match.deals for f in d.flags],
-                          "match": match.summary}))
+        print(
+            json.dumps(
+                {
+                    "refereed": [d.refereed for d in match.deals],
+                    "truth": [d.truth for d in match.deals],
+                    "agree": match.agree,
+                    "flags": [f for d in match.deals for f in d.flags],
+                    "match": match.summary,
+                }
+            )
+        )
         return 0 if match.agree else 1
     for d in match.deals:
         print(f"\ndeal (game {d.game_id}): " + ("agrees with the truth" if d.agree else "DIFFERS from the truth"))
         if d.refereed:
             print(score_table(d.refereed))
     s = match.summary
-    print(f"\nmatch after {s['deals']} deals ({s['totals_of']} added up): "
-          + ", ".join(f"seat {k} {v}" for k, v in s["totals"].items())
-          + f"; leader: seat {', '.join(map(str, s['leaders']))}")
+    print(
+        f"\nmatch after {s['deals']} deals ({s['totals_of']} added up): "
+        + ", ".join(f"seat {k} {v}" for k, v in s["totals"].items())
+        + f"; leader: seat {', '.join(map(str, s['leaders']))}"
+    )
     return 0 if match.agree else 1

@@ -19,8 +19,9 @@ from table.journal import GameRow, Journal, JournalError, default_path
 
 
 def _journal_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--journal", default=None,
-                        help=f"journal file (default: $CARDTABLE_JOURNAL or {default_path()})")
+    parser.add_argument(
+        "--journal", default=None, help=f"journal file (default: $CARDTABLE_JOURNAL or {default_path()})"
+    )
 
 
 def configure_history(parser: argparse.ArgumentParser) -> None:
@@ -55,14 +56,27 @@ def _scores(game: GameRow) -> str:
         return ""
     seats = game.result.get("seats", [])
     # what the game settles in: chips (Frog), coins (Garbage), points (Chinese Ten)
-    return " ".join(f"{s.get('seat')}:{s.get('chips', s.get('coins', s.get('points')))}"
-                    for s in seats if isinstance(s, dict))
+    return " ".join(
+        f"{s.get('seat')}:{s.get('chips', s.get('coins', s.get('points')))}" for s in seats if isinstance(s, dict)
+    )
 
 
 def game_summary(game: GameRow) -> dict[str, Any]:
-    return {"type": "game", "id": game.id, "match": game.match_id, "number": game.number, "game": game.game,
-            "rules": game.rules, "players": game.players, "dealer": game.dealer, "status": game.status,
-            "started": game.created, "finished": game.finished, "result": game.result, "key": game.key}
+    return {
+        "type": "game",
+        "id": game.id,
+        "match": game.match_id,
+        "number": game.number,
+        "game": game.game,
+        "rules": game.rules,
+        "players": game.players,
+        "dealer": game.dealer,
+        "status": game.status,
+        "started": game.created,
+        "finished": game.finished,
+        "result": game.result,
+        "key": game.key,
+    }
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -74,9 +88,20 @@ def run_history(args: argparse.Namespace) -> int:
         matches = {m.id: m for m in journal.matches()}
         if args.json:
             for m in matches.values():
-                print(json.dumps({"type": "match", "id": m.id, "game": m.game, "rules": m.rules,
-                                  "players": m.players, "started": m.created, "finished": m.finished,
-                                  "totals": m.totals}))
+                print(
+                    json.dumps(
+                        {
+                            "type": "match",
+                            "id": m.id,
+                            "game": m.game,
+                            "rules": m.rules,
+                            "players": m.players,
+                            "started": m.created,
+                            "finished": m.finished,
+                            "totals": m.totals,
+                        }
+                    )
+                )
             for g in games:
                 print(json.dumps(game_summary(g)))
             return 0
@@ -86,13 +111,14 @@ def run_history(args: argparse.Namespace) -> int:
         print(f"{'game':>5} {'match':>5} {'deal':>4}  {'started':16}  {'status':9} {'game/rules':28} scores")
         for g in games:
             match = "-" if g.match_id is None else str(g.match_id)
-            print(f"{g.id:>5} {match:>5} {g.number:>4}  {_when(g.created):16}  {g.status:9} "
-                  f"{g.game + ' ' + g.rules + ' x' + str(g.players):28} {_scores(g)}")
+            print(
+                f"{g.id:>5} {match:>5} {g.number:>4}  {_when(g.created):16}  {g.status:9} "
+                f"{g.game + ' ' + g.rules + ' x' + str(g.players):28} {_scores(g)}"
+            )
         for m in matches.values():
             if m.totals:
                 totals = " ".join(f"{k}:{v}" for k, v in m.totals.get("totals", {}).items())
-                print(f"match {m.id}: {m.game} {m.rules}, totals {totals}"
-                      f"{' (finished)' if m.finished else ''}")
+                print(f"match {m.id}: {m.game} {m.rules}, totals {totals}{' (finished)' if m.finished else ''}")
     return 0
 
 

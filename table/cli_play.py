@@ -33,11 +33,13 @@ COMMANDS = ("confirm", "reject", "correct", "undo", "dispute", "quit")
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", choices=["chinese-ten", "frog", "garbage"], help="the game at the table")
-    parser.add_argument("--players", type=int, default=None,
-                        help="Chinese Ten 2-4, Frog 3-7, Garbage 3-8 (default: table.toml, else 3)")
+    parser.add_argument(
+        "--players", type=int, default=None, help="Chinese Ten 2-4, Frog 3-7, Garbage 3-8 (default: table.toml, else 3)"
+    )
     parser.add_argument("--config", type=Path, default=None, help="table.toml (see docs/table.toml.example)")
-    parser.add_argument("--journal", type=Path, default=None, help="SQLite journal (default: table.toml or "
-                                                                   f"{default_path()})")
+    parser.add_argument(
+        "--journal", type=Path, default=None, help=f"SQLite journal (default: table.toml or {default_path()})"
+    )
 
 
 def parse_command(line: str, players: int) -> Any:
@@ -76,9 +78,14 @@ def run(args: argparse.Namespace) -> int:
         from table.controller.registry import referee_module
 
         # the game's own referee checks the rule set, its options and the player count
-        referee_module(cfg.game).make_referee(rules=cfg.rules, players=cfg.players, dealer=cfg.first_dealer,
-                                              options=dict(cfg.options), card_reader=cfg.dealer.card_reader,
-                                              dealer_machine=cfg.dealer.port is not None)
+        referee_module(cfg.game).make_referee(
+            rules=cfg.rules,
+            players=cfg.players,
+            dealer=cfg.first_dealer,
+            options=dict(cfg.options),
+            card_reader=cfg.dealer.card_reader,
+            dealer_machine=cfg.dealer.port is not None,
+        )
     except (ConfigError, ValueError) as exc:
         print(f"cardtable play: configuration: {exc}", file=sys.stderr)
         return 2
@@ -104,12 +111,23 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
     journal_path = args.journal or (Path(cfg.journal) if cfg.journal else default_path())
     journal = Journal(journal_path)
     key = f"play:{cfg.game}:{cfg.rules}:{cfg.players}"
-    session, first = GameSession.open(journal, key=key, game=cfg.game, rules=cfg.rules, players=cfg.players,
-                                      dealer=cfg.first_dealer, options=dict(cfg.options),
-                                      card_reader=cfg.dealer.card_reader, dealer_machine=cfg.dealer.port is not None)
+    session, first = GameSession.open(
+        journal,
+        key=key,
+        game=cfg.game,
+        rules=cfg.rules,
+        players=cfg.players,
+        dealer=cfg.first_dealer,
+        options=dict(cfg.options),
+        card_reader=cfg.dealer.card_reader,
+        dealer_machine=cfg.dealer.port is not None,
+    )
     names = [cfg.seat_name(i) for i in range(cfg.players)]
-    print(f"cardtable play: game {session.game_id} ({'resumed' if session.resumed else 'new'}), "
-          f"{cfg.game} {cfg.rules}, {cfg.players} players; journal {journal_path}", flush=True)
+    print(
+        f"cardtable play: game {session.game_id} ({'resumed' if session.resumed else 'new'}), "
+        f"{cfg.game} {cfg.rules}, {cfg.players} players; journal {journal_path}",
+        flush=True,
+    )
     loop = TableLoop(session, view=TerminalView(names=names))
     device = None
     if cfg.dealer.port:

@@ -16,8 +16,12 @@ from table.errors import IllegalMoveError, RecordError
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="a game record (JSON); see docs/records.md")
-    parser.add_argument("--random", metavar="GAME", choices=sorted(records.GAMES),
-                        help="write the record of a bot game instead of replaying one")
+    parser.add_argument(
+        "--random",
+        metavar="GAME",
+        choices=sorted(records.GAMES),
+        help="write the record of a bot game instead of replaying one",
+    )
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", default=None, help="named rule set (default: the game's default)")
@@ -28,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     if args.random:
         try:
             record = records.game_module(args.random).random_record(
-                players=args.players, seed=args.seed, rules=args.rules)
+                players=args.players, seed=args.seed, rules=args.rules
+            )
         except (RecordError, ValueError) as exc:
             print(f"cardtable replay: {exc}", file=sys.stderr)
             return 2

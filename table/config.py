@@ -50,6 +50,7 @@ _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 # The schemes vision.camera.camera_for opens (checked here so a typo fails at start, naming the key).
 CAMERA_SCHEMES = ("picam", "usb", "rtsp", "http", "https", "file", "folder", "sim")
 
+
 @dataclass(frozen=True, slots=True)
 class SeatConfig:
     name: str
@@ -130,8 +131,9 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         raise ConfigError("table.game", f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
     rules = _get(table, "table.rules", str, DEFAULT_RULES[game])
     if rules not in RULE_SETS[game]:
-        raise ConfigError("table.rules", f"unknown rule set {rules!r} for {game}; expected one of "
-                                         f"{', '.join(RULE_SETS[game])}")
+        raise ConfigError(
+            "table.rules", f"unknown rule set {rules!r} for {game}; expected one of {', '.join(RULE_SETS[game])}"
+        )
     lo, hi = PLAYERS[game]
     n = players if players is not None else _get(table, "table.players", int, 3)
     if not lo <= n <= hi:
@@ -183,10 +185,19 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         raise ConfigError("camera.spec", "must not be empty")
     scheme, sep, _ = spec.partition(":")
     if sep and len(scheme) > 1 and scheme.lower() not in CAMERA_SCHEMES:
-        raise ConfigError("camera.spec", f"unknown camera {spec!r}; expected one of "
-                          + ", ".join(f"{s}:" for s in CAMERA_SCHEMES) + " or a video file or image folder")
-    camera = CameraConfig(spec, _get(cam, "camera.mat", bool, True), _get(cam, "camera.layout", str, None),
-                          float(fps), _get(cam, "camera.learned", bool, True))
+        raise ConfigError(
+            "camera.spec",
+            f"unknown camera {spec!r}; expected one of "
+            + ", ".join(f"{s}:" for s in CAMERA_SCHEMES)
+            + " or a video file or image folder",
+        )
+    camera = CameraConfig(
+        spec,
+        _get(cam, "camera.mat", bool, True),
+        _get(cam, "camera.layout", str, None),
+        float(fps),
+        _get(cam, "camera.learned", bool, True),
+    )
 
     dev = _section(data, "dealer")
     _only(dev, "dealer", {"port", "card_reader"})
@@ -204,7 +215,9 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
     gpio = GpioConfig(factory, _pin(gp, "gpio.status_led"), _pin(gp, "gpio.buzzer"), hold_ms)
     used: dict[int, str] = {}
     for key, pin in [(f"seats[{i}].button", s.button) for i, s in enumerate(seats)] + [
-            ("gpio.status_led", gpio.status_led), ("gpio.buzzer", gpio.buzzer)]:
+        ("gpio.status_led", gpio.status_led),
+        ("gpio.buzzer", gpio.buzzer),
+    ]:
         if pin is None:
             continue
         if pin in used:
@@ -222,9 +235,21 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
             raise ConfigError(f"leds.{role}", f"a colour written #rrggbb, not {value!r}")
         leds[role] = value.lower()
 
-    return TableConfig(game=game, rules=rules, players=n, first_dealer=first_dealer, options=options,
-                       seats=tuple(seats), camera=camera, dealer=dealer, gpio=gpio, leds=leds,
-                       journal=journal, match_target=match_target, deals=deals)
+    return TableConfig(
+        game=game,
+        rules=rules,
+        players=n,
+        first_dealer=first_dealer,
+        options=options,
+        seats=tuple(seats),
+        camera=camera,
+        dealer=dealer,
+        gpio=gpio,
+        leds=leds,
+        journal=journal,
+        match_target=match_target,
+        deals=deals,
+    )
 
 
 def _only(section: Mapping[str, Any], where: str, allowed: set[str]) -> None:

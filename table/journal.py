@@ -168,24 +168,26 @@ class Journal:
 
     # -- matches and games -------------------------------------------------------------------
 
-    def new_match(self, *, key: str, game: str, rules: str, players: int,
-                  meta: dict[str, Any] | None = None) -> int:
+    def new_match(self, *, key: str, game: str, rules: str, players: int, meta: dict[str, Any] | None = None) -> int:
         with self._tx():
             cur = self._db.execute(
                 "INSERT INTO matches(key, game, rules, players, created, meta) VALUES(?,?,?,?,?,?)",
-                (key, game, rules, players, time.time(), _dumps(meta or {})))
+                (key, game, rules, players, time.time(), _dumps(meta or {})),
+            )
         assert cur.lastrowid is not None
         return cur.lastrowid
 
     def finish_match(self, match_id: int, totals: dict[str, Any]) -> None:
         with self._tx():
-            self._db.execute("UPDATE matches SET finished=?, totals=? WHERE id=?",
-                             (time.time(), _dumps(totals), match_id))
+            self._db.execute(
+                "UPDATE matches SET finished=?, totals=? WHERE id=?", (time.time(), _dumps(totals), match_id)
+            )
 
     def open_match(self, key: str) -> MatchRow | None:
         """The newest unfinished match with this key (what the same command resumes)."""
         row = self._db.execute(
-            "SELECT * FROM matches WHERE key=? AND finished IS NULL ORDER BY id DESC LIMIT 1", (key,)).fetchone()
+            "SELECT * FROM matches WHERE key=? AND finished IS NULL ORDER BY id DESC LIMIT 1", (key,)
+        ).fetchone()
         return None if row is None else _match_row(row)
 
     def match(self, match_id: int) -> MatchRow:
@@ -197,23 +199,46 @@ class Journal:
     def matches(self) -> list[MatchRow]:
         return [_match_row(r) for r in self._db.execute("SELECT * FROM matches ORDER BY id")]
 
-    def new_game(self, *, key: str, game: str, rules: str, players: int, dealer: int = 0,
-                 options: dict[str, Any] | None = None, match_id: int | None = None, number: int = 1,
-                 meta: dict[str, Any] | None = None) -> int:
+    def new_game(
+        self,
+        *,
+        key: str,
+        game: str,
+        rules: str,
+        players: int,
+        dealer: int = 0,
+        options: dict[str, Any] | None = None,
+        match_id: int | None = None,
+        number: int = 1,
+        meta: dict[str, Any] | None = None,
+    ) -> int:
         with self._tx():
             cur = self._db.execute(
                 "INSERT INTO games(key, match_id, number, game, rules, options, players, dealer, created, meta)"
                 " VALUES(?,?,?,?,?,?,?,?,?,?)",
-                (key, match_id, number, game, rules, _dumps(options or {}), players, dealer, time.time(),
-                 _dumps(meta or {})))
+                (
+                    key,
+                    match_id,
+                    number,
+                    game,
+                    rules,
+                    _dumps(options or {}),
+                    players,
+                    dealer,
+                    time.time(),
+                    _dumps(meta or {}),
+                ),
+            )
         assert cur.lastrowid is not None
         self._next_seq[cur.lastrowid] = 1
         return cur.lastrowid
 
     def finish_game(self, game_id: int, result: dict[str, Any], *, status: str = "finished") -> None:
         with self._tx():
-            self._db.execute("UPDATE games SET finished=?, status=?, result=? WHERE id=?",
-                             (time.time(), status, _dumps(result), game_id))
+            self._db.execute(
+                "UPDATE games SET finished=?, status=?, result=? WHERE id=?",
+                (time.time(), status, _dumps(result), game_id),
+            )
 
     def set_game_meta(self, game_id: int, meta: dict[str, Any]) -> None:
         with self._tx():
@@ -235,7 +260,8 @@ class Journal:
     def open_game(self, key: str) -> GameRow | None:
         """The newest unfinished game with this key: what the same command resumes."""
         row = self._db.execute(
-            "SELECT * FROM games WHERE key=? AND status='open' ORDER BY id DESC LIMIT 1", (key,)).fetchone()
+            "SELECT * FROM games WHERE key=? AND status='open' ORDER BY id DESC LIMIT 1", (key,)
+        ).fetchone()
         return None if row is None else _game_row(row)
 
     # -- entries -----------------------------------------------------------------------------
@@ -244,13 +270,14 @@ class Journal:
         """Write one entry and commit it before returning; returns its sequence number."""
         seq = self._next_seq.get(game_id)
         if seq is None:
-            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id=?",
-                                   (game_id,)).fetchone()
+            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id=?", (game_id,)).fetchone()
             seq = int(row[0]) + 1
         try:
             with self._tx():
-                self._db.execute("INSERT INTO entries(game_id, seq, kind, seat, body, at) VALUES(?,?,?,?,?,?)",
-                                 (game_id, seq, kind, seat, _dumps(body), time.time()))
+                self._db.execute(
+                    "INSERT INTO entries(game_id, seq, kind, seat, body, at) VALUES(?,?,?,?,?,?)",
+                    (game_id, seq, kind, seat, _dumps(body), time.time()),
+                )
         except sqlite3.DatabaseError as exc:
             self._next_seq.pop(game_id, None)
             raise JournalError(f"{self.path}: cannot write entry: {exc}") from None
@@ -259,7 +286,8 @@ class Journal:
 
     def entries(self, game_id: int, *, kinds: tuple[str, ...] | None = None) -> Iterator[Entry]:
         rows = self._db.execute(
-            "SELECT game_id, seq, kind, seat, body, at FROM entries WHERE game_id=? ORDER BY seq", (game_id,))
+            "SELECT game_id, seq, kind, seat, body, at FROM entries WHERE game_id=? ORDER BY seq", (game_id,)
+        )
         for gid, seq, kind, seat, body, at in rows.fetchall():
             if kinds is None or kind in kinds:
                 yield Entry(gid, seq, kind, seat, json.loads(body), at)
@@ -268,8 +296,9 @@ class Journal:
         if kind is None:
             row = self._db.execute("SELECT COUNT(*) FROM entries WHERE game_id=?", (game_id,)).fetchone()
         else:
-            row = self._db.execute("SELECT COUNT(*) FROM entries WHERE game_id=? AND kind=?",
-                                   (game_id, kind)).fetchone()
+            row = self._db.execute(
+                "SELECT COUNT(*) FROM entries WHERE game_id=? AND kind=?", (game_id, kind)
+            ).fetchone()
         return int(row[0])
 
     # -- internals ---------------------------------------------------------------------------
@@ -290,13 +319,35 @@ class _Transaction:
 
 
 def _game_row(r: tuple[Any, ...]) -> GameRow:
-    (gid, key, match_id, number, game, rules, options, players, dealer, created, finished, status,
-     result, meta) = r
-    return GameRow(gid, key, match_id, number, game, rules, json.loads(options), players, dealer, created,
-                   finished, status, None if result is None else json.loads(result), json.loads(meta))
+    (gid, key, match_id, number, game, rules, options, players, dealer, created, finished, status, result, meta) = r
+    return GameRow(
+        gid,
+        key,
+        match_id,
+        number,
+        game,
+        rules,
+        json.loads(options),
+        players,
+        dealer,
+        created,
+        finished,
+        status,
+        None if result is None else json.loads(result),
+        json.loads(meta),
+    )
 
 
 def _match_row(r: tuple[Any, ...]) -> MatchRow:
     mid, key, game, rules, players, created, finished, totals, meta = r
-    return MatchRow(mid, key, game, rules, players, created, finished,
-                    None if totals is None else json.loads(totals), json.loads(meta))
+    return MatchRow(
+        mid,
+        key,
+        game,
+        rules,
+        players,
+        created,
+        finished,
+        None if totals is None else json.loads(totals),
+        json.loads(meta),
+    )

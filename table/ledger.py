@@ -27,6 +27,7 @@ class Entry:
 
     def describe(self) -> str:
         """A plain instruction for the table: ``seat 3 pays seat 1 2 coins (bingo)``."""
+
         def name(account: str) -> str:
             return account.replace(":", " ")
 
@@ -59,8 +60,9 @@ class Ledger:
     def open(self, account: str) -> None:
         self.balances.setdefault(account, 0)
 
-    def transfer(self, payer: str, payee: str, amount: int, reason: str = "", *,
-                 phase: str = "", deal: int = 0) -> Entry:
+    def transfer(
+        self, payer: str, payee: str, amount: int, reason: str = "", *, phase: str = "", deal: int = 0
+    ) -> Entry:
         if amount < 0:
             raise LedgerError(f"negative transfer {amount} from {payer} to {payee}")
         for account in (payer, payee):

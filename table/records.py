@@ -61,6 +61,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
 
 # -- field readers shared by the game record modules -------------------------------------------
 
+
 def need(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in obj:
         raise RecordError(f"{where}.{key}" if where else key, "missing")

@@ -29,8 +29,11 @@ def test_ci_pins_every_declared_dependency_to_a_version_its_floor_allows() -> No
     pins = _pins()
     unpinned = [str(r) for r in declared if canonicalize_name(r.name) not in pins]
     assert not unpinned, f"not in .ci/constraints.txt: {unpinned}"
-    refused = [f"{r} vs =={pins[canonicalize_name(r.name)]}" for r in declared
-               if pins[canonicalize_name(r.name)] not in r.specifier]
+    refused = [
+        f"{r} vs =={pins[canonicalize_name(r.name)]}"
+        for r in declared
+        if pins[canonicalize_name(r.name)] not in r.specifier
+    ]
     assert not refused, refused
 
 

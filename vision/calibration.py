@@ -97,15 +97,18 @@ class MarkerDetector:
         # most of the speed, and a mat marker is never that small
         params.minMarkerPerimeterRate = min_perimeter_rate
         self._detector = cv2.aruco.ArucoDetector(
-            cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params)
+            cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params
+        )
 
     def detect(self, frame_bgr: np.ndarray) -> list[MarkerSighting]:
         gray = frame_bgr if frame_bgr.ndim == 2 else cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
         corners, ids, _ = self._detector.detectMarkers(gray)
         if ids is None:
             return []
-        return [MarkerSighting(int(i), c.reshape(4, 2).astype(np.float64)) for c, i in zip(corners, ids.ravel(),
-                                                                                          strict=True)]
+        return [
+            MarkerSighting(int(i), c.reshape(4, 2).astype(np.float64))
+            for c, i in zip(corners, ids.ravel(), strict=True)
+        ]
 
 
 def fit(layout: Layout, sightings: Sequence[MarkerSighting], *, frame_index: int = -1) -> Calibration:
@@ -126,8 +129,15 @@ def fit(layout: Layout, sightings: Sequence[MarkerSighting], *, frame_index: int
 class Calibrator:
     """Keeps the current calibration; call :meth:`update` with frames (every frame, or every few)."""
 
-    def __init__(self, layout: Layout, *, fallback: Calibration | None = None, min_markers: int = 2,
-                 nudge_px: float = 4.0, history: int = 30) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        *,
+        fallback: Calibration | None = None,
+        min_markers: int = 2,
+        nudge_px: float = 4.0,
+        history: int = 30,
+    ) -> None:
         self.layout = layout
         self.fallback = fallback
         self.min_markers = min_markers
@@ -207,8 +217,9 @@ class Calibrator:
         return found
 
     def _error_px(self, cal: Calibration, sightings: Sequence[MarkerSighting]) -> float:
-        errs = [np.linalg.norm(cal.to_image(self.layout.marker_corners(s.id)) - s.corners, axis=1).mean()
-                for s in sightings]
+        errs = [
+            np.linalg.norm(cal.to_image(self.layout.marker_corners(s.id)) - s.corners, axis=1).mean() for s in sightings
+        ]
         return float(np.median(errs))
 
 

@@ -114,8 +114,13 @@ class CameraSource(ABC):
             return self._next_sync()
         with self._cond:
             ok = self._cond.wait_for(
-                lambda: self._ended or self._error is not None
-                or (self._latest is not None and self._latest.index > self._last_read), timeout)
+                lambda: (
+                    self._ended
+                    or self._error is not None
+                    or (self._latest is not None and self._latest.index > self._last_read)
+                ),
+                timeout,
+            )
             if self._error is not None:
                 raise CameraError(f"{self.spec}: {self._error}") from self._error
             if not ok:
@@ -192,8 +197,18 @@ def _valid(image: Any) -> bool:
 class VideoCaptureSource(CameraSource):
     """USB cameras, network streams and video files through OpenCV."""
 
-    def __init__(self, spec: str, target: int | str, *, live: bool, fps: float = 15.0, realtime: bool = False,
-                 width: int | None = None, height: int | None = None, loop: bool = False) -> None:
+    def __init__(
+        self,
+        spec: str,
+        target: int | str,
+        *,
+        live: bool,
+        fps: float = 15.0,
+        realtime: bool = False,
+        width: int | None = None,
+        height: int | None = None,
+        loop: bool = False,
+    ) -> None:
         self.live = live
         super().__init__(spec, fps=fps, realtime=realtime)
         self.target = target
@@ -259,7 +274,9 @@ class VideoCaptureSource(CameraSource):
 class FolderSource(CameraSource):
     """The images of a folder, in name order; unreadable files are skipped and counted."""
 
-    def __init__(self, spec: str, folder: str, *, fps: float = 15.0, realtime: bool = False, loop: bool = False) -> None:
+    def __init__(
+        self, spec: str, folder: str, *, fps: float = 15.0, realtime: bool = False, loop: bool = False
+    ) -> None:
         super().__init__(spec, fps=fps, realtime=realtime)
         self.folder = Path(folder)
         self.loop = loop
@@ -294,8 +311,9 @@ class PiCameraSource(CameraSource):
 
     live = True
 
-    def __init__(self, spec: str, camera_num: int = 0, *, fps: float = 15.0, width: int = 1280,
-                 height: int = 720) -> None:
+    def __init__(
+        self, spec: str, camera_num: int = 0, *, fps: float = 15.0, width: int = 1280, height: int = 720
+    ) -> None:
         super().__init__(spec, fps=fps, realtime=True)
         self.camera_num, self.width, self.height = camera_num, width, height
         self._cam: Any = None
@@ -306,13 +324,17 @@ class PiCameraSource(CameraSource):
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as exc:
-            raise CameraError(f"{self.spec}: picamera2 is not importable ({exc}); install python3-picamera2 "
-                              "and create the venv with --system-site-packages") from None
+            raise CameraError(
+                f"{self.spec}: picamera2 is not importable ({exc}); install python3-picamera2 "
+                "and create the venv with --system-site-packages"
+            ) from None
         try:
             cam = Picamera2(self.camera_num)
             config = cam.create_video_configuration(
                 main={"size": (self.width, self.height), "format": "RGB888"},
-                controls={"FrameRate": self.fps}, buffer_count=2)
+                controls={"FrameRate": self.fps},
+                buffer_count=2,
+            )
             cam.configure(config)
             cam.start()
         except Exception as exc:
@@ -343,8 +365,17 @@ class SimSource(CameraSource):
     busy with random plays (placing, capturing, flipping the stock); with ``script="none"`` the
     caller (the demo controller) queues actions on ``source.sim`` itself."""
 
-    def __init__(self, sim: Any, *, spec: str = "sim:", fps: float | None = None, realtime: bool = False,
-                 script: str = "none", seed: int = 0, limit: int | None = None) -> None:
+    def __init__(
+        self,
+        sim: Any,
+        *,
+        spec: str = "sim:",
+        fps: float | None = None,
+        realtime: bool = False,
+        script: str = "none",
+        seed: int = 0,
+        limit: int | None = None,
+    ) -> None:
         super().__init__(spec, fps=fps or sim.fps, realtime=realtime)
         self.sim = sim
         self.script = script
@@ -357,6 +388,7 @@ class SimSource(CameraSource):
             raise CameraError(f"{self.spec}: script must be random or none")
         if self.script == "random":
             from vision.simtable import RandomPlay
+
             self._play: Any = RandomPlay(self.sim, seed=self._rng.randrange(1 << 30))
 
     def _grab(self) -> tuple[np.ndarray, float | None] | None:
@@ -423,13 +455,22 @@ def camera_for(spec: str, **overrides: Any) -> CameraSource:
         layout = parse_mat_spec(rest or "chinese-ten,3")
         if "width" not in opts and "height" not in opts:  # the camera a mat of this size needs
             from vision.simtable import default_camera
+
             width, height = default_camera(layout).width, default_camera(layout).height
-        camera = SimCamera(width=width, height=height, tilt_deg=_num(opts, "tilt", 15.0, spec),
-                           yaw_deg=_num(opts, "yaw", 0.0, spec))
+        camera = SimCamera(
+            width=width, height=height, tilt_deg=_num(opts, "tilt", 15.0, spec), yaw_deg=_num(opts, "yaw", 0.0, spec)
+        )
         seed = int(_num(opts, "seed", 0, spec))
-        sim = SimTable(layout, seed=seed, camera=camera, fps=fps, noise=_num(opts, "noise", 3.0, spec),
-                       blur=_num(opts, "blur", 0.0, spec))
+        sim = SimTable(
+            layout,
+            seed=seed,
+            camera=camera,
+            fps=fps,
+            noise=_num(opts, "noise", 3.0, spec),
+            blur=_num(opts, "blur", 0.0, spec),
+        )
         limit = int(_num(opts, "frames", 0, spec)) or None
-        return SimSource(sim, spec=spec, fps=fps, realtime=realtime, script=opts.get("script", "random"),
-                         seed=seed, limit=limit)
+        return SimSource(
+            sim, spec=spec, fps=fps, realtime=realtime, script=opts.get("script", "random"), seed=seed, limit=limit
+        )
     raise CameraError(f"{spec}: unknown camera scheme {scheme!r} (picam:, usb:N, rtsp://, file:, folder:, sim:)")

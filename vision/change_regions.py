@@ -64,8 +64,9 @@ class PendingRegions:
         """The next detection is of the whole frame (a change no card explains was left)."""
         self._regions = None
 
-    def note(self, reference: np.ndarray | None, small: np.ndarray, frame_shape: tuple[int, ...],
-             known: Sequence[np.ndarray]) -> list[Region]:
+    def note(
+        self, reference: np.ndarray | None, small: np.ndarray, frame_shape: tuple[int, ...], known: Sequence[np.ndarray]
+    ) -> list[Region]:
         """Add where the small frame differs from ``reference`` (the one last detected) to the regions; returns the
         boxes of change ([] where the whole frame is due anyway). ``known``: the outlines last detected."""
         if self._regions is None or reference is None:
@@ -75,8 +76,13 @@ class PendingRegions:
         self._regions = regions_around(boxes, known, frame_shape, also=self._regions, grow=self.grow)
         return boxes
 
-    def regions(self, changes: Sequence[Region], missing: Sequence[np.ndarray], known: Sequence[np.ndarray],
-                frame_shape: tuple[int, ...]) -> list[Region] | None:
+    def regions(
+        self,
+        changes: Sequence[Region],
+        missing: Sequence[np.ndarray],
+        known: Sequence[np.ndarray],
+        frame_shape: tuple[int, ...],
+    ) -> list[Region] | None:
         """The regions this frame's detection covers: those around what changed, and around each card ``missing``
         (outlines) that none holds (a card taken up is looked for again where it lay). None for the whole frame: no
         such regions (the change was large, no card is known, nothing changed and none is missing) or the edge rule
@@ -104,13 +110,16 @@ class PendingRegions:
 
 def card_length(quads: Sequence[np.ndarray]) -> float:
     """The median long side of ``quads`` (full-resolution px); 0 without any."""
-    sides = [float(np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1).max())
-             for q in (np.asarray(q, np.float64).reshape(4, 2) for q in quads)]
+    sides = [
+        float(np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1).max())
+        for q in (np.asarray(q, np.float64).reshape(4, 2) for q in quads)
+    ]
     return float(np.median(sides)) if sides else 0.0
 
 
-def changed_boxes(before: np.ndarray, after: np.ndarray, frame_shape: tuple[int, ...], *,
-                  level: int = CHANGE_LEVEL) -> list[Region]:
+def changed_boxes(
+    before: np.ndarray, after: np.ndarray, frame_shape: tuple[int, ...], *, level: int = CHANGE_LEVEL
+) -> list[Region]:
     """The pixel boxes of a ``frame_shape`` frame that hold each patch where the small grey frames ``before`` and
     ``after`` differ by more than ``level``: [] where they do not, the whole frame where their sizes differ."""
     height, width = frame_shape[:2]
@@ -124,9 +133,15 @@ def changed_boxes(before: np.ndarray, after: np.ndarray, frame_shape: tuple[int,
     return [_clip((x * fx, y * fy, (x + w) * fx, (y + h) * fy), width, height) for x, y, w, h, _ in stats[1:count]]
 
 
-def regions_around(boxes: Sequence[Region], known: Sequence[np.ndarray], frame_shape: tuple[int, ...], *,
-                   also: Sequence[Region] = (), grow: float = GROW, max_share: float = MAX_SHARE
-                   ) -> list[Region] | None:
+def regions_around(
+    boxes: Sequence[Region],
+    known: Sequence[np.ndarray],
+    frame_shape: tuple[int, ...],
+    *,
+    also: Sequence[Region] = (),
+    grow: float = GROW,
+    max_share: float = MAX_SHARE,
+) -> list[Region] | None:
     """The regions to detect again around ``boxes`` (what changed, or where a card went missing) in a
     ``frame_shape`` frame: each grown by ``grow`` lengths of a card of ``known`` (outlines, full-resolution px),
     merged with ``also`` (regions still to detect from before) where they overlap. None where that covers more than
@@ -144,8 +159,13 @@ def regions_around(boxes: Sequence[Region], known: Sequence[np.ndarray], frame_s
     return regions
 
 
-def unexplained(changes: Sequence[Region], regions: Sequence[Region], before: Sequence[tuple[str, np.ndarray]],
-                after: Sequence[tuple[str, np.ndarray]], frame_shape: tuple[int, ...]) -> list[Region]:
+def unexplained(
+    changes: Sequence[Region],
+    regions: Sequence[Region],
+    before: Sequence[tuple[str, np.ndarray]],
+    after: Sequence[tuple[str, np.ndarray]],
+    frame_shape: tuple[int, ...],
+) -> list[Region]:
     """The boxes of ``changes`` that may be a card the detection of ``regions`` missed: those that no card explains.
     ``before`` and ``after``: (name, outline) of the cards known before and recognised now (full-resolution px).
 
@@ -163,8 +183,11 @@ def unexplained(changes: Sequence[Region], regions: Sequence[Region], before: Se
 
     def near(outline: np.ndarray, others: Sequence[tuple[str, np.ndarray]]) -> list[str]:
         centre = np.asarray(outline, np.float64).reshape(4, 2).mean(axis=0)
-        return [name for name, q in others
-                if np.linalg.norm(np.asarray(q, np.float64).reshape(4, 2).mean(axis=0) - centre) <= quarter]
+        return [
+            name
+            for name, q in others
+            if np.linalg.norm(np.asarray(q, np.float64).reshape(4, 2).mean(axis=0) - centre) <= quarter
+        ]
 
     def in_region(outline: np.ndarray) -> bool:
         return any(inside(quad_box(outline), r) for r in regions)
@@ -178,9 +201,14 @@ def unexplained(changes: Sequence[Region], regions: Sequence[Region], before: Se
 
     changed = [quad_box(q) for name, q in after if in_region(q) and name not in near(q, before)]
     changed += [quad_box(q) for _, q in before if in_region(q) and not near(q, after)]
-    return [box for box in changes
-            if (box[2] - box[0]) * (box[3] - box[1]) >= least and not reaches_edge(box, frame_shape)
-            and not any(overlaps(box, card) for card in changed) and on_cards(box) < 0.5]
+    return [
+        box
+        for box in changes
+        if (box[2] - box[0]) * (box[3] - box[1]) >= least
+        and not reaches_edge(box, frame_shape)
+        and not any(overlaps(box, card) for card in changed)
+        and on_cards(box) < 0.5
+    ]
 
 
 def reaches_edge(box: Region, frame_shape: tuple[int, ...]) -> bool:
@@ -202,8 +230,11 @@ def inside(a: Region, b: Region) -> bool:
 def kept_outside(known: Sequence[np.ndarray], regions: Sequence[Region]) -> list[np.ndarray]:
     """The outlines of ``known`` that no region holds wholly: a detection of the regions does not look for them
     (``Recognizer.recognize_regions`` keeps them as they were)."""
-    return [np.asarray(q, np.float32).reshape(4, 2) for q in known
-            if not any(inside(quad_box(q), region) for region in regions)]
+    return [
+        np.asarray(q, np.float32).reshape(4, 2)
+        for q in known
+        if not any(inside(quad_box(q), region) for region in regions)
+    ]
 
 
 def untouched_by(known: Sequence[np.ndarray], regions: Sequence[Region]) -> list[bool]:
@@ -212,8 +243,9 @@ def untouched_by(known: Sequence[np.ndarray], regions: Sequence[Region]) -> list
     return [not any(overlaps(quad_box(q), region) for region in regions) for q in known]
 
 
-def kept_and_reused(known: Sequence[np.ndarray], regions: Sequence[Region], readings: Sequence[Reading]
-                    ) -> tuple[list[np.ndarray], list[Reading]]:
+def kept_and_reused(
+    known: Sequence[np.ndarray], regions: Sequence[Region], readings: Sequence[Reading]
+) -> tuple[list[np.ndarray], list[Reading]]:
     """What a detection of ``regions`` does with the cards ``known`` before (outlines) and their last ``readings``
     (in the same order, or none): the outlines to classify again (``kept_outside``, less those reused) and the
     readings kept as they were (``untouched_by``; only where there is a reading for every known card)."""
@@ -232,8 +264,12 @@ def quad_box(quad: np.ndarray) -> Region:
 
 def _clip(box: tuple[float, float, float, float], width: int, height: int) -> Region:
     x0, y0, x1, y1 = box
-    return (max(0, int(np.floor(x0))), max(0, int(np.floor(y0))),
-            min(width, int(np.ceil(x1))), min(height, int(np.ceil(y1))))
+    return (
+        max(0, int(np.floor(x0))),
+        max(0, int(np.floor(y0))),
+        min(width, int(np.ceil(x1))),
+        min(height, int(np.ceil(y1))),
+    )
 
 
 def _union(a: Region, b: Region) -> Region:

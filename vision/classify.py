@@ -24,8 +24,9 @@ def preprocess(crops: np.ndarray, meta: ModelMeta) -> np.ndarray:
     paper), which cancels exposure and colour casts while keeping red ink red.
     """
     if crops.ndim != 5 or crops.shape[1] not in (1, 2) or crops.shape[2:] != (meta.input_height, meta.input_width, 3):
-        raise ValueError(f"expected crops of shape (N, 2 or 1, {meta.input_height}, {meta.input_width}, 3), "
-                         f"got {crops.shape}")
+        raise ValueError(
+            f"expected crops of shape (N, 2 or 1, {meta.input_height}, {meta.input_width}, 3), got {crops.shape}"
+        )
     m = crops.shape[0] * crops.shape[1]  # crops in all
     # channels first before anything else: the result is already the network's NCHW layout
     planes = np.ascontiguousarray(crops.reshape(m, -1, 3).transpose(0, 2, 1))  # (2N, 3, H*W) uint8
@@ -74,8 +75,9 @@ def postprocess(logits: np.ndarray) -> np.ndarray:
     return probs
 
 
-def decide(probs: np.ndarray, labels: tuple[str, ...], min_confidence: float, min_margin: float,
-           unknown: str = "unknown") -> list[tuple[str, float]]:
+def decide(
+    probs: np.ndarray, labels: tuple[str, ...], min_confidence: float, min_margin: float, unknown: str = "unknown"
+) -> list[tuple[str, float]]:
     """Top label and its probability per card; ``unknown`` when top-1 or its margin over top-2 is low."""
     out: list[tuple[str, float]] = []
     for p in probs:
@@ -115,8 +117,10 @@ class OnnxClassifier:
             raise ModelError(f"{model_path}: expected one input and one output")
         shape: list[Any] = list(inputs[0].shape)
         if len(shape) != 4 or shape[1:] != [3, meta.input_height, meta.input_width]:
-            raise ModelError(f"{model_path}: input shape {shape} does not match metadata "
-                             f"[N, 3, {meta.input_height}, {meta.input_width}]")
+            raise ModelError(
+                f"{model_path}: input shape {shape} does not match metadata "
+                f"[N, 3, {meta.input_height}, {meta.input_width}]"
+            )
         out_shape: list[Any] = list(outputs[0].shape)
         if out_shape[-1] != len(meta.labels):
             raise ModelError(f"{model_path}: {out_shape[-1]} outputs but {len(meta.labels)} labels")

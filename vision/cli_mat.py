@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     except (VisionError, OSError) as exc:
         print(f"cardtable mat: {exc}", file=sys.stderr)
         return 2
-    print(f"{path}: {layout.name} on {layout.mat_name} ({layout.width_mm:.0f} x {layout.height_mm:.0f} mm); "
-          "print at 100% scale and check the 100 mm bar")
+    print(
+        f"{path}: {layout.name} on {layout.mat_name} ({layout.width_mm:.0f} x {layout.height_mm:.0f} mm); "
+        "print at 100% scale and check the 100 mm bar"
+    )
     return 0

@@ -55,31 +55,56 @@ VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpe
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="IMAGE_OR_VIDEO", help="image or video files")
     parser.add_argument("--json", action="store_true", help="one JSON object per line per image or frame")
-    parser.add_argument("--annotate", metavar="OUT_DIR", type=Path,
-                        help="write each image with card outlines and names drawn on it")
+    parser.add_argument(
+        "--annotate", metavar="OUT_DIR", type=Path, help="write each image with card outlines and names drawn on it"
+    )
     parser.add_argument("--model", type=Path, default=None, help="ONNX model (default: models/cardnet.onnx)")
     parser.add_argument("--threads", type=int, default=1, help="threads for onnxruntime and numpy's BLAS (default 1)")
     parser.add_argument("--max-frames", type=int, default=None, metavar="N", help="at most N frames per video")
-    parser.add_argument("--follow", action="store_true",
-                        help="videos: detect only where a frame changed since the last detection, as the table "
-                             "watcher does (the whole frame on the first frame, every 30 frames and after a large "
-                             "change; a frame that did not change repeats the last frame's cards)")
-    parser.add_argument("--table-rect", metavar="W,H,X0,Y0,...", default=None,
-                        help="a W x H rectangle on the table and its 4 corners in the image (x,y px, clockwise "
-                             "from its top-left): card shapes are judged on the table, for tilted views")
-    parser.add_argument("--mat", metavar="GAME,N|LAYOUT.json", default=None,
-                        help="the images show this calibration mat (as `cardtable mat` prints it): the table plane "
-                             "from its markers in each image, the markers not taken for cards")
-    parser.add_argument("--fast", action="store_true",
-                        help="without --table-rect: no size pass (neither on the plane estimated from the cards nor "
-                             "on the image) and no second detection on that plane (about two thirds of the detection "
-                             "time; see docs/performance.md)")
-    parser.add_argument("--detector", action="append", default=[], metavar="FIELD=VALUE",
-                        help="change a detector setting (a DetectorConfig field; bools true/false); repeatable")
-    parser.add_argument("--both-corners", dest="one_corner_sure", action="store_const", const=None,
-                        default=ONE_CORNER_SURE,
-                        help="read both index corners of every card, not the second only where the first is "
-                             "unsure (slower; the same names on the measured frames, see docs/performance.md)")
+    parser.add_argument(
+        "--follow",
+        action="store_true",
+        help="videos: detect only where a frame changed since the last detection, as the table "
+        "watcher does (the whole frame on the first frame, every 30 frames and after a large "
+        "change; a frame that did not change repeats the last frame's cards)",
+    )
+    parser.add_argument(
+        "--table-rect",
+        metavar="W,H,X0,Y0,...",
+        default=None,
+        help="a W x H rectangle on the table and its 4 corners in the image (x,y px, clockwise "
+        "from its top-left): card shapes are judged on the table, for tilted views",
+    )
+    parser.add_argument(
+        "--mat",
+        metavar="GAME,N|LAYOUT.json",
+        default=None,
+        help="the images show this calibration mat (as `cardtable mat` prints it): the table plane "
+        "from its markers in each image, the markers not taken for cards",
+    )
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="without --table-rect: no size pass (neither on the plane estimated from the cards nor "
+        "on the image) and no second detection on that plane (about two thirds of the detection "
+        "time; see docs/performance.md)",
+    )
+    parser.add_argument(
+        "--detector",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="change a detector setting (a DetectorConfig field; bools true/false); repeatable",
+    )
+    parser.add_argument(
+        "--both-corners",
+        dest="one_corner_sure",
+        action="store_const",
+        const=None,
+        default=ONE_CORNER_SURE,
+        help="read both index corners of every card, not the second only where the first is "
+        "unsure (slower; the same names on the measured frames, see docs/performance.md)",
+    )
     add_pip_look_arguments(parser)
     add_second_look_below_argument(parser)
     add_blur_look_arguments(parser)
@@ -89,19 +114,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def look_settings(args: argparse.Namespace) -> dict[str, Any]:
     """Recognizer's keyword arguments for the looks that the flags of ``configure`` (and of the training scripts
     and benchmarks, which add the same ones) set."""
-    return {"one_corner_sure": args.one_corner_sure, "pip_look": args.pip_look, "pip_look_below": args.pip_look_below,
-            "second_look_below": args.second_look_below, "blur_look": args.blur_look,
-            "blur_look_below": args.blur_look_below, "learned": args.learned}
+    return {
+        "one_corner_sure": args.one_corner_sure,
+        "pip_look": args.pip_look,
+        "pip_look_below": args.pip_look_below,
+        "second_look_below": args.second_look_below,
+        "blur_look": args.blur_look,
+        "blur_look_below": args.blur_look_below,
+        "learned": args.learned,
+    }
 
 
 def add_learned_argument(parser: argparse.ArgumentParser, note: str = "") -> None:
     """``--learned`` (the default) / ``--no-learned`` (``args.learned``, Recognizer's ``learned``): find the cards with
     the learned outline networks first, the shipped detector only where they leave a doubt; or with the shipped
     detector alone. ``note``: what a script's help adds to ``--no-learned``."""
-    parser.add_argument("--learned", action=argparse.BooleanOptionalAction, default=True,
-                        help="find the cards with the learned outline networks first, the detector only where they "
-                             "leave a doubt (the default: vision.learned_detect, about a third of the detection "
-                             "time, docs/performance.md); --no-learned: the shipped detector alone" + note)
+    parser.add_argument(
+        "--learned",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="find the cards with the learned outline networks first, the detector only where they "
+        "leave a doubt (the default: vision.learned_detect, about a third of the detection "
+        "time, docs/performance.md); --no-learned: the shipped detector alone" + note,
+    )
 
 
 def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:
@@ -111,12 +146,21 @@ def add_pip_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> N
     other: a threshold for a look that is not taken is a usage error, as is a value outside (0, 1]. Also the
     training scripts' and benchmarks' flags (``note``: what their help adds)."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--no-pip-look", dest="pip_look", action="store_false",
-                       help="do not weigh unsure cards by the suit and rank read from the whole card's pips "
-                            "(models/pipnet.onnx)" + note)
-    group.add_argument("--pip-look-below", type=pip_look_below, default=PIP_LOOK_BELOW, metavar="X",
-                       help="weigh a face card by the pip model's look when it is named under this probability "
-                            f"(over 0, at most 1; default {PIP_LOOK_BELOW})" + note)
+    group.add_argument(
+        "--no-pip-look",
+        dest="pip_look",
+        action="store_false",
+        help="do not weigh unsure cards by the suit and rank read from the whole card's pips "
+        "(models/pipnet.onnx)" + note,
+    )
+    group.add_argument(
+        "--pip-look-below",
+        type=pip_look_below,
+        default=PIP_LOOK_BELOW,
+        metavar="X",
+        help="weigh a face card by the pip model's look when it is named under this probability "
+        f"(over 0, at most 1; default {PIP_LOOK_BELOW})" + note,
+    )
 
 
 def add_blur_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:
@@ -124,11 +168,20 @@ def add_blur_look_arguments(parser: argparse.ArgumentParser, note: str = "") -> 
     Recognizer's ``blur_look``, ``args.blur_look``) or ``--blur-look-below X`` (``args.blur_look_below``, the shipped
     ``BLUR_LOOK_BELOW`` without it); one or the other, as the pip look's. ``note``: what a script's help adds."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--no-blur-look", dest="blur_look", action="store_false",
-                       help="do not read cards still unsure again from the frame deconvolved for its motion blur" + note)
-    group.add_argument("--blur-look-below", type=blur_look_below, default=BLUR_LOOK_BELOW, metavar="X",
-                       help="read a face card again from the deblurred frame when it is named under this probability "
-                            f"(over 0, at most 1; default {BLUR_LOOK_BELOW})" + note)
+    group.add_argument(
+        "--no-blur-look",
+        dest="blur_look",
+        action="store_false",
+        help="do not read cards still unsure again from the frame deconvolved for its motion blur" + note,
+    )
+    group.add_argument(
+        "--blur-look-below",
+        type=blur_look_below,
+        default=BLUR_LOOK_BELOW,
+        metavar="X",
+        help="read a face card again from the deblurred frame when it is named under this probability "
+        f"(over 0, at most 1; default {BLUR_LOOK_BELOW})" + note,
+    )
 
 
 def pip_look_below(text: str) -> float:
@@ -141,9 +194,14 @@ def add_second_look_below_argument(parser: argparse.ArgumentParser, note: str = 
     """``--second-look-below X``: Recognizer's ``second_look_below`` (a card named under X also gets the second
     look), ``args.second_look_below``; the shipped ``SECOND_LOOK_BELOW`` without it. A value outside 0-1 is a
     usage error. Also the training scripts' and benchmarks' flag (``note``: what their help adds)."""
-    parser.add_argument("--second-look-below", type=second_look_below, default=SECOND_LOOK_BELOW, metavar="X",
-                        help="give a card named under this probability the second look too (0-1; 0: only unknown "
-                             f"cards; default {SECOND_LOOK_BELOW})" + note)
+    parser.add_argument(
+        "--second-look-below",
+        type=second_look_below,
+        default=SECOND_LOOK_BELOW,
+        metavar="X",
+        help="give a card named under this probability the second look too (0-1; 0: only unknown "
+        f"cards; default {SECOND_LOOK_BELOW})" + note,
+    )
 
 
 def blur_look_below(text: str) -> float:
@@ -201,8 +259,10 @@ class MatView:
         is known yet and this frame shows too few markers."""
         cal = self._calibrator.update(frame)
         if cal is None:
-            raise CalibrationError(f"the {self.layout.name} mat's markers were not found "
-                                   f"(need {self._calibrator.min_markers} of {len(self.layout.markers)})")
+            raise CalibrationError(
+                f"the {self.layout.name} mat's markers were not found "
+                f"(need {self._calibrator.min_markers} of {len(self.layout.markers)})"
+            )
         return cal.image_to_mat, marker_areas(self.layout, cal)
 
 
@@ -247,16 +307,23 @@ class Follower:
         if regions is None:
             return self._whole(frame, small, changes, plane, ignore)
         cards = self.recognizer.recognize_regions(frame, regions, known, plane=plane, ignore=ignore, readings=last)
-        if unexplained(changes, regions, [(r.card, r.corners) for r in last], [(r.card, r.corners) for r in cards],
-                       frame.shape):
+        if unexplained(
+            changes, regions, [(r.card, r.corners) for r in last], [(r.card, r.corners) for r in cards], frame.shape
+        ):
             return self._whole(frame, small, changes, plane, ignore)
         self.stats["regions"] += 1
         self.gate.remember(small)
         self._last = cards
         return cards
 
-    def _whole(self, frame: np.ndarray, small: np.ndarray, changes: list[Region], plane: np.ndarray | None,
-               ignore: list[np.ndarray]) -> list[Recognition]:
+    def _whole(
+        self,
+        frame: np.ndarray,
+        small: np.ndarray,
+        changes: list[Region],
+        plane: np.ndarray | None,
+        ignore: list[np.ndarray],
+    ) -> list[Recognition]:
         cards = self.recognizer.recognize(frame, plane=plane, ignore=ignore)
         self.stats["whole"] += 1
         self._pending.whole_detected(changes, frame.shape)
@@ -297,8 +364,11 @@ def read_frames(path: Path, max_frames: int | None = None) -> Iterator[tuple[int
 
 
 def card_json(r: Recognition) -> dict[str, object]:
-    return {"card": r.card, "confidence": round(float(r.confidence), 4),
-            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in r.corners]}
+    return {
+        "card": r.card,
+        "confidence": round(float(r.confidence), 4),
+        "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in r.corners],
+    }
 
 
 def annotate(frame: np.ndarray, cards: list[Recognition]) -> np.ndarray:

@@ -18,16 +18,26 @@ from vision.errors import VisionError
 def configure(parser: argparse.ArgumentParser) -> None:
     from vision.cli_recognize import add_learned_argument
 
-    parser.add_argument("camera", help="camera spec: picam:, usb:0, rtsp://..., file:VIDEO, folder:DIR/, "
-                                       "sim:GAME,N[?seed=S&tilt=DEG] (see vision/camera.py)")
+    parser.add_argument(
+        "camera",
+        help="camera spec: picam:, usb:0, rtsp://..., file:VIDEO, folder:DIR/, "
+        "sim:GAME,N[?seed=S&tilt=DEG] (see vision/camera.py)",
+    )
     parser.add_argument("--mat", default=None, help="GAME,N or a layout JSON (default: the sim's, else chinese-ten,3)")
     parser.add_argument("--json", action="store_true", help="one JSON object per event per line")
     parser.add_argument("--probabilities", action="store_true", help="include the 53 class probabilities")
-    parser.add_argument("--annotate", metavar="OUT", help="annotated frames: 'show' (a window), a folder (one "
-                                                          "PNG per event frame) or a .mp4/.avi video of every frame")
+    parser.add_argument(
+        "--annotate",
+        metavar="OUT",
+        help="annotated frames: 'show' (a window), a folder (one "
+        "PNG per event frame) or a .mp4/.avi video of every frame",
+    )
     parser.add_argument("--frames", type=int, default=None, help="stop after this many frames")
-    parser.add_argument("--fixed", metavar="X,Y,...", help="no markers: the 4 mat corners in the image "
-                                                          "(x0,y0,x1,y1,x2,y2,x3,y3 px, clockwise from top-left)")
+    parser.add_argument(
+        "--fixed",
+        metavar="X,Y,...",
+        help="no markers: the 4 mat corners in the image (x0,y0,x1,y1,x2,y2,x3,y3 px, clockwise from top-left)",
+    )
     parser.add_argument("--model", default=None, help="ONNX model (default models/cardnet.onnx)")
     add_learned_argument(parser)
     parser.add_argument("--oracle", action="store_true", help=argparse.SUPPRESS)  # sim truth, for debugging
@@ -59,9 +69,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             if isinstance(source, SimSource) and args.oracle:
                 from vision.simtable import SimOracle
+
                 recognizer: Any = SimOracle(source.sim)
             else:
                 from vision.recognizer import Recognizer
+
                 recognizer = Recognizer(args.model, learned=args.learned)
         except BaseException:
             source.close()
@@ -98,10 +110,13 @@ def run(args: argparse.Namespace) -> int:
         if writer is not None:
             writer.close()
     st = watcher.stats
-    print(f"{st.frames} frames, {n_events} events, recognised {st.recognised} whole and {st.regional} around a change, "
-          f"re-classified {st.reclassified}, "
-          f"hand in view {st.occluded}, "
-          f"unchanged {st.skipped_static}, uncalibrated {st.uncalibrated}", file=sys.stderr)
+    print(
+        f"{st.frames} frames, {n_events} events, recognised {st.recognised} whole and {st.regional} around a change, "
+        f"re-classified {st.reclassified}, "
+        f"hand in view {st.occluded}, "
+        f"unchanged {st.skipped_static}, uncalibrated {st.uncalibrated}",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -16,9 +16,16 @@ from vision.size_pass import card_margins, whiter_inside
 from vision.snapping import snap_to_edges
 
 
-def _score_poses(poses: np.ndarray, pose: tuple[np.ndarray, float], card: tuple[float, float],
-                 back: tuple[float, ...], frame: tuple[int, int], scale: float, near_edges: np.ndarray,
-                 thin: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _score_poses(
+    poses: np.ndarray,
+    pose: tuple[np.ndarray, float],
+    card: tuple[float, float],
+    back: tuple[float, ...],
+    frame: tuple[int, int],
+    scale: float,
+    near_edges: np.ndarray,
+    thin: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For (N, 5) ``poses`` (turn, shift across, shift along, scale of the short side, of the long side) of the
     deck's rectangle ``card`` about ``pose`` (its centre and the angle of its long side on the plane): the
     rectangles in the image (full resolution) that lie inside the ``frame`` (width, height) with every side on
@@ -26,8 +33,12 @@ def _score_poses(poses: np.ndarray, pose: tuple[np.ndarray, float], card: tuple[
     centre, angle = pose
     along = np.array([math.cos(angle), math.sin(angle)])
     across = np.array([-along[1], along[0]])
-    rects = _deck_rectangles(centre + poses[:, 1:2] * across + poses[:, 2:3] * along, angle + poses[:, 0],
-                             card[0] * poses[:, 3], card[1] * poses[:, 4])
+    rects = _deck_rectangles(
+        centre + poses[:, 1:2] * across + poses[:, 2:3] * along,
+        angle + poses[:, 0],
+        card[0] * poses[:, 3],
+        card[1] * poses[:, 4],
+    )
     image = plane_points(rects, back)
     w, h = frame
     ok = (image.min(axis=(1, 2)) >= 1) & (image[..., 0].max(axis=1) <= w - 2) & (image[..., 1].max(axis=1) <= h - 2)
@@ -43,21 +54,32 @@ def _pose_grid(turns: np.ndarray, shifts: np.ndarray, scales: np.ndarray | None 
     return np.stack([t.ravel(), a.ravel(), b.ravel(), u.ravel(), v.ravel()], axis=1)
 
 
-def _deck_rectangles(centre: np.ndarray, angle: np.ndarray, short: float | np.ndarray,
-                     long_: float | np.ndarray) -> np.ndarray:
+def _deck_rectangles(
+    centre: np.ndarray, angle: np.ndarray, short: float | np.ndarray, long_: float | np.ndarray
+) -> np.ndarray:
     """(N, 4, 2) rectangles ``short`` x ``long_`` (the deck's size, or (N,) sizes) on the plane, centred at
     (N, 2) ``centre``, the long side along (N,) ``angle`` radians."""
     v = np.stack([np.cos(angle), np.sin(angle)], axis=1)  # long axis
     u = np.stack([-v[:, 1], v[:, 0]], axis=1)
     hs, hl = np.reshape(np.asarray(short) / 2, (-1, 1)), np.reshape(np.asarray(long_) / 2, (-1, 1))
     c = centre[:, None, :]
-    return np.stack([c[:, 0] - hs * u - hl * v, c[:, 0] + hs * u - hl * v,
-                     c[:, 0] + hs * u + hl * v, c[:, 0] - hs * u + hl * v], axis=1)
+    return np.stack(
+        [c[:, 0] - hs * u - hl * v, c[:, 0] + hs * u - hl * v, c[:, 0] + hs * u + hl * v, c[:, 0] - hs * u + hl * v],
+        axis=1,
+    )
 
 
-def _best_rectangle(pose: tuple[np.ndarray, float], coarse: np.ndarray, fine: np.ndarray, card: tuple[float, float],
-                    back: tuple[float, ...], frame: tuple[int, int], scale: float, near_edges: np.ndarray,
-                    thin: np.ndarray) -> tuple[np.ndarray, float] | None:
+def _best_rectangle(
+    pose: tuple[np.ndarray, float],
+    coarse: np.ndarray,
+    fine: np.ndarray,
+    card: tuple[float, float],
+    back: tuple[float, ...],
+    frame: tuple[int, int],
+    scale: float,
+    near_edges: np.ndarray,
+    thin: np.ndarray,
+) -> tuple[np.ndarray, float] | None:
     """The deck's rectangle about ``pose`` whose weakest side lies best on edges (``fit_deck``) and that side's
     share within 1 px; None where no rectangle lies inside the frame on edges within 2 px for 0.9."""
     # coarse (1.5 degrees, 0.04 widths), then around its best few at half the shift
@@ -65,17 +87,24 @@ def _best_rectangle(pose: tuple[np.ndarray, float], coarse: np.ndarray, fine: np
     if not len(poses):
         return None
     top = poses[np.argsort(-(hits.min(axis=1) * 10 + hits.mean(axis=1)))[:16]]
-    image, hits, _ = _score_poses((top[:, None, :] + fine[None]).reshape(-1, 5), pose, card, back, frame, scale,
-                                  near_edges, thin)
+    image, hits, _ = _score_poses(
+        (top[:, None, :] + fine[None]).reshape(-1, 5), pose, card, back, frame, scale, near_edges, thin
+    )
     if not len(image):
         return None
     best = int(np.argmax(hits.min(axis=1) * 10 + hits.mean(axis=1)))
     return image[best].astype(np.float32), float(hits[best].min())
 
 
-def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, near_edges: np.ndarray,
-             config: DetectorConfig, paper: tuple[np.ndarray, np.ndarray] | None = None,
-             deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+def fit_deck(
+    frame_bgr: np.ndarray,
+    quads: list[np.ndarray],
+    edges: np.ndarray,
+    near_edges: np.ndarray,
+    config: DetectorConfig,
+    paper: tuple[np.ndarray, np.ndarray] | None = None,
+    deck: Sequence[np.ndarray] = (),
+) -> list[np.ndarray]:
     """On a calibrated table, outlines that are not the deck's rectangle moved onto it.
 
     Every card on the table is one rectangle (the median size of the outlines found, on the plane). An
@@ -111,8 +140,9 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     pair_a, pair_b = mean_side_vectors(p)
     len_a, len_b = np.linalg.norm(pair_a, axis=1), np.linalg.norm(pair_b, axis=1)
     if len(deck):
-        known = mean_side_vectors(plane_points(np.stack([np.asarray(d, np.float32).reshape(4, 2) for d in deck]),
-                                               config.plane))
+        known = mean_side_vectors(
+            plane_points(np.stack([np.asarray(d, np.float32).reshape(4, 2) for d in deck]), config.plane)
+        )
         sides_a = np.concatenate([len_a, np.linalg.norm(known[0], axis=1)])
         sides_b = np.concatenate([len_b, np.linalg.norm(known[1], axis=1)])
     else:
@@ -131,14 +161,19 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     tight = side_hits(det, thin).min(axis=1)
     # an outline far smaller than the deck's rectangle (a court card's printed frame) is not the card's edge
     # however well it lies on edges: there the rectangle need not lie better than the outline
-    small = (len_a * len_b < config.deck_fit_small ** 2 * short * long_) if config.deck_fit_small else np.zeros(len(q), bool)
+    small = (
+        (len_a * len_b < config.deck_fit_small**2 * short * long_) if config.deck_fit_small else np.zeros(len(q), bool)
+    )
     off = np.flatnonzero((error >= config.deck_fit_error) | (support < 0.9) | (tight < 0.85))
     if not len(off):
         return quads
     # an outline off the deck's size that lies on edges as well as its rectangle does (the cloth's squares or the
     # table's edge taken in beside the card): found only where no rectangle lies better (config.deck_fit_off_size)
-    sized = (error >= config.deck_fit_error) & ~small if config.deck_fit_off_size and paper is not None \
+    sized = (
+        (error >= config.deck_fit_error) & ~small
+        if config.deck_fit_off_size and paper is not None
         else np.zeros(len(q), bool)
+    )
     back = tuple(float(x) for x in np.linalg.inv(np.asarray(config.plane, np.float64).reshape(3, 3)).ravel())
     h, w = frame_bgr.shape[:2]
     turns, shifts = config.deck_fit_turn, config.deck_fit_shift * short
@@ -147,8 +182,12 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     grids = [(coarse, fine)]
     if config.deck_fit_sizes:  # the rectangle also resized: a printed frame is centred and square with its card
         r = config.deck_fit_sizes
-        grids.append((_pose_grid(np.linspace(-1.5, 1.5, 3), np.linspace(-0.04, 0.04, 5) * short, 1 + np.linspace(-r, r, 5)),
-                      _pose_grid(np.zeros(1), np.array([-0.01, 0.0, 0.01]) * short, np.array([-r, 0.0, r]) / 4)))
+        grids.append(
+            (
+                _pose_grid(np.linspace(-1.5, 1.5, 3), np.linspace(-0.04, 0.04, 5) * short, 1 + np.linspace(-r, r, 5)),
+                _pose_grid(np.zeros(1), np.array([-0.01, 0.0, 0.01]) * short, np.array([-r, 0.0, r]) / 4),
+            )
+        )
     out = list(quads)
     frame, card = (w, h), (short, long_)
 
@@ -158,14 +197,19 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
     def has_margins(quad: np.ndarray) -> bool:
         return paper is not None and bool(card_margins(paper[1], paper[0], [det_of(quad)], config)[0])
 
-    def search(i: int, tries: list[tuple[float, int]], tight_: float,
-                seen: dict[tuple[float, int], tuple[np.ndarray, float] | None]) -> np.ndarray | None:
+    def search(
+        i: int,
+        tries: list[tuple[float, int]],
+        tight_: float,
+        seen: dict[tuple[float, int], tuple[np.ndarray, float] | None],
+    ) -> np.ndarray | None:
         """The first rectangle of ``tries`` (turn, grid index) about outline ``i`` whose weakest side lies on
         edges within 1 px for 0.9 and for 0.05 more than ``tight_``; ``seen`` keeps each try's best."""
         for turn, k in tries:
             if (turn, k) not in seen:
-                seen[turn, k] = _best_rectangle((centre[i], float(angle[i]) + turn), *grids[k], card, back, frame,
-                                                s, near_edges, thin)
+                seen[turn, k] = _best_rectangle(
+                    (centre[i], float(angle[i]) + turn), *grids[k], card, back, frame, s, near_edges, thin
+                )
             best = seen[turn, k]
             if best is not None and best[1] >= 0.9 and best[1] >= tight_ + 0.05:
                 return best[0]
@@ -177,8 +221,12 @@ def fit_deck(frame_bgr: np.ndarray, quads: list[np.ndarray], edges: np.ndarray, 
         # (for a small outline, or any with deck_fit_sizes_all) resized
         seen: dict[tuple[float, int], tuple[np.ndarray, float] | None] = {}
         sizes = range(len(grids) if small[i] or config.deck_fit_sizes_all else 1)
-        found = search(i, [(turn, k) for turn in ((0.0, math.pi / 2) if config.deck_fit_across else (0.0,))
-                            for k in sizes], 0.0 if small[i] else float(tight[i]), seen)
+        found = search(
+            i,
+            [(turn, k) for turn in ((0.0, math.pi / 2) if config.deck_fit_across else (0.0,)) for k in sizes],
+            0.0 if small[i] else float(tight[i]),
+            seen,
+        )
         if found is not None and small[i] and not has_margins(found):
             found = None
         if found is None and sized[i] and paper is not None:

@@ -82,16 +82,29 @@ from vision.rectify import order_corners
 from vision.size_pass import size_pass_cards
 from vision.snapping import repair_skewed, snap_to_edges
 
-__all__ = ["DEFAULT_CONFIG", "DetectorConfig", "Region", "detect_cards", "detect_in_region", "outline_support",
-           "plane_tuple", "skew_per_px", "snap_to_edges"]
+__all__ = [
+    "DEFAULT_CONFIG",
+    "DetectorConfig",
+    "Region",
+    "detect_cards",
+    "detect_in_region",
+    "outline_support",
+    "plane_tuple",
+    "skew_per_px",
+    "snap_to_edges",
+]
 
 Region = tuple[int, int, int, int]
 """A part of a frame: (x0, y0, x1, y1) in its pixels, the ends exclusive."""
 
 
-def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
-                 plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
-                 deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+def detect_cards(
+    frame_bgr: np.ndarray,
+    config: DetectorConfig = DEFAULT_CONFIG,
+    plane: np.ndarray | None = None,
+    ignore: Sequence[np.ndarray] = (),
+    deck: Sequence[np.ndarray] = (),
+) -> list[np.ndarray]:
     """Card outlines in ``frame_bgr``: a list of (4, 2) float32 quads, clockwise, full-res pixels.
 
     ``plane``: the calibrated table, a 3x3 homography from image pixels to table coordinates (such as
@@ -117,8 +130,12 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
         raise ImageError(f"frame too small to detect cards in: {frame_bgr.shape[1]}x{frame_bgr.shape[0]}")
     cues = FrameCues(frame_bgr, config, ignore)
     quads = _detect(cues, config, deck)
-    if config.replan and config.estimate_plane and config.plane is None and \
-            not (config.replan_gate and _no_paper_left(cues, quads)):
+    if (
+        config.replan
+        and config.estimate_plane
+        and config.plane is None
+        and not (config.replan_gate and _no_paper_left(cues, quads))
+    ):
         table = _on_estimated_plane(config, quads, frame_bgr.shape)
         if table is not None:
             again = _detect(cues, table, deck)
@@ -127,9 +144,14 @@ def detect_cards(frame_bgr: np.ndarray, config: DetectorConfig = DEFAULT_CONFIG,
     return quads
 
 
-def detect_in_region(frame_bgr: np.ndarray, region: Region, config: DetectorConfig = DEFAULT_CONFIG,
-                     plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
-                     deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+def detect_in_region(
+    frame_bgr: np.ndarray,
+    region: Region,
+    config: DetectorConfig = DEFAULT_CONFIG,
+    plane: np.ndarray | None = None,
+    ignore: Sequence[np.ndarray] = (),
+    deck: Sequence[np.ndarray] = (),
+) -> list[np.ndarray]:
     """``detect_cards`` on the part ``region`` of ``frame_bgr`` alone, the outlines in the frame's pixels: only the
     cards wholly inside it (an outline cut by the region's edge is refused as one cut by a frame's). ``plane``
     (frame pixels -> table), the ``ignore`` polygons and the ``deck`` outlines (frame pixels) are moved to the region's
@@ -142,8 +164,11 @@ def detect_in_region(frame_bgr: np.ndarray, region: Region, config: DetectorConf
     if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height):
         raise ImageError(f"region {region} is not inside the {width}x{height} frame")
     part = np.ascontiguousarray(frame_bgr[y0:y1, x0:x1])
-    moved = None if plane is None else np.asarray(plane, np.float64) @ np.array(
-        [[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
+    moved = (
+        None
+        if plane is None
+        else np.asarray(plane, np.float64) @ np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
+    )
     offset = np.array([x0, y0], np.float32)
     shifted = [np.asarray(p, np.float32).reshape(-1, 2) - offset for p in ignore]
     known = [np.asarray(q, np.float32).reshape(4, 2) - offset for q in deck]
@@ -159,8 +184,9 @@ def _no_paper_left(cues: FrameCues, quads: list[np.ndarray]) -> bool:
     return not paper_left(cues.paper.paper, [(q + 0.5) * scale - 0.5 for q in quads], cues.min_area)
 
 
-def _on_estimated_plane(config: DetectorConfig, quads: list[np.ndarray], shape: tuple[int, ...]
-                        ) -> DetectorConfig | None:
+def _on_estimated_plane(
+    config: DetectorConfig, quads: list[np.ndarray], shape: tuple[int, ...]
+) -> DetectorConfig | None:
     """``config`` with the table plane on which the full-resolution ``quads`` are one deck's rectangles
     (``plane_from_cards``, with the config's ``plane_spread`` and ``plane_drop``); None where there is no such
     plane or a degenerate one."""
@@ -196,8 +222,9 @@ def _detect(cues: FrameCues, config: DetectorConfig, deck: Sequence[np.ndarray] 
         quads += tab_pass(small, paper_contours, quads, config, min_area, near_edges)
     if config.texture_pass:
         quads += texture_pass(edges, quads, config, min_points, min_area, near_edges)
-    if config.faint_chroma_pass and _faint_chroma_worth_it(cues.chroma(), any_paper, quads, min_area,
-                                                            config.faint_chroma_gate):
+    if config.faint_chroma_pass and _faint_chroma_worth_it(
+        cues.chroma(), any_paper, quads, min_area, config.faint_chroma_gate
+    ):
         quads += _faint_chroma_cards(small, cues.faint_chroma(), quads, config, min_area)
     if config.faint_pass:
         # (d) faint outlines (white cards on a pale cloth): lower thresholds, grey only, only where no
@@ -218,8 +245,13 @@ def _detect(cues: FrameCues, config: DetectorConfig, deck: Sequence[np.ndarray] 
         # beyond max_aspect) are judged again on the plane, where no card was found
         quads += new_cards(candidates, quads, table, near_edges)
     searched = table if config.size_pass_estimated else config  # (with a calibrated plane, table is config)
-    if config.size_pass and (searched.plane is not None or config.size_pass_image) and paper is not None \
-            and any_paper is not None and len(quads) + len(deck) >= 2:
+    if (
+        config.size_pass
+        and (searched.plane is not None or config.size_pass_image)
+        and paper is not None
+        and any_paper is not None
+        and len(quads) + len(deck) >= 2
+    ):
         replaced: list[int] = []
         known = [np.asarray(q, np.float32).reshape(4, 2) * s + (0.5 * s - 0.5) for q in deck]
         added = size_pass_cards(small, edges, quads, searched, near_edges, paper, any_paper, replaced, known)
@@ -233,13 +265,21 @@ def _detect(cues: FrameCues, config: DetectorConfig, deck: Sequence[np.ndarray] 
     if config.repair_skew and full:
         full = repair_skewed(frame_bgr, full, near_edges, config)
     if config.deck_fit and table.plane is not None and full and len(full) + len(deck) >= 3:
-        full = fit_deck(frame_bgr, full, edges, near_edges, table,
-                        None if paper is None or any_paper is None else (small, any_paper), deck)
+        full = fit_deck(
+            frame_bgr,
+            full,
+            edges,
+            near_edges,
+            table,
+            None if paper is None or any_paper is None else (small, any_paper),
+            deck,
+        )
     return [order_corners(q) for q in full]
 
 
-def _first_look(small: np.ndarray, traced: Traced, paper: PaperMasks | None, config: DetectorConfig,
-                min_area: float) -> list[Candidate]:
+def _first_look(
+    small: np.ndarray, traced: Traced, paper: PaperMasks | None, config: DetectorConfig, min_area: float
+) -> list[Candidate]:
     """Candidates from the holes and outer outlines of the traced edge map and from the paper masks (1-3 above)."""
     candidates: list[Candidate] = []
     loose = config.loose
@@ -272,16 +312,22 @@ def _first_look(small: np.ndarray, traced: Traced, paper: PaperMasks | None, con
             pieces: list[np.ndarray] = []  # pairs within one mask: a blob and its near twin in the other are not two
             for c in contours:
                 x, y, w, h = cv2.boundingRect(c)
-                if x > 0 and y > 0 and x + w < width and y + h < height and not consider(
-                        c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True, fits=fits):
+                if (
+                    x > 0
+                    and y > 0
+                    and x + w < width
+                    and y + h < height
+                    and not consider(c, 0.0, min_area, loose, candidates, near_edges=near_edges, thin=True, fits=fits)
+                ):
                     pieces.append(c)  # (a patch cut by the frame's edge: light there, not a card's edge)
             if config.paper_pairs:
                 paper_pairs(pieces, min_area, loose, candidates, near_edges)
     return candidates
 
 
-def _faint_chroma_worth_it(chroma: np.ndarray, paper: np.ndarray | None, quads: list[np.ndarray], min_area: float,
-                           gate: float) -> bool:
+def _faint_chroma_worth_it(
+    chroma: np.ndarray, paper: np.ndarray | None, quads: list[np.ndarray], min_area: float, gate: float
+) -> bool:
     """Should the faint-chroma pass run? Only where a card's area of paper lies outside the cards found (after
     an opening takes off the thin rims the outlines leave), and (``gate`` over 0) a card's area of it is greyer
     by ``gate`` levels of chroma (max - min of the channels) than its median: a grey card merged with the pale
@@ -298,8 +344,9 @@ def _faint_chroma_worth_it(chroma: np.ndarray, paper: np.ndarray | None, quads: 
     return int((values < float(np.median(values)) - gate).sum()) >= min_area
 
 
-def _faint_chroma_cards(small: np.ndarray, traced: Traced, quads: list[np.ndarray], config: DetectorConfig,
-                        min_area: float) -> list[np.ndarray]:
+def _faint_chroma_cards(
+    small: np.ndarray, traced: Traced, quads: list[np.ndarray], config: DetectorConfig, min_area: float
+) -> list[np.ndarray]:
     """Grey cards on a pale coloured cloth: one brightness, and a chroma step (~25 levels) that the
     edge map's chroma thresholds break into dashes, so no outline of the card is whole and its paper
     blob's sides are not on edges. The first stage again, on the edge map with chroma edges at lower
@@ -311,8 +358,9 @@ def _faint_chroma_cards(small: np.ndarray, traced: Traced, quads: list[np.ndarra
     return new_cards(candidates, quads, config, traced.near_edges)
 
 
-def outline_support(frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
-                    config: DetectorConfig = DEFAULT_CONFIG) -> np.ndarray:
+def outline_support(
+    frame_bgr: np.ndarray, quads: Sequence[np.ndarray], config: DetectorConfig = DEFAULT_CONFIG
+) -> np.ndarray:
     """(Q,) for each full-resolution quad, the share of its weakest side that lies on the detector's edge
     map (an edge pixel within 2 px at detection scale, as the detector judges its own outlines). A card
     the detector missed although its true outline scores ~1.0 here had its sides on edges: what it lacked

@@ -126,7 +126,9 @@ class DetectorConfig:
     # that paper's median (a grey card on a pale coloured felt; a pale cloth alone is one colour): the pass then
     # runs on under half the frames and keeps 25 of its 30 held-out hard cards (docs/performance.md, session 27)
     faint_chroma_gate: float = 12.0
-    faint_pass: bool = False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
+    faint_pass: bool = (
+        False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
+    )
     paper_pass: bool = True
     paper_nested: bool = True  # also paper blobs inside holes of others (a card's inside, within its frame line)
     local_paper_pass: bool = True
@@ -202,7 +204,8 @@ class DetectorConfig:
     # fitted outlines rather than to the first look's. The second result is kept unless it has fewer outlines
     # (the stricter shape tests on a plane a little off can refuse a card). Chosen on the validation set (image
     # sets: realistic named +6 and 0, hard named +7 and -1); over the six held-out seeds hard named 8,459 ->
-    # 8,472, realistic +1, hard false cards fewer. It costs a second detection of each such frame; a calibrated table (the table watcher's) has
+    # 8,472, realistic +1, hard false cards fewer. It costs a second detection of each such frame; a calibrated table
+    # (the table watcher's) has
     # nothing to estimate and is not affected (docs/performance.md, session 33).
     replan: bool = True
     # ``replan`` only where a card's area of paper (the Otsu mask, opened 5x5) lies outside the first detection's
@@ -239,19 +242,35 @@ class DetectorConfig:
     @cached_property  # a frozen dataclass: computed once per config, not per pass or contour
     def loose(self) -> DetectorConfig:
         """Wider limits for the rough corners, before the sides are fitted."""
-        return replace(self, min_aspect=self.min_aspect * 0.9, max_aspect=self.max_aspect * 1.1,
-                       min_solidity=self.min_solidity * 0.95, max_corner_cos=self.max_corner_cos + 0.1,
-                       max_side_ratio=self.max_side_ratio * 1.1, plane_min_aspect=self.plane_min_aspect * 0.9,
-                       plane_max_aspect=self.plane_max_aspect * 1.1, plane_side_ratio=self.plane_side_ratio * 1.1,
-                       plane_corner_cos=self.plane_corner_cos + 0.1)
+        return replace(
+            self,
+            min_aspect=self.min_aspect * 0.9,
+            max_aspect=self.max_aspect * 1.1,
+            min_solidity=self.min_solidity * 0.95,
+            max_corner_cos=self.max_corner_cos + 0.1,
+            max_side_ratio=self.max_side_ratio * 1.1,
+            plane_min_aspect=self.plane_min_aspect * 0.9,
+            plane_max_aspect=self.plane_max_aspect * 1.1,
+            plane_side_ratio=self.plane_side_ratio * 1.1,
+            plane_corner_cos=self.plane_corner_cos + 0.1,
+        )
 
     @cached_property
     def near_rectangle(self) -> DetectorConfig:
         """Tighter shape limits for an outline with a side not seen on edges: opposite sides within 12-15%,
         corners within ~7-12 degrees of square (rough corners, before snapping), proportions of real cards
         (poker 1.40, bridge 1.56) rather than of any oblong."""
-        return replace(self, max_side_ratio=1.15, max_corner_cos=0.2, plane_side_ratio=1.12, plane_corner_cos=0.12,
-                       min_aspect=1.2, max_aspect=1.7, plane_min_aspect=1.3, plane_max_aspect=1.65)
+        return replace(
+            self,
+            max_side_ratio=1.15,
+            max_corner_cos=0.2,
+            plane_side_ratio=1.12,
+            plane_corner_cos=0.12,
+            min_aspect=1.2,
+            max_aspect=1.7,
+            plane_min_aspect=1.3,
+            plane_max_aspect=1.65,
+        )
 
 
 DEFAULT_CONFIG = DetectorConfig()

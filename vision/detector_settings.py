@@ -24,14 +24,28 @@ class DetectorSettingError(VisionError, ValueError):
     the field's range."""
 
 
-_LEAST = {"size_angles": 1, "size_grow": 1, "texture_box": 1, "texture_open": 1, "local_block": 1, "gap_close": 0,
-          "plane_drop": 0}
+_LEAST = {
+    "size_angles": 1,
+    "size_grow": 1,
+    "texture_box": 1,
+    "texture_open": 1,
+    "local_block": 1,
+    "gap_close": 0,
+    "plane_drop": 0,
+}
 """Counts and kernel sizes: at least this (``gap_close`` 0 turns the gap pass off; ``size_angles`` 0 would
 search no direction, which ``size_pass=false`` says plainly)."""
 
-_ORDERED = (("min_width", "max_width"), ("min_aspect", "max_aspect"), ("plane_min_aspect", "plane_max_aspect"),
-            ("grey_low", "grey_high"), ("chroma_low", "chroma_high"), ("hue_low", "hue_high"),
-            ("faint_chroma_low", "faint_chroma_high"), ("faint_low", "faint_high"))
+_ORDERED = (
+    ("min_width", "max_width"),
+    ("min_aspect", "max_aspect"),
+    ("plane_min_aspect", "plane_max_aspect"),
+    ("grey_low", "grey_high"),
+    ("chroma_low", "chroma_high"),
+    ("hue_low", "hue_high"),
+    ("faint_chroma_low", "faint_chroma_high"),
+    ("faint_low", "faint_high"),
+)
 """Pairs whose first may not exceed the second: a range, or Canny's two thresholds."""
 
 

@@ -15,8 +15,9 @@ def chroma_of(channels: tuple[np.ndarray, ...], least: np.ndarray) -> np.ndarray
     return out
 
 
-def edge_map(small_bgr: np.ndarray, channels: tuple[np.ndarray, ...], least: np.ndarray,
-             cfg: DetectorConfig) -> np.ndarray:
+def edge_map(
+    small_bgr: np.ndarray, channels: tuple[np.ndarray, ...], least: np.ndarray, cfg: DetectorConfig
+) -> np.ndarray:
     grey = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY)
     grey = cv2.GaussianBlur(grey, (3, 3), 0)
     edges = cv2.Canny(grey, cfg.grey_low, cfg.grey_high)

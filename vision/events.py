@@ -41,10 +41,15 @@ class TableEvent:
 
     def to_dict(self, *, probabilities: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
-            "event": self.kind.value, "card": self.card, "zone": self.zone,
+            "event": self.kind.value,
+            "card": self.card,
+            "zone": self.zone,
             "position_mm": [round(self.position_mm[0], 1), round(self.position_mm[1], 1)],
-            "track": self.track_id, "frame": self.frame, "time": round(self.timestamp, 3),
-            "frames": list(self.frames), "confidence": round(self.confidence, 3),
+            "track": self.track_id,
+            "frame": self.frame,
+            "time": round(self.timestamp, 3),
+            "frames": list(self.frames),
+            "confidence": round(self.confidence, 3),
         }
         if self.from_zone is not None or self.kind is EventKind.MOVED:
             d["from_zone"] = self.from_zone

@@ -56,8 +56,9 @@ class FaceStyle:
 def face_style(style: int) -> FaceStyle:
     """The drawing parameters of ``style`` (0 is a plain classic look; others vary)."""
     if style == 0:
-        return FaceStyle(cv2.FONT_HERSHEY_SIMPLEX, False, 1.0, _REDS[0], _BLACKS[0], _PAPERS[0], 1, 0.17,
-                         0.05, (60, 160, 220))
+        return FaceStyle(
+            cv2.FONT_HERSHEY_SIMPLEX, False, 1.0, _REDS[0], _BLACKS[0], _PAPERS[0], 1, 0.17, 0.05, (60, 160, 220)
+        )
     rng = random.Random(1000 + style)
     return FaceStyle(
         font=rng.choice(_FONTS),
@@ -74,6 +75,7 @@ def face_style(style: int) -> FaceStyle:
 
 
 # --- suit shapes as polygons in unit coordinates: centred on 0, height 1, y pointing down ----------
+
 
 def _circle(cx: float, cy: float, r: float, n: int = 28) -> np.ndarray:
     t = np.linspace(0, 2 * math.pi, n, endpoint=False)
@@ -103,13 +105,19 @@ def _suit_polygons(suit: str) -> tuple[np.ndarray, ...]:
     if suit == "C":
         r = 0.2
         stem = np.array([[0, 0.0], [0.15, 0.5], [-0.15, 0.5]], float)
-        return (_circle(0, -0.28, r), _circle(-0.22, 0.06, r), _circle(0.22, 0.06, r),
-                _circle(0, -0.02, 0.12), stem)
+        return (_circle(0, -0.28, r), _circle(-0.22, 0.06, r), _circle(0.22, 0.06, r), _circle(0, -0.02, 0.12), stem)
     raise ValueError(f"unknown suit {suit!r}")
 
 
-def draw_suit(img: np.ndarray, suit: str, centre: tuple[float, float], height: float,
-              colour: tuple[int, int, int], *, upside_down: bool = False) -> None:
+def draw_suit(
+    img: np.ndarray,
+    suit: str,
+    centre: tuple[float, float],
+    height: float,
+    colour: tuple[int, int, int],
+    *,
+    upside_down: bool = False,
+) -> None:
     """Fill the suit symbol of ``height`` pixels centred on ``centre`` (in place)."""
     flip = -1.0 if upside_down else 1.0
     polys = []
@@ -123,8 +131,16 @@ def _rank_text(rank: str) -> str:
     return "10" if rank == "T" else rank
 
 
-def _put_text_centred(img: np.ndarray, text: str, centre: tuple[float, float], height: float,
-                      st: FaceStyle, colour: tuple[int, int, int], *, max_width: float | None = None) -> None:
+def _put_text_centred(
+    img: np.ndarray,
+    text: str,
+    centre: tuple[float, float],
+    height: float,
+    st: FaceStyle,
+    colour: tuple[int, int, int],
+    *,
+    max_width: float | None = None,
+) -> None:
     font = st.font | (cv2.FONT_ITALIC if st.italic else 0)
     (w, h), _ = cv2.getTextSize(text, font, 1.0, 1)
     scale = height / max(h, 1)
@@ -141,8 +157,7 @@ def _draw_index(img: np.ndarray, rank: str, suit: str, st: FaceStyle, colour: tu
     glyph = st.index_scale * width
     inset = st.index_inset * width
     cx = inset + glyph * 0.45
-    _put_text_centred(img, _rank_text(rank), (cx, inset + glyph * 0.6), glyph, st, colour,
-                      max_width=glyph * 1.05)
+    _put_text_centred(img, _rank_text(rank), (cx, inset + glyph * 0.6), glyph, st, colour, max_width=glyph * 1.05)
     draw_suit(img, suit, (cx, inset + glyph * 1.85), glyph * 0.8, colour)
 
 
@@ -156,8 +171,7 @@ _PIPS: dict[str, tuple[tuple[float, float], ...]] = {
     "7": ((0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0, 1), (1, 1)),
     "8": ((0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0.5, 0.75), (0, 1), (1, 1)),
     "9": ((0, 0), (1, 0), (0, 1 / 3), (1, 1 / 3), (0.5, 0.5), (0, 2 / 3), (1, 2 / 3), (0, 1), (1, 1)),
-    "T": ((0, 0), (1, 0), (0.5, 1 / 6), (0, 1 / 3), (1, 1 / 3), (0, 2 / 3), (1, 2 / 3), (0.5, 5 / 6),
-          (0, 1), (1, 1)),
+    "T": ((0, 0), (1, 0), (0.5, 1 / 6), (0, 1 / 3), (1, 1 / 3), (0, 2 / 3), (1, 2 / 3), (0.5, 5 / 6), (0, 1), (1, 1)),
 }
 
 
@@ -179,12 +193,12 @@ def _draw_centre(img: np.ndarray, rank: str, suit: str, st: FaceStyle, colour: t
     tint = tuple(int(0.35 * c + 0.65 * p) for c, p in zip(st.court_tint, st.paper, strict=True))
     cv2.rectangle(img, (px0, py0), (px1, py1), tint, -1)
     cv2.rectangle(img, (px0, py0), (px1, py1), colour, max(1, w // 90), cv2.LINE_AA)
-    half = img[py0:(py0 + py1) // 2, px0:px1]
+    half = img[py0 : (py0 + py1) // 2, px0:px1]
     ph, pw = half.shape[:2]
     _put_text_centred(half, rank, (pw * 0.5, ph * 0.45), ph * 0.45, st, colour)
     draw_suit(half, suit, (pw * 0.78, ph * 0.2), pw * 0.22, colour)
     cv2.line(half, (0, ph - 1), (pw, ph - 1), colour, max(1, w // 120), cv2.LINE_AA)
-    img[(py0 + py1) // 2:(py0 + py1) // 2 + ph, px0:px1] = np.rot90(half, 2)
+    img[(py0 + py1) // 2 : (py0 + py1) // 2 + ph, px0:px1] = np.rot90(half, 2)
 
 
 def render_face(card: str, *, width: int = 250, height: int = 350, style: int = 0) -> np.ndarray:
@@ -236,7 +250,7 @@ def render_back(*, width: int = 250, height: int = 350, style: int = 0) -> np.nd
     img = np.empty((height, width, 3), np.uint8)
     img[:] = paper
     m = round(width * rng.uniform(0.04, 0.09))
-    inner = img[m:height - m, m:width - m]
+    inner = img[m : height - m, m : width - m]
     inner[:] = ink
     ih, iw = inner.shape[:2]
     light = tuple(int(0.45 * c + 0.55 * p) for c, p in zip(ink, paper, strict=True))

@@ -23,8 +23,9 @@ from vision.outline_candidates import Fits, contours_of
 from vision.quads import filled_mask
 
 
-def at_detection_scale(frame_bgr: np.ndarray, config: DetectorConfig
-                       ) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
+def at_detection_scale(
+    frame_bgr: np.ndarray, config: DetectorConfig
+) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
     """The frame at ``config.scale``, its channels, and its darkest channel (high on paper)."""
     s = config.scale
     small = cv2.resize(frame_bgr, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else frame_bgr
@@ -98,8 +99,9 @@ class FrameCues:
         # an 8-connected outline of that area has at least this many pixels (a 45-degree square: side / sqrt 2
         # steps per side); counting them is one C-level pass, so the per-contour Python work is for big ones
         self.min_points = int(4 * math.sqrt(self.min_area / config.max_aspect) / math.sqrt(2) * 0.8)
-        self.traced = Traced(edge_map(self.small, self.channels, self.least, config), config, self.min_area,
-                              self.min_points)
+        self.traced = Traced(
+            edge_map(self.small, self.channels, self.least, config), config, self.min_area, self.min_points
+        )
         self.paper = self._paper(config) if config.paper_pass else None
         self._chroma: np.ndarray | None = None
         self._faint_chroma: Traced | None = None
@@ -118,8 +120,9 @@ class FrameCues:
         # paper brighter than the table around it: for small cards, glare and light gradients that defeat one
         # global threshold
         block = int(config.local_block * config.scale) | 1
-        local = cv2.adaptiveThreshold(self.least, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block,
-                                      -config.local_offset)
+        local = cv2.adaptiveThreshold(
+            self.least, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -config.local_offset
+        )
         self._leave_out_ignored(local)
         return PaperMasks(paper, contours, local, contours_of(local, self.min_points, holes=False))
 
@@ -140,8 +143,9 @@ class FrameCues:
         """The edge map with chroma edges at the faint-chroma thresholds added, traced (``_faint_chroma_cards``)."""
         if self._faint_chroma is None:
             blurred = cv2.GaussianBlur(self.chroma(), (3, 3), 0)
-            faint = cv2.bitwise_or(self.traced.edges,
-                                   cv2.Canny(blurred, self.config.faint_chroma_low, self.config.faint_chroma_high))
+            faint = cv2.bitwise_or(
+                self.traced.edges, cv2.Canny(blurred, self.config.faint_chroma_low, self.config.faint_chroma_high)
+            )
             self._faint_chroma = Traced(faint, self.config, self.min_area, self.min_points)
         return self._faint_chroma
 
@@ -150,4 +154,3 @@ class FrameCues:
         plane: cues of other settings (thresholds, scale) are not this detection's."""
         if replace(config, plane=None) != self.config:
             raise SettingError("the frame's cues were made with other detector settings than this detection's")
-

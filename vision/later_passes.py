@@ -16,8 +16,14 @@ from vision.outline_candidates import Candidate, cards_in_holes, consider, conto
 from vision.quads import card_like, filled_mask, fit_quad, pixels_at, refine_sides, side_hits
 
 
-def gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig, min_points: int,
-             min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+def gap_pass(
+    edges: np.ndarray,
+    quads: list[np.ndarray],
+    config: DetectorConfig,
+    min_points: int,
+    min_area: float,
+    near_edges: np.ndarray,
+) -> list[np.ndarray]:
     """(a') Cards whose outline has a gap where another edge meets it.
 
     Canny's non-maximum suppression breaks an edge where another one meets it at a T: a card lying across
@@ -30,8 +36,15 @@ def gap_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
     return cards_in_holes(closed, (k + 1) / 2, quads, config, min_points, min_area, near_edges)
 
 
-def hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.ndarray, quads: list[np.ndarray],
-             config: DetectorConfig, min_points: int, min_area: float) -> list[np.ndarray]:
+def hue_pass(
+    channels: tuple[np.ndarray, ...],
+    edges: np.ndarray,
+    paper: np.ndarray,
+    quads: list[np.ndarray],
+    config: DetectorConfig,
+    min_points: int,
+    min_area: float,
+) -> list[np.ndarray]:
     """(c'') Cards on a pale region that is not card stock: a pink or cream cloth, the pale table edge.
 
     Card and region are both paper to the paper cues, and nearly one grey, so a card lying half on such
@@ -50,8 +63,14 @@ def hue_pass(channels: tuple[np.ndarray, ...], edges: np.ndarray, paper: np.ndar
     return cards_in_holes(hue, 1.0, quads, config, min_points, min_area, cv2.dilate(hue, np.ones((5, 5), np.uint8)))
 
 
-def tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndarray], config: DetectorConfig,
-             min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+def tab_pass(
+    small: np.ndarray,
+    contours: list[np.ndarray],
+    quads: list[np.ndarray],
+    config: DetectorConfig,
+    min_area: float,
+    near_edges: np.ndarray,
+) -> list[np.ndarray]:
     """(c''') Cards that protrude from a pale region of their own colour: a white card lying half on the
     pale table edge or a white cloth.
 
@@ -92,8 +111,10 @@ def tab_pass(small: np.ndarray, contours: list[np.ndarray], quads: list[np.ndarr
                 continue
             # two card corners, each rounded into up to three polygon corners, between reflex ones; the
             # part seen (at most the card) a ``tab_region``-th of the region at most
-            if 2 <= len(run) <= 6 and config.tab_region * cv2.contourArea(
-                    poly[[(run[0] - 1) % n, *run, k]].astype(np.float32)) <= area:
+            if (
+                2 <= len(run) <= 6
+                and config.tab_region * cv2.contourArea(poly[[(run[0] - 1) % n, *run, k]].astype(np.float32)) <= area
+            ):
                 if aspect is None:
                     aspect = deck_aspect(quads, config.tab_aspect)
                 if at is None:
@@ -117,15 +138,23 @@ def _first_indices(points: np.ndarray, wanted: np.ndarray) -> dict[tuple[int, in
     return first
 
 
-def _tab(small: np.ndarray, contour: np.ndarray, first: dict[tuple[int, int], int], start: np.ndarray,
-         end: np.ndarray, area: float, aspect: float, config: DetectorConfig,
-         near_edges: np.ndarray) -> np.ndarray | None:
+def _tab(
+    small: np.ndarray,
+    contour: np.ndarray,
+    first: dict[tuple[int, int], int],
+    start: np.ndarray,
+    end: np.ndarray,
+    area: float,
+    aspect: float,
+    config: DetectorConfig,
+    near_edges: np.ndarray,
+) -> np.ndarray | None:
     """The card whose three seen sides are ``contour`` from its point ``start`` to ``end`` (``tab_pass``),
     or None; ``first``: each polygon corner's first index in the contour (``_first_indices``)."""
     flat = contour.reshape(-1, 2)
     ia = first[int(start[0]), int(start[1])]
     ib = first[int(end[0]), int(end[1])]
-    pts = flat[ia:ib + 1] if ia <= ib else np.concatenate([flat[ia:], flat[:ib + 1]])
+    pts = flat[ia : ib + 1] if ia <= ib else np.concatenate([flat[ia:], flat[: ib + 1]])
     fit = fit_quad(pts.reshape(-1, 1, 2))
     if fit is None:
         return None
@@ -207,8 +236,14 @@ def complete_tab(quad: np.ndarray, mouth: np.ndarray, aspect: float) -> tuple[np
     return out, k
 
 
-def texture_pass(edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig, min_points: int,
-                 min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+def texture_pass(
+    edges: np.ndarray,
+    quads: list[np.ndarray],
+    config: DetectorConfig,
+    min_points: int,
+    min_area: float,
+    near_edges: np.ndarray,
+) -> list[np.ndarray]:
     """(a'') Face-down cards whose outline a striped or checked cloth breaks.
 
     A back's printed pattern sits a few pixels inside the card's edge; blurred, its edges run into the

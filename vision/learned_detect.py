@@ -45,8 +45,14 @@ def doubtful_regions(shape: tuple[int, ...], quads: Sequence[np.ndarray], grow: 
     for q in quads:
         (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
         pad = grow * max(x1 - x0, y1 - y0)
-        boxes.append([max(0, int(x0 - pad)), max(0, int(y0 - pad)), min(width, int(x1 + pad) + 1),
-                      min(height, int(y1 + pad) + 1)])
+        boxes.append(
+            [
+                max(0, int(x0 - pad)),
+                max(0, int(y0 - pad)),
+                min(width, int(x1 + pad) + 1),
+                min(height, int(y1 + pad) + 1),
+            ]
+        )
     merged = True
     while merged:
         merged = False
@@ -70,9 +76,15 @@ def readable(frame: np.ndarray) -> bool:
     return bool(width >= FRAME[0] // 4 and abs(width * FRAME[1] - height * FRAME[0]) <= FRAME[0])
 
 
-def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorConfig = DEFAULT_CONFIG,
-                   plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
-                   judge: OutlineJudge = JUDGE, grow: float = GROW) -> LearnedDetection:
+def detect_learned(
+    frame_bgr: np.ndarray,
+    nets: OutlineNets,
+    config: DetectorConfig = DEFAULT_CONFIG,
+    plane: np.ndarray | None = None,
+    ignore: Sequence[np.ndarray] = (),
+    judge: OutlineJudge = JUDGE,
+    grow: float = GROW,
+) -> LearnedDetection:
     """Card outlines in ``frame_bgr`` (BGR uint8), as ``vision.detect.detect_cards`` gives them: the good learned
     outlines, and the shipped detector's (``config``; the good outlines as the deck) in the doubtful regions of
     the poor ones and of the doubtful peaks, where no good outline lies already. ``plane``: the calibrated table
@@ -81,7 +93,8 @@ def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorCon
     one frame of a Garbage match; detecting such frames whole cost more on the validation set than it won).
     A region detection whose centre lies on a kept outline is a piece of that card cut by the region's edge (as
     ``Recognizer.recognize_regions`` judges it), not another card. ``ignore``: polygons that hold no card (the mat's
-    markers): a learned outline whose centre lies in one is dropped, and the shipped detector is told of them. A frame the networks cannot read (``readable``) is
+    markers): a learned outline whose centre lies in one is dropped, and the shipped detector is told of them. A frame
+    the networks cannot read (``readable``) is
     detected by the shipped detector whole."""
     if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
         raise ImageError(f"expected a BGR uint8 frame, got shape {frame_bgr.shape} {frame_bgr.dtype}")
@@ -96,11 +109,13 @@ def detect_learned(frame_bgr: np.ndarray, nets: OutlineNets, config: DetectorCon
     regions = doubtful_regions(frame_bgr.shape, doubted, grow)
     if not regions:
         return LearnedDetection(kept, len(kept), [])
-    table = plane if plane is not None else \
-        plane_from_cards(kept, frame_bgr.shape, spread=config.plane_spread, drop=config.plane_drop)
+    table = (
+        plane
+        if plane is not None
+        else plane_from_cards(kept, frame_bgr.shape, spread=config.plane_spread, drop=config.plane_drop)
+    )
     out = list(kept)
     for region in regions:
         more = detect_in_region(frame_bgr, region, config, plane=table, ignore=ignore, deck=kept)
         out += [q for q, off in zip(more, off_every(more, kept), strict=True) if off and not centre_on_any(q, kept)]
     return LearnedDetection(out, len(kept), regions)
-

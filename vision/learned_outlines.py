@@ -1,4 +1,5 @@
-"""Card outlines from three small networks (``models/outline_*.onnx``): the fast first look of ``vision.learned_detect``.
+"""Card outlines from three small networks (``models/outline_*.onnx``): the fast first look of
+``vision.learned_detect``.
 
 * The **first stage** reads the frame at a quarter of 1280x720 (320x180) and answers on a grid of one cell per 16
   frame pixels: how likely a card's centre lies in each cell (a heatmap, logits) and the card's four corners from the
@@ -46,8 +47,9 @@ CORNER_SCALE = 32.0
 PATCH = 48
 """A patch network's patch: an outline rectified onto the square ``MARGIN`` inside a patch this wide."""
 MARGIN = 8
-SQUARE = np.array([[MARGIN, MARGIN], [PATCH - MARGIN, MARGIN], [PATCH - MARGIN, PATCH - MARGIN],
-                   [MARGIN, PATCH - MARGIN]], np.float32)
+SQUARE = np.array(
+    [[MARGIN, MARGIN], [PATCH - MARGIN, MARGIN], [PATCH - MARGIN, PATCH - MARGIN], [MARGIN, PATCH - MARGIN]], np.float32
+)
 REFINE_SCALE = 8.0
 """The checker's corner offsets are in units of this many patch pixels."""
 WIDEST_AT_HALF = 2.0 * (PATCH - 2 * MARGIN)
@@ -111,8 +113,9 @@ def patch_of(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """The ``PATCH``-square patch of ``image`` in which ``quad`` (clockwise) is ``SQUARE``, and the homography from
     ``image`` to the patch."""
     to_patch = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), SQUARE)
-    patch = cv2.warpPerspective(image, to_patch, (PATCH, PATCH), flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE)
+    patch = cv2.warpPerspective(
+        image, to_patch, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     return patch, to_patch
 
 
@@ -125,7 +128,7 @@ def from_patch(to_patch: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 def from_patches(to_patch: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """``from_patch`` for (N, 3, 3) homographies and (N, 8) offsets at once: (N, 4, 2) float32."""
-    corners = (SQUARE + np.asarray(offsets, np.float64).reshape(-1, 4, 2) * REFINE_SCALE)
+    corners = SQUARE + np.asarray(offsets, np.float64).reshape(-1, 4, 2) * REFINE_SCALE
     back = np.linalg.inv(np.asarray(to_patch, np.float64))  # (N, 3, 3): patch -> image
     mapped = corners @ back[:, :, :2].transpose(0, 2, 1) + back[:, None, :, 2]  # (N, 4, 3) homogeneous
     out: np.ndarray = (mapped[..., :2] / mapped[..., 2:]).astype(np.float32)
@@ -136,8 +139,9 @@ _QUARTER_TO_HALF = np.diag([INPUT[0] / HALF[0], INPUT[0] / HALF[0], 1.0])
 """Quarter-size pixels -> half-size pixels."""
 
 
-def level_patch(half: np.ndarray, quarter: np.ndarray, quad: np.ndarray,
-                short: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def level_patch(
+    half: np.ndarray, quarter: np.ndarray, quad: np.ndarray, short: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The patch for ``quad`` (clockwise, half-size pixels): from ``half``, or from ``quarter`` where the card is wider
     than ``WIDEST_AT_HALF``; and the homography from half-size pixels to the patch. ``short``: the quad's
     ``short_side``, where it is known."""
@@ -168,7 +172,7 @@ def peak_corners(answer: np.ndarray, threshold: float) -> tuple[np.ndarray, np.n
     heat = sigmoid(answer[0])
     ys, xs = np.nonzero((heat >= threshold) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))))
     cells = np.stack([(xs + 0.5) * STRIDE, (ys + 0.5) * STRIDE], axis=1).astype(np.float32)[:, None, :]
-    corners = ((cells + answer[1:, ys, xs].T.reshape(-1, 4, 2) * CORNER_SCALE) * (FRAME[0] / INPUT[0]))
+    corners = (cells + answer[1:, ys, xs].T.reshape(-1, 4, 2) * CORNER_SCALE) * (FRAME[0] / INPUT[0])
     corners = corners.astype(np.float32)
     real = np.array([cv2.contourArea(q) > 0 for q in corners], bool)
     return corners[real].reshape(-1, 4, 2), heat[ys, xs][real]
@@ -212,8 +216,9 @@ def surest(quads: list[np.ndarray], probs: np.ndarray, keep: float) -> list[np.n
     return [quads[i] for i in kept]
 
 
-def check(half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], checker: Any
-          ) -> tuple[list[np.ndarray], np.ndarray]:
+def check(
+    half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], checker: Any
+) -> tuple[list[np.ndarray], np.ndarray]:
     """``quads`` (clockwise, half-size pixels) moved where the ``checker`` (a session) puts their corners, and how
     likely each holds a card (0-1)."""
     if not quads:
@@ -259,8 +264,11 @@ class OutlineNets:
             raise ModelError(f"{where}: cannot read the outline networks' metadata: {e}") from e
         if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
             raise ModelError(f"{where}: the outline networks' metadata must be a JSON object with 'files'")
-        wanted = {"first_stage_input": {"width": INPUT[0], "height": INPUT[1]}, "patch": PATCH,
-                  "frame_size": {"width": FRAME[0], "height": FRAME[1]}}
+        wanted = {
+            "first_stage_input": {"width": INPUT[0], "height": INPUT[1]},
+            "patch": PATCH,
+            "frame_size": {"width": FRAME[0], "height": FRAME[1]},
+        }
         for key, value in wanted.items():
             if data.get(key) != value:
                 raise ModelError(f"{where}: {key!r} should be {value!r} for this pipeline, got {data.get(key)!r}")
@@ -277,8 +285,9 @@ class OutlineNets:
             sessions[name] = cpu_session(path, threads, f"the {name} network")
         self.first, self.checker, self.verifier = sessions["first_stage"], sessions["checker"], sessions["verifier"]
 
-    def find(self, frame: np.ndarray, threshold: float = THRESHOLD, keep: float = KEEP, doubt: float = DOUBT
-             ) -> LearnedOutlines:
+    def find(
+        self, frame: np.ndarray, threshold: float = THRESHOLD, keep: float = KEEP, doubt: float = DOUBT
+    ) -> LearnedOutlines:
         """The outlines of ``frame`` (BGR, 16:9), each step timed."""
         to_full = frame.shape[1] / HALF[0]
         t0 = time.perf_counter()
@@ -295,11 +304,18 @@ class OutlineNets:
         t3 = time.perf_counter()
         snapped = snap_to_edges(frame, full) if full else []
         t4 = time.perf_counter()
-        return LearnedOutlines(full, snapped, [order_corners(q * to_full) for q in low],
-                               [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))], half, quarter)
+        return LearnedOutlines(
+            full,
+            snapped,
+            [order_corners(q * to_full) for q in low],
+            [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))],
+            half,
+            quarter,
+        )
 
-    def trust(self, frame: np.ndarray, quads: list[np.ndarray],
-              levels: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    def trust(
+        self, frame: np.ndarray, quads: list[np.ndarray], levels: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> np.ndarray:
         """(Q,) how likely each full-resolution outline of ``frame`` is on its card (0-1), by the verifier;
         ``levels``: the frame's ``pyramid`` where it was made already."""
         if not quads:

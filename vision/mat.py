@@ -56,40 +56,70 @@ def draw_mat(layout: Layout, *, px_per_mm: float = 4.0, plain: bool = False, lab
     quiet = max(2, px(MARKER_QUIET_MM))
     for m in layout.markers:
         x0, y0 = px(m.x), px(m.y)
-        cv2.rectangle(img, (x0 - quiet, y0 - quiet), (x0 + size + quiet - 1, y0 + size + quiet - 1),
-                      (255, 255, 255), -1)
-        img[y0:y0 + size, x0:x0 + size] = cv2.cvtColor(
-            cv2.aruco.generateImageMarker(dictionary, m.id, size), cv2.COLOR_GRAY2BGR)
+        cv2.rectangle(
+            img, (x0 - quiet, y0 - quiet), (x0 + size + quiet - 1, y0 + size + quiet - 1), (255, 255, 255), -1
+        )
+        img[y0 : y0 + size, x0 : x0 + size] = cv2.cvtColor(
+            cv2.aruco.generateImageMarker(dictionary, m.id, size), cv2.COLOR_GRAY2BGR
+        )
     if labels:
         bar_y = layout.height_mm - 14  # in the marker band, between the first two bottom markers
         bx = 6 + layout.marker_mm + 70
         cv2.line(img, (px(bx - 50), px(bar_y)), (px(bx + 50), px(bar_y)), ink, line)
         for t in (-50, 50):
             cv2.line(img, (px(bx + t), px(bar_y - 3)), (px(bx + t), px(bar_y + 3)), ink, line)
-        _text(img, f"100 mm   {layout.game} {layout.players} players   {layout.mat_name}",
-              (bx - 50, bar_y - 5), 5.0, s, ink)
+        _text(
+            img,
+            f"100 mm   {layout.game} {layout.players} players   {layout.mat_name}",
+            (bx - 50, bar_y - 5),
+            5.0,
+            s,
+            ink,
+        )
     return img
 
 
-def _dashed_card(img: np.ndarray, cx: float, cy: float, angle: float, card_mm: tuple[float, float],
-                 s: float, ink: tuple[int, int, int]) -> None:
+def _dashed_card(
+    img: np.ndarray,
+    cx: float,
+    cy: float,
+    angle: float,
+    card_mm: tuple[float, float],
+    s: float,
+    ink: tuple[int, int, int],
+) -> None:
     w, h = card_mm
     a = math.radians(angle)
     c, si = math.cos(a), math.sin(a)
-    corners = [(cx + dx * c + dy * si, cy - dx * si + dy * c)
-               for dx, dy in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))]
+    corners = [
+        (cx + dx * c + dy * si, cy - dx * si + dy * c)
+        for dx, dy in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))
+    ]
     for i in range(4):
         (x0, y0), (x1, y1) = corners[i], corners[(i + 1) % 4]
         n = max(3, int(math.hypot(x1 - x0, y1 - y0) / 3))  # 3 mm steps: short dashes, wide gaps
         for k in range(1, n - 1, 3):
             t0, t1 = k / n, min(1.0, (k + 1) / n)
-            cv2.line(img, (round((x0 + (x1 - x0) * t0) * s), round((y0 + (y1 - y0) * t0) * s)),
-                     (round((x0 + (x1 - x0) * t1) * s), round((y0 + (y1 - y0) * t1) * s)),
-                     ink, max(1, round(0.4 * s)), cv2.LINE_AA)
+            cv2.line(
+                img,
+                (round((x0 + (x1 - x0) * t0) * s), round((y0 + (y1 - y0) * t0) * s)),
+                (round((x0 + (x1 - x0) * t1) * s), round((y0 + (y1 - y0) * t1) * s)),
+                ink,
+                max(1, round(0.4 * s)),
+                cv2.LINE_AA,
+            )
 
 
-def _text(img: np.ndarray, text: str, org_mm: tuple[float, float], height_mm: float, s: float,
-          ink: tuple[int, int, int], *, upside_down: bool = False) -> None:
+def _text(
+    img: np.ndarray,
+    text: str,
+    org_mm: tuple[float, float],
+    height_mm: float,
+    s: float,
+    ink: tuple[int, int, int],
+    *,
+    upside_down: bool = False,
+) -> None:
     scale = height_mm * s / 22.0  # Hershey simplex glyphs are about 22 px tall at scale 1
     thick = max(1, round(scale * 1.6))
     (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
@@ -103,7 +133,7 @@ def _text(img: np.ndarray, text: str, org_mm: tuple[float, float], height_mm: fl
     x0c, y0c = max(0, x0), max(0, y0)
     if x1 <= x0c or y1 <= y0c:
         return
-    alpha = patch[y0c - y0:y1 - y0, x0c - x0:x1 - x0, None].astype(np.float32) / 255.0
+    alpha = patch[y0c - y0 : y1 - y0, x0c - x0 : x1 - x0, None].astype(np.float32) / 255.0
     roi = img[y0c:y1, x0c:x1]
     roi[:] = (roi * (1 - alpha) + np.array(ink, np.float32) * alpha).astype(np.uint8)
 
@@ -117,6 +147,7 @@ def _label(img: np.ndarray, z: Zone, s: float, ink: tuple[int, int, int]) -> Non
 
 
 # --- output ---------------------------------------------------------------------------------------
+
 
 def write_mat(layout: Layout, out: str | Path, *, dpi: float = 150.0, plain: bool = False) -> Path:
     """Write the mat at true size to ``out`` (.png or .pdf)."""
@@ -159,7 +190,8 @@ def single_image_pdf(img_bgr: np.ndarray, width_mm: float, height_mm: float) -> 
         f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.3f} {ph:.3f}] "
         f"/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>".encode(),
         f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceRGB "
-        f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(data)} >>\nstream\n".encode() + data
+        f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(data)} >>\nstream\n".encode()
+        + data
         + b"\nendstream",
         f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
     ]

@@ -46,8 +46,13 @@ def _need(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: 
     return value
 
 
-def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | None = None,
-               expected_crop: tuple[int, int, float, float] | None = None) -> ModelMeta:
+def parse_meta(
+    data: Any,
+    where: Path,
+    *,
+    expected_labels: tuple[str, ...] | None = None,
+    expected_crop: tuple[int, int, float, float] | None = None,
+) -> ModelMeta:
     """Validate ``data``. ``expected_crop``: (height, width, width fraction, height fraction) of the index
     crops the pipeline cuts; a model trained on other crops would read every card wrong, so it is refused."""
     if not isinstance(data, dict):
@@ -56,8 +61,10 @@ def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | Non
     if not labels or not all(isinstance(x, str) for x in labels) or len(set(labels)) != len(labels):
         raise ModelError(f"{where}: 'labels' must be distinct strings")
     if expected_labels is not None and tuple(labels) != expected_labels:
-        raise ModelError(f"{where}: labels do not match the recogniser's ({len(labels)} given, "
-                         f"{len(expected_labels)} expected: AC..KC, AD..KD, AH..KH, AS..KS, back, none)")
+        raise ModelError(
+            f"{where}: labels do not match the recogniser's ({len(labels)} given, "
+            f"{len(expected_labels)} expected: AC..KC, AD..KD, AH..KH, AS..KS, back, none)"
+        )
     size = _need(data, "input_size", dict, where)
     h, w, c = (_need(size, k, int, where) for k in ("height", "width", "channels"))
     if h <= 0 or w <= 0 or c not in (1, 3):
@@ -67,10 +74,16 @@ def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | Non
     if not (0 < fw <= 0.5 and 0 < fh <= 0.5):
         raise ModelError(f"{where}: bad corner_crop {crop!r} (fractions of the card, 0..0.5)")
     if expected_crop is not None and (h, w, round(fw, 4), round(fh, 4)) != (
-            expected_crop[0], expected_crop[1], round(expected_crop[2], 4), round(expected_crop[3], 4)):
-        raise ModelError(f"{where}: the model reads {h}x{w} crops of {fw:g} x {fh:g} of the card, the pipeline "
-                         f"cuts {expected_crop[0]}x{expected_crop[1]} of {expected_crop[2]:g} x "
-                         f"{expected_crop[3]:g}: retrain the model or use the matching vision/rectify.py")
+        expected_crop[0],
+        expected_crop[1],
+        round(expected_crop[2], 4),
+        round(expected_crop[3], 4),
+    ):
+        raise ModelError(
+            f"{where}: the model reads {h}x{w} crops of {fw:g} x {fh:g} of the card, the pipeline "
+            f"cuts {expected_crop[0]}x{expected_crop[1]} of {expected_crop[2]:g} x "
+            f"{expected_crop[3]:g}: retrain the model or use the matching vision/rectify.py"
+        )
     norm = _need(data, "normalisation", dict, where)
     method = _need(norm, "method", str, where)
     if method not in NORMALISATIONS:
@@ -83,22 +96,45 @@ def parse_meta(data: Any, where: Path, *, expected_labels: tuple[str, ...] | Non
     min_conf = float(_need(thresholds, "min_confidence", (int, float), where))
     min_margin = float(_need(thresholds, "min_margin", (int, float), where))
     not_a_card = float(_need(thresholds, "not_a_card", (int, float), where))
-    unknown_not_a_card = float(_need(thresholds, "unknown_not_a_card", (int, float), where)) \
-        if "unknown_not_a_card" in thresholds else not_a_card
-    if not (0 <= min_conf <= 1 and 0 <= min_margin <= 1 and 0 < not_a_card <= 1 and 0 < unknown_not_a_card <= not_a_card):
+    unknown_not_a_card = (
+        float(_need(thresholds, "unknown_not_a_card", (int, float), where))
+        if "unknown_not_a_card" in thresholds
+        else not_a_card
+    )
+    if not (
+        0 <= min_conf <= 1 and 0 <= min_margin <= 1 and 0 < not_a_card <= 1 and 0 < unknown_not_a_card <= not_a_card
+    ):
         raise ModelError(f"{where}: thresholds must lie in 0..1 (unknown_not_a_card at most not_a_card)")
     train = _need(data, "training_designs", list, where)
     held = _need(data, "held_out_designs", list, where)
     if set(train) & set(held):
         raise ModelError(f"{where}: designs both trained on and held out: {sorted(set(train) & set(held))}")
     accuracy = _need(data, "accuracy", dict, where)
-    return ModelMeta(tuple(labels), h, w, c, method, percentile, offset, min_conf, min_margin, not_a_card,
-                     unknown_not_a_card,
-                     (fw, fh), tuple(map(str, train)), tuple(map(str, held)), accuracy)
+    return ModelMeta(
+        tuple(labels),
+        h,
+        w,
+        c,
+        method,
+        percentile,
+        offset,
+        min_conf,
+        min_margin,
+        not_a_card,
+        unknown_not_a_card,
+        (fw, fh),
+        tuple(map(str, train)),
+        tuple(map(str, held)),
+        accuracy,
+    )
 
 
-def load_meta(path: str | Path, *, expected_labels: tuple[str, ...] | None = None,
-              expected_crop: tuple[int, int, float, float] | None = None) -> ModelMeta:
+def load_meta(
+    path: str | Path,
+    *,
+    expected_labels: tuple[str, ...] | None = None,
+    expected_crop: tuple[int, int, float, float] | None = None,
+) -> ModelMeta:
     """Read and validate the metadata file at ``path``."""
     path = Path(path)
     try:

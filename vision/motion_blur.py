@@ -110,9 +110,11 @@ def deblur(image: np.ndarray, motion: Motion, balance: float = DEBLUR_BALANCE) -
     # blue + i green as one complex signal: the filter is real in space, so the two stay apart (one transform
     # pair for two channels)
     pair = cv2.idft(cv2.mulSpectrums(cv2.dft(cv2.merge([blue, green])), wiener, 0), flags=cv2.DFT_SCALE)
-    alone = cv2.idft(cv2.mulSpectrums(cv2.dft(red, flags=cv2.DFT_COMPLEX_OUTPUT), wiener, 0),
-                     flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
-    out = cv2.merge([pair[..., 0], pair[..., 1], alone])[pad:pad + h0, pad:pad + w0]
+    alone = cv2.idft(
+        cv2.mulSpectrums(cv2.dft(red, flags=cv2.DFT_COMPLEX_OUTPUT), wiener, 0),
+        flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT,
+    )
+    out = cv2.merge([pair[..., 0], pair[..., 1], alone])[pad : pad + h0, pad : pad + w0]
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
@@ -127,10 +129,12 @@ def _cepstrum_near_origin(grey: np.ndarray) -> np.ndarray:
     g = (g - np.float32(g.mean())) * _window(h, w)  # no frame border in the spectrum
     packed = cv2.dft(g)  # columns 1 .. 2 * half: (re, im) of column frequencies 1 .. half, every row
     half = (w - 1) // 2
-    log_magnitude = cv2.log(cv2.magnitude(packed[:, 1:2 * half:2], packed[:, 2:2 * half + 1:2]) + 1.0)
+    log_magnitude = cv2.log(cv2.magnitude(packed[:, 1 : 2 * half : 2], packed[:, 2 : 2 * half + 1 : 2]) + 1.0)
     rows, cols = h // _POOL, half // _POOL
-    pooled = np.asarray(cv2.resize(log_magnitude[:rows * _POOL, :cols * _POOL], (cols, rows),
-                                   interpolation=cv2.INTER_AREA), np.float64)
+    pooled = np.asarray(
+        cv2.resize(log_magnitude[: rows * _POOL, : cols * _POOL], (cols, rows), interpolation=cv2.INTER_AREA),
+        np.float64,
+    )
     pooled -= pooled.mean()  # a constant is the origin's alone
     offsets = np.arange(-_REACH, _REACH + 1)
     centre = (_POOL - 1) / 2  # of a block, in frequencies

@@ -71,8 +71,9 @@ class Fits:
 def contours_of(mask: np.ndarray, min_points: int, *, holes: bool, nested: bool = False) -> list[np.ndarray]: ...
 @overload
 def contours_of(mask: np.ndarray, min_points: int, *, holes: None) -> list[Contour]: ...
-def contours_of(mask: np.ndarray, min_points: int, *, holes: bool | None,
-                nested: bool = False) -> list[np.ndarray] | list[Contour]:
+def contours_of(
+    mask: np.ndarray, min_points: int, *, holes: bool | None, nested: bool = False
+) -> list[np.ndarray] | list[Contour]:
     """Contours of ``mask`` with at least ``min_points`` outline pixels: holes only (True), outer ones
     only (False; the outermost only unless ``nested``, which adds the outer outlines of blobs inside
     holes, at the cost of tracing every hole), or both, tagged (None). The length filter is vectorised:
@@ -91,14 +92,28 @@ def contours_of(mask: np.ndarray, min_points: int, *, holes: bool | None,
     if holes:
         return [contours[int(i)] for i in np.flatnonzero(keep & is_hole)]
     child = hierarchy[0][:, 2]
-    return [Contour(contours[i], bool(is_hole[i]),
-                    0.0 if is_hole[i] or child[i] < 0 else float(cv2.contourArea(contours[child[i]])))
-            for i in map(int, np.flatnonzero(keep))]
+    return [
+        Contour(
+            contours[i],
+            bool(is_hole[i]),
+            0.0 if is_hole[i] or child[i] < 0 else float(cv2.contourArea(contours[child[i]])),
+        )
+        for i in map(int, np.flatnonzero(keep))
+    ]
 
 
-def consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorConfig,
-             out: list[Candidate], near_edges: np.ndarray | None = None, *, split: bool = False,
-             thin: bool = False, fits: Fits | None = None) -> bool:
+def consider(
+    contour: np.ndarray,
+    grow: float,
+    min_area: float,
+    loose: DetectorConfig,
+    out: list[Candidate],
+    near_edges: np.ndarray | None = None,
+    *,
+    split: bool = False,
+    thin: bool = False,
+    fits: Fits | None = None,
+) -> bool:
     """Add the candidates ``contour`` gives to ``out``; whether it gave any. ``fits``: where its fit is kept."""
     area = cv2.contourArea(contour)
     if area < min_area:
@@ -110,9 +125,12 @@ def consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorC
     if card_like(rough, area, loose, loose.scale):
         out.append(Candidate(rough, hull, grow, area))
         return True
-    if near_edges is not None and area >= (loose.thin_cover if thin else 0.5) * (hull_area := cv2.contourArea(hull)) \
-            and card_like(rough, hull_area, loose, loose.scale) and \
-            weakest_side_support([rough], near_edges)[0] >= (0.85 if area >= 0.5 * hull_area else loose.thin_support):
+    if (
+        near_edges is not None
+        and area >= (loose.thin_cover if thin else 0.5) * (hull_area := cv2.contourArea(hull))
+        and card_like(rough, hull_area, loose, loose.scale)
+        and weakest_side_support([rough], near_edges)[0] >= (0.85 if area >= 0.5 * hull_area else loose.thin_support)
+    ):
         # Court art that reaches the card's edge, or a pale stripe of cloth touching it, cuts into the
         # paper blob (or the white border's hole) and its outline dips in or out: not solid, but the
         # hull is card-shaped, at least half of it is covered, and every side lies on edges. A paper
@@ -129,8 +147,15 @@ def consider(contour: np.ndarray, grow: float, min_area: float, loose: DetectorC
     return False
 
 
-def consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, out: list[Candidate],
-                  near_edges: np.ndarray, image: np.ndarray | None = None, fits: Fits | None = None) -> bool:
+def consider_open(
+    contour: np.ndarray,
+    min_area: float,
+    loose: DetectorConfig,
+    out: list[Candidate],
+    near_edges: np.ndarray,
+    image: np.ndarray | None = None,
+    fits: Fits | None = None,
+) -> bool:
     """An outline with a gap or two (a white card on a pale table, a side in glare) encloses nothing,
     so it is neither a hole nor a filled shape; its convex hull is the card. Accepted when the hull is
     a card's shape and every side of it lies on edges; whether it was."""
@@ -145,16 +170,30 @@ def consider_open(contour: np.ndarray, min_area: float, loose: DetectorConfig, o
     if area >= min_area and card_like(rough, area, loose, loose.scale):
         by_side = side_hits(rough[None], near_edges)[0]
         hits = np.sort(by_side)
-        if hits[0] >= 0.85 or (hits[1] >= 0.9 and card_like(rough, area, loose.near_rectangle, loose.scale) and (
-                hits[0] >= loose.open_weak_side or (image is not None and step_across(
-                    image, rough, int(np.argmin(by_side)), loose.open_step) >= loose.open_step_share))):
+        if hits[0] >= 0.85 or (
+            hits[1] >= 0.9
+            and card_like(rough, area, loose.near_rectangle, loose.scale)
+            and (
+                hits[0] >= loose.open_weak_side
+                or (
+                    image is not None
+                    and step_across(image, rough, int(np.argmin(by_side)), loose.open_step) >= loose.open_step_share
+                )
+            )
+        ):
             out.append(Candidate(rough, hull, 0.0, area))
             return True
     return False
 
 
-def open_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig, out: list[Candidate],
-               near_edges: np.ndarray, image: np.ndarray) -> None:
+def open_pairs(
+    pieces: list[np.ndarray],
+    min_area: float,
+    loose: DetectorConfig,
+    out: list[Candidate],
+    near_edges: np.ndarray,
+    image: np.ndarray,
+) -> None:
     """A shadow's edge across a card (an arm, a lamp), or two gaps in a faint outline, cut the card's
     outline into two open pieces, each about half of the card and neither a card by itself. Two such
     outlines (``pieces``: those no candidate came from) whose boxes touch and whose hulls cover
@@ -204,8 +243,9 @@ def step_across(image: np.ndarray, quad: np.ndarray, side: int, step: float) -> 
     return float((np.linalg.norm(inside - outside, axis=1) >= step).mean())
 
 
-def paper_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig, out: list[Candidate],
-                near_edges: np.ndarray) -> None:
+def paper_pairs(
+    pieces: list[np.ndarray], min_area: float, loose: DetectorConfig, out: list[Candidate], near_edges: np.ndarray
+) -> None:
     """(c'') A court figure that reaches two opposite sides of the card cuts its paper into two blobs, and on
     a striped cloth its edge outline runs into the stripes, so no single outline is the card. Two paper
     blobs (``pieces``: those no candidate came from) that touch are one card when the hull of both is a
@@ -222,8 +262,11 @@ def paper_pairs(pieces: list[np.ndarray], min_area: float, loose: DetectorConfig
             continue
         rough, hull = fit
         hull_area = cv2.contourArea(hull)
-        if covered >= loose.thin_cover * hull_area and card_like(rough, hull_area, loose, loose.scale) and \
-                weakest_side_support([rough], near_edges)[0] >= loose.thin_support:
+        if (
+            covered >= loose.thin_cover * hull_area
+            and card_like(rough, hull_area, loose, loose.scale)
+            and weakest_side_support([rough], near_edges)[0] >= loose.thin_support
+        ):
             out.append(Candidate(rough, hull, 0.0, hull_area))
 
 
@@ -284,24 +327,32 @@ def is_cluster(quad: np.ndarray, cards: list[np.ndarray]) -> bool:
     if len(cards) < 2 or max(cv2.contourArea(c) for c in cards) * 2.2 >= cv2.contourArea(quad):
         return False
     rim = quad.reshape(-1, 1, 2).astype(np.float32)
-    on_rim = sum(1 for c in cards
-                 if min(abs(cv2.pointPolygonTest(rim, (float(x), float(y)), True)) for x, y in c) < 3.0)
+    on_rim = sum(
+        1 for c in cards if min(abs(cv2.pointPolygonTest(rim, (float(x), float(y)), True)) for x, y in c) < 3.0
+    )
     return on_rim >= 2
 
 
-def merge_candidates(candidates: list[tuple[float, np.ndarray, Candidate]],
-                     finish: Finisher, near_edges: np.ndarray | None = None) -> list[list[Candidate]]:
+def merge_candidates(
+    candidates: list[tuple[float, np.ndarray, Candidate]], finish: Finisher, near_edges: np.ndarray | None = None
+) -> list[list[Candidate]]:
     """Candidates grouped per card; a candidate holding two or more cards is a group of cards and is
     dropped. With ``near_edges`` (the edge map within 2 px), two card-shaped outlines whose facing sides lie
     off edges are taken for pieces of one card instead (``_apart``)."""
     candidates.sort(key=lambda t: t[0])  # small first: inner contours and single cards
     kept: list[tuple[float, np.ndarray, list[Candidate]]] = []
     boxes: list[tuple[float, float, float, float]] = []  # kept quads' bounding boxes: most pairs are
-    for area, quad, cand in candidates:                # far apart and need no polygon intersection
+    for area, quad, cand in candidates:  # far apart and need no polygon intersection
         (x0, y0), (x1, y1) = quad.min(axis=0).tolist(), quad.max(axis=0).tolist()
-        inside = [i for i, (_, q, _) in enumerate(kept)
-                  if boxes[i][0] < x1 and x0 < boxes[i][2] and boxes[i][1] < y1 and y0 < boxes[i][3]
-                  and overlap_share(q, quad) > 0.6]
+        inside = [
+            i
+            for i, (_, q, _) in enumerate(kept)
+            if boxes[i][0] < x1
+            and x0 < boxes[i][2]
+            and boxes[i][1] < y1
+            and y0 < boxes[i][3]
+            and overlap_share(q, quad) > 0.6
+        ]
         if not inside:
             kept.append((area, quad, [cand]))
             boxes.append((x0, y0, x1, y1))
@@ -312,10 +363,12 @@ def merge_candidates(candidates: list[tuple[float, np.ndarray, Candidate]],
             cards = [i for i in inside if any(finish(c) is not None for c in kept[i][2])]
             held = [kept[i][0] for i in cards]
             # two whose facing sides lie off edges are two pieces of one card's paper (see _apart)
-            halves = near_edges is not None and len(cards) == 2 and \
-                not _apart(kept[cards[0]][1], kept[cards[1]][1], near_edges)
-            if len(held) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(held) >= 3) and \
-                    not halves:
+            halves = (
+                near_edges is not None
+                and len(cards) == 2
+                and not _apart(kept[cards[0]][1], kept[cards[1]][1], near_edges)
+            )
+            if len(held) >= 2 and sum(held) > 0.5 * area and (min(held) > 0.25 * area or len(held) >= 3) and not halves:
                 continue  # a group of cards: several card-sized outlines filling it (two halves of a
                 # court picture are one card; three or more separate outlines are cards)
             if not halves and is_cluster(quad, [kept[i][1] for i in cards]):
@@ -338,13 +391,14 @@ def resolve(candidates: list[Candidate], config: DetectorConfig, edges: np.ndarr
     finish = Finisher(config)
     firsts: list[np.ndarray] = []
     rests: list[list[Candidate]] = []
-    for group in merge_candidates([(cv2.contourArea(c.rough), c.rough, c) for c in candidates], finish,
-                                  edges if config.halves_apart else None):
+    for group in merge_candidates(
+        [(cv2.contourArea(c.rough), c.rough, c) for c in candidates], finish, edges if config.halves_apart else None
+    ):
         group.sort(key=lambda c: -c.area)
         for i, c in enumerate(group):
             if (q := finish(c)) is not None:
                 firsts.append(q)
-                rests.append(group[i + 1:])
+                rests.append(group[i + 1 :])
                 break
     if not firsts:
         return []
@@ -365,8 +419,9 @@ def resolve(candidates: list[Candidate], config: DetectorConfig, edges: np.ndarr
     return quads
 
 
-def new_cards(extra: list[Candidate], quads: list[np.ndarray], config: DetectorConfig,
-              near_edges: np.ndarray) -> list[np.ndarray]:
+def new_cards(
+    extra: list[Candidate], quads: list[np.ndarray], config: DetectorConfig, near_edges: np.ndarray
+) -> list[np.ndarray]:
     """The cards among a later pass's candidates ``extra`` that overlap no card of ``quads`` (found
     already), one outline each."""
     if not quads:
@@ -383,8 +438,15 @@ def new_cards(extra: list[Candidate], quads: list[np.ndarray], config: DetectorC
     return resolve(clear, config, near_edges)
 
 
-def cards_in_holes(mask: np.ndarray, grow: float, quads: list[np.ndarray], config: DetectorConfig,
-                   min_points: int, min_area: float, near_edges: np.ndarray) -> list[np.ndarray]:
+def cards_in_holes(
+    mask: np.ndarray,
+    grow: float,
+    quads: list[np.ndarray],
+    config: DetectorConfig,
+    min_points: int,
+    min_area: float,
+    near_edges: np.ndarray,
+) -> list[np.ndarray]:
     """The cards whose outlines are holes of ``mask`` (grown by ``grow``) and overlap no card of
     ``quads``: the later passes that look only where no card was found."""
     extra: list[Candidate] = []

@@ -41,13 +41,21 @@ def step_support(frame: np.ndarray, quads: list[np.ndarray], least: float, reach
     q = np.stack(quads).astype(np.float32).reshape(-1, 4, 2)
     along = q[:, [1, 2, 3, 0]] - q
     across = np.stack([along[..., 1], -along[..., 0]], axis=2) / np.maximum(
-        np.linalg.norm(along, axis=2, keepdims=True), 1e-6)
+        np.linalg.norm(along, axis=2, keepdims=True), 1e-6
+    )
     offsets = np.arange(-reach - 1, reach + 2, dtype=np.float32)
     # the sample points (Q, 4, T, O), x and y apart (as vision.snapping: no broadcast over a last axis of two)
-    map_x, map_y = ((q[..., k, None] + STEP_T * along[..., k, None])[..., None] + offsets * across[..., k, None, None]
-                    for k in (0, 1))
-    samples = cv2.remap(frame, map_x.reshape(-1, len(offsets)), map_y.reshape(-1, len(offsets)),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
+    map_x, map_y = (
+        (q[..., k, None] + STEP_T * along[..., k, None])[..., None] + offsets * across[..., k, None, None]
+        for k in (0, 1)
+    )
+    samples = cv2.remap(
+        frame,
+        map_x.reshape(-1, len(offsets)),
+        map_y.reshape(-1, len(offsets)),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.int16)
     diff = np.abs(samples[:, 2:] - samples[:, :-2])
     step = (diff[..., 0] + diff[..., 1] + diff[..., 2]).max(axis=1)  # (Q 4 T,)
     out: np.ndarray = (step >= least).reshape(len(q), 4, -1).mean(axis=2).min(axis=1)
@@ -64,8 +72,13 @@ def areas(quads: list[np.ndarray], plane: np.ndarray | None = None) -> np.ndarra
     return out
 
 
-def rescue(frame: np.ndarray, before: list[np.ndarray], snapped: list[np.ndarray], poor: np.ndarray,
-           poor_of: Callable[[list[np.ndarray]], np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+def rescue(
+    frame: np.ndarray,
+    before: list[np.ndarray],
+    snapped: list[np.ndarray],
+    poor: np.ndarray,
+    poor_of: Callable[[list[np.ndarray]], np.ndarray],
+) -> tuple[list[np.ndarray], np.ndarray]:
     """``snapped`` with each ``poor`` outline replaced by the first of two others that ``poor_of`` does not call poor:
     its outline ``before`` snapping (the snap may have taken a printed border or a chip's edge), then itself snapped
     once more; and (Q,) which were replaced. Only those two candidates a poor outline are judged."""
@@ -101,9 +114,16 @@ class OutlineJudge:
     size_image: tuple[float, float] = (0.55, 1.6)
     size_plane: tuple[float, float] = (0.75, 1.35)
 
-    def poor(self, nets: OutlineNets, frame: np.ndarray, quads: list[np.ndarray], found: LearnedOutlines,
-             median_area: float | None = None, plane: np.ndarray | None = None,
-             settled: np.ndarray | None = None) -> np.ndarray:
+    def poor(
+        self,
+        nets: OutlineNets,
+        frame: np.ndarray,
+        quads: list[np.ndarray],
+        found: LearnedOutlines,
+        median_area: float | None = None,
+        plane: np.ndarray | None = None,
+        settled: np.ndarray | None = None,
+    ) -> np.ndarray:
         """(Q,) for each full-resolution outline of ``found``'s frame: is it poor (a side off the steps, not trusted,
         or with ``median_area`` (on ``plane`` where given), of another size than the frame's cards)? ``settled``: (Q,)
         the outlines the verifier is not asked about (``SETTLED``)."""
@@ -121,15 +141,20 @@ class OutlineJudge:
             out |= (share < low) | (share > high)
         return out
 
-    def rescued(self, nets: OutlineNets, frame: np.ndarray, found: LearnedOutlines, plane: np.ndarray | None = None
-                ) -> tuple[list[np.ndarray], np.ndarray]:
+    def rescued(
+        self, nets: OutlineNets, frame: np.ndarray, found: LearnedOutlines, plane: np.ndarray | None = None
+    ) -> tuple[list[np.ndarray], np.ndarray]:
         """``found``'s snapped outlines, each poor one replaced by the first of two others that is not poor (its
         outline before snapping, then itself snapped once more), and (Q,) which stay poor. ``plane``: the table's
         (image pixels -> table), where sizes are compared."""
         median = float(np.median(areas(found.snapped, plane))) if len(found.snapped) >= MIN_FOR_SIZE else None
-        settled = (np.abs(np.stack(found.snapped) - np.stack(found.kept)).max(axis=(1, 2)) < SETTLED) if found.kept \
+        settled = (
+            (np.abs(np.stack(found.snapped) - np.stack(found.kept)).max(axis=(1, 2)) < SETTLED)
+            if found.kept
             else np.zeros(0, bool)
+        )
         poor = self.poor(nets, frame, found.snapped, found, median, plane, settled)
-        snapped, replaced = rescue(frame, found.kept, found.snapped, poor,
-                                   lambda quads: self.poor(nets, frame, quads, found, median, plane))
+        snapped, replaced = rescue(
+            frame, found.kept, found.snapped, poor, lambda quads: self.poor(nets, frame, quads, found, median, plane)
+        )
         return snapped, poor & ~replaced

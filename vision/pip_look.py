@@ -34,8 +34,9 @@ DEFAULT_PIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "pipnet.
 def card_image(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """(PIP_H, PIP_W) uint8: the card inside ``quad`` rectified, grey."""
     h = card_homography(quad, _WARP_W, _WARP_H)
-    card = cv2.warpPerspective(frame, h, (_WARP_W, _WARP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
+    card = cv2.warpPerspective(
+        frame, h, (_WARP_W, _WARP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+    )
     grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
     out: np.ndarray = cv2.resize(grey, (PIP_W, PIP_H), interpolation=cv2.INTER_AREA)
     return out
@@ -66,10 +67,14 @@ class PipLook:
             raise ModelError(f"{meta_path}: the pip model's metadata must be a JSON object")
         size = meta.get("input_size")
         if meta.get("labels") != [*SUITS, *RANKS] or size != {"height": PIP_H, "width": PIP_W}:
-            raise ModelError(f"{meta_path}: expected labels {[*SUITS, *RANKS]} and input {PIP_H}x{PIP_W}, got "
-                             f"{meta.get('labels')} and {size}")
+            raise ModelError(
+                f"{meta_path}: expected labels {[*SUITS, *RANKS]} and input {PIP_H}x{PIP_W}, got "
+                f"{meta.get('labels')} and {size}"
+            )
         if not str(meta.get("normalisation", "")).startswith(NORMALISATION):
-            raise ModelError(f"{meta_path}: expected normalisation {NORMALISATION!r}, got {meta.get('normalisation')!r}")
+            raise ModelError(
+                f"{meta_path}: expected normalisation {NORMALISATION!r}, got {meta.get('normalisation')!r}"
+            )
         self.session = cpu_session(path, threads, "the pip model")
         self.input = self.session.get_inputs()[0].name
         width = self.session.get_outputs()[0].shape[-1]
@@ -82,7 +87,7 @@ class PipLook:
             return np.zeros((0, len(SUITS)), np.float32), np.zeros((0, len(RANKS)), np.float32)
         images = np.stack([card_image(frame, q) for q in quads])
         logits = self.session.run(None, {self.input: normalise(images)[:, None]})[0]
-        return _softmax(logits[:, :len(SUITS)]), _softmax(logits[:, len(SUITS):])
+        return _softmax(logits[:, : len(SUITS)]), _softmax(logits[:, len(SUITS) :])
 
 
 def rank_of_face(faces: np.ndarray) -> np.ndarray:

@@ -28,12 +28,19 @@ def mean_side_vectors(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     2 (corner 0 to 1 and corner 3 to 2) and of sides 1 and 3 (1 to 2 and 0 to 3). On a rectangle they are its
     sides; their lengths are the quad's two side lengths and their angle its corners'."""
     c = corners
-    return (c[..., 1, :] - c[..., 0, :] + c[..., 2, :] - c[..., 3, :]) / 2, \
-        (c[..., 2, :] - c[..., 1, :] + c[..., 3, :] - c[..., 0, :]) / 2
+    return (c[..., 1, :] - c[..., 0, :] + c[..., 2, :] - c[..., 3, :]) / 2, (
+        c[..., 2, :] - c[..., 1, :] + c[..., 3, :] - c[..., 0, :]
+    ) / 2
 
 
-def plane_from_cards(quads: Sequence[np.ndarray], frame_shape: tuple[int, ...], *, spread: float = 0.04,
-                     min_cards: int = 4, drop: int = 0) -> np.ndarray | None:
+def plane_from_cards(
+    quads: Sequence[np.ndarray],
+    frame_shape: tuple[int, ...],
+    *,
+    spread: float = 0.04,
+    min_cards: int = 4,
+    drop: int = 0,
+) -> np.ndarray | None:
     """A 3x3 homography from image pixels to a plane on which the (4, 2) card outlines ``quads`` (in cyclic
     corner order) are rectangles of one size, in units of about an image pixel at the frame's centre; None
     with fewer than ``min_cards`` outlines or when, on the plane found, the median absolute deviation of
@@ -47,8 +54,11 @@ def plane_from_cards(quads: Sequence[np.ndarray], frame_shape: tuple[int, ...], 
     edges = np.roll(q, -1, axis=1) - q
     cross = edges[:, :, 0] * np.roll(edges, -1, axis=1)[:, :, 1] - edges[:, :, 1] * np.roll(edges, -1, axis=1)[:, :, 0]
     # outlines a card could be: finite, sides of a pixel or more, convex (every corner turns the same way)
-    usable = np.isfinite(q).all(axis=(1, 2)) & (np.linalg.norm(edges, axis=2).min(axis=1) >= 1.0) & \
-        ((cross > 0).all(axis=1) | (cross < 0).all(axis=1))
+    usable = (
+        np.isfinite(q).all(axis=(1, 2))
+        & (np.linalg.norm(edges, axis=2).min(axis=1) >= 1.0)
+        & ((cross > 0).all(axis=1) | (cross < 0).all(axis=1))
+    )
     if int(usable.sum()) < min_cards:
         return None
     cards = q[usable]
@@ -96,9 +106,11 @@ def _estimate(q: np.ndarray, frame_shape: tuple[int, ...], spread: float) -> np.
         return np.stack([u[:, 0] * v[:, 0], u[:, 0] * v[:, 1] + u[:, 1] * v[:, 0], u[:, 1] * v[:, 1]], axis=1)
 
     scale = np.linalg.norm(short, axis=1).mean() ** 2
-    rows_ = [quadric(short, long_) / scale,  # right angles
-             (quadric(short, short) - quadric(short, short).mean(axis=0)) / scale,  # one short side
-             (quadric(long_, long_) - quadric(long_, long_).mean(axis=0)) / scale]  # one long side
+    rows_ = [
+        quadric(short, long_) / scale,  # right angles
+        (quadric(short, short) - quadric(short, short).mean(axis=0)) / scale,  # one short side
+        (quadric(long_, long_) - quadric(long_, long_).mean(axis=0)) / scale,
+    ]  # one long side
     s11, s12, s22 = np.linalg.svd(np.concatenate(rows_))[2][-1]
     if s11 < 0:
         s11, s12, s22 = -s11, -s12, -s22
@@ -138,8 +150,12 @@ def _jacobian(homography: np.ndarray, point: np.ndarray) -> np.ndarray:
     x, y = point
     u, v, w = homography @ np.array([x, y, 1.0])
     h = homography
-    return np.array([[(h[0, 0] * w - u * h[2, 0]) / w ** 2, (h[0, 1] * w - u * h[2, 1]) / w ** 2],
-                     [(h[1, 0] * w - v * h[2, 0]) / w ** 2, (h[1, 1] * w - v * h[2, 1]) / w ** 2]])
+    return np.array(
+        [
+            [(h[0, 0] * w - u * h[2, 0]) / w**2, (h[0, 1] * w - u * h[2, 1]) / w**2],
+            [(h[1, 0] * w - v * h[2, 0]) / w**2, (h[1, 1] * w - v * h[2, 1]) / w**2],
+        ]
+    )
 
 
 def _homography(params: np.ndarray) -> np.ndarray:
@@ -160,8 +176,9 @@ def _residuals(params: np.ndarray, pts: np.ndarray) -> np.ndarray:
     short = np.log(np.maximum(np.minimum(la, lb), 1e-12))
     long_ = np.log(np.maximum(np.maximum(la, lb), 1e-12))
     cos = (a * b).sum(axis=2) / np.maximum(la * lb, 1e-12)
-    out: np.ndarray = np.stack([short - short.mean(axis=1, keepdims=True), long_ - long_.mean(axis=1, keepdims=True),
-                                cos], axis=2).reshape(len(params), -1)
+    out: np.ndarray = np.stack(
+        [short - short.mean(axis=1, keepdims=True), long_ - long_.mean(axis=1, keepdims=True), cos], axis=2
+    ).reshape(len(params), -1)
     return out
 
 

@@ -74,24 +74,50 @@ def card_like(quad: np.ndarray, contour_area: float, cfg: DetectorConfig, scale:
     a, b = (s0 + s2) / 2, (s1 + s3) / 2
     short, long_ = (a, b) if a <= b else (b, a)
     if cfg.plane is not None:
-        if short > cfg.max_width * scale or \
-                not _rectangle_on_plane(quad, short * long_ if short < cfg.min_width * scale else math.inf, cfg, scale):
+        if short > cfg.max_width * scale or not _rectangle_on_plane(
+            quad, short * long_ if short < cfg.min_width * scale else math.inf, cfg, scale
+        ):
             return False
     elif not cfg.min_width * scale <= short <= cfg.max_width * scale:
         return False
-    elif not _quad_like_card(s0, s1, s2, s3, (ex0, ey0, ex1, ey1, ex2, ey2, ex3, ey3), short, long_,
-                             cfg.min_aspect, cfg.max_aspect, cfg.max_side_ratio, cfg.max_corner_cos):
+    elif not _quad_like_card(
+        s0,
+        s1,
+        s2,
+        s3,
+        (ex0, ey0, ex1, ey1, ex2, ey2, ex3, ey3),
+        short,
+        long_,
+        cfg.min_aspect,
+        cfg.max_aspect,
+        cfg.max_side_ratio,
+        cfg.max_corner_cos,
+    ):
         return False
     turn = ex3 * ey0 - ey3 * ex0 > 0
-    if turn != (ex0 * ey1 - ey0 * ex1 > 0) or turn != (ex1 * ey2 - ey1 * ex2 > 0) or \
-            turn != (ex2 * ey3 - ey2 * ex3 > 0):
+    if (
+        turn != (ex0 * ey1 - ey0 * ex1 > 0)
+        or turn != (ex1 * ey2 - ey1 * ex2 > 0)
+        or turn != (ex2 * ey3 - ey2 * ex3 > 0)
+    ):
         return False
     area = 0.5 * abs(x0 * y1 - x1 * y0 + (x1 * y2 - x2 * y1) + (x2 * y3 - x3 * y2) + (x3 * y0 - x0 * y3))
     return bool(area > 0 and contour_area / area >= cfg.min_solidity)
 
 
-def _quad_like_card(s0: float, s1: float, s2: float, s3: float, e: tuple[float, ...], short: float, long_: float,
-                    min_aspect: float, max_aspect: float, ratio: float, cos: float) -> bool:
+def _quad_like_card(
+    s0: float,
+    s1: float,
+    s2: float,
+    s3: float,
+    e: tuple[float, ...],
+    short: float,
+    long_: float,
+    min_aspect: float,
+    max_aspect: float,
+    ratio: float,
+    cos: float,
+) -> bool:
     """Aspect, opposite sides and corner angles of a quad with sides ``s0..s3`` along edges ``e``."""
     if not min_aspect <= long_ / short <= max_aspect:
         return False
@@ -99,8 +125,12 @@ def _quad_like_card(s0: float, s1: float, s2: float, s3: float, e: tuple[float, 
         return False
     # corners near square (a tilted camera bends them a little in the image)
     ex0, ey0, ex1, ey1, ex2, ey2, ex3, ey3 = e
-    return not (abs(ex3 * ex0 + ey3 * ey0) > cos * s3 * s0 or abs(ex0 * ex1 + ey0 * ey1) > cos * s0 * s1
-                or abs(ex1 * ex2 + ey1 * ey2) > cos * s1 * s2 or abs(ex2 * ex3 + ey2 * ey3) > cos * s2 * s3)
+    return not (
+        abs(ex3 * ex0 + ey3 * ey0) > cos * s3 * s0
+        or abs(ex0 * ex1 + ey0 * ey1) > cos * s0 * s1
+        or abs(ex1 * ex2 + ey1 * ey2) > cos * s1 * s2
+        or abs(ex2 * ex3 + ey2 * ey3) > cos * s2 * s3
+    )
 
 
 def _rectangle_on_plane(quad: np.ndarray, image_area: float, cfg: DetectorConfig, scale: float) -> bool:
@@ -129,8 +159,19 @@ def _rectangle_on_plane(quad: np.ndarray, image_area: float, cfg: DetectorConfig
     short, long_ = (a, b) if a <= b else (b, a)
     if image_area < (cfg.min_width * scale) ** 2 * (long_ / short):
         return False
-    return _quad_like_card(s0, s1, s2, s3, e, short, long_, cfg.plane_min_aspect, cfg.plane_max_aspect,
-                           cfg.plane_side_ratio, cfg.plane_corner_cos)
+    return _quad_like_card(
+        s0,
+        s1,
+        s2,
+        s3,
+        e,
+        short,
+        long_,
+        cfg.plane_min_aspect,
+        cfg.plane_max_aspect,
+        cfg.plane_side_ratio,
+        cfg.plane_corner_cos,
+    )
 
 
 def grow_quad(quad: np.ndarray, pixels: float) -> np.ndarray:
@@ -152,8 +193,12 @@ def plane_tuple(plane: np.ndarray, frame_shape: tuple[int, ...]) -> tuple[float,
     """A table homography as ``DetectorConfig.plane``: checked, signed so that points in the frame map
     with a positive third coordinate (a homography and its negative are the same map)."""
     h = np.asarray(plane, np.float64)
-    if h.shape != (3, 3) or not np.isfinite(h).all() or not np.abs(h).max() > 0 or \
-            abs(np.linalg.det(h / np.abs(h).max())) < 1e-12:  # scaled first: any multiple is the same map
+    if (
+        h.shape != (3, 3)
+        or not np.isfinite(h).all()
+        or not np.abs(h).max() > 0
+        or abs(np.linalg.det(h / np.abs(h).max())) < 1e-12
+    ):  # scaled first: any multiple is the same map
         raise CalibrationError(f"the table plane must be an invertible 3x3 homography, got shape {h.shape}")
     rows, cols = frame_shape[:2]
     if h[2] @ (cols / 2, rows / 2, 1.0) < 0:
@@ -269,8 +314,8 @@ SUPPORT_T = np.linspace(0.1, 0.9, 17)
 SUPPORT_W = np.zeros((4 * len(SUPPORT_T), 4))
 
 for _k in range(4):
-    SUPPORT_W[_k * len(SUPPORT_T):(_k + 1) * len(SUPPORT_T), _k] = 1 - SUPPORT_T
-    SUPPORT_W[_k * len(SUPPORT_T):(_k + 1) * len(SUPPORT_T), (_k + 1) % 4] = SUPPORT_T
+    SUPPORT_W[_k * len(SUPPORT_T) : (_k + 1) * len(SUPPORT_T), _k] = 1 - SUPPORT_T
+    SUPPORT_W[_k * len(SUPPORT_T) : (_k + 1) * len(SUPPORT_T), (_k + 1) % 4] = SUPPORT_T
 
 
 def weakest_side_support(quads: list[np.ndarray], near_edges: np.ndarray) -> np.ndarray:

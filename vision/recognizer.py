@@ -75,7 +75,8 @@ the mean, as if the outline were moved to where the index reads best. An outline
 index the same way in both crops; a bellot 5H read at 0.28 through its outline 2-3 px off reads 0.64 through
 the true one and 0.7-0.8 through the outline moved 3 px. All eight in the mean instead named fewer of the
 flat cards of ``test_the_second_look_also_reads_through_moved_outlines`` than no moved outlines at all (57
-against 65 in a scratch run; the surest: 70). On twelve seed-and-mode sets (evaluate --scenes 20, seeds 2024, 99, 7, 11, 31,
+against 65 in a scratch run; the surest: 70). On twelve seed-and-mode sets (evaluate --scenes 20, seeds 2024, 99, 7, 11,
+31,
 53) hard named rose at ten and was unchanged at two (about +65 cards of 17,280), wrong +3 cards, realistic
 named about +5 of 13,500 (docs/performance.md, session 16)."""
 SECOND_LOOK_BELOW = 0.7
@@ -185,18 +186,29 @@ class Recognizer:
     detector alone.
     """
 
-    def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
-                 min_confidence: float | None = None, min_margin: float | None = None,
-                 detector: DetectorConfig = DEFAULT_CONFIG, second_look: bool = True,
-                 second_look_below: float = SECOND_LOOK_BELOW, suit_look: bool = True,
-                 second_look_zooms: Sequence[float] | None = None,
-                 one_corner_sure: float | None = ONE_CORNER_SURE, pip_look: bool = True,
-                 pip_look_below: float = PIP_LOOK_BELOW, pip_model_path: str | Path | None = None,
-                 blur_look: bool = True, blur_look_below: float = BLUR_LOOK_BELOW, learned: bool = True,
-                 outline_nets: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        threads: int = 1,
+        min_confidence: float | None = None,
+        min_margin: float | None = None,
+        detector: DetectorConfig = DEFAULT_CONFIG,
+        second_look: bool = True,
+        second_look_below: float = SECOND_LOOK_BELOW,
+        suit_look: bool = True,
+        second_look_zooms: Sequence[float] | None = None,
+        one_corner_sure: float | None = ONE_CORNER_SURE,
+        pip_look: bool = True,
+        pip_look_below: float = PIP_LOOK_BELOW,
+        pip_model_path: str | Path | None = None,
+        blur_look: bool = True,
+        blur_look_below: float = BLUR_LOOK_BELOW,
+        learned: bool = True,
+        outline_nets: str | Path | None = None,
+    ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
-        self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS,
-                                          expected_crop=PIPELINE_CROP)
+        self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS, expected_crop=PIPELINE_CROP)
         self.classifier = OnnxClassifier(path, self.meta, threads=threads)
         # numpy's products here are 4 x 4 to a few hundred rows: OpenBLAS's worker threads win nothing on them
         # but spin on another core between calls (detection 61 ms of CPU for 44 ms of wall time with two threads,
@@ -228,8 +240,9 @@ class Recognizer:
         if any(not 1.0 <= z <= 1.8 for z in self.second_look_zooms):  # 1.8: the two corners' crops stay apart
             raise SettingError(f"second_look_zooms: each zoom must be 1.0-1.8, got {self.second_look_zooms}")
 
-    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
-                  ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
+    def recognize(
+        self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
+    ) -> list[Recognition]:
         """Every card in the frame, named (or ``back`` / ``unknown``). ``plane``: the calibrated table
         (image pixels -> table coordinates, as ``Calibration.image_to_mat``), so that card shapes are
         judged on the table rather than in the tilted image. ``ignore``: polygons (image px) that hold no card,
@@ -237,8 +250,9 @@ class Recognizer:
         frame = _check_frame(frame_bgr)
         return self._classify(frame, self.detect(frame, plane=plane, ignore=ignore), drop_non_cards=True)
 
-    def detect(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
-               ignore: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+    def detect(
+        self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
+    ) -> list[np.ndarray]:
         """The card outlines ``recognize`` names: ``vision.detect.detect_cards``'s, or with ``learned``
         ``vision.learned_detect.detect_learned``'s."""
         frame = _check_frame(frame_bgr)
@@ -246,9 +260,16 @@ class Recognizer:
             return detect_learned(frame, self.outline_nets, self.detector, plane=plane, ignore=ignore).quads
         return detect_cards(frame, self.detector, plane=plane, ignore=ignore)
 
-    def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[Region], known: Sequence[np.ndarray], *,
-                          plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = (),
-                          readings: Sequence[Recognition] = ()) -> list[Recognition]:
+    def recognize_regions(
+        self,
+        frame_bgr: np.ndarray,
+        regions: Sequence[Region],
+        known: Sequence[np.ndarray],
+        *,
+        plane: np.ndarray | None = None,
+        ignore: Sequence[np.ndarray] = (),
+        readings: Sequence[Recognition] = (),
+    ) -> list[Recognition]:
         """Every card in the frame when only ``regions`` ((x0, y0, x1, y1) frame pixels, ends exclusive, disjoint)
         may have changed since ``known`` (outlines, full-resolution px) were found: the cards detected in each
         region (``vision.detect.detect_in_region``: only those wholly inside it, the deck's size judged with the known
@@ -263,8 +284,11 @@ class Recognizer:
         kept, reused = kept_and_reused(known, regions, readings)
         found: list[np.ndarray] = []
         for region in regions:
-            found += [q for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore, deck=known)
-                      if not centre_on_any(q, kept)]
+            found += [
+                q
+                for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore, deck=known)
+                if not centre_on_any(q, kept)
+            ]
         return reused + self._classify(frame, kept + found, drop_non_cards=True)
 
     def recognize_outlines(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
@@ -277,18 +301,22 @@ class Recognizer:
         Recognition per quad, in order ("unknown" where the outline does not look like a card)."""
         return self._classify(_check_frame(frame_bgr), quads, drop_non_cards=False)
 
-    def _classify(self, frame: np.ndarray, quads: Sequence[np.ndarray], *, drop_non_cards: bool,
-                  deblurred: bool = False) -> list[Recognition]:
+    def _classify(
+        self, frame: np.ndarray, quads: Sequence[np.ndarray], *, drop_non_cards: bool, deblurred: bool = False
+    ) -> list[Recognition]:
         if not len(quads):
             return []
         ordered = [order_corners(q) for q in quads]
         raw = self.model_probabilities(frame, ordered, ordered=True)
         none = raw[:, len(LABELS)]
-        probs = raw[:, :len(LABELS)] / np.maximum(raw[:, :len(LABELS)].sum(axis=1, keepdims=True), 1e-12)
+        probs = raw[:, : len(LABELS)] / np.maximum(raw[:, : len(LABELS)].sum(axis=1, keepdims=True), 1e-12)
         named = decide(probs, LABELS, self.min_confidence, self.min_margin, UNKNOWN)
         if self.second_look:
-            unsure = [i for i, (label, conf) in enumerate(named)
-                      if (label == UNKNOWN or conf < self.second_look_below) and none[i] < self.meta.not_a_card]
+            unsure = [
+                i
+                for i, (label, conf) in enumerate(named)
+                if (label == UNKNOWN or conf < self.second_look_below) and none[i] < self.meta.not_a_card
+            ]
             if unsure:
                 probs[unsure] = self._second_look(frame, [ordered[i] for i in unsure], probs[unsure])
                 self._decide_again(probs, named, unsure)
@@ -313,8 +341,11 @@ class Recognizer:
     def _unsure_faces(self, named: list[tuple[str, float]], none: np.ndarray, below: float) -> list[int]:
         """The cards the pip look and the blur look read again: unknown, or a face named under ``below``; not an
         outline that is dropped as it stands (the looks read faces, they do not judge whether an outline is a card)."""
-        return [i for i, (label, conf) in enumerate(named)
-                if (label == UNKNOWN or (label != BACK and conf < below)) and not self._dropped(label, float(none[i]))]
+        return [
+            i
+            for i, (label, conf) in enumerate(named)
+            if (label == UNKNOWN or (label != BACK and conf < below)) and not self._dropped(label, float(none[i]))
+        ]
 
     def _dropped(self, label: str, p_none: float) -> bool:
         """Whether an outline read ``label`` with this "none" probability is not a card. One read "unknown" is
@@ -324,8 +355,9 @@ class Recognizer:
 
     def _decide_again(self, probs: np.ndarray, named: list[tuple[str, float]], which: list[int]) -> None:
         """Name the cards ``which`` again from their (changed) ``probs``, in place in ``named``."""
-        for i, decision in zip(which, decide(probs[which], LABELS, self.min_confidence, self.min_margin, UNKNOWN),
-                               strict=True):
+        for i, decision in zip(
+            which, decide(probs[which], LABELS, self.min_confidence, self.min_margin, UNKNOWN), strict=True
+        ):
             named[i] = decision
 
     def _second_look(self, frame: np.ndarray, quads: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
@@ -342,15 +374,17 @@ class Recognizer:
             # the card's two directions, both a width long
             across = q[1] - q[0]
             down = (q[3] - q[0]) * (np.linalg.norm(across) / max(1e-6, float(np.linalg.norm(q[3] - q[0]))))
-            variants += [(q + f * d).astype(np.float32) for f in SECOND_LOOK_SHIFTS for d in (across, -across, down, -down)]
+            variants += [
+                (q + f * d).astype(np.float32) for f in SECOND_LOOK_SHIFTS for d in (across, -across, down, -down)
+            ]
         crops = self._crops(frame, variants)
         if zooms:  # (N * Z) readings after the N * k of the outlines, quad by quad
             crops = np.concatenate([crops, *[self._crops(frame, quads, zoom=z) for z in zooms]])
         if self.suit_look:
             crops = np.concatenate([crops, self._crops(frame, quads, shift=SUIT_LOOK_SHIFT)])
-        raw = self._infer(crops)[:, :len(LABELS)]
+        raw = self._infer(crops)[:, : len(LABELS)]
         raw = raw / np.maximum(raw.sum(axis=1, keepdims=True), 1e-12)
-        readings = raw[:n * k].reshape(n, k, -1)
+        readings = raw[: n * k].reshape(n, k, -1)
         scales = len(SECOND_LOOK_SCALES)
         if k > scales:  # of the moved outlines, the one through which the index reads surest counts once
             moved = readings[:, scales:]
@@ -358,14 +392,14 @@ class Recognizer:
             readings = np.concatenate([readings[:, :scales], surest[:, None]], axis=1)
         suits: list[np.ndarray] = []  # (N, 4) each: each suit's share in a look's crops
         if zooms:
-            zoomed = raw[n * k:n * (k + len(zooms))].reshape(len(zooms), n, -1).transpose(1, 0, 2)
+            zoomed = raw[n * k : n * (k + len(zooms))].reshape(len(zooms), n, -1).transpose(1, 0, 2)
             readings = np.concatenate([readings, zoomed], axis=1)
             suits += [zoomed[:, j, :_FACES] @ _SUIT_OF_FACE for j in range(len(zooms))]
         logs = np.log(np.maximum(np.concatenate([probs[:, None], readings], axis=1), 1e-12))
         mean = np.exp(logs.mean(axis=1))
         out: np.ndarray = mean / mean.sum(axis=1, keepdims=True)
         if self.suit_look:
-            suits.append(raw[n * (k + len(zooms)):, :_FACES] @ _SUIT_OF_FACE)
+            suits.append(raw[n * (k + len(zooms)) :, :_FACES] @ _SUIT_OF_FACE)
         if suits:
             _weigh_faces(out, np.prod(suits, axis=0)[:, _SUIT_INDEX])
         return out
@@ -380,8 +414,14 @@ class Recognizer:
         _weigh_faces(out, suits[:, _SUIT_INDEX] * (ranks / _RANK_GROUP_SIZE)[:, _RANK_GROUP])
         return out
 
-    def _blur_look(self, frame: np.ndarray, quads: list[np.ndarray], which: list[int], probs: np.ndarray,
-                   named: list[tuple[str, float]]) -> None:
+    def _blur_look(
+        self,
+        frame: np.ndarray,
+        quads: list[np.ndarray],
+        which: list[int],
+        probs: np.ndarray,
+        named: list[tuple[str, float]],
+    ) -> None:
         """Where the frame has a motion blur, read the cards ``which`` again from a patch around each, deconvolved
         for it, with every look; a reading that names a card replaces the card's ``probs`` and ``named``, except that
         a card named a face stays a face: a patch deconvolved for a blur the frame lacks rings, and the rings read as a
@@ -396,8 +436,9 @@ class Recognizer:
                 named[i] = (again.card, again.confidence)
                 probs[i] = again.probabilities
 
-    def model_probabilities(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray], *,
-                            ordered: bool = False) -> np.ndarray:
+    def model_probabilities(
+        self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray], *, ordered: bool = False
+    ) -> np.ndarray:
         """(N, 54) probabilities over MODEL_LABELS for the quads: both index corners of each card in one
         onnxruntime run, or (``one_corner_sure``) the first corners in one and the second corners of the cards
         not sure at the first in another. ``ordered``: the quads are in ``order_corners``' order already."""
@@ -406,8 +447,9 @@ class Recognizer:
         if self.one_corner_sure is None:
             return self._infer(self._crops(frame_bgr, quads, ordered=ordered))
         # the second corner is cut only for the cards the first leaves unsure
-        first = self.classifier.infer(preprocess(self._crops(frame_bgr, quads, ordered=ordered, corners=(0,)),
-                                                 self.meta))
+        first = self.classifier.infer(
+            preprocess(self._crops(frame_bgr, quads, ordered=ordered, corners=(0,)), self.meta)
+        )
         out = softmax(first)
         unsure = np.flatnonzero(out.max(axis=1) < self.one_corner_sure)
         if len(unsure):
@@ -417,8 +459,15 @@ class Recognizer:
         return out
 
     @staticmethod
-    def _crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, shift: float = 0.0, zoom: float = 1.0,
-               ordered: bool = False, corners: tuple[int, ...] = (0, 1)) -> np.ndarray:
+    def _crops(
+        frame: np.ndarray,
+        quads: Sequence[np.ndarray],
+        *,
+        shift: float = 0.0,
+        zoom: float = 1.0,
+        ordered: bool = False,
+        corners: tuple[int, ...] = (0, 1),
+    ) -> np.ndarray:
         crops = np.empty((len(quads), len(corners), CORNER_H, CORNER_W, 3), np.uint8)
         for q, out in zip(quads, crops, strict=True):
             corner_crops(frame, q, out, shift=shift, zoom=zoom, ordered=ordered, corners=corners)

@@ -33,8 +33,12 @@ def order_corners(quad: np.ndarray) -> np.ndarray:
     # go to the reference, so the result is the same bit for bit.
     (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts.tolist()
     cx, cy = (x0 + x1 + x2 + x3) / 4, (y0 + y1 + y2 + y3) / 4
-    ang = [math.atan2(y0 - cy, x0 - cx), math.atan2(y1 - cy, x1 - cx), math.atan2(y2 - cy, x2 - cx),
-           math.atan2(y3 - cy, x3 - cx)]
+    ang = [
+        math.atan2(y0 - cy, x0 - cx),
+        math.atan2(y1 - cy, x1 - cx),
+        math.atan2(y2 - cy, x2 - cx),
+        math.atan2(y3 - cy, x3 - cx),
+    ]
     order = sorted(range(4), key=ang.__getitem__)  # increasing angle with y down = clockwise on screen
     xs, ys = (x0, x1, x2, x3), (y0, y1, y2, y3)
     px, py = [xs[i] for i in order], [ys[i] for i in order]
@@ -75,21 +79,25 @@ def _order_corners_np(pts: np.ndarray) -> np.ndarray:
 _CARD_SRC = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
 
 
-def card_homography(quad: np.ndarray, width: float = CARD_W, height: float = CARD_H, *,
-                    ordered: bool = False) -> np.ndarray:
+def card_homography(
+    quad: np.ndarray, width: float = CARD_W, height: float = CARD_H, *, ordered: bool = False
+) -> np.ndarray:
     """Homography from a portrait card of ``width`` x ``height`` to the quad in the image (put in ``order_corners``'
     order, unless ``ordered`` says it is in it already)."""
-    src = _CARD_SRC if (width, height) == (CARD_W, CARD_H) else \
-        np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    src = (
+        _CARD_SRC
+        if (width, height) == (CARD_W, CARD_H)
+        else np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    )
     return cv2.getPerspectiveTransform(src, np.asarray(quad, np.float32) if ordered else order_corners(quad))
-
 
 
 def warp_card(frame: np.ndarray, quad: np.ndarray, width: int = CARD_W, height: int = CARD_H) -> np.ndarray:
     """The whole card, rectified to ``height`` x ``width`` (for display and debugging)."""
     h = card_homography(quad, width, height)
-    return cv2.warpPerspective(frame, h, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(
+        frame, h, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 # Crop placement: corner crop pixel (u, v) -> card pixel. The second crop is the bottom-right corner
@@ -111,9 +119,16 @@ def _crop_to_card(which: int, shift: float = 0.0, zoom: float = 1.0) -> np.ndarr
 _CROP_TO_CARD = (_crop_to_card(0), _crop_to_card(1))
 
 
-def corner_crops(frame: np.ndarray, quad: np.ndarray, out: np.ndarray | None = None, *,
-                 shift: float = 0.0, zoom: float = 1.0, ordered: bool = False,
-                 corners: tuple[int, ...] = (0, 1)) -> np.ndarray:
+def corner_crops(
+    frame: np.ndarray,
+    quad: np.ndarray,
+    out: np.ndarray | None = None,
+    *,
+    shift: float = 0.0,
+    zoom: float = 1.0,
+    ordered: bool = False,
+    corners: tuple[int, ...] = (0, 1),
+) -> np.ndarray:
     """The two index corners of the card at ``quad``: (2, CORNER_H, CORNER_W, channels), upright (``corners``: which
     of them, 0 the top-left and 1 the bottom-right: (len(corners), ...)).
 
@@ -127,11 +142,20 @@ def corner_crops(frame: np.ndarray, quad: np.ndarray, out: np.ndarray | None = N
     if out is None:
         out = np.empty((len(corners), CORNER_H, CORNER_W, *frame.shape[2:]), frame.dtype)
     h = card_homography(quad, ordered=ordered).astype(np.float64)
-    to_card = _CROP_TO_CARD if shift == 0.0 and zoom == 1.0 else \
-        (_crop_to_card(0, shift, zoom), _crop_to_card(1, shift, zoom))
+    to_card = (
+        _CROP_TO_CARD
+        if shift == 0.0 and zoom == 1.0
+        else (_crop_to_card(0, shift, zoom), _crop_to_card(1, shift, zoom))
+    )
     for dst, k in zip(out, corners, strict=True):
-        got = cv2.warpPerspective(frame, h @ to_card[k], (CORNER_W, CORNER_H), dst=dst,
-                                  flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        got = cv2.warpPerspective(
+            frame,
+            h @ to_card[k],
+            (CORNER_W, CORNER_H),
+            dst=dst,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
         if got is not dst:  # OpenCV allocated its own (``out`` not contiguous): copy it in
             dst[...] = got
     return out

@@ -78,8 +78,13 @@ class SimCamera:
         lo, hi = corners.min(0), corners.max(0)
         scale = self.fill * min(self.width / (hi[0] - lo[0]), self.height / (hi[1] - lo[1]))
         mid = (lo + hi) / 2
-        fit = np.array([[scale, 0, self.width / 2 - scale * mid[0] + self.shift_px[0]],
-                        [0, scale, self.height / 2 - scale * mid[1] + self.shift_px[1]], [0, 0, 1.0]])
+        fit = np.array(
+            [
+                [scale, 0, self.width / 2 - scale * mid[0] + self.shift_px[0]],
+                [0, scale, self.height / 2 - scale * mid[1] + self.shift_px[1]],
+                [0, 0, 1.0],
+            ]
+        )
         out: np.ndarray = fit @ hom
         out /= out[2, 2]
         return out
@@ -157,11 +162,26 @@ class _Plan:
 class SimTable:
     """The simulated table. Card positions are mat millimetres; zones come from ``layout``."""
 
-    def __init__(self, layout: Layout, *, seed: int = 0, camera: SimCamera | None = None, fps: float = 15.0,
-                 noise: float = 3.0, blur: float = 0.0, light: float = 0.25, face_style: int = 0,
-                 back_style: int = 0, jitter_mm: float = 1.5, jitter_deg: float = 2.5,
-                 approach_frames: int = 3, hold_frames: int = 2, retreat_frames: int = 3,
-                 settle_frames: int = 6, skin: int | None = None) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        *,
+        seed: int = 0,
+        camera: SimCamera | None = None,
+        fps: float = 15.0,
+        noise: float = 3.0,
+        blur: float = 0.0,
+        light: float = 0.25,
+        face_style: int = 0,
+        back_style: int = 0,
+        jitter_mm: float = 1.5,
+        jitter_deg: float = 2.5,
+        approach_frames: int = 3,
+        hold_frames: int = 2,
+        retreat_frames: int = 3,
+        settle_frames: int = 6,
+        skin: int | None = None,
+    ) -> None:
         self.layout = layout
         self.camera = camera or default_camera(layout)
         self.fps = fps
@@ -221,8 +241,11 @@ class SimTable:
             if z.kind in ("capture", "stock", "discard") or not z.slots:  # piles stack on one spot
                 slot = 0
             else:
-                free = [i for i, s in enumerate(z.slots)
-                        if not any(math.hypot(c.x - s.x, c.y - s.y) < PILE_MM for c in taken)]
+                free = [
+                    i
+                    for i, s in enumerate(z.slots)
+                    if not any(math.hypot(c.x - s.x, c.y - s.y) < PILE_MM for c in taken)
+                ]
                 slot = free[0] if free else len(z.slots) - 1
         if z.slots:
             s = z.slots[slot % len(z.slots)]
@@ -249,8 +272,16 @@ class SimTable:
 
     # --- scripted actions (queued; played by next_frame) ---------------------------------------------
 
-    def place(self, card: str, zone: str, *, face_up: bool = True, slot: int | None = None,
-              seat: int | None = None, animate: bool = True) -> int:
+    def place(
+        self,
+        card: str,
+        zone: str,
+        *,
+        face_up: bool = True,
+        slot: int | None = None,
+        seat: int | None = None,
+        animate: bool = True,
+    ) -> int:
         """Put ``card`` into ``zone`` (next free slot, or on the zone's pile). Returns the card id.
         With ``animate`` a hand brings it in over the next frames; otherwise it is there at once."""
         with self._lock:
@@ -270,13 +301,30 @@ class SimTable:
             self._enqueue(Action("place", seat, (cid,)), [(target, change)], seat)
             return cid
 
-    def move(self, card_id: int, zone: str, *, face_up: bool | None = None, slot: int | None = None,
-             seat: int | None = None, animate: bool = True) -> None:
+    def move(
+        self,
+        card_id: int,
+        zone: str,
+        *,
+        face_up: bool | None = None,
+        slot: int | None = None,
+        seat: int | None = None,
+        animate: bool = True,
+    ) -> None:
         """Carry a card to another zone (optionally turning it)."""
         self.take([card_id], zone, face_up=face_up, slot=slot, seat=seat, animate=animate, name="move")
 
-    def take(self, card_ids: Sequence[int], to_zone: str | None, *, face_up: bool | None = False,
-             slot: int | None = None, seat: int | None = None, animate: bool = True, name: str = "take") -> None:
+    def take(
+        self,
+        card_ids: Sequence[int],
+        to_zone: str | None,
+        *,
+        face_up: bool | None = False,
+        slot: int | None = None,
+        seat: int | None = None,
+        animate: bool = True,
+        name: str = "take",
+    ) -> None:
         """Pick up the cards one after the other and lay them on ``to_zone``'s pile (a capture:
         the played card and its partner to the seat's capture pile, face down by default), or off
         the table when ``to_zone`` is None."""
@@ -321,8 +369,15 @@ class SimTable:
         """Lay a face-down stock (first card at the bottom, last on top), at once."""
         return [self.place(c, zone, face_up=False, animate=False) for c in cards]
 
-    def flip_stock(self, to_zone: str = "layout", *, stock: str = "stock", slot: int | None = None,
-                   seat: int | None = None, animate: bool = True) -> int:
+    def flip_stock(
+        self,
+        to_zone: str = "layout",
+        *,
+        stock: str = "stock",
+        slot: int | None = None,
+        seat: int | None = None,
+        animate: bool = True,
+    ) -> int:
         """Take the stock's top card and lay it face up in ``to_zone``; returns its id."""
         with self._lock:
             pile = [c for c in self.card_in(stock) if c.id not in self._pending_ids()]
@@ -351,6 +406,7 @@ class SimTable:
             if c is not None:
                 self._in_hand[cid] = c
             self._static = None
+
         return change
 
     def _drop(self, ids: tuple[int, ...], zone: str, face_up: bool | None, slot: int | None) -> Callable[[], None]:
@@ -364,6 +420,7 @@ class SimTable:
                 c.order = self._bump()
                 self.cards[cid] = c
             self._static = None
+
         return change
 
     def _slot_centre(self, zone: str, slot: int | None) -> tuple[float, float]:
@@ -383,8 +440,9 @@ class SimTable:
         x += self.rng.uniform(-60, 60)
         return (x, -130.0) if facing == 180 else (x, h + 130.0)  # just out of view
 
-    def _enqueue(self, action: Action, steps: list[tuple[tuple[float, float], Callable[[], None]]],
-                 seat: int | None) -> None:
+    def _enqueue(
+        self, action: Action, steps: list[tuple[tuple[float, float], Callable[[], None]]], seat: int | None
+    ) -> None:
         """Turn the hand's stops into frames: approach, hold (the change happens under the hand),
         travel to the next stop, ..., retreat, then a few settled frames."""
         entry = self._entry(seat)
@@ -472,8 +530,12 @@ class SimTable:
         cw, ch = self.layout.card_mm
         a = math.radians(card.angle)
         ca, sa = math.cos(a), math.sin(a)
-        return np.array([(card.x + dx * ca + dy * sa, card.y - dx * sa + dy * ca)
-                         for dx, dy in ((-cw / 2, -ch / 2), (cw / 2, -ch / 2), (cw / 2, ch / 2), (-cw / 2, ch / 2))])
+        return np.array(
+            [
+                (card.x + dx * ca + dy * sa, card.y - dx * sa + dy * ca)
+                for dx, dy in ((-cw / 2, -ch / 2), (cw / 2, -ch / 2), (cw / 2, ch / 2), (-cw / 2, ch / 2))
+            ]
+        )
 
     def card_corners(self, card: SimCard) -> np.ndarray:
         """(4, 2) float64: ``card``'s corners in the camera's image (pixels)."""
@@ -484,8 +546,8 @@ class SimTable:
         h, w = self.camera.height, self.camera.width
         a = self.rng.uniform(0, 2 * math.pi)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        grad = ((xx / w - 0.5) * math.cos(a) + (yy / h - 0.5) * math.sin(a))
-        r2 = ((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2)
+        grad = (xx / w - 0.5) * math.cos(a) + (yy / h - 0.5) * math.sin(a)
+        r2 = (xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2
         light: np.ndarray = (1.0 + strength * grad - 0.5 * strength * r2).astype(np.float32)
         return light
 
@@ -493,21 +555,34 @@ class SimTable:
         h, w = self.camera.height, self.camera.width
         table = np.empty((h, w, 3), np.uint8)
         table[:] = (52, 60, 74)  # a dark wooden table around the mat
-        grain = cv2.resize(self._np_rng.normal(0, 6, (h // 8, w)).astype(np.float32), (w, h),
-                           interpolation=cv2.INTER_LINEAR)
+        grain = cv2.resize(
+            self._np_rng.normal(0, 6, (h // 8, w)).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR
+        )
         table = np.clip(table + grain[..., None], 0, 255).astype(np.uint8)
         scale = min(4.0, max(1.5, 1.5 * self._max_scale()))
         mat = draw_mat(self.layout, px_per_mm=scale)
         hom = self.mat_to_image @ np.diag([1 / scale, 1 / scale, 1.0])
-        cv2.warpPerspective(mat, hom, (w, h), dst=table, flags=cv2.INTER_AREA if scale > 2 else cv2.INTER_LINEAR,
-                            borderMode=cv2.BORDER_TRANSPARENT)
+        cv2.warpPerspective(
+            mat,
+            hom,
+            (w, h),
+            dst=table,
+            flags=cv2.INTER_AREA if scale > 2 else cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_TRANSPARENT,
+        )
         return _apply_light(table, self._light)
 
     def _max_scale(self) -> float:
         w, h = self.layout.width_mm, self.layout.height_mm
         pts = cv2.perspectiveTransform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float64), self.mat_to_image)[0]
-        return float(max(np.linalg.norm(pts[1] - pts[0]) / w, np.linalg.norm(pts[2] - pts[3]) / w,
-                         np.linalg.norm(pts[3] - pts[0]) / h, np.linalg.norm(pts[2] - pts[1]) / h))
+        return float(
+            max(
+                np.linalg.norm(pts[1] - pts[0]) / w,
+                np.linalg.norm(pts[2] - pts[3]) / w,
+                np.linalg.norm(pts[3] - pts[0]) / h,
+                np.linalg.norm(pts[2] - pts[1]) / h,
+            )
+        )
 
     def _noise_patterns(self, sigma: float) -> list[tuple[np.ndarray, np.ndarray]]:
         h, w = self.camera.height, self.camera.width
@@ -558,7 +633,7 @@ class SimTable:
             if patch.size == 0:
                 continue
             ph, pw = alpha.shape
-            roi = img[y0:y0 + ph, x0:x0 + pw]
+            roi = img[y0 : y0 + ph, x0 : x0 + pw]
             # a soft shadow down-right of the card, then the card
             shadow = cv2.GaussianBlur(alpha, (0, 0), 1.5)
             shadow = np.roll(shadow, (2, 2), axis=(0, 1)) * 0.45
@@ -602,18 +677,27 @@ class SimTable:
 
         def capsule(a: tuple[float, float], b: tuple[float, float], r: float, n: int = 8) -> list[tuple[float, float]]:
             ang = math.atan2(b[1] - a[1], b[0] - a[0])
-            pts = [(b[0] + r * math.cos(ang + t), b[1] + r * math.sin(ang + t))
-                   for t in np.linspace(-math.pi / 2, math.pi / 2, n)]
-            pts += [(a[0] + r * math.cos(ang + t), a[1] + r * math.sin(ang + t))
-                    for t in np.linspace(math.pi / 2, 3 * math.pi / 2, n)]
+            pts = [
+                (b[0] + r * math.cos(ang + t), b[1] + r * math.sin(ang + t))
+                for t in np.linspace(-math.pi / 2, math.pi / 2, n)
+            ]
+            pts += [
+                (a[0] + r * math.cos(ang + t), a[1] + r * math.sin(ang + t))
+                for t in np.linspace(math.pi / 2, 3 * math.pi / 2, n)
+            ]
             return pts
 
         skin = self.skin
         dark = tuple(int(v * 0.8) for v in skin)
         wrist = (px - ux * 55, py - uy * 55)
         shapes = [capsule(entry, wrist, 36)]  # forearm
-        palm_pts = [(px + 48 * math.cos(t) * ux * 1.0 + 42 * math.sin(t) * nx,
-                     py + 48 * math.cos(t) * uy + 42 * math.sin(t) * ny) for t in np.linspace(0, 2 * math.pi, 24)]
+        palm_pts = [
+            (
+                px + 48 * math.cos(t) * ux * 1.0 + 42 * math.sin(t) * nx,
+                py + 48 * math.cos(t) * uy + 42 * math.sin(t) * ny,
+            )
+            for t in np.linspace(0, 2 * math.pi, 24)
+        ]
         shapes.append(palm_pts)
         for k, off in enumerate((-27, -9, 9, 27)):
             base = (px + ux * 30 + nx * off, py + uy * 30 + ny * off)
@@ -642,8 +726,11 @@ def _apply_light(img: np.ndarray, light: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=128)
 def _face_texture(label: str, style: int) -> np.ndarray:
     w, h = round(63 * _FACE_PX_PER_MM), round(88 * _FACE_PX_PER_MM)
-    img = render_back(width=w, height=h, style=style) if label == BACK else render_face(
-        label, width=w, height=h, style=style)
+    img = (
+        render_back(width=w, height=h, style=style)
+        if label == BACK
+        else render_face(label, width=w, height=h, style=style)
+    )
     img.setflags(write=False)
     return img
 
@@ -723,19 +810,28 @@ class SimOracle:
     tracker's gate) and dropouts. For testing the tracker's logic apart from the classifier; the
     end-to-end tests and the demo use the real :class:`vision.recognizer.Recognizer`."""
 
-    def __init__(self, sim: SimTable, *, misread: float = 0.0, weak: float = 0.0, dropout: float = 0.0,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, sim: SimTable, *, misread: float = 0.0, weak: float = 0.0, dropout: float = 0.0, seed: int = 0
+    ) -> None:
         self.sim = sim
         self.misread, self.weak, self.dropout = misread, weak, dropout
         self.rng = random.Random(seed)
 
-    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
-                  ignore: Sequence[np.ndarray] = ()) -> list[Recognition]:
+    def recognize(
+        self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
+    ) -> list[Recognition]:
         return [r for c in self.sim.visible() if self.rng.random() >= self.dropout for r in [self._read(c)]]
 
-    def recognize_regions(self, frame_bgr: np.ndarray, regions: Sequence[tuple[int, int, int, int]],
-                          known: Sequence[np.ndarray], *, plane: np.ndarray | None = None,
-                          ignore: Sequence[np.ndarray] = (), readings: Sequence[Recognition] = ()) -> list[Recognition]:
+    def recognize_regions(
+        self,
+        frame_bgr: np.ndarray,
+        regions: Sequence[tuple[int, int, int, int]],
+        known: Sequence[np.ndarray],
+        *,
+        plane: np.ndarray | None = None,
+        ignore: Sequence[np.ndarray] = (),
+        readings: Sequence[Recognition] = (),
+    ) -> list[Recognition]:
         """``Recognizer.recognize_regions`` read from the truth: the known outlines not wholly inside a region, read
         as ``classify_quads`` reads them (one on no card is dropped) or, where no region touches them and
         ``readings`` are given, as they were read last, and the visible cards wholly inside one, with ``recognize``'s
@@ -743,8 +839,11 @@ class SimOracle:
         from vision.change_regions import inside, kept_and_reused, quad_box
 
         kept, reused = kept_and_reused(known, regions, readings)
-        found = [self._read(c) for c in self.sim.visible()
-                 if any(inside(quad_box(self.sim.card_corners(c)), r) for r in regions) and self.rng.random() >= self.dropout]
+        found = [
+            self._read(c)
+            for c in self.sim.visible()
+            if any(inside(quad_box(self.sim.card_corners(c)), r) for r in regions) and self.rng.random() >= self.dropout
+        ]
         return reused + [r for r in self.classify_quads(frame_bgr, kept) if r.presence > 0] + found
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:

@@ -31,9 +31,17 @@ from vision.rectify import order_corners
 from vision.size_search import edge_directions, rectangles_of_size
 
 
-def size_pass_cards(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], config: DetectorConfig,
-                    near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray,
-                    replaced: list[int] | None = None, deck: list[np.ndarray] | None = None) -> list[np.ndarray]:
+def size_pass_cards(
+    small: np.ndarray,
+    edges: np.ndarray,
+    quads: list[np.ndarray],
+    config: DetectorConfig,
+    near_edges: np.ndarray,
+    otsu: np.ndarray,
+    paper: np.ndarray,
+    replaced: list[int] | None = None,
+    deck: list[np.ndarray] | None = None,
+) -> list[np.ndarray]:
     """(e) Cards of the deck's size that no closed outline holds, where no card was found (detection scale).
 
     The search (``vision.size_search.rectangles_of_size``) runs on the table plane, calibrated or estimated from the
@@ -94,8 +102,7 @@ def sides_on_edges(samples: np.ndarray, config: DetectorConfig) -> np.ndarray:
     last = samples.shape[2] - 1 - off[:, :, ::-1].argmax(axis=2)
     # the misses: one stretch (as many as the samples from the first to the last), clear of the ends
     one_stretch = (off.sum(axis=2) == last - first + 1) & (first >= end) & (last < samples.shape[2] - end)
-    gap = (weak.sum(axis=1) == 1) & (share.min(axis=1) >= config.size_gap_support) & \
-        (one_stretch | ~weak).all(axis=1)
+    gap = (weak.sum(axis=1) == 1) & (share.min(axis=1) >= config.size_gap_support) & (one_stretch | ~weak).all(axis=1)
     out: np.ndarray = whole | gap
     return out
 
@@ -109,9 +116,16 @@ def off_deck_size(quads: list[np.ndarray], config: DetectorConfig) -> list[int]:
     return [int(i) for i in np.flatnonzero(off > config.size_rescue_off)]
 
 
-def _cards_of_size(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray], deck: list[np.ndarray],
-                   config: DetectorConfig, near_edges: np.ndarray, otsu: np.ndarray, paper: np.ndarray
-                   ) -> list[np.ndarray]:
+def _cards_of_size(
+    small: np.ndarray,
+    edges: np.ndarray,
+    quads: list[np.ndarray],
+    deck: list[np.ndarray],
+    config: DetectorConfig,
+    near_edges: np.ndarray,
+    otsu: np.ndarray,
+    paper: np.ndarray,
+) -> list[np.ndarray]:
     """``size_pass_cards``' search where ``otsu`` has paper that the cards found (``quads``) do not cover; the
     search's plane and the deck's size from the outlines ``deck``."""
     covered = filled_mask(edges.shape, [grow_quad(q, 2.0) for q in quads])
@@ -145,45 +159,70 @@ def _cards_of_size(small: np.ndarray, edges: np.ndarray, quads: list[np.ndarray]
         r_small = cv2.warpPerspective(small, to_region, r_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         channels = tuple(cv2.split(r_small))
         r_edges = edge_map(r_small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
-        inside = cv2.warpPerspective(np.full(small.shape[:2], 255, np.uint8), to_region, r_size, flags=cv2.INTER_NEAREST)
+        inside = cv2.warpPerspective(
+            np.full(small.shape[:2], 255, np.uint8), to_region, r_size, flags=cv2.INTER_NEAREST
+        )
         r_edges = cv2.bitwise_and(r_edges, cv2.erode(inside, np.ones((5, 5), np.uint8)))  # not the frame's edge
     offset = np.array([px0, py0], np.float64)
-    free = cv2.subtract(r_edges, filled_mask(r_edges.shape, [grow_quad(q, 1.0).astype(np.float64) - offset
-                                                              for q in found]))
+    free = cv2.subtract(
+        r_edges, filled_mask(r_edges.shape, [grow_quad(q, 1.0).astype(np.float64) - offset for q in found])
+    )
     if cv2.countNonZero(free) < 2 * (short + long_):
         return []  # not edges enough outside the cards found for one more
-    free = free[y0 - py0:y1 - py0, x0 - px0:x1 - px0]
-    grey = cv2.GaussianBlur(cv2.cvtColor(r_small[y0 - py0:y1 - py0, x0 - px0:x1 - px0], cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    free = free[y0 - py0 : y1 - py0, x0 - px0 : x1 - px0]
+    grey = cv2.GaussianBlur(
+        cv2.cvtColor(r_small[y0 - py0 : y1 - py0, x0 - px0 : x1 - px0], cv2.COLOR_BGR2GRAY), (3, 3), 0
+    )
     tolerance = config.size_tolerance if config.plane is not None else config.size_tolerance_image
     back = np.linalg.inv(to_space)
     h, w = edges.shape
     free = np.ascontiguousarray(free)
-    rects = [crop_rect + np.array([x0, y0], np.float32) for _, crop_rect in rectangles_of_size(
-        free, edge_directions(grey, free), short, long_, tolerance=tolerance,
-        level=config.size_level, grow=config.size_grow, angles=config.size_angles)]
+    rects = [
+        crop_rect + np.array([x0, y0], np.float32)
+        for _, crop_rect in rectangles_of_size(
+            free,
+            edge_directions(grey, free),
+            short,
+            long_,
+            tolerance=tolerance,
+            level=config.size_level,
+            grow=config.size_grow,
+            angles=config.size_angles,
+        )
+    ]
     outlines = list(map_quads(back, rects))  # in the frame (the cards found are ``quads``)
     # the tests that do not depend on the cards found so far, cheapest first, the margins for all rectangles
     # at once (a frame can give over a hundred rectangles, and the margins reject most: session 18)
-    shaped = [i for i, quad in enumerate(outlines)
-              if not (quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any())]
+    shaped = [
+        i
+        for i, quad in enumerate(outlines)
+        if not (quad.min() < 1 or (quad[:, 0] > w - 2).any() or (quad[:, 1] > h - 2).any())
+    ]
     if shaped:
         on_edges = sides_on_edges(side_samples(np.stack([outlines[i] for i in shaped]), near_edges), config)
-        shaped = [i for i, hit in zip(shaped, on_edges, strict=True)
-                  if hit and card_like(outlines[i], cv2.contourArea(outlines[i]), config.loose, config.scale)]
-    margined = [i for i, ok in zip(shaped, card_margins(paper, small, [outlines[i] for i in shaped], config),
-                                   strict=True) if ok]
+        shaped = [
+            i
+            for i, hit in zip(shaped, on_edges, strict=True)
+            if hit and card_like(outlines[i], cv2.contourArea(outlines[i]), config.loose, config.scale)
+        ]
+    margined = [
+        i for i, ok in zip(shaped, card_margins(paper, small, [outlines[i] for i in shaped], config), strict=True) if ok
+    ]
     out: list[np.ndarray] = []
     for i in margined:  # best first, as found; the cloth test last, only for a rectangle clear of the cards
         rect = rects[i]
-        if not any(overlap_share(rect, q) >= 0.2 for q in found) and \
-                inside_like_outside(small, outlines[i], config.size_cloth_tolerance) < config.size_cloth_share:
+        if (
+            not any(overlap_share(rect, q) >= 0.2 for q in found)
+            and inside_like_outside(small, outlines[i], config.size_cloth_tolerance) < config.size_cloth_share
+        ):
             out.append(outlines[i])
             found.append(rect)
     return out
 
 
-def _search_space(shape: tuple[int, ...], quads: list[np.ndarray], config: DetectorConfig
-                  ) -> tuple[np.ndarray, tuple[int, int]] | None:
+def _search_space(
+    shape: tuple[int, ...], quads: list[np.ndarray], config: DetectorConfig
+) -> tuple[np.ndarray, tuple[int, int]] | None:
     """The homography from detection pixels to the size search's pixels and the search image's size: the
     identity without a table plane; with one, the plane scaled so that the cards found are as wide there as
     in the frame (None if the view would then be over four times the frame's area: a plane far off the view).
@@ -222,7 +261,9 @@ _BAND_DEPTH = np.linspace(0.03, 0.08, 4)  # of the card's width, inside each sid
 _INSIDE_UV = np.linspace(0.2, 0.8, 7)
 
 
-_INSIDE_BILINEAR = np.array([((1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v) for u in _INSIDE_UV for v in _INSIDE_UV])
+_INSIDE_BILINEAR = np.array(
+    [((1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v) for u in _INSIDE_UV for v in _INSIDE_UV]
+)
 
 
 _OUTSIDE_T = np.linspace(0.05, 0.95, 13)[:, None]
@@ -257,8 +298,7 @@ def _quad_sides(quad: np.ndarray) -> tuple[np.ndarray, float, list[tuple[np.ndar
     return q, width, sides
 
 
-def card_margins(paper: np.ndarray, small: np.ndarray, quads: list[np.ndarray], config: DetectorConfig
-                  ) -> np.ndarray:
+def card_margins(paper: np.ndarray, small: np.ndarray, quads: list[np.ndarray], config: DetectorConfig) -> np.ndarray:
     """(R,) for each quad, whether it has a card's margin: on every side, along its middle 70%, points where
     the band just inside (at some depth of ``_BAND_DEPTH``) is paper (``paper``), or else whiter (darkest
     channel) than the same depth just outside by ``size_whiter`` (a margin against the table around it, where a
@@ -291,8 +331,9 @@ def _whiter_share(small: np.ndarray, inside: np.ndarray, outside: np.ndarray, co
     whose inside is whiter (darkest channel) than its outside by ``size_whiter`` at some depth."""
     least_in = pixels_at(small, inside.reshape(-1, 2)).min(axis=1).astype(np.float32)
     least_out = pixels_at(small, outside.reshape(-1, 2)).min(axis=1).astype(np.float32)
-    return _weakest_side_share(least_in >= least_out + config.size_whiter,
-                               (len(inside), 4, len(_BAND_DEPTH), len(_BAND_T)))
+    return _weakest_side_share(
+        least_in >= least_out + config.size_whiter, (len(inside), 4, len(_BAND_DEPTH), len(_BAND_T))
+    )
 
 
 def _band_points(quads: list[np.ndarray]) -> np.ndarray:

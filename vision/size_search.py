@@ -45,7 +45,8 @@ def favoured_directions(directions: np.ndarray, count: int, least: float = 1.0) 
     given edge directions favour most, at least two bins apart, as bin centres, and only those whose bin and
     neighbours hold ``least`` directions. A card whose own bin is chosen lies at most half a bin off its
     centre; one whose bin loses to a neighbour's can lie a bin off (seed 99's bellot QH, 3 degrees from both
-    bins tried), which is why ``rectangles_of_size`` lets a side lie two pixels off its edge (``grow``). Bins are ranked by their count with their
+    bins tried), which is why ``rectangles_of_size`` lets a side lie two pixels off its edge (``grow``). Bins are ranked
+    by their count with their
     two neighbours' (a side between two bins counts for both), and each ranked bin stands for the fullest of
     those three: ranked alone, the 3-bin sum peaked a bin beside a card's own between two cards' directions
     and the two-bins-apart rule then kept that card's bin out (session 14: +1 realistic, +4 hard cards over
@@ -64,9 +65,20 @@ def favoured_directions(directions: np.ndarray, count: int, least: float = 1.0) 
     return [(i + 0.5) * _BIN for i in chosen]
 
 
-def rectangles_of_size(edges: np.ndarray, directions: np.ndarray, short: float, long_: float, *,
-                       tolerance: float, level: float, angle_tol: float = 12.0, angles: int = 6,
-                       peaks: int = 12, least_share: float = 1.0, grow: int = 3) -> list[tuple[float, np.ndarray]]:
+def rectangles_of_size(
+    edges: np.ndarray,
+    directions: np.ndarray,
+    short: float,
+    long_: float,
+    *,
+    tolerance: float,
+    level: float,
+    angle_tol: float = 12.0,
+    angles: int = 6,
+    peaks: int = 12,
+    least_share: float = 1.0,
+    grow: int = 3,
+) -> list[tuple[float, np.ndarray]]:
     """Rectangles ``short`` x ``long_`` (either way round, each side within ``tolerance`` of its half-length
     from the centre) whose four sides lie on ``edges`` of their own direction for at least ``level`` of
     their length, as (score, (4, 2) float32 corners) with the best first. ``directions``: per pixel the
@@ -95,14 +107,17 @@ def rectangles_of_size(edges: np.ndarray, directions: np.ndarray, short: float, 
         horiz = cv2.dilate(cv2.warpAffine(along_h, rot, (tw, th), flags=cv2.INTER_NEAREST), kernel)
         back = cv2.invertAffineTransform(rot)
         for across, along in ((short, long_), (long_, short)):  # across: the width between the vertical sides
-            found += [(score, (rect @ back[:, :2].T + back[:, 2]).astype(np.float32))
-                      for score, rect in _axis_rectangles(vert, horiz, across, along, tolerance, level, peaks)]
+            found += [
+                (score, (rect @ back[:, :2].T + back[:, 2]).astype(np.float32))
+                for score, rect in _axis_rectangles(vert, horiz, across, along, tolerance, level, peaks)
+            ]
     found.sort(key=lambda sr: -sr[0])
     return found
 
 
-def _axis_rectangles(vert: np.ndarray, horiz: np.ndarray, across: float, along: float, tolerance: float,
-                     level: float, peaks: int) -> list[tuple[float, np.ndarray]]:
+def _axis_rectangles(
+    vert: np.ndarray, horiz: np.ndarray, across: float, along: float, tolerance: float, level: float, peaks: int
+) -> list[tuple[float, np.ndarray]]:
     """Axis-aligned rectangles ``across`` wide and ``along`` tall: ``vert`` holds the edges of vertical sides,
     ``horiz`` those of horizontal ones (0/255 maps; shares are computed in 8 bits, 1/255 apart)."""
     th, tw = vert.shape
@@ -127,8 +142,10 @@ def _axis_rectangles(vert: np.ndarray, horiz: np.ndarray, across: float, along: 
     if cv2.minMaxLoc(score)[1] < least:
         return []  # most directions of most frames: no rectangle at all
     floor = np.full_like(score, least)
-    best = cv2.bitwise_and(cv2.compare(score, floor, cv2.CMP_GE),
-                           cv2.compare(score, cv2.dilate(score, np.ones((5, 5), np.uint8)), cv2.CMP_EQ))
+    best = cv2.bitwise_and(
+        cv2.compare(score, floor, cv2.CMP_GE),
+        cv2.compare(score, cv2.dilate(score, np.ones((5, 5), np.uint8)), cv2.CMP_EQ),
+    )
     points = cv2.findNonZero(best)
     if points is None:
         return []
@@ -162,7 +179,7 @@ def _offset_kernel(lo: int, hi: int, *, horizontal: bool) -> np.ndarray:
     """A line kernel of ``hi + 1`` cells set at the first ``hi - lo + 1``: with its anchor at the far end, a
     dilation takes the maximum over the points ``lo..hi`` behind each pixel."""
     k = np.zeros(hi + 1, np.uint8)
-    k[:hi - lo + 1] = 1
+    k[: hi - lo + 1] = 1
     return k[None, :] if horizontal else k[:, None]
 
 

@@ -24,8 +24,9 @@ _SNAP_O = np.linspace(-1.0, 1.0, 21, dtype=np.float32)  # offsets across it, in 
 _BEFORE, _AFTER = [3, 0, 1, 2], [1, 2, 3, 0]  # the corner (side) before and after each (np.roll, without its cost)
 
 
-def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: DetectorConfig = DEFAULT_CONFIG
-                  ) -> list[np.ndarray]:
+def snap_to_edges(
+    frame_bgr: np.ndarray, quads: list[np.ndarray], config: DetectorConfig = DEFAULT_CONFIG
+) -> list[np.ndarray]:
     """Each side of each (full-resolution) quad moved onto the strongest colour edge near it.
 
     The outline found at detection scale can sit a pixel or two off (blur, a half-res staircase) or on a
@@ -45,11 +46,17 @@ def snap_to_edges(frame_bgr: np.ndarray, quads: list[np.ndarray], config: Detect
     radius = np.clip(config.snap_radius * short, 2.0, 12.0)[:, :, None]  # (Q, 1, 1)
     # sample points (Q, 4, T, O), x and y apart: the maps remap reads, with no broadcast over a last axis of two
     offsets = (_SNAP_O[None, None, :] * radius)[:, :, None, :]  # (Q, 1, 1, O)
-    map_x, map_y = ((a[..., k, None] + _SNAP_T * d[..., k, None])[..., None] + offsets * normal[..., k, None, None]
-                    for k in (0, 1))
+    map_x, map_y = (
+        (a[..., k, None] + _SNAP_T * d[..., k, None])[..., None] + offsets * normal[..., k, None, None] for k in (0, 1)
+    )
     shape = map_x.shape
-    samples = cv2.remap(frame_bgr, map_x.reshape(-1, len(_SNAP_O)), map_y.reshape(-1, len(_SNAP_O)),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
+    samples = cv2.remap(
+        frame_bgr,
+        map_x.reshape(-1, len(_SNAP_O)),
+        map_y.reshape(-1, len(_SNAP_O)),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.int16)
     # integer steps (at most 3 * 255), then float32: the same values as differencing in float32
     diff = np.abs(samples[:, 2:] - samples[:, :-2])
     step = (diff[..., 0] + diff[..., 1] + diff[..., 2]).astype(np.float32)  # the channels' sum, unrolled
@@ -132,7 +139,7 @@ def median_rows(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarra
     n = values.shape[-1]
     if keep is None:
         s = np.sort(values, axis=-1)
-        mid: np.ndarray = (s[..., (n - 1) // 2:(n - 1) // 2 + 1] + s[..., n // 2:n // 2 + 1]) / 2
+        mid: np.ndarray = (s[..., (n - 1) // 2 : (n - 1) // 2 + 1] + s[..., n // 2 : n // 2 + 1]) / 2
         return mid
     s = np.sort(np.where(keep, values, np.inf), axis=-1)  # the kept values first, in order
     count = keep.sum(axis=-1, keepdims=True)
@@ -142,8 +149,9 @@ def median_rows(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarra
     return out
 
 
-def repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: np.ndarray,
-                  config: DetectorConfig) -> list[np.ndarray]:
+def repair_skewed(
+    frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: np.ndarray, config: DetectorConfig
+) -> list[np.ndarray]:
     """Outlines with one corner off, rebuilt from their other three corners.
 
     A side fitted onto a neighbour's, a shadow's or the cloth's edge leaves three corners right and one
@@ -169,12 +177,13 @@ def repair_skewed(frame_bgr: np.ndarray, quads: list[np.ndarray], near_edges: np
             t = q[i].copy()
             t[k] = t[k - 1] + t[(k + 1) % 4] - t[(k + 2) % 4]
             tries.append(t)
-        rebuilt = [t for t in snap_to_edges(frame_bgr, tries, config)
-                   if card_like(t, float(cv2.contourArea(t)), config, 1.0)]
+        rebuilt = [
+            t for t in snap_to_edges(frame_bgr, tries, config) if card_like(t, float(cv2.contourArea(t)), config, 1.0)
+        ]
         if not rebuilt:
             continue
         support = side_hits((np.stack(rebuilt) + 0.5) * s - 0.5, near_edges).min(axis=1)
         best = int(np.argmax(support))
-        if support[best] >= side_hits((q[i:i + 1] + 0.5) * s - 0.5, near_edges).min():
+        if support[best] >= side_hits((q[i : i + 1] + 0.5) * s - 0.5, near_edges).min():
             out[i] = rebuilt[best]
     return out

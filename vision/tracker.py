@@ -129,12 +129,20 @@ class Tracker:
         k = self.config.votes_needed
         return not self._occluded and all(
             t.confirmed and t.misses == 0 and t.fresh >= k and all(v.label == t.label for v in list(t.votes)[-k:])
-            for t in self.tracks.values())
+            for t in self.tracks.values()
+        )
 
     # --- the update ------------------------------------------------------------------------------
 
-    def update(self, observations: Sequence[Observation] | None, *, calibration: Calibration | None,
-               frame_index: int, timestamp: float = 0.0, occluded: bool = False) -> list[TableEvent]:
+    def update(
+        self,
+        observations: Sequence[Observation] | None,
+        *,
+        calibration: Calibration | None,
+        frame_index: int,
+        timestamp: float = 0.0,
+        occluded: bool = False,
+    ) -> list[TableEvent]:
         """One frame. ``observations=None`` means the frame was not looked at (unchanged since the
         last one): no votes, no misses. ``occluded`` frames count for nothing and hold events."""
         self.frames_seen += 1
@@ -177,8 +185,14 @@ class Tracker:
             self._observe(self.tracks[tid], observations[i], centres[i], frame)
         for i in keep:
             if i not in used_obs and _starts_track(observations[i], c):
-                t = Track(self._next_id, float(centres[i][0]), float(centres[i][1]),
-                          np.asarray(observations[i].corners, np.float32), frame, deque(maxlen=c.window))
+                t = Track(
+                    self._next_id,
+                    float(centres[i][0]),
+                    float(centres[i][1]),
+                    np.asarray(observations[i].corners, np.float32),
+                    frame,
+                    deque(maxlen=c.window),
+                )
                 self._next_id += 1
                 self.tracks[t.id] = t
                 self._observe(t, observations[i], centres[i], frame)
@@ -232,8 +246,11 @@ class Tracker:
         appeared: list[tuple[Track, str, list[Vote]]] = []
         changed: list[tuple[Track, str, list[Vote]]] = []
         undecided = 0
-        missing = {t.label: t for t in self.tracks.values() if t.confirmed and 0 < t.misses < c.removal_frames
-                   and t.label not in (BACK, UNKNOWN)}
+        missing = {
+            t.label: t
+            for t in self.tracks.values()
+            if t.confirmed and 0 < t.misses < c.removal_frames and t.label not in (BACK, UNKNOWN)
+        }
         for t in list(self.tracks.values()):
             if not t.confirmed:
                 if t.misses >= c.removal_frames:  # a flicker or a false sighting: forget it quietly
@@ -263,7 +280,7 @@ class Tracker:
                 # hysteresis: a reported card changes label only when, among its votes since the
                 # view cleared, change_votes (or two strong, unopposed) name one new label and at
                 # most one still names the old
-                recent = list(t.votes)[-t.fresh:]
+                recent = list(t.votes)[-t.fresh :]
                 label, agreeing = self._agreed(recent, c.change_votes)
                 old_votes = sum(v.label == t.label for v in recent)
                 if label is not None and label != t.label and old_votes <= 1:
@@ -280,15 +297,24 @@ class Tracker:
             self._deferred_since = None
         # Arrivals wait for cards that have not been seen since the view cleared (being taken
         # away, most likely), so an action's removals are reported before its arrivals.
-        leaving = [t for t in self.tracks.values()
-                   if t.confirmed and t.fresh == 0 and 0 < t.misses < c.removal_frames and t not in removed]
+        leaving = [
+            t
+            for t in self.tracks.values()
+            if t.confirmed and t.fresh == 0 and 0 < t.misses < c.removal_frames and t not in removed
+        ]
         if leaving:
             moving = {id(t) for t in removed}
             appeared = [a for a in appeared if any(id(r) in moving and r.label == a[1] for r in removed)]
         return self._emit(removed, appeared, changed, frame, ts)
 
-    def _emit(self, removed: list[Track], appeared: list[tuple[Track, str, list[Vote]]],
-              changed: list[tuple[Track, str, list[Vote]]], frame: int, ts: float) -> list[TableEvent]:
+    def _emit(
+        self,
+        removed: list[Track],
+        appeared: list[tuple[Track, str, list[Vote]]],
+        changed: list[tuple[Track, str, list[Vote]]],
+        frame: int,
+        ts: float,
+    ) -> list[TableEvent]:
         events: list[TableEvent] = []
         moves: list[TableEvent] = []
         arrivals = list(appeared)
@@ -318,8 +344,7 @@ class Tracker:
                 t.covered.append(old)
                 dup = self._is_duplicate(label, t)
                 self._confirm(t, label)
-                events.append(self._event(EventKind.APPEARED, t, label, votes, frame, ts, previous=old,
-                                          duplicate=dup))
+                events.append(self._event(EventKind.APPEARED, t, label, votes, frame, ts, previous=old, duplicate=dup))
         for t, label, votes in arrivals:
             dup = self._is_duplicate(label, t)
             self._confirm(t, label)
@@ -335,8 +360,19 @@ class Tracker:
             return False
         return any(t is not track and (t.label == label or label in t.covered) for t in self.tracks.values())
 
-    def _event(self, kind: EventKind, t: Track, label: str, votes: list[Vote], frame: int, ts: float, *,
-               from_zone: str | None = None, previous: str | None = None, duplicate: bool = False) -> TableEvent:
+    def _event(
+        self,
+        kind: EventKind,
+        t: Track,
+        label: str,
+        votes: list[Vote],
+        frame: int,
+        ts: float,
+        *,
+        from_zone: str | None = None,
+        previous: str | None = None,
+        duplicate: bool = False,
+    ) -> TableEvent:
         probs = [v.probabilities for v in votes if v.probabilities is not None]
         mean = np.mean(probs, axis=0) if probs else None
         if votes:
@@ -347,5 +383,18 @@ class Tracker:
             conf = 1.0
         zone = self.layout.zone_at(t.x, t.y) if kind is not EventKind.REMOVED else t.zone
         frames = tuple(v.frame for v in votes) if votes else tuple(t.miss_frames)
-        return TableEvent(kind, label, zone, (t.x, t.y), t.id, frame, ts, frames, conf, mean,
-                          from_zone=from_zone, previous=previous, duplicate=duplicate)
+        return TableEvent(
+            kind,
+            label,
+            zone,
+            (t.x, t.y),
+            t.id,
+            frame,
+            ts,
+            frames,
+            conf,
+            mean,
+            from_zone=from_zone,
+            previous=previous,
+            duplicate=duplicate,
+        )

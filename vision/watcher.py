@@ -27,8 +27,9 @@ from vision.zones import Layout
 class Recognises(Protocol):
     """``vision.recognizer.Recognizer``'s shape; ``classify_quads`` and ``recognize_regions`` are used when present."""
 
-    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
-                  ignore: Sequence[np.ndarray] = ()) -> Sequence[Observation]: ...
+    def recognize(
+        self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
+    ) -> Sequence[Observation]: ...
 
 
 class HandDetector:
@@ -41,8 +42,15 @@ class HandDetector:
     * a large sudden change over the mat (a sleeve or glove moving in) starts an occlusion.
     """
 
-    def __init__(self, *, scale: float = 0.25, edge_blob_frac: float = 0.004, big_blob_frac: float = 0.045,
-                 motion_frac: float = 0.04, motion_level: int = 30) -> None:
+    def __init__(
+        self,
+        *,
+        scale: float = 0.25,
+        edge_blob_frac: float = 0.004,
+        big_blob_frac: float = 0.045,
+        motion_frac: float = 0.04,
+        motion_level: int = 30,
+    ) -> None:
         self.scale = scale
         self.edge_blob_frac = edge_blob_frac
         self.big_blob_frac = big_blob_frac
@@ -70,8 +78,15 @@ class HandDetector:
             self._mask, self._band, self._mask_key = mask, band, key
         return self._mask, self._band
 
-    def occluded(self, frame: np.ndarray, layout: Layout, cal: Calibration,
-                 cards: Sequence[np.ndarray] = (), *, small: np.ndarray | None = None) -> bool:
+    def occluded(
+        self,
+        frame: np.ndarray,
+        layout: Layout,
+        cal: Calibration,
+        cards: Sequence[np.ndarray] = (),
+        *,
+        small: np.ndarray | None = None,
+    ) -> bool:
         """``cards``: outlines (image px) of cards known to lie there; their pinks and court
         figures are not skin. ``small``: ``frame`` already resized to ``scale`` (``INTER_AREA``), where the
         caller has it: the resize is most of this test's cost."""
@@ -83,8 +98,11 @@ class HandDetector:
         moving = 0
         if self._prev is not None and self._prev.shape == gray.shape:
             diff = cv2.absdiff(gray, self._prev)
-            moving = int(cv2.countNonZero(cv2.bitwise_and(
-                cv2.threshold(diff, self.motion_level, 255, cv2.THRESH_BINARY)[1], mask)))
+            moving = int(
+                cv2.countNonZero(
+                    cv2.bitwise_and(cv2.threshold(diff, self.motion_level, 255, cv2.THRESH_BINARY)[1], mask)
+                )
+            )
         self._prev = gray
         # A sudden large change starts an occlusion (a sleeve, a glove); the change a hand makes
         # by leaving does not extend one.
@@ -165,8 +183,9 @@ class WatchStats:
     skipped_static: int = 0
     occluded: int = 0
     uncalibrated: int = 0
-    seconds: dict[str, float] = field(default_factory=lambda: {"calibrate": 0.0, "hands": 0.0,
-                                                               "recognise": 0.0, "track": 0.0})
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"calibrate": 0.0, "hands": 0.0, "recognise": 0.0, "track": 0.0}
+    )
 
 
 class TableWatcher:
@@ -179,9 +198,19 @@ class TableWatcher:
     learned outline networks, since with them a whole frame costs less than the regions (session 45,
     docs/performance.md "The learned path is the default recogniser")."""
 
-    def __init__(self, layout: Layout, recognizer: Recognises, *, calibration: Calibration | None = None,
-                 tracker_config: TrackerConfig | None = None, calibrate_every: int = 30, gate: bool = True,
-                 refresh_every: int = 30, regional: bool | None = None, region_grow: float = GROW) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        recognizer: Recognises,
+        *,
+        calibration: Calibration | None = None,
+        tracker_config: TrackerConfig | None = None,
+        calibrate_every: int = 30,
+        gate: bool = True,
+        refresh_every: int = 30,
+        regional: bool | None = None,
+        region_grow: float = GROW,
+    ) -> None:
         self.layout = layout
         self.recognizer = recognizer
         self.calibrator = Calibrator(layout, fallback=calibration)
@@ -213,7 +242,8 @@ class TableWatcher:
         the change is large or no card is known yet, after a change no card explains, and once a change at the frame's
         edge has cleared (``PendingRegions``), else only of the regions around what changed
         (``vision.change_regions``: a card put down or taken up is detected with the cards around it, a known card
-        across a region's edge is only re-classified, and one no region touches keeps its reading); when only votes are still needed on an unchanged frame,
+        across a region's edge is only re-classified, and one no region touches keeps its reading); when only votes are
+        still needed on an unchanged frame,
         re-classify the outlines the last detection found; nothing at all when the tracker is settled and the frame
         unchanged."""
         st = self.stats
@@ -227,8 +257,14 @@ class TableWatcher:
             self._detections_due = self.detect_after_change
             changes = self._pending.note(self.change.reference, small, image.shape, self._last_quads)
         refresh = self._since_full >= self.refresh_every
-        if (not self.gate or self._detections_due > 0 or missing or refresh
-                or not self._last_quads and not self.tracker.settled):
+        if (
+            not self.gate
+            or self._detections_due > 0
+            or missing
+            or refresh
+            or not self._last_quads
+            and not self.tracker.settled
+        ):
             self._detections_due -= 1
             regions = None
             if self.gate and not refresh and self.regional and hasattr(self.recognizer, "recognize_regions"):
@@ -241,8 +277,13 @@ class TableWatcher:
             else:
                 # (last_observations are the readings of _last_quads, in order: a card no region touches keeps its own)
                 observations = self.recognizer.recognize_regions(  # type: ignore[attr-defined]
-                    image, regions, self._last_quads, plane=cal.image_to_mat, ignore=self._markers(cal),
-                    readings=self.last_observations)
+                    image,
+                    regions,
+                    self._last_quads,
+                    plane=cal.image_to_mat,
+                    ignore=self._markers(cal),
+                    readings=self.last_observations,
+                )
                 st.regional += 1
                 before = [(o.card, np.asarray(o.corners)) for o in self.last_observations]
                 after = [(o.card, np.asarray(o.corners)) for o in observations]
@@ -286,8 +327,7 @@ class TableWatcher:
         st.frames += 1
         t0 = time.perf_counter()
         cal = self.calibrator.current
-        if (cal is None or self.calibrator.doubting
-                or frame_index - self._last_calibration >= self.calibrate_every):
+        if cal is None or self.calibrator.doubting or frame_index - self._last_calibration >= self.calibrate_every:
             self.calibrator.update(image, frame_index=frame_index)
             self._last_calibration = frame_index
             cal = self.calibrator.current
@@ -300,8 +340,9 @@ class TableWatcher:
         # the frame at a quarter of its size, made once: the hand detector's (at its default scale) and the change
         # gate's eighth come from it; the two resizes of the whole frame were over half the cost of a quiet frame
         quarter = cv2.resize(image, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
-        occluded = self.hands.occluded(image, self.layout, cal, known,
-                                       small=quarter if self.hands.scale == 0.25 else None)
+        occluded = self.hands.occluded(
+            image, self.layout, cal, known, small=quarter if self.hands.scale == 0.25 else None
+        )
         if self.last_occluded and not occluded and self.calibrator.fallback is None:
             # the view just cleared: a hand or a jolt may have moved the camera; check before
             # anything is located with the old calibration
@@ -320,7 +361,8 @@ class TableWatcher:
             observations = self._look(image, cal, quarter)
         t3 = time.perf_counter()
         st.seconds["recognise"] += t3 - t2
-        events = self.tracker.update(observations, calibration=cal, frame_index=frame_index,
-                                     timestamp=timestamp, occluded=occluded)
+        events = self.tracker.update(
+            observations, calibration=cal, frame_index=frame_index, timestamp=timestamp, occluded=occluded
+        )
         st.seconds["track"] += time.perf_counter() - t3
         return events

@@ -135,8 +135,11 @@ class Layout:
             "players": self.players,
             "mat": {"name": self.mat_name, "width_mm": self.width_mm, "height_mm": self.height_mm},
             "card_mm": list(self.card_mm),
-            "markers": {"dictionary": self.dictionary, "size_mm": self.marker_mm,
-                        "at": [{"id": m.id, "x": m.x, "y": m.y} for m in self.markers]},
+            "markers": {
+                "dictionary": self.dictionary,
+                "size_mm": self.marker_mm,
+                "at": [{"id": m.id, "x": m.x, "y": m.y} for m in self.markers],
+            },
             "zones": [_zone_dict(z) for z in self.zones],
         }
 
@@ -182,11 +185,20 @@ def parse_layout(data: Any, *, source: str = "layout") -> Layout:
             x, y, w, h = (float(v) for v in rect)
             if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > width + 1e-6 or y + h > height + 1e-6:
                 raise CalibrationError(f"{where}: rect {rect} is empty or leaves the {width}x{height} mm mat")
-            slots = tuple(Slot(float(s[0]), float(s[1]), float(s[2]) if len(s) > 2 else 0.0)
-                          for s in z.get("slots", []))
-            zones.append(Zone(str(z["name"]), str(z["kind"]), (x, y, w, h), str(z.get("label", z["name"])),
-                              int(z["seat"]) if z.get("seat") is not None else None,
-                              int(z.get("facing", 0)), slots))
+            slots = tuple(
+                Slot(float(s[0]), float(s[1]), float(s[2]) if len(s) > 2 else 0.0) for s in z.get("slots", [])
+            )
+            zones.append(
+                Zone(
+                    str(z["name"]),
+                    str(z["kind"]),
+                    (x, y, w, h),
+                    str(z.get("label", z["name"])),
+                    int(z["seat"]) if z.get("seat") is not None else None,
+                    int(z.get("facing", 0)),
+                    slots,
+                )
+            )
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, CalibrationError):
             raise
@@ -198,9 +210,18 @@ def parse_layout(data: Any, *, source: str = "layout") -> Layout:
     if len(markers) < 4 or len(set(ids)) != len(ids) or not all(0 <= i < 50 for i in ids):
         raise CalibrationError(f"{source}: need at least 4 markers with distinct ids 0..49")
     card = data.get("card_mm", list(CARD_MM))
-    return Layout(str(data["game"]), int(data["players"]), str(mat.get("name", "custom")), width, height,
-                  size, markers, tuple(zones), str(mk.get("dictionary", "DICT_4X4_50")),
-                  (float(card[0]), float(card[1])))
+    return Layout(
+        str(data["game"]),
+        int(data["players"]),
+        str(mat.get("name", "custom")),
+        width,
+        height,
+        size,
+        markers,
+        tuple(zones),
+        str(mk.get("dictionary", "DICT_4X4_50")),
+        (float(card[0]), float(card[1])),
+    )
 
 
 def load_layout(path: str | Path) -> Layout:

@@ -27,8 +27,9 @@ KINDS = 6  # seat, widow, layout, stock, slough, turnup
 
 
 class Core:
-    def __init__(self, hw, send, boot_id, seats, leds=None, card_reader=False, now=0,
-                 heartbeat_ms=1000, host_timeout_ms=3000):
+    def __init__(
+        self, hw, send, boot_id, seats, leds=None, card_reader=False, now=0, heartbeat_ms=1000, host_timeout_ms=3000
+    ):
         self.hw = hw
         self.send = send  # send(bytes): write an encoded frame to the link
         self.boot_id = boot_id & 0xFFFF or 1
@@ -92,8 +93,16 @@ class Core:
 
     def status_payload(self):
         hw = self.hw
-        return bytes((min(hw.hopper_count(), 255), 1 if hw.homed() else 0, 1 if hw.door_open() else 0,
-                      1 if self.job is not None else 0, self.last_error, self.position))
+        return bytes(
+            (
+                min(hw.hopper_count(), 255),
+                1 if hw.homed() else 0,
+                1 if hw.door_open() else 0,
+                1 if self.job is not None else 0,
+                self.last_error,
+                self.position,
+            )
+        )
 
     # ---- commands -----------------------------------------------------------------------
     def handle(self, mtype, req, boot, payload, now):

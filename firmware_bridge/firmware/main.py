@@ -35,9 +35,16 @@ def run():
     usb_out = sys.stdout.buffer
     clock = Clock()
     boot_id = int.from_bytes(os.urandom(2), "big") or 1
-    device = core.Core(hw, usb_out.write, boot_id, config.SEATS, card_reader=False,
-                       now=clock.now(), heartbeat_ms=config.HEARTBEAT_MS,
-                       host_timeout_ms=config.HOST_TIMEOUT_MS)
+    device = core.Core(
+        hw,
+        usb_out.write,
+        boot_id,
+        config.SEATS,
+        card_reader=False,
+        now=clock.now(),
+        heartbeat_ms=config.HEARTBEAT_MS,
+        host_timeout_ms=config.HOST_TIMEOUT_MS,
+    )
     poller = select.poll()
     poller.register(usb_in, select.POLLIN)
     last_led = 0

@@ -1,8 +1,8 @@
 """Build a batch of training crops into a file (lets several batches be made in parallel).
 
-    python -m models.training.build_crops --scenes 2000 --seed 11 --out .cache/crops_11.npz
-    python -m models.training.build_crops --decks fonts --scenes 1500 --seed 41 --out .cache/crops_f41.npz
-    python -m models.training.build_crops --decks fonts --font-styles 240-479 --scenes 1500 --seed 51 --out ...
+python -m models.training.build_crops --scenes 2000 --seed 11 --out .cache/crops_11.npz
+python -m models.training.build_crops --decks fonts --scenes 1500 --seed 41 --out .cache/crops_f41.npz
+python -m models.training.build_crops --decks fonts --font-styles 240-479 --scenes 1500 --seed 51 --out ...
 """
 
 from __future__ import annotations
@@ -21,33 +21,53 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, required=True)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--hard-share", type=float, default=0.3,
-                    help="share of hard scenes (small, close, glare, tilt) among the scenes with cards")
-    ap.add_argument("--decks", choices=("designs", "fonts", "all"), default="designs",
-                    help="designs: rendered Debian designs and vision.faces drawings; fonts: faces drawn with "
-                         "the installed fonts (models/training/font_faces.py); all: both")
-    ap.add_argument("--font-share", type=float, default=0.3,
-                    help="with --decks all: share of scenes dealt from a font-drawn deck")
-    ap.add_argument("--font-styles", type=style_range, default=designs.FONT_STYLES, metavar="A-B",
-                    help="font_faces styles to deal from (default 0-239; from 240 on the pip field varies "
-                         "and some indices are jumbo)")
-    ap.add_argument("--jumbo", action="store_true",
-                    help="deal only from the font styles of --font-styles with jumbo indices")
+    ap.add_argument(
+        "--hard-share",
+        type=float,
+        default=0.3,
+        help="share of hard scenes (small, close, glare, tilt) among the scenes with cards",
+    )
+    ap.add_argument(
+        "--decks",
+        choices=("designs", "fonts", "all"),
+        default="designs",
+        help="designs: rendered Debian designs and vision.faces drawings; fonts: faces drawn with "
+        "the installed fonts (models/training/font_faces.py); all: both",
+    )
+    ap.add_argument(
+        "--font-share", type=float, default=0.3, help="with --decks all: share of scenes dealt from a font-drawn deck"
+    )
+    ap.add_argument(
+        "--font-styles",
+        type=style_range,
+        default=designs.FONT_STYLES,
+        metavar="A-B",
+        help="font_faces styles to deal from (default 0-239; from 240 on the pip field varies "
+        "and some indices are jumbo)",
+    )
+    ap.add_argument(
+        "--jumbo", action="store_true", help="deal only from the font styles of --font-styles with jumbo indices"
+    )
     args = ap.parse_args()
     if args.jumbo:
         from models.training.font_faces import is_jumbo  # Pillow: a training-only dependency
+
         args.font_styles = tuple(s for s in args.font_styles if is_jumbo(s))
     decks = {} if args.decks == "fonts" else designs.training_decks()
     if args.decks != "designs":
         decks |= designs.font_decks(args.font_styles)
-    crops, labels, stats = dataset.build(decks, args.scenes, args.seed,
-                                          hard_share=args.hard_share, font_share=args.font_share)
+    crops, labels, stats = dataset.build(
+        decks, args.scenes, args.seed, hard_share=args.hard_share, font_share=args.font_share
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     # The deck names and this command travel with the crops, for the record of a fine-tune on them.
     command = "python -m models.training.build_crops " + " ".join(sys.argv[1:])
     np.savez(args.out, crops=crops, labels=labels, decks=np.array(sorted(decks)), command=np.array(command))
-    print(f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
-          f"{stats['negatives']} negatives", flush=True)
+    print(
+        f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
+        f"{stats['negatives']} negatives",
+        flush=True,
+    )
 
 
 def style_range(text: str) -> tuple[int, ...]:

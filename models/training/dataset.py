@@ -60,8 +60,13 @@ def _overlaps_card(quad: np.ndarray, truth: list[np.ndarray]) -> bool:
 def random_quad(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     """A card-shaped outline anywhere in the frame (a negative example when it covers no card)."""
     cw = float(rng.uniform(50, 220))
-    box = cv2.boxPoints(((float(rng.uniform(0, w)), float(rng.uniform(0, h))),
-                         (cw, cw * float(rng.uniform(1.2, 1.8))), float(rng.uniform(0, 180))))
+    box = cv2.boxPoints(
+        (
+            (float(rng.uniform(0, w)), float(rng.uniform(0, h))),
+            (cw, cw * float(rng.uniform(1.2, 1.8))),
+            float(rng.uniform(0, 180)),
+        )
+    )
     return box.astype(np.float32)
 
 
@@ -70,12 +75,20 @@ def random_spec(rng: np.random.Generator, hard_share: float = 0.3) -> SceneSpec:
         return SceneSpec(n_cards=0, clutter=int(rng.integers(2, 7)))
     if rng.random() < hard_share:
         return SceneSpec(**{**HARD.__dict__, "n_cards": int(rng.integers(8, 16))})
-    return SceneSpec(n_cards=int(rng.integers(5, 14)), card_width=(80.0, 230.0),
-                     clutter=int(rng.integers(0, 4)), face_down=0.1)
+    return SceneSpec(
+        n_cards=int(rng.integers(5, 14)), card_width=(80.0, 230.0), clutter=int(rng.integers(0, 4)), face_down=0.1
+    )
 
 
-def detected_scenes(rng: np.random.Generator, decks: dict[str, Deck], n_scenes: int, *, hard_share: float,
-                    font_share: float, empty: bool = True) -> Iterator[tuple[int, Scene, list[np.ndarray]]]:
+def detected_scenes(
+    rng: np.random.Generator,
+    decks: dict[str, Deck],
+    n_scenes: int,
+    *,
+    hard_share: float,
+    font_share: float,
+    empty: bool = True,
+) -> Iterator[tuple[int, Scene, list[np.ndarray]]]:
     """``n_scenes`` scenes dealt from ``rng`` (``random_spec``), each as (its number from 0, the scene, the outlines
     the project's detector finds in it). When ``decks`` mixes font-drawn decks ("fonts:N",
     ``designs.is_font_deck``) with others, a scene's deck is a font deck with probability ``font_share``.
@@ -95,8 +108,9 @@ def detected_scenes(rng: np.random.Generator, decks: dict[str, Deck], n_scenes: 
         yield i, scene, detect_cards(scene.image)
 
 
-def card_outline(rng: np.random.Generator, truth: np.ndarray, found: list[np.ndarray],
-                 amount: float = 0.025) -> tuple[np.ndarray, bool]:
+def card_outline(
+    rng: np.random.Generator, truth: np.ndarray, found: list[np.ndarray], amount: float = 0.025
+) -> tuple[np.ndarray, bool]:
     """The outline to cut a card through, and whether the detector found it: the detected outline ``match``
     pairs with its true outline, else the true outline jittered by ``amount`` of its width (a card the
     detector misses still trains, from an imperfect outline)."""
@@ -104,12 +118,20 @@ def card_outline(rng: np.random.Generator, truth: np.ndarray, found: list[np.nda
     return (jitter(rng, truth, amount), False) if q is None else (q, True)
 
 
-def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: float = 0.3,
-          log_every: int = 200, hard_share: float = 0.3,
-          font_share: float = 0.3) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+def build(
+    decks: dict[str, Deck],
+    n_scenes: int,
+    seed: int,
+    *,
+    extra_jitter: float = 0.3,
+    log_every: int = 200,
+    hard_share: float = 0.3,
+    font_share: float = 0.3,
+) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Crops (M, 2, CORNER_H, CORNER_W, 3) uint8 and labels (M,) int64 (0..52 LABELS, 53 not a card).
 
-    When ``decks`` mixes font-drawn decks ("fonts:N", ``designs.is_font_deck``) with others, a scene's deck is a font deck with
+    When ``decks`` mixes font-drawn decks ("fonts:N", ``designs.is_font_deck``) with others, a scene's deck is a font
+    deck with
     probability ``font_share`` (there are far more font styles than designs)."""
     rng = np.random.default_rng(seed)
     crops: list[np.ndarray] = []
@@ -137,6 +159,8 @@ def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, extra_jitter: flo
             labels.append(NONE)
             stats["negatives"] += 1
         if log_every and (i + 1) % log_every == 0:
-            print(f"  scenes {i + 1}/{n_scenes}: {len(labels)} cards, "
-                  f"detected {stats['detected']}/{stats['cards']}", flush=True)
+            print(
+                f"  scenes {i + 1}/{n_scenes}: {len(labels)} cards, detected {stats['detected']}/{stats['cards']}",
+                flush=True,
+            )
     return np.stack(crops), np.array(labels, np.int64), stats

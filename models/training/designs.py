@@ -36,8 +36,9 @@ def rendered_designs(cache: Path = CACHE) -> dict[str, Path]:
 
 
 def training_decks(cache: Path = CACHE) -> dict[str, Deck]:
-    decks: dict[str, Deck] = {name: folder_deck(folder) for name, folder in rendered_designs(cache).items()
-                              if name not in HELD_OUT}
+    decks: dict[str, Deck] = {
+        name: folder_deck(folder) for name, folder in rendered_designs(cache).items() if name not in HELD_OUT
+    }
     for style in FACE_STYLES:
         decks[f"faces:{style}"] = faces_deck(style)
     return decks
@@ -53,6 +54,7 @@ def is_font_deck(name: str) -> bool:
 def font_decks(styles: tuple[int, ...] = FONT_STYLES) -> dict[str, Deck]:
     """Faces drawn with the installed fonts (needs Pillow and the font packages; see models/README.md)."""
     from models.training.font_faces import font_deck  # Pillow is a training-only dependency
+
     return {f"{FONT_PREFIX}{style}": font_deck(style) for style in styles}
 
 

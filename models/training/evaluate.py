@@ -66,10 +66,15 @@ class Tally:
 
     def rates(self) -> dict[str, float | int]:
         n = max(1, self.cards)
-        return {"cards": self.cards, "found": round(self.found / n, 4), "named": round(self.named / n, 4),
-                "unknown": round(self.unknown / n, 4), "wrong": round(self.wrong / n, 4),
-                "classifier_only": round(self.classifier_named / n, 4),
-                "false_cards_per_50_frames": round(50 * self.false_cards / max(1, self.frames), 2)}
+        return {
+            "cards": self.cards,
+            "found": round(self.found / n, 4),
+            "named": round(self.named / n, 4),
+            "unknown": round(self.unknown / n, 4),
+            "wrong": round(self.wrong / n, 4),
+            "classifier_only": round(self.classifier_named / n, 4),
+            "false_cards_per_50_frames": round(50 * self.false_cards / max(1, self.frames), 2),
+        }
 
 
 @dataclass
@@ -82,14 +87,16 @@ class Outcome:
     false: list[np.ndarray]
 
 
-def score_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]],
-                plane: np.ndarray | None = None) -> Tally:
+def score_scene(
+    rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]], plane: np.ndarray | None = None
+) -> Tally:
     """One frame's tally."""
     return scored_scene(rec, image, truth, plane)[0]
 
 
-def scored_scene(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]],
-                 plane: np.ndarray | None = None) -> tuple[Tally, Outcome]:
+def scored_scene(
+    rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]], plane: np.ndarray | None = None
+) -> tuple[Tally, Outcome]:
     """One frame's tally and what it missed and found falsely (``Outcome``)."""
     seen = rec.recognize(image, plane=plane)
     t, outcome = counted(truth, seen)
@@ -145,9 +152,16 @@ def held_out_scenes(decks: dict[str, Deck], spec: SceneSpec, scenes: int, seed: 
             yield name, make_scene(rng, deck, spec)
 
 
-def evaluate_decks(rec: Recognizer, decks: dict[str, Deck], spec: SceneSpec, scenes: int,
-                   seed: int, *, calibrated: bool = False,
-                   by_blur: dict[str, Tally] | None = None) -> tuple[Tally, dict[str, Tally]]:
+def evaluate_decks(
+    rec: Recognizer,
+    decks: dict[str, Deck],
+    spec: SceneSpec,
+    scenes: int,
+    seed: int,
+    *,
+    calibrated: bool = False,
+    by_blur: dict[str, Tally] | None = None,
+) -> tuple[Tally, dict[str, Tally]]:
     """The whole tally and one per design; ``by_blur`` (when given) is filled with one per ``blur_class``."""
     total, per = Tally(), {name: Tally() for name in sorted(decks)}
     for name, scene in held_out_scenes(decks, spec, scenes, seed):
@@ -187,19 +201,27 @@ def clutter_only(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = 
 def add_zooms_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
     """``--zooms Z ...``: the second look's zoomed-out index crops (Recognizer's ``second_look_zooms``) other
     than the shipped ones; the flag alone, none. Not given: ``args.zooms`` is None (the shipped ones)."""
-    ap.add_argument("--zooms", type=float, nargs="*", metavar="Z",
-                    help="the second look's zoomed-out index crops other than the shipped ones; the flag alone for "
-                         "none" + note)
+    ap.add_argument(
+        "--zooms",
+        type=float,
+        nargs="*",
+        metavar="Z",
+        help="the second look's zoomed-out index crops other than the shipped ones; the flag alone for none" + note,
+    )
 
 
 def add_both_corners_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
     """``--both-corners``: read both index corners of every card instead of the second only where the first
     is unsure; ``args.one_corner_sure`` is what to pass as Recognizer's ``one_corner_sure`` (None with the flag,
     the shipped ``ONE_CORNER_SURE`` without)."""
-    ap.add_argument("--both-corners", dest="one_corner_sure", action="store_const", const=None,
-                    default=ONE_CORNER_SURE,
-                    help="read both index corners of every card, not the second only where the first is unsure"
-                         + note)
+    ap.add_argument(
+        "--both-corners",
+        dest="one_corner_sure",
+        action="store_const",
+        const=None,
+        default=ONE_CORNER_SURE,
+        help="read both index corners of every card, not the second only where the first is unsure" + note,
+    )
 
 
 def _pixels(text: str) -> int:
@@ -215,10 +237,15 @@ def _pixels(text: str) -> int:
 def add_clear_band_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
     """``--clear-band PX`` (``args.clear_band``): the card scenes drawn with the clutter after the cards, PX clear
     of them (``SceneSpec.clear_band``; 7: the frames as drawn before session 35); a negative band is a usage error."""
-    ap.add_argument("--clear-band", type=_pixels, default=0, metavar="PX",
-                    help="draw the clutter after the cards, this many pixels clear of them (SceneSpec.clear_band; 7: "
-                         "the frames as drawn before session 35, with a band of bare table round each card on "
-                         "clutter)" + note)
+    ap.add_argument(
+        "--clear-band",
+        type=_pixels,
+        default=0,
+        metavar="PX",
+        help="draw the clutter after the cards, this many pixels clear of them (SceneSpec.clear_band; 7: "
+        "the frames as drawn before session 35, with a band of bare table round each card on "
+        "clutter)" + note,
+    )
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:
@@ -226,21 +253,37 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--scenes", type=int, help="scenes per held-out design and kind (default 40)")
     ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--write", action="store_true", help="store the result in the model's metadata "
-                    "(``accuracy``; with --calibrated, ``accuracy_calibrated``)")
-    ap.add_argument("--calibrated", action="store_true",
-                    help="give the recogniser each scene's table plane, as a calibrated table does")
-    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
-                    help="detector settings other than the shipped ones (vision.detect.DetectorConfig fields, e.g. "
-                         "size_pass_image=true); not with --write")
+    ap.add_argument(
+        "--write",
+        action="store_true",
+        help="store the result in the model's metadata (``accuracy``; with --calibrated, ``accuracy_calibrated``)",
+    )
+    ap.add_argument(
+        "--calibrated",
+        action="store_true",
+        help="give the recogniser each scene's table plane, as a calibrated table does",
+    )
+    ap.add_argument(
+        "--detector",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="detector settings other than the shipped ones (vision.detect.DetectorConfig fields, e.g. "
+        "size_pass_image=true); not with --write",
+    )
     add_zooms_argument(ap, " (not with --write)")
     add_both_corners_argument(ap, " (not with --write)")
     add_pip_look_arguments(ap, " (not with --write)")
     add_second_look_below_argument(ap, " (not with --write)")
     add_blur_look_arguments(ap, " (not with --write)")
     add_learned_argument(ap, " (not with --write)")
-    ap.add_argument("--clutter-frames", type=int, metavar="N",
-                    help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)")
+    ap.add_argument(
+        "--clutter-frames",
+        type=int,
+        metavar="N",
+        help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)",
+    )
     add_clear_band_argument(ap, "; not with --write")
     args = ap.parse_args(argv)
     if args.clutter_frames is not None and args.write:
@@ -249,17 +292,22 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ap.error("--scenes sets the card scenes; with --clutter-frames there are none (N frames are dealt)")
     # each setting other than the shipped one: its flag, whether it is given, and how the record's command says it;
     # the model card holds the shipped recogniser's figures only
-    others = [("--detector", bool(args.detector), "".join(f" --detector {d}" for d in args.detector)),
-              ("--zooms", args.zooms is not None, " --zooms" + "".join(f" {z:g}" for z in args.zooms or ())),
-              ("--both-corners", args.one_corner_sure is None, " --both-corners"),
-              ("--no-pip-look", not args.pip_look, " --no-pip-look"),
-              ("--pip-look-below", args.pip_look_below != PIP_LOOK_BELOW, f" --pip-look-below {args.pip_look_below:g}"),
-              ("--second-look-below", args.second_look_below != SECOND_LOOK_BELOW,
-               f" --second-look-below {args.second_look_below:g}"),
-              ("--no-blur-look", not args.blur_look, " --no-blur-look"),
-              ("--blur-look-below", args.blur_look_below != BLUR_LOOK_BELOW, f" --blur-look-below {args.blur_look_below:g}"),
-              ("--clear-band", args.clear_band != 0, f" --clear-band {args.clear_band}"),
-              ("--no-learned", not args.learned, " --no-learned")]
+    others = [
+        ("--detector", bool(args.detector), "".join(f" --detector {d}" for d in args.detector)),
+        ("--zooms", args.zooms is not None, " --zooms" + "".join(f" {z:g}" for z in args.zooms or ())),
+        ("--both-corners", args.one_corner_sure is None, " --both-corners"),
+        ("--no-pip-look", not args.pip_look, " --no-pip-look"),
+        ("--pip-look-below", args.pip_look_below != PIP_LOOK_BELOW, f" --pip-look-below {args.pip_look_below:g}"),
+        (
+            "--second-look-below",
+            args.second_look_below != SECOND_LOOK_BELOW,
+            f" --second-look-below {args.second_look_below:g}",
+        ),
+        ("--no-blur-look", not args.blur_look, " --no-blur-look"),
+        ("--blur-look-below", args.blur_look_below != BLUR_LOOK_BELOW, f" --blur-look-below {args.blur_look_below:g}"),
+        ("--clear-band", args.clear_band != 0, f" --clear-band {args.clear_band}"),
+        ("--no-learned", not args.learned, " --no-learned"),
+    ]
     for flag_name, given, _ in others:
         if given and args.write:
             ap.error(f"{flag_name} measures other settings than the shipped ones; it cannot --write the model card")
@@ -270,16 +318,18 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     except ValueError as e:
         ap.error(str(e))
     try:
-        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         **look_settings(args))
+        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms, **look_settings(args))
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
     flag = (" --calibrated" if cal else "") + "".join(said for _, given, said in others if given)
     if args.clutter_frames is not None:
         only: dict[str, object] = {
-            "command": f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}",
-            "clutter_only": clutter_only(rec, args.clutter_frames, args.seed, calibrated=cal).rates()}
+            "command": (
+                f"python -m models.training.evaluate --clutter-frames {args.clutter_frames} --seed {args.seed}{flag}"
+            ),
+            "clutter_only": clutter_only(rec, args.clutter_frames, args.seed, calibrated=cal).rates(),
+        }
         print(json.dumps(only, indent=2))
         return only
     held = designs.held_out_decks()
@@ -287,8 +337,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     hard_blur: dict[str, Tally] = {}
     (normal_spec, normal_seed), (hard_spec, hard_seed) = kind_spec("realistic", args.seed), kind_spec("hard", args.seed)
     normal_spec, hard_spec = (replace(spec, clear_band=args.clear_band) for spec in (normal_spec, hard_spec))
-    normal, per_normal = evaluate_decks(rec, held, normal_spec, args.scenes, normal_seed, calibrated=cal,
-                                        by_blur=normal_blur)
+    normal, per_normal = evaluate_decks(
+        rec, held, normal_spec, args.scenes, normal_seed, calibrated=cal, by_blur=normal_blur
+    )
     hard, per_hard = evaluate_decks(rec, held, hard_spec, args.scenes, hard_seed, calibrated=cal, by_blur=hard_blur)
     clutter = clutter_only(rec, args.scenes * 2, args.seed + 2, calibrated=cal)
     result: dict[str, object] = {
@@ -298,8 +349,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "realistic": normal.rates(),
         "hard": hard.rates(),
         "clutter_only": clutter.rates(),
-        "per_design": {name: {"realistic": per_normal[name].rates(), "hard": per_hard[name].rates()}
-                       for name in sorted(held)},
+        "per_design": {
+            name: {"realistic": per_normal[name].rates(), "hard": per_hard[name].rates()} for name in sorted(held)
+        },
         # the same frames by the camera blur the generator gave them (``blur_class``)
         "by_camera_blur": {"realistic": _by_blur_rates(normal_blur), "hard": _by_blur_rates(hard_blur)},
     }

@@ -59,8 +59,9 @@ def onnx_constants(path: Path) -> tuple[Any, dict[str, np.ndarray]]:
             if scale.ndim == 1 and q.ndim > 0:
                 shape[axis] = -1
             zp = zero[0].astype(np.float64).reshape(shape) if zero else 0.0
-            consts[node.output[0]] = ((q.astype(np.float64) - zp) * scale.astype(np.float64).reshape(shape)
-                                      ).astype(np.float32)
+            consts[node.output[0]] = ((q.astype(np.float64) - zp) * scale.astype(np.float64).reshape(shape)).astype(
+                np.float32
+            )
     return model, consts
 
 
@@ -82,11 +83,16 @@ def build_folded_net(widths: tuple[int, int, int, int] = WIDTHS):  # type: ignor
 
     a, b, c, d = widths
     return nn.Sequential(
-        *block(3, a), nn.MaxPool2d(2),
-        *block(a, b), nn.MaxPool2d(2),
-        *block(b, c), nn.MaxPool2d(2),
+        *block(3, a),
+        nn.MaxPool2d(2),
+        *block(a, b),
+        nn.MaxPool2d(2),
+        *block(b, c),
+        nn.MaxPool2d(2),
         *block(c, d),
-        nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(d * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
     )
 
 
@@ -119,10 +125,18 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=6e-4)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--degrade", type=float, default=0.6,
-                    help="fraction of each batch given blur/low-resolution/glare/noise (train.degrade)")
-    ap.add_argument("--motion", type=float, default=0.0,
-                    help="fraction of the degraded crops also given a line (motion) blur (train.motion_blur)")
+    ap.add_argument(
+        "--degrade",
+        type=float,
+        default=0.6,
+        help="fraction of each batch given blur/low-resolution/glare/noise (train.degrade)",
+    )
+    ap.add_argument(
+        "--motion",
+        type=float,
+        default=0.0,
+        help="fraction of the degraded crops also given a line (motion) blur (train.motion_blur)",
+    )
     ap.add_argument("--base", type=Path, default=MODEL)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
@@ -144,7 +158,7 @@ def main() -> None:
             trained_on |= set(training_design_names(dict.fromkeys(decks)))
         if command is not None:
             commands.append(command)
-        pick = rng.permutation(len(data["labels"]))[:args.per_file]
+        pick = rng.permutation(len(data["labels"]))[: args.per_file]
         xs.append(data["crops"][np.sort(pick)])
         ys.append(data["labels"][np.sort(pick)])
     crops, labels = np.concatenate(xs), np.concatenate(ys)
@@ -166,7 +180,7 @@ def main() -> None:
         perm = torch.randperm(len(x), generator=gen)
         total, correct = 0.0, 0
         for k in range(0, len(x), batch):
-            idx = perm[k:k + batch]
+            idx = perm[k : k + batch]
             out = net(degrade(augment(x[idx], gen), gen, args.degrade, args.motion))
             loss = loss_fn(out, y[idx])
             opt.zero_grad()
@@ -175,8 +189,11 @@ def main() -> None:
             sched.step()
             total += loss.item() * len(idx)
             correct += int((out.argmax(1) == y[idx]).sum())
-        print(f"  epoch {epoch + 1}/{args.epochs}: loss {total / len(x):.3f}, train acc {correct / len(x):.4f}, "
-              f"{time.time() - t_start:.0f}s", flush=True)
+        print(
+            f"  epoch {epoch + 1}/{args.epochs}: loss {total / len(x):.3f}, train acc {correct / len(x):.4f}, "
+            f"{time.time() - t_start:.0f}s",
+            flush=True,
+        )
     net.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export(net, args.out)
@@ -186,12 +203,22 @@ def main() -> None:
     training.pop("quantization", None)  # the result is float until quantize.py is run on it
     if "fine_tune" in training:  # keep the lineage: earlier fine-tunes of the base model, oldest first
         training["earlier_fine_tunes"] = [*training.get("earlier_fine_tunes", []), training["fine_tune"]]
-    meta["training"] = {**training, "fine_tune": {
-        "base": str(args.base.name), "base_widths": list(widths), "crop_files": [str(f) for f in args.crops],
-        "examples": int(len(labels)),
-        "epochs": args.epochs, "lr": args.lr, "seed": args.seed, "degrade": args.degrade,
-        "motion": args.motion, "seconds": round(time.time() - t_start),
-        **({"crop_commands": commands} if commands else {})}}
+    meta["training"] = {
+        **training,
+        "fine_tune": {
+            "base": str(args.base.name),
+            "base_widths": list(widths),
+            "crop_files": [str(f) for f in args.crops],
+            "examples": int(len(labels)),
+            "epochs": args.epochs,
+            "lr": args.lr,
+            "seed": args.seed,
+            "degrade": args.degrade,
+            "motion": args.motion,
+            "seconds": round(time.time() - t_start),
+            **({"crop_commands": commands} if commands else {}),
+        },
+    }
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 

@@ -35,12 +35,28 @@ FIXED_PIPS = (0.32, 0.68, 0.22, 0.78, 0.16)  # pip field x0, x1, y0, y1 (card fr
 # Fonts whose letters are not Latin letters although their cmap says so (symbol, dingbat, math, Nushu).
 NOT_TEXT = ("Symbol", "D050000L", "Math", "Nushu", "Symbola")
 
-_REDS = ((30, 30, 200), (40, 20, 225), (20, 10, 170), (70, 60, 235), (50, 0, 200), (60, 40, 230),
-         (90, 40, 220), (40, 70, 220), (80, 20, 160), (30, 0, 140))
-_BLACKS = ((20, 20, 20), (45, 35, 35), (60, 40, 20), (0, 0, 0), (50, 50, 60), (70, 30, 10), (40, 40, 40),
-           (80, 60, 50))
-_PAPERS = ((255, 255, 255), (228, 242, 250), (238, 238, 238), (245, 250, 255), (215, 235, 245),
-           (250, 250, 250), (235, 245, 245))
+_REDS = (
+    (30, 30, 200),
+    (40, 20, 225),
+    (20, 10, 170),
+    (70, 60, 235),
+    (50, 0, 200),
+    (60, 40, 230),
+    (90, 40, 220),
+    (40, 70, 220),
+    (80, 20, 160),
+    (30, 0, 140),
+)
+_BLACKS = ((20, 20, 20), (45, 35, 35), (60, 40, 20), (0, 0, 0), (50, 50, 60), (70, 30, 10), (40, 40, 40), (80, 60, 50))
+_PAPERS = (
+    (255, 255, 255),
+    (228, 242, 250),
+    (238, 238, 238),
+    (245, 250, 255),
+    (215, 235, 245),
+    (250, 250, 250),
+    (235, 245, 245),
+)
 
 
 class FontFacesError(RuntimeError):
@@ -140,7 +156,8 @@ def font_style(style: int) -> FontStyle:
     if len(ranks) < MIN_FONTS:
         raise FontFacesError(
             f"only {len(ranks)} installed fonts draw card ranks (need {MIN_FONTS}); install the font packages "
-            "listed in models/README.md (fonts-noto-core, fonts-urw-base35, fonts-texgyre, ...)")
+            "listed in models/README.md (fonts-noto-core, fonts-urw-base35, fonts-texgyre, ...)"
+        )
     rng = random.Random(7000 + style)
     families: dict[str, list[Path]] = {}
     for p in ranks:
@@ -149,14 +166,22 @@ def font_style(style: int) -> FontStyle:
     suit_font = rng.choice(suits) if suits and rng.random() < 0.6 else None
     beside = rng.random() < 0.1
     st = FontStyle(
-        rank_font=rank_font, suit_font=suit_font,
+        rank_font=rank_font,
+        suit_font=suit_font,
         rank_height=rng.uniform(0.09, 0.13) if beside else rng.uniform(0.10, 0.20),
-        suit_height=rng.uniform(0.55, 1.0), width_scale=rng.uniform(0.7, 1.3) if rng.random() < 0.4 else 1.0,
-        bold=rng.choice((0, 0, 0, 3, 6)), beside=beside, inset=rng.uniform(0.03, 0.08),
-        gap=rng.uniform(0.05, 0.35), red=rng.choice(_REDS), black=rng.choice(_BLACKS),
-        paper=rng.choice(_PAPERS), border=rng.choice((0, 0, 1, 2)),
+        suit_height=rng.uniform(0.55, 1.0),
+        width_scale=rng.uniform(0.7, 1.3) if rng.random() < 0.4 else 1.0,
+        bold=rng.choice((0, 0, 0, 3, 6)),
+        beside=beside,
+        inset=rng.uniform(0.03, 0.08),
+        gap=rng.uniform(0.05, 0.35),
+        red=rng.choice(_REDS),
+        black=rng.choice(_BLACKS),
+        paper=rng.choice(_PAPERS),
+        border=rng.choice((0, 0, 1, 2)),
         court_tint=(rng.randrange(40, 220), rng.randrange(40, 220), rng.randrange(40, 220)),
-        aspect=rng.uniform(1.36, 1.5))
+        aspect=rng.uniform(1.36, 1.5),
+    )
     if style < VARIED_LAYOUT_FROM:
         return st
     # A second generator, so that the draws above (and styles 0-239) stay as they were.
@@ -167,9 +192,14 @@ def font_style(style: int) -> FontStyle:
         return replace(st, pips=pips)
     # Jumbo indices (plastic and bridge decks): the rank about a quarter of the card wide, a small suit
     # under it that a 27%-of-height crop cuts, the pips pushed to the middle.
-    return replace(st, pips=(max(x0, 0.3), 1 - max(x0, 0.3), max(y0, 0.22), 1 - max(y0, 0.22), pips[4]),
-                   rank_height=more.uniform(0.2, 0.3), suit_height=more.uniform(0.4, 0.7),
-                   inset=more.uniform(0.02, 0.05), gap=more.uniform(0.0, 0.15))
+    return replace(
+        st,
+        pips=(max(x0, 0.3), 1 - max(x0, 0.3), max(y0, 0.22), 1 - max(y0, 0.22), pips[4]),
+        rank_height=more.uniform(0.2, 0.3),
+        suit_height=more.uniform(0.4, 0.7),
+        inset=more.uniform(0.02, 0.05),
+        gap=more.uniform(0.0, 0.15),
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -180,18 +210,23 @@ def _glyph(font_path: Path, text: str, height: int, width_scale: float, bold: in
     stroke = round(size * bold / 100)
     box = font.getbbox(text, stroke_width=stroke)
     img = Image.new("L", (int(box[2] - box[0]) + 4, int(box[3] - box[1]) + 4), 0)
-    ImageDraw.Draw(img).text((2 - box[0], 2 - box[1]), text, font=font, fill=255, stroke_width=stroke,
-                             stroke_fill=255)
+    ImageDraw.Draw(img).text((2 - box[0], 2 - box[1]), text, font=font, fill=255, stroke_width=stroke, stroke_fill=255)
     ink = np.asarray(img, np.float32) / 255.0
     ys, xs = np.nonzero(ink > 0.05)
-    ink = ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    ink = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     h = max(2, height)
     w = max(1, round(ink.shape[1] * h / ink.shape[0] * width_scale))
     return np.ascontiguousarray(cv2.resize(ink, (w, h), interpolation=cv2.INTER_AREA))
 
 
-def _stamp(img: np.ndarray, cover: np.ndarray, centre: tuple[float, float], colour: tuple[int, int, int],
-           *, upside_down: bool = False) -> None:
+def _stamp(
+    img: np.ndarray,
+    cover: np.ndarray,
+    centre: tuple[float, float],
+    colour: tuple[int, int, int],
+    *,
+    upside_down: bool = False,
+) -> None:
     if upside_down:
         cover = cover[::-1, ::-1]
     h, w = cover.shape
@@ -200,18 +235,27 @@ def _stamp(img: np.ndarray, cover: np.ndarray, centre: tuple[float, float], colo
     cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(iw, x0 + w), min(ih, y0 + h)
     if cx0 >= cx1 or cy0 >= cy1:
         return
-    a = cover[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0, None]
+    a = cover[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0, None]
     region = img[cy0:cy1, cx0:cx1].astype(np.float32)
     img[cy0:cy1, cx0:cx1] = (region * (1 - a) + np.asarray(colour, np.float32) * a + 0.5).astype(np.uint8)
 
 
-def _suit(img: np.ndarray, st: FontStyle, suit: str, centre: tuple[float, float], height: float,
-          colour: tuple[int, int, int], *, upside_down: bool = False) -> None:
+def _suit(
+    img: np.ndarray,
+    st: FontStyle,
+    suit: str,
+    centre: tuple[float, float],
+    height: float,
+    colour: tuple[int, int, int],
+    *,
+    upside_down: bool = False,
+) -> None:
     if st.suit_font is None:
         draw_suit(img, suit, centre, height, colour, upside_down=upside_down)
     else:
-        _stamp(img, _glyph(st.suit_font, SUIT_GLYPHS[suit], round(height), 1.0, 0), centre, colour,
-               upside_down=upside_down)
+        _stamp(
+            img, _glyph(st.suit_font, SUIT_GLYPHS[suit], round(height), 1.0, 0), centre, colour, upside_down=upside_down
+        )
 
 
 def _index(img: np.ndarray, st: FontStyle, rank: str, suit: str, colour: tuple[int, int, int]) -> None:
@@ -243,14 +287,13 @@ def _centre(img: np.ndarray, st: FontStyle, rank: str, suit: str, colour: tuple[
         fx0, fx1, fy0, fy1, size = st.pips
         x0, x1, y0, y1 = w * fx0, w * fx1, h * fy0, h * fy1
         for col, row in _PIPS[rank]:
-            _suit(img, st, suit, (x0 + col * (x1 - x0), y0 + row * (y1 - y0)), w * size, colour,
-                  upside_down=row > 0.5)
+            _suit(img, st, suit, (x0 + col * (x1 - x0), y0 + row * (y1 - y0)), w * size, colour, upside_down=row > 0.5)
         return
     # Court: a tinted picture panel with a big letter, a few strokes of "drawing", mirrored top to bottom.
     px0, py0, px1, py1 = round(w * 0.22), round(h * 0.16), round(w * 0.78), round(h * 0.84)
     tint = tuple(int(0.4 * c + 0.6 * p) for c, p in zip(st.court_tint, st.paper, strict=True))
     cv2.rectangle(img, (px0, py0), (px1, py1), tint, -1)
-    half = img[py0:(py0 + py1) // 2, px0:px1]
+    half = img[py0 : (py0 + py1) // 2, px0:px1]
     ph, pw = half.shape[:2]
     # a str seed is hashed the same in every process (hash() of a tuple of str is salted per process)
     rng = random.Random(f"{rank}{suit}{st.court_tint}")
@@ -260,7 +303,7 @@ def _centre(img: np.ndarray, st: FontStyle, rank: str, suit: str, colour: tuple[
         ink = colour if rng.random() < 0.5 else tuple(int(c * 0.6) for c in st.court_tint)
         cv2.line(half, p0, p1, ink, max(1, w // 60), cv2.LINE_AA)
     _stamp(half, _glyph(st.rank_font, rank, round(ph * 0.45), 1.0, st.bold), (pw * 0.5, ph * 0.5), colour)
-    img[(py0 + py1) // 2:(py0 + py1) // 2 + ph, px0:px1] = np.rot90(half, 2)
+    img[(py0 + py1) // 2 : (py0 + py1) // 2 + ph, px0:px1] = np.rot90(half, 2)
     cv2.rectangle(img, (px0, py0), (px1, py1), colour, max(1, w // 90), cv2.LINE_AA)
 
 
@@ -286,8 +329,11 @@ def font_deck(style: int, width: int = 200) -> Deck:
 
     def deck(label: str) -> np.ndarray:
         if label not in cache:
-            bgr = render_back(width=width, height=height, style=100 + style) if label == "back" else \
-                render_font_face(label, style, width)
+            bgr = (
+                render_back(width=width, height=height, style=100 + style)
+                if label == "back"
+                else render_font_face(label, style, width)
+            )
             cache[label] = np.dstack([bgr, alpha])
         return cache[label]
 
@@ -299,22 +345,28 @@ def corner_radius(style: int) -> float:
     return random.Random(9000 + style).uniform(0.02, 0.08)
 
 
-APT_LINE = ("apt-get install fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 "
-            "fonts-noto-core fonts-crosextra-carlito fonts-crosextra-caladea fonts-linuxlibertine fonts-ebgaramond "
-            "fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-cantarell fonts-comfortaa fonts-inconsolata "
-            "fonts-firacode fonts-sil-gentium fonts-adf-accanthis fonts-symbola fonts-courier-prime fonts-quicksand")
+APT_LINE = (
+    "apt-get install fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 "
+    "fonts-noto-core fonts-crosextra-carlito fonts-crosextra-caladea fonts-linuxlibertine fonts-ebgaramond "
+    "fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-cantarell fonts-comfortaa fonts-inconsolata "
+    "fonts-firacode fonts-sil-gentium fonts-adf-accanthis fonts-symbola fonts-courier-prime fonts-quicksand"
+)
 
 
 def listing() -> str:
     """``models/training/fonts.txt``: the installed fonts the faces draw with, and how to install them."""
     ranks, suits = rank_fonts(), suit_fonts()
-    lines = ["# Fonts the training faces (models/training/font_faces.py) draw with; written by",
-             "#   python -m models.training.font_faces > models/training/fonts.txt",
-             f"# Debian packages (bookworm): {APT_LINE}",
-             f"# {len(ranks)} font files in {len({_family(p) for p in ranks})} families draw the ranks; "
-             f"{len(suits)} draw the suit symbols.",
-             "# rank fonts (file names):", *(p.name for p in ranks),
-             "# suit fonts (file names):", *(p.name for p in suits)]
+    lines = [
+        "# Fonts the training faces (models/training/font_faces.py) draw with; written by",
+        "#   python -m models.training.font_faces > models/training/fonts.txt",
+        f"# Debian packages (bookworm): {APT_LINE}",
+        f"# {len(ranks)} font files in {len({_family(p) for p in ranks})} families draw the ranks; "
+        f"{len(suits)} draw the suit symbols.",
+        "# rank fonts (file names):",
+        *(p.name for p in ranks),
+        "# suit fonts (file names):",
+        *(p.name for p in suits),
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -18,7 +18,8 @@
     $P/keypoint_spike.py scenes --source sim --scenes 2000 --first-seed 5000 --out /tmp/sim_scenes.npz
     $P/keypoint_spike.py train --data /tmp/kp_scenes.npz /tmp/kp_scenes2.npz /tmp/sim_scenes.npz /tmp/sim_scenes.npz \
         --init /tmp/kp3.pt --rate 1e-3 --minutes 15 --out /tmp/kp4.pt   # mines the table's patches below
-    $P/keypoint_cascade.py patches --model /tmp/kp4.pt --scenes 1000 --first-seed 6000 --source sim --out /tmp/kc_sim.npz
+    $P/keypoint_cascade.py patches --model /tmp/kp4.pt --scenes 1000 --first-seed 6000 --source sim --out
+    /tmp/kc_sim.npz
     $P/keypoint_cascade.py train --patches /tmp/kc_patches.npz /tmp/kc_sim.npz /tmp/kc_sim.npz --init /tmp/kc.pt \
         --rate 1e-3 --minutes 6 --out /tmp/kc2.pt
     $P/keypoint_verifier.py patches --model /tmp/kp4.pt --checker /tmp/kc2.pt --scenes 1000 --first-seed 7000 \

@@ -35,8 +35,15 @@ ROOT = Path(__file__).resolve().parents[2]
 CHANNELS = (24, 48, 64, 96)  # the five convolutions: a, b, c, d, d
 
 
-def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, hard_share: float = 0.6,
-          font_share: float = 0.5, log_every: int = 200) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+def build(
+    decks: dict[str, Deck],
+    n_scenes: int,
+    seed: int,
+    *,
+    hard_share: float = 0.6,
+    font_share: float = 0.5,
+    log_every: int = 200,
+) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Whole-card images (M, PIP_H, PIP_W) uint8 of every face-up card of ``n_scenes`` scenes and their faces
     (M,) int64 (index in ``LABELS``, suit-major): through the detected outline where the detector found the
     card, else through its true outline jittered."""
@@ -44,8 +51,9 @@ def build(decks: dict[str, Deck], n_scenes: int, seed: int, *, hard_share: float
     images: list[np.ndarray] = []
     faces: list[int] = []
     stats = {"cards": 0, "detected": 0}
-    for i, scene, found in detected_scenes(rng, decks, n_scenes, hard_share=hard_share, font_share=font_share,
-                                           empty=False):
+    for i, scene, found in detected_scenes(
+        rng, decks, n_scenes, hard_share=hard_share, font_share=font_share, empty=False
+    ):
         for label, quad in scene.cards:
             if label == "back":
                 continue
@@ -67,8 +75,17 @@ def build_net(channels: tuple[int, int, int, int] = CHANNELS):  # type: ignore[n
     def conv(cin: int, cout: int, stride: int) -> list[nn.Module]:
         return [nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
 
-    return nn.Sequential(*conv(1, a, 2), *conv(a, b, 2), *conv(b, c, 1), *conv(c, d, 2), *conv(d, d, 1),
-                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(d, len(SUITS) + len(RANKS)))
+    return nn.Sequential(
+        *conv(1, a, 2),
+        *conv(a, b, 2),
+        *conv(b, c, 1),
+        *conv(c, d, 2),
+        *conv(d, d, 1),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(d, len(SUITS) + len(RANKS)),
+    )
 
 
 def augment(x: Any, gen: Any) -> Any:
@@ -90,8 +107,9 @@ def augment(x: Any, gen: Any) -> Any:
     theta[:, 0, 0] = s
     theta[:, 1, 1] = s * (1 + 0.05 * (torch.rand(n, generator=gen) - 0.5))
     theta[:, :, 2] = 0.06 * (torch.rand(n, 2, generator=gen) - 0.5)
-    x = F.grid_sample(x, F.affine_grid(theta, list(x.shape), align_corners=False), padding_mode="border",
-                      align_corners=False)
+    x = F.grid_sample(
+        x, F.affine_grid(theta, list(x.shape), align_corners=False), padding_mode="border", align_corners=False
+    )
     x = motion_blur(x, gen, 0.3, longest=7)
     return x + 0.04 * torch.rand(n, 1, 1, 1, generator=gen) * torch.randn(x.shape, generator=gen)
 
@@ -118,19 +136,26 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int):  
         order = torch.randperm(len(xt), generator=gen)
         total, right, t0 = 0.0, 0, time.time()
         for k in range(0, len(xt), 128):
-            idx = order[k:k + 128]
+            idx = order[k : k + 128]
             xb = augment(xt[idx], gen)
             logits = net(xb)
-            loss = loss_fn(logits[:, :len(SUITS)], suit_t[idx]) + loss_fn(logits[:, len(SUITS):], rank_t[idx])
+            loss = loss_fn(logits[:, : len(SUITS)], suit_t[idx]) + loss_fn(logits[:, len(SUITS) :], rank_t[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += loss.item() * len(idx)
-            right += int(((logits[:, :len(SUITS)].argmax(1) == suit_t[idx]) &
-                          (logits[:, len(SUITS):].argmax(1) == rank_t[idx])).sum())
-        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(xt):.4f}, train accuracy {right / len(xt):.4f} "
-              f"({time.time() - t0:.0f} s)", flush=True)
+            right += int(
+                (
+                    (logits[:, : len(SUITS)].argmax(1) == suit_t[idx])
+                    & (logits[:, len(SUITS) :].argmax(1) == rank_t[idx])
+                ).sum()
+            )
+        print(
+            f"  epoch {epoch + 1}/{epochs}: loss {total / len(xt):.4f}, train accuracy {right / len(xt):.4f} "
+            f"({time.time() - t0:.0f} s)",
+            flush=True,
+        )
     net.eval()
     return net
 
@@ -139,8 +164,16 @@ def export(net: Any, path: Path) -> None:
     import torch
 
     dummy = torch.zeros(1, 1, PIP_H, PIP_W)
-    torch.onnx.export(net, (dummy,), str(path), input_names=["cards"], output_names=["suit_logits"],
-                      dynamic_axes={"cards": {0: "n"}, "suit_logits": {0: "n"}}, opset_version=17, dynamo=False)
+    torch.onnx.export(
+        net,
+        (dummy,),
+        str(path),
+        input_names=["cards"],
+        output_names=["suit_logits"],
+        dynamic_axes={"cards": {0: "n"}, "suit_logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
 
 
 def accuracy(model: Path, scenes: int = 5) -> dict[str, object]:
@@ -152,8 +185,10 @@ def accuracy(model: Path, scenes: int = 5) -> dict[str, object]:
     from vision.pip_look import PipLook
 
     pip = PipLook(model)
-    out: dict[str, object] = {"command": f"python -m models.training.pip_look --accuracy {scenes}",
-                              "held_out_designs": sorted(designs.HELD_OUT)}
+    out: dict[str, object] = {
+        "command": f"python -m models.training.pip_look --accuracy {scenes}",
+        "held_out_designs": sorted(designs.HELD_OUT),
+    }
     for kind, spec, seed in (("realistic", NORMAL, 2024), ("hard", HARD, 2025)):
         faces: list[int] = []
         suit_right: list[bool] = []
@@ -168,10 +203,13 @@ def accuracy(model: Path, scenes: int = 5) -> dict[str, object]:
         court = rank_of_face(np.array(faces, np.int64)) == RANKS.index("court")
         number = ~court
         suit_ok, rank_ok = np.array(suit_right, bool), np.array(rank_right, bool)
-        out[kind] = {"number_cards": int(number.sum()), "court_cards": int(court.sum()),
-                     "number_suit": round(float(suit_ok[number].mean()), 4) if number.any() else 0.0,
-                     "number_rank": round(float(rank_ok[number].mean()), 4) if number.any() else 0.0,
-                     "court_suit": round(float(suit_ok[court].mean()), 4) if court.any() else 0.0}
+        out[kind] = {
+            "number_cards": int(number.sum()),
+            "court_cards": int(court.sum()),
+            "number_suit": round(float(suit_ok[number].mean()), 4) if number.any() else 0.0,
+            "number_rank": round(float(rank_ok[number].mean()), 4) if number.any() else 0.0,
+            "court_suit": round(float(suit_ok[court].mean()), 4) if court.any() else 0.0,
+        }
     return out
 
 
@@ -187,8 +225,11 @@ def build_part(seed: int, styles: str, scenes: int, out: Path) -> Path:
     decks = designs.training_decks() | designs.font_decks(tuple(range(lo, hi + 1)))
     t0 = time.time()
     x, y, stats = build(decks, scenes, seed)
-    print(f"crops seed {seed} (font styles {styles}): {len(y)} cards, {stats['detected']} through detected "
-          f"outlines, {time.time() - t0:.0f} s", flush=True)
+    print(
+        f"crops seed {seed} (font styles {styles}): {len(y)} cards, {stats['detected']} through detected "
+        f"outlines, {time.time() - t0:.0f} s",
+        flush=True,
+    )
     np.savez_compressed(out, x=x, y=y)
     return out
 
@@ -201,9 +242,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2, help="processes building crops, then torch threads")
     ap.add_argument("--crops", type=Path, nargs="+", help="train on these crop batches instead (.npz)")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "pipnet.onnx")
-    ap.add_argument("--accuracy", type=int, metavar="SCENES",
-                    help="only measure --out on the held-out designs (SCENES per design and kind, seeds 2024 and "
-                         "2025) and store the result in its metadata")
+    ap.add_argument(
+        "--accuracy",
+        type=int,
+        metavar="SCENES",
+        help="only measure --out on the held-out designs (SCENES per design and kind, seeds 2024 and "
+        "2025) and store the result in its metadata",
+    )
     args = ap.parse_args(argv)
     if args.accuracy is not None:
         meta_path = args.out.with_suffix(".json")
@@ -229,15 +274,25 @@ def main(argv: list[str] | None = None) -> None:
     print(f"training on {len(y)} cards ({time.time() - t0:.0f} s so far)", flush=True)
     net = train(x, y, args.epochs, args.seed, args.threads)
     export(net, args.out)
-    meta = {"name": "pipnet", "labels": [*SUITS, *RANKS], "input_size": {"height": PIP_H, "width": PIP_W},
-            "normalisation": "paper-white-grey (vision/pip_look.py: normalise)",
-            "training_designs": [*sorted(n for n in designs.training_decks() if not designs.is_font_deck(n)),
-                                 "fonts:0-479"] if args.crops is None else "the designs of --crops",
-            "held_out_designs": sorted(designs.HELD_OUT),
-            "training": {"command": "python -m models.training.pip_look " + " ".join(argv if argv is not None
-                                                                                     else sys.argv[1:]),
-                         "crop_batches": [str(f) for f in files], "cards": int(len(y)), "epochs": args.epochs,
-                         "seed": args.seed, "channels": list(CHANNELS), "seconds": round(time.time() - t0)}}
+    meta = {
+        "name": "pipnet",
+        "labels": [*SUITS, *RANKS],
+        "input_size": {"height": PIP_H, "width": PIP_W},
+        "normalisation": "paper-white-grey (vision/pip_look.py: normalise)",
+        "training_designs": [*sorted(n for n in designs.training_decks() if not designs.is_font_deck(n)), "fonts:0-479"]
+        if args.crops is None
+        else "the designs of --crops",
+        "held_out_designs": sorted(designs.HELD_OUT),
+        "training": {
+            "command": "python -m models.training.pip_look " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "crop_batches": [str(f) for f in files],
+            "cards": int(len(y)),
+            "epochs": args.epochs,
+            "seed": args.seed,
+            "channels": list(CHANNELS),
+            "seconds": round(time.time() - t0),
+        },
+    }
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {args.out} in {time.time() - t0:.0f} s")
 

@@ -33,7 +33,7 @@ QUANT_FORMAT = "static int8 QDQ, weights per channel (7-bit range), activations 
 def batches(x: np.ndarray, size: int = 50) -> list[np.ndarray]:
     """Preprocessed network input in calibration batches (``train`` calibrates on its own crops)."""
     x = x.astype(np.float32, copy=False)
-    return [x[i:i + size] for i in range(0, len(x), size)]
+    return [x[i : i + size] for i in range(0, len(x), size)]
 
 
 def calibration_batches(crops: np.ndarray, meta_path: Path, count: int, seed: int) -> list[np.ndarray]:
@@ -63,8 +63,16 @@ def quantize_model(src: Path, dst: Path, batches: list[np.ndarray]) -> None:
         # graph (the symbolic kind would need sympy, which the project does not otherwise need)
         quant_pre_process(str(src), str(prepared), skip_symbolic_shape=True)
         dst.parent.mkdir(parents=True, exist_ok=True)
-        quantize_static(str(prepared), str(dst), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        reduce_range=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+        quantize_static(
+            str(prepared),
+            str(dst),
+            Reader(),
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            reduce_range=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+        )
 
 
 def write_meta(src: Path, dst: Path, record: dict[str, Any]) -> None:
@@ -73,8 +81,10 @@ def write_meta(src: Path, dst: Path, record: dict[str, Any]) -> None:
     meta = json.loads(src.with_suffix(".json").read_text())
     meta["accuracy"] = {}
     meta.pop("accuracy_calibrated", None)  # measured on the other model: evaluate --calibrated --write again
-    meta["training"] = {**meta.get("training", {}),
-                        "quantization": {"format": QUANT_FORMAT, "float_model": src.name, **record}}
+    meta["training"] = {
+        **meta.get("training", {}),
+        "quantization": {"format": QUANT_FORMAT, "float_model": src.name, **record},
+    }
     dst.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
@@ -96,8 +106,11 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"{args.crops}: no cards to calibrate on")
     batches = calibration_batches(crops, args.model.with_suffix(".json"), args.cards, args.seed)
     quantize_model(args.model, args.out, batches)
-    write_meta(args.model, args.out, {"calibration_crops": str(args.crops),
-                                      "calibration_cards": min(args.cards, len(crops)), "seed": args.seed})
+    write_meta(
+        args.model,
+        args.out,
+        {"calibration_crops": str(args.crops), "calibration_cards": min(args.cards, len(crops)), "seed": args.seed},
+    )
     kib = args.out.stat().st_size / 1024
     print(f"wrote {args.out} ({kib:.0f} KiB) from {args.model} ({args.model.stat().st_size / 1024:.0f} KiB)")
 

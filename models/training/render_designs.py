@@ -62,7 +62,7 @@ def _trim(rgba: np.ndarray) -> np.ndarray | None:
     ys, xs = np.nonzero(alpha > 128)
     if len(xs) == 0:
         return None
-    return rgba[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    return rgba[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
 def _check(card: np.ndarray | None, label: str) -> str | None:
@@ -94,7 +94,7 @@ def render_gnome(path: Path, width: int) -> dict[str, np.ndarray | None]:
     cells: dict[str, np.ndarray | None] = {}
     for i, label in enumerate(LABELS):
         row, col = (4, 2) if label == "back" else divmod(i, 13)
-        cell = sheet[round(row * ch):round((row + 1) * ch), round(col * cw):round((col + 1) * cw)]
+        cell = sheet[round(row * ch) : round((row + 1) * ch), round(col * cw) : round((col + 1) * cw)]
         cells[label] = _trim(cell)
     return cells
 

@@ -46,8 +46,11 @@ def faces_deck(style: int, width: int = 200) -> Deck:
 
     def deck(label: str) -> np.ndarray:
         if label not in cache:
-            bgr = render_back(width=width, height=height, style=style) if label == "back" else \
-                render_face(label, width=width, height=height, style=style)
+            bgr = (
+                render_back(width=width, height=height, style=style)
+                if label == "back"
+                else render_face(label, width=width, height=height, style=style)
+            )
             cache[label] = np.dstack([bgr, alpha])
         return cache[label]
 
@@ -71,6 +74,7 @@ def folder_deck(folder: Path) -> Deck:
 
 # --- tables ---------------------------------------------------------------------------------------
 
+
 def _gauss(rng: np.random.Generator, shape: tuple[int, ...], sigma: float) -> np.ndarray:
     """Fast Gaussian noise (OpenCV's generator, seeded from ``rng`` so scenes stay reproducible)."""
     cv2.setRNGSeed(int(rng.integers(1 << 30)))
@@ -88,8 +92,10 @@ def make_background(rng: np.random.Generator, w: int, h: int, kind: str | None =
     """A table surface: felt, wood, cloth, plain light or dark."""
     kind = kind or str(rng.choice(["felt", "felt", "wood", "cloth", "light", "dark"]))
     if kind == "felt":
-        base = np.array(rng.choice([(40, 110, 30), (120, 60, 20), (30, 30, 140), (60, 90, 40), (90, 40, 30),
-                                    (50, 50, 50)]), np.float32)
+        base = np.array(
+            rng.choice([(40, 110, 30), (120, 60, 20), (30, 30, 140), (60, 90, 40), (90, 40, 30), (50, 50, 50)]),
+            np.float32,
+        )
         base *= rng.uniform(0.7, 1.3)
         tex = 1 + 0.15 * (_smooth_noise(rng, h, w, 40) - 0.5) + _gauss(rng, (h, w), 0.08)
         img = base[None, None, :] * tex[:, :, None]
@@ -107,8 +113,11 @@ def make_background(rng: np.random.Generator, w: int, h: int, kind: str | None =
         c2 = rng.integers(30, 230, 3).astype(np.float32)
         period = int(rng.integers(8, 60))
         y, x = np.mgrid[0:h, 0:w]
-        pattern = (((x // period) + (y // period)) % 2).astype(np.float32) if rng.random() < 0.5 else \
-            ((x // period) % 2).astype(np.float32)
+        pattern = (
+            (((x // period) + (y // period)) % 2).astype(np.float32)
+            if rng.random() < 0.5
+            else ((x // period) % 2).astype(np.float32)
+        )
         pattern = cv2.GaussianBlur(pattern, (0, 0), 1.0)
         img = c1 * pattern[:, :, None] + c2 * (1 - pattern[:, :, None])
         img *= (1 + _gauss(rng, (h, w), 0.05))[:, :, None]
@@ -123,6 +132,7 @@ def make_background(rng: np.random.Generator, w: int, h: int, kind: str | None =
 
 
 # --- clutter: things on a table that are not cards ---------------------------------------------------
+
 
 def _draw_coin(img: np.ndarray, rng: np.random.Generator) -> None:
     h, w = img.shape[:2]
@@ -186,10 +196,16 @@ def _draw_edge(img: np.ndarray, rng: np.random.Generator) -> None:
 
 
 CLUTTER: dict[str, Callable[[np.ndarray, np.random.Generator], None]] = {
-    "coin": _draw_coin, "chip": _draw_chip, "hand": _draw_hand, "phone": _draw_phone, "edge": _draw_edge}
+    "coin": _draw_coin,
+    "chip": _draw_chip,
+    "hand": _draw_hand,
+    "phone": _draw_phone,
+    "edge": _draw_edge,
+}
 
 
 # --- scenes -------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SceneSpec:
@@ -263,9 +279,15 @@ def _place(rng: np.random.Generator, spec: SceneSpec, tilt: np.ndarray) -> list[
             break
         cw = size * float(rng.uniform(0.97, 1.03))
         ch = cw * float(rng.uniform(1.38, 1.45))
-        angle = float(rng.uniform(0, 360)) if rng.random() < 0.6 else float(rng.choice([0, 90, 180, 270]) + rng.normal(0, 4))
-        centre = (float(rng.uniform(margin + ch / 2, spec.width - margin - ch / 2)),
-                  float(rng.uniform(margin + ch / 2, spec.height - margin - ch / 2)))
+        angle = (
+            float(rng.uniform(0, 360))
+            if rng.random() < 0.6
+            else float(rng.choice([0, 90, 180, 270]) + rng.normal(0, 4))
+        )
+        centre = (
+            float(rng.uniform(margin + ch / 2, spec.width - margin - ch / 2)),
+            float(rng.uniform(margin + ch / 2, spec.height - margin - ch / 2)),
+        )
         box = cv2.boxPoints((centre, (cw, ch), angle)).astype(np.float32)[[1, 2, 3, 0]]  # TL TR BR BL
         quad = cv2.perspectiveTransform(box[None], tilt)[0]
         if quad.min() < 2 or quad[:, 0].max() > spec.width - 3 or quad[:, 1].max() > spec.height - 3:
@@ -287,8 +309,14 @@ def _composite(img: np.ndarray, card: np.ndarray, quad: np.ndarray) -> None:
     x0, y0 = max(0, x0), max(0, y0)
     x1, y1 = min(img.shape[1], x1), min(img.shape[0], y1)
     m = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
-    warped = cv2.warpPerspective(card, m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA if cw > 250 else cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    warped = cv2.warpPerspective(
+        card,
+        m,
+        (x1 - x0, y1 - y0),
+        flags=cv2.INTER_AREA if cw > 250 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0, 0),
+    )
     a = warped[:, :, 3:4].astype(np.float32) / 255
     roi = img[y0:y1, x0:x1]
     roi[:] = (warped[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
@@ -356,8 +384,8 @@ def paste_flat(frame: np.ndarray, card: np.ndarray, x: int, y: int, width: int, 
     with its top-left pixel at (x, y), blended by its alpha (the table shows at its rounded corners)."""
     small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
     alpha = small[:, :, 3:] / 255.0
-    region = frame[y:y + height, x:x + width].astype(np.float32)
-    frame[y:y + height, x:x + width] = (small[:, :, :3] * alpha + region * (1 - alpha) + 0.5).astype(np.uint8)
+    region = frame[y : y + height, x : x + width].astype(np.float32)
+    frame[y : y + height, x : x + width] = (small[:, :, :3] * alpha + region * (1 - alpha) + 0.5).astype(np.uint8)
 
 
 def flat_frame(card: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -371,8 +399,9 @@ def flat_frame(card: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     return frame, quad
 
 
-def make_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(),
-               labels: list[str] | None = None) -> Scene:
+def make_scene(
+    rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(), labels: list[str] | None = None
+) -> Scene:
     """A table with ``spec.n_cards`` cards of ``deck`` (None: no cards, clutter only)."""
     img = make_background(rng, spec.width, spec.height, spec.background)
     clutter = list(CLUTTER)
@@ -418,13 +447,15 @@ PINNED_CLEAR_BAND = 7
 """``SceneSpec.clear_band`` of every frame drawn before session 35."""
 
 
-def make_pinned_scene(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(),
-                      labels: list[str] | None = None) -> Scene:
+def make_pinned_scene(
+    rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(), labels: list[str] | None = None
+) -> Scene:
     """``make_scene`` as it drew every frame before session 35 (``PINNED_CLEAR_BAND``): the frames the detector's and
     the recogniser's regression tests pin by seed and index."""
     return make_scene(rng, deck, replace(spec, clear_band=PINNED_CLEAR_BAND), labels)
 
 
-HARD = SceneSpec(card_width=(75.0, 110.0), gap=3.0, max_tilt_deg=30.0, glare=0.9, shadow=0.6, blur=0.7,
-                 clutter=3, hard=True)
+HARD = SceneSpec(
+    card_width=(75.0, 110.0), gap=3.0, max_tilt_deg=30.0, glare=0.9, shadow=0.6, blur=0.7, clutter=3, hard=True
+)
 """Small cards close together, strong tilt, glare, shadow and blur."""

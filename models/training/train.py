@@ -113,11 +113,16 @@ def build_net(widths: tuple[int, int, int, int] = WIDTHS):  # type: ignore[no-un
 
     a, b, c, d = widths
     return nn.Sequential(
-        *block(3, a), nn.MaxPool2d(2),           # 48x32 -> 24x16
-        *block(a, b), nn.MaxPool2d(2),           # -> 12x8
-        *block(b, c), nn.MaxPool2d(2),           # -> 6x4
+        *block(3, a),
+        nn.MaxPool2d(2),  # 48x32 -> 24x16
+        *block(a, b),
+        nn.MaxPool2d(2),  # -> 12x8
+        *block(b, c),
+        nn.MaxPool2d(2),  # -> 6x4
         *block(c, d),
-        nn.Flatten(), nn.Dropout(0.3), nn.Linear(d * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
+        nn.Flatten(),
+        nn.Dropout(0.3),
+        nn.Linear(d * (CORNER_H // 8) * (CORNER_W // 8), len(LABELS) + 1),
     )
 
 
@@ -223,8 +228,14 @@ def degrade(x: Any, gen: Any, p: float = 0.6, motion: float = 0.0) -> Any:
     return out
 
 
-def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int,  # type: ignore[no-untyped-def]
-          widths: tuple[int, int, int, int] = WIDTHS):
+def train(  # type: ignore[no-untyped-def]
+    x: np.ndarray,
+    y: np.ndarray,
+    epochs: int,
+    seed: int,
+    threads: int,
+    widths: tuple[int, int, int, int] = WIDTHS,
+):
     import torch
     import torch.nn as nn
 
@@ -244,7 +255,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int,  #
         perm = torch.randperm(len(xt), generator=gen)
         total, correct, t0 = 0.0, 0, time.time()
         for k in range(0, len(xt), batch):
-            idx = perm[k:k + batch]
+            idx = perm[k : k + batch]
             xb = degrade(augment(xt[idx], gen), gen)
             out = net(xb)
             loss = loss_fn(out, yt[idx])
@@ -254,8 +265,11 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, threads: int,  #
             sched.step()
             total += float(loss) * len(idx)
             correct += int((out.argmax(1) == yt[idx]).sum())
-        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(xt):.3f}, train acc {correct / len(xt):.4f}, "
-              f"{time.time() - t0:.0f}s", flush=True)
+        print(
+            f"  epoch {epoch + 1}/{epochs}: loss {total / len(xt):.3f}, train acc {correct / len(xt):.4f}, "
+            f"{time.time() - t0:.0f}s",
+            flush=True,
+        )
     net.eval()
     return net
 
@@ -264,28 +278,53 @@ def export(net, path: Path) -> None:  # type: ignore[no-untyped-def]
     import torch
 
     dummy = torch.zeros(2, 3, CORNER_H, CORNER_W)
-    torch.onnx.export(net, (dummy,), str(path), input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    torch.onnx.export(
+        net,
+        (dummy,),
+        str(path),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="Train cardnet and export it to models/")
     ap.add_argument("--scenes", type=int, default=2400, help="training scenes to synthesise")
     ap.add_argument("--hard-share", type=float, default=0.3, help="share of hard scenes among scenes with cards")
-    ap.add_argument("--font-share", type=float, default=0.0,
-                    help="share of scenes dealt from font-drawn decks (font_faces.py; needs Pillow and fonts)")
+    ap.add_argument(
+        "--font-share",
+        type=float,
+        default=0.0,
+        help="share of scenes dealt from font-drawn decks (font_faces.py; needs Pillow and fonts)",
+    )
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--reuse-crops", action="store_true", help="reuse .cache/crops.npz if present")
-    ap.add_argument("--crops", type=Path, nargs="*", default=[],
-                    help="train on these crop files (from build_crops) instead of building crops")
+    ap.add_argument(
+        "--crops",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="train on these crop files (from build_crops) instead of building crops",
+    )
     ap.add_argument("--eval-scenes", type=int, default=40, help="held-out scenes per design for the model card")
     ap.add_argument("--out", type=Path, default=MODEL, help="where to write the ONNX model (metadata beside it)")
-    ap.add_argument("--no-quantize", action="store_true",
-                    help="write the float32 model to --out instead of its int8 form (quantize.py)")
-    ap.add_argument("--widths", type=_widths, default=WIDTHS, metavar="A,B,C,D",
-                    help="channels of the four convolution blocks (default 24,40,72,96, the shipped network)")
+    ap.add_argument(
+        "--no-quantize",
+        action="store_true",
+        help="write the float32 model to --out instead of its int8 form (quantize.py)",
+    )
+    ap.add_argument(
+        "--widths",
+        type=_widths,
+        default=WIDTHS,
+        metavar="A,B,C,D",
+        help="channels of the four convolution blocks (default 24,40,72,96, the shipped network)",
+    )
     args = ap.parse_args()
     t_start = time.time()
 
@@ -304,10 +343,14 @@ def main() -> None:
         data = np.load(crops_file)
         crops, labels = data["crops"], data["labels"]
     else:
-        crops, labels, stats = dataset.build(decks, args.scenes, args.seed, hard_share=args.hard_share,
-                                             font_share=args.font_share)
-        print(f"crops: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
-              f"{stats['negatives']} negatives", flush=True)
+        crops, labels, stats = dataset.build(
+            decks, args.scenes, args.seed, hard_share=args.hard_share, font_share=args.font_share
+        )
+        print(
+            f"crops: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
+            f"{stats['negatives']} negatives",
+            flush=True,
+        )
         np.savez(crops_file, crops=crops, labels=labels)
     meta = base_meta(names, sorted(held))
     m = meta_object(meta)
@@ -319,18 +362,27 @@ def main() -> None:
     float_out = args.out if args.no_quantize else CACHE.parent / f"{args.out.stem}_float.onnx"
     float_out.parent.mkdir(parents=True, exist_ok=True)
     export(net, float_out)
-    meta["training"] = {"scenes": args.scenes if not args.crops else None, "examples": int(len(labels)),
-                        "crop_files": [str(f) for f in args.crops], **({"crop_commands": commands} if commands else {}),
-                        "epochs": args.epochs,
-                        "seed": args.seed, "widths": list(args.widths), "seconds": round(time.time() - t_start)}
+    meta["training"] = {
+        "scenes": args.scenes if not args.crops else None,
+        "examples": int(len(labels)),
+        "crop_files": [str(f) for f in args.crops],
+        **({"crop_commands": commands} if commands else {}),
+        "epochs": args.epochs,
+        "seed": args.seed,
+        "widths": list(args.widths),
+        "seconds": round(time.time() - t_start),
+    }
     float_out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     if not args.no_quantize:
         from models.training import quantize
 
         pick = np.sort(np.random.default_rng(args.seed).permutation(len(x))[:1000])
         quantize.quantize_model(float_out, args.out, quantize.batches(x[pick]))
-        quantize.write_meta(float_out, args.out, {"calibration_crops": f"{len(pick)} corner crops of the training crops",
-                                                  "seed": args.seed})
+        quantize.write_meta(
+            float_out,
+            args.out,
+            {"calibration_crops": f"{len(pick)} corner crops of the training crops", "seed": args.seed},
+        )
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) in {time.time() - t_start:.0f}s", flush=True)
 
     from models.training import evaluate

@@ -77,20 +77,33 @@ class Counts:
 
     def rates(self) -> dict[str, float | int]:
         n = max(1, self.cards)
-        return {"cards": self.cards, "named": round(self.named / n, 4), "unknown": round(self.unknown / n, 4),
-                "wrong": round(self.wrong / n, 4), "other_suit": round(self.other_suit / n, 4)}
+        return {
+            "cards": self.cards,
+            "named": round(self.named / n, 4),
+            "unknown": round(self.unknown / n, 4),
+            "wrong": round(self.wrong / n, 4),
+            "other_suit": round(self.other_suit / n, 4),
+        }
 
 
-def validate(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int,
-             pairs: tuple[tuple[float, float], ...] = (), clear_band: int = 0) -> dict[str, Counts]:
+def validate(
+    rec: Recognizer,
+    styles: tuple[int, ...],
+    scenes: int,
+    seed: int,
+    pairs: tuple[tuple[float, float], ...] = (),
+    clear_band: int = 0,
+) -> dict[str, Counts]:
     """Counts for realistic and hard scenes, ``scenes`` of each per style, dealt from [seed, style]; with
     ``pairs``, also "realistic c/m" and "hard c/m": the same readings decided under each pair. ``clear_band``: as
     ``validation_scenes``."""
     out = {"realistic": Counts(), "hard": Counts()}
     for conf, margin in pairs:
         if conf > rec.second_look_below:
-            raise ValueError(f"min_confidence {conf} is over second_look_below ({rec.second_look_below}): cards "
-                             "named under it would not have had the second look, so it cannot be decided again")
+            raise ValueError(
+                f"min_confidence {conf} is over second_look_below ({rec.second_look_below}): cards "
+                "named under it would not have had the second look, so it cannot be decided again"
+            )
         out |= {f"{kind} {conf}/{margin}": Counts() for kind in ("realistic", "hard")}
     for _, kind, _, scene in validation_scenes(styles, scenes, seed, clear_band):
         read = rec.classify_quads(scene.image, [q for _, q in scene.cards])
@@ -109,13 +122,15 @@ def validate(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int,
     return out
 
 
-def validation_scenes(styles: tuple[int, ...], scenes: int, seed: int,
-                      clear_band: int = 0) -> Iterator[tuple[int, str, int, Scene]]:
+def validation_scenes(
+    styles: tuple[int, ...], scenes: int, seed: int, clear_band: int = 0
+) -> Iterator[tuple[int, str, int, Scene]]:
     """The validation set's frames as (style, kind, n, scene): for each style, ``scenes`` realistic then
     ``scenes`` hard scenes dealt from the generator seeded [seed, style], those with no card left out. Every
     measurement on the set deals them here, so that its modes and benchmarks see the same frames.
     ``clear_band``: ``SceneSpec.clear_band`` (7: the frames as drawn before session 35)."""
     from models.training.font_faces import font_deck  # Pillow: a training-only dependency
+
     for style in styles:
         deck = font_deck(style)
         rng = np.random.default_rng([seed, style])
@@ -126,8 +141,16 @@ def validation_scenes(styles: tuple[int, ...], scenes: int, seed: int,
                     yield style, kind, n, scene
 
 
-def validate_detection(rec: Recognizer, styles: tuple[int, ...], scenes: int, seed: int, *,
-                       calibrated: bool = False, misses: Path | None = None, clear_band: int = 0) -> dict[str, Tally]:
+def validate_detection(
+    rec: Recognizer,
+    styles: tuple[int, ...],
+    scenes: int,
+    seed: int,
+    *,
+    calibrated: bool = False,
+    misses: Path | None = None,
+    clear_band: int = 0,
+) -> dict[str, Tally]:
     """Tallies for realistic and hard scenes through detection and naming: the frames ``validate`` reads
     (``validation_scenes``), each frame given its table plane when ``calibrated``. With
     ``misses``, each frame with a missed or a false card is written there (``<kind>-<style>-<scene>.png``:
@@ -142,8 +165,16 @@ def validate_detection(rec: Recognizer, styles: tuple[int, ...], scenes: int, se
         if misses is not None and (seen.missed or seen.false):
             name = f"{kind}-{style}-{n}.png"
             cv2.imwrite(str(misses / name), _drawn(scene.image, seen))
-            listed.append({"frame": name, "kind": kind, "style": style, "scene": n,
-                           "missed": [label for label, _ in seen.missed], "false_cards": len(seen.false)})
+            listed.append(
+                {
+                    "frame": name,
+                    "kind": kind,
+                    "style": style,
+                    "scene": n,
+                    "missed": [label for label, _ in seen.missed],
+                    "false_cards": len(seen.false),
+                }
+            )
     if misses is not None:
         (misses / "misses.json").write_text(json.dumps(listed, indent=1) + "\n")
     return out
@@ -153,8 +184,11 @@ def _drawn(image: np.ndarray, seen: Outcome) -> np.ndarray:
     """``image`` with the outlines found (green), the false ones (yellow) and the missed cards' true outlines
     (red, with their labels)."""
     out = image.copy()
-    for quads, colour, width in ((seen.outlines, (0, 200, 0), 1), (seen.false, (0, 220, 255), 2),
-                                 ([q for _, q in seen.missed], (0, 0, 255), 2)):
+    for quads, colour, width in (
+        (seen.outlines, (0, 200, 0), 1),
+        (seen.false, (0, 220, 255), 2),
+        ([q for _, q in seen.missed], (0, 0, 255), 2),
+    ):
         cv2.polylines(out, [np.round(q).astype(np.int32) for q in quads], True, colour, width)
     for label, quad in seen.missed:
         x, y = np.round(quad.min(axis=0)).astype(int)
@@ -165,20 +199,44 @@ def _drawn(image: np.ndarray, seen: Outcome) -> np.ndarray:
 def main(argv: list[str] | None = None) -> dict[str, object]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    ap.add_argument("--styles", type=style_range, default=style_range("960-1199"), metavar="A-B",
-                    help="font_faces styles (never trained: training used 0-479)")
+    ap.add_argument(
+        "--styles",
+        type=style_range,
+        default=style_range("960-1199"),
+        metavar="A-B",
+        help="font_faces styles (never trained: training used 0-479)",
+    )
     ap.add_argument("--jumbo", action="store_true", help="only the styles with jumbo indices")
     ap.add_argument("--scenes", type=int, default=2, help="realistic and hard scenes per style")
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--pairs", nargs="*", type=_pair, default=[], metavar="CONF/MARGIN",
-                    help="also decide the readings under these min_confidence/min_margin pairs, e.g. 0.4/0.1")
-    ap.add_argument("--detect", action="store_true",
-                    help="detect the cards too (found, named, false cards), not only read their true outlines")
+    ap.add_argument(
+        "--pairs",
+        nargs="*",
+        type=_pair,
+        default=[],
+        metavar="CONF/MARGIN",
+        help="also decide the readings under these min_confidence/min_margin pairs, e.g. 0.4/0.1",
+    )
+    ap.add_argument(
+        "--detect",
+        action="store_true",
+        help="detect the cards too (found, named, false cards), not only read their true outlines",
+    )
     ap.add_argument("--calibrated", action="store_true", help="with --detect: give each frame its table plane")
-    ap.add_argument("--detector", action="extend", nargs="+", default=[], metavar="FIELD=VALUE",
-                    help="with --detect: detector settings other than the shipped ones (DetectorConfig fields)")
-    ap.add_argument("--misses", type=Path, metavar="DIR",
-                    help="with --detect: write each frame with a missed or false card there, and misses.json")
+    ap.add_argument(
+        "--detector",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="with --detect: detector settings other than the shipped ones (DetectorConfig fields)",
+    )
+    ap.add_argument(
+        "--misses",
+        type=Path,
+        metavar="DIR",
+        help="with --detect: write each frame with a missed or false card there, and misses.json",
+    )
     add_clear_band_argument(ap)
     add_zooms_argument(ap)
     add_both_corners_argument(ap)
@@ -196,24 +254,34 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     except ValueError as e:
         ap.error(str(e))
     from models.training.font_faces import is_jumbo
+
     styles = tuple(s for s in args.styles if is_jumbo(s)) if args.jumbo else args.styles
     try:
-        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms,
-                         **look_settings(args))
+        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms, **look_settings(args))
     except SettingError as e:
         ap.error(str(e))
     counts: dict[str, Counts] | dict[str, Tally]
     if args.detect:
-        counts = validate_detection(rec, styles, args.scenes, args.seed, calibrated=args.calibrated,
-                                    misses=args.misses, clear_band=args.clear_band)
+        counts = validate_detection(
+            rec,
+            styles,
+            args.scenes,
+            args.seed,
+            calibrated=args.calibrated,
+            misses=args.misses,
+            clear_band=args.clear_band,
+        )
     else:
         try:
             counts = validate(rec, styles, args.scenes, args.seed, tuple(args.pairs), args.clear_band)
         except ValueError as e:
             ap.error(str(e))
-    result: dict[str, object] = {"command": "python -m models.training.validate_fonts " + " ".join(sys.argv[1:] if argv is None else argv),
-                                 "model": str(args.model), "styles": len(styles),
-                                 **{k: v.rates() for k, v in counts.items()}}
+    result: dict[str, object] = {
+        "command": "python -m models.training.validate_fonts " + " ".join(sys.argv[1:] if argv is None else argv),
+        "model": str(args.model),
+        "styles": len(styles),
+        **{k: v.rates() for k, v in counts.items()},
+    }
     print(json.dumps(result, indent=2))
     return result
 

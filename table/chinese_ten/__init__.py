@@ -11,6 +11,18 @@ from table.chinese_ten.scoring import card_points, pack_total, settle
 from table.chinese_ten.state import ChineseTenState, Deal, Outcome, Phase, SeatResult
 
 __all__ = [
-    "RULE_SETS", "ChineseTenState", "Deal", "LegalMoves", "Match", "Move", "Outcome", "Phase", "RuleSet",
-    "SeatResult", "card_points", "pack_total", "rules_by_name", "settle",
+    "RULE_SETS",
+    "ChineseTenState",
+    "Deal",
+    "LegalMoves",
+    "Match",
+    "Move",
+    "Outcome",
+    "Phase",
+    "RuleSet",
+    "SeatResult",
+    "card_points",
+    "pack_total",
+    "rules_by_name",
+    "settle",
 ]

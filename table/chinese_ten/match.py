@@ -40,11 +40,17 @@ class Match:
 
     # -- deals ----------------------------------------------------------------------------------
 
-    def start_deal(self, *, layout: Iterable[Card | str], hands: Sequence[Iterable[Card | str]] | None = None,
-                   stock: Iterable[Card | str] | None = None) -> ChineseTenState:
+    def start_deal(
+        self,
+        *,
+        layout: Iterable[Card | str],
+        hands: Sequence[Iterable[Card | str]] | None = None,
+        stock: Iterable[Card | str] | None = None,
+    ) -> ChineseTenState:
         self._check_can_start()
-        self._current = ChineseTenState(self.rules, players=self.players, dealer=self.dealer,
-                                        layout=layout, hands=hands, stock=stock)
+        self._current = ChineseTenState(
+            self.rules, players=self.players, dealer=self.dealer, layout=layout, hands=hands, stock=stock
+        )
         return self._current
 
     def start_deal_from(self, deal: Deal) -> ChineseTenState:

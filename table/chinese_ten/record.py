@@ -41,6 +41,7 @@ _MOVE_KEYS = {"seat", "play", "flip", "take", "time", "note"}
 
 # -- reading a record ---------------------------------------------------------------------------
 
+
 def read_rules(record: dict[str, Any]) -> RuleSet:
     name = record.get("rules", "pagat")
     if not isinstance(name, str) or name not in RULE_SETS:
@@ -80,15 +81,17 @@ def read_deal(obj: dict[str, Any], where: str, players: int, dealer: int) -> Dea
     raw_hands = spec.get("hands")
     if raw_hands is not None:
         if not isinstance(raw_hands, list) or len(raw_hands) != players:
-            raise RecordError(f"{path}.hands", f"expected {players} hands (one per player), "
-                                               f"got {json.dumps(raw_hands)[:80]}")
+            raise RecordError(
+                f"{path}.hands", f"expected {players} hands (one per player), got {json.dumps(raw_hands)[:80]}"
+            )
         size = DEALT_TO_PLAYERS // players
         read = []
         for seat, raw in enumerate(raw_hands):
             hand = cards_at(raw, f"{path}.hands[{seat}]")
             if len(hand) != size:
-                raise RecordError(f"{path}.hands[{seat}]", f"with {players} players each hand holds {size} cards, "
-                                                           f"got {len(hand)}")
+                raise RecordError(
+                    f"{path}.hands[{seat}]", f"with {players} players each hand holds {size} cards, got {len(hand)}"
+                )
             placed += [(f"{path}.hands[{seat}][{i}]", c) for i, c in enumerate(hand)]
             read.append(tuple(hand))
         hands = tuple(read)
@@ -120,7 +123,7 @@ def _read_int(obj: dict[str, Any], key: str, default: int | None, where: str) ->
 def read_move(raw: object, where: str) -> tuple[str, int, Card, Any]:
     """``(kind, seat, card, take)`` of one move; ``take`` is ``None``, a card or a list of cards."""
     if not isinstance(raw, dict):
-        raise RecordError(where, f"a move is an object such as {{\"seat\": 1, \"play\": \"7H\"}}, got {json.dumps(raw)}")
+        raise RecordError(where, f'a move is an object such as {{"seat": 1, "play": "7H"}}, got {json.dumps(raw)}')
     unknown = sorted(set(raw) - _MOVE_KEYS)
     if unknown:
         raise RecordError(f"{where}.{unknown[0]}", "unknown key; a move has seat, play or flip, and take")
@@ -163,8 +166,10 @@ def _state_json(state: ChineseTenState) -> dict[str, Any]:
         if outcome.leftover:
             out["leftover"] = [str(c) for c in outcome.leftover]
     else:
-        out["seats"] = [{"seat": i, "captured": [str(c) for c in state.captured(i)], "points": state.scores[i]}
-                        for i in range(state.players)]
+        out["seats"] = [
+            {"seat": i, "captured": [str(c) for c in state.captured(i)], "points": state.scores[i]}
+            for i in range(state.players)
+        ]
     return out
 
 
@@ -212,7 +217,9 @@ def _replay_match(record: dict[str, Any], rules: RuleSet, players: int, dealer: 
         if "dealer" in raw:
             given = need(raw, "dealer", int, where)
             if given != match.dealer:
-                raise RecordError(f"{where}.dealer", f"expected seat {match.dealer} (the deal passes left), got {given}")
+                raise RecordError(
+                    f"{where}.dealer", f"expected seat {match.dealer} (the deal passes left), got {given}"
+                )
         if match.over:
             raise RecordError(where, f"the match was already over: seat {match.winner} had won")
         deal = read_deal(raw, where, players, match.dealer)
@@ -228,16 +235,27 @@ def _replay_match(record: dict[str, Any], rules: RuleSet, players: int, dealer: 
             raise RecordError(f"{where}.moves", f"deal {d} is not finished but another deal follows")
     last_over = results[-1]["over"] or "redeal" in results[-1]
     return {
-        "game": GAME, "rules": rules.name, "players": players, "over": bool(last_over),
+        "game": GAME,
+        "rules": rules.name,
+        "players": players,
+        "over": bool(last_over),
         "deals": results,
-        "seats": [{"seat": i, "points": match.points_totals[i], "margin": margin_json(match.margin_totals[i])}
-                  for i in range(players)],
-        "match": {"total": rules.match_total, "totals": [margin_json(t) for t in match.totals],
-                  "target": match.target, "over": match.over, "winner": match.winner},
+        "seats": [
+            {"seat": i, "points": match.points_totals[i], "margin": margin_json(match.margin_totals[i])}
+            for i in range(players)
+        ],
+        "match": {
+            "total": rules.match_total,
+            "totals": [margin_json(t) for t in match.totals],
+            "target": match.target,
+            "over": match.over,
+            "winner": match.winner,
+        },
     }
 
 
 # -- writing records ------------------------------------------------------------------------------
+
 
 def deal_json(deal: Deal) -> dict[str, Any]:
     return {
@@ -259,8 +277,15 @@ def state_deal(state: ChineseTenState) -> Deal:
 
 def state_record(state: ChineseTenState) -> dict[str, Any]:
     """The record of one deal as played so far (the journal exports this)."""
-    return {"game": GAME, "rules": state.rules.name, "options": state.rules.options(), "players": state.players,
-            "dealer": state.dealer, "deal": deal_json(state_deal(state)), "moves": moves_json(state)}
+    return {
+        "game": GAME,
+        "rules": state.rules.name,
+        "options": state.rules.options(),
+        "players": state.players,
+        "dealer": state.dealer,
+        "deal": deal_json(state_deal(state)),
+        "moves": moves_json(state),
+    }
 
 
 def _random_deal(players: int, seed: int, dealer: int, attempt: int) -> Deal:
@@ -284,8 +309,9 @@ def random_record(*, players: int | None, seed: int, rules: str | None) -> dict[
     return state_record(state)
 
 
-def random_match_record(*, players: int | None, seed: int, rules: str | None,
-                        deals: int | None = None) -> dict[str, Any]:
+def random_match_record(
+    *, players: int | None, seed: int, rules: str | None, deals: int | None = None
+) -> dict[str, Any]:
     """A match played by bots: ``deals`` deals, or until the rule set's target is reached."""
     rule_set = rules_by_name(rules)
     n = players if players is not None else (3 if 3 in rule_set.players else rule_set.players[0])
@@ -300,5 +326,11 @@ def random_match_record(*, players: int | None, seed: int, rules: str | None,
         play_out(state, bots)
         out_deals.append({"dealer": state.dealer, "deal": deal_json(state_deal(state)), "moves": moves_json(state)})
         match.finish_deal(state)
-    return {"game": GAME, "rules": rule_set.name, "options": rule_set.options(), "players": n, "dealer": 0,
-            "deals": out_deals}
+    return {
+        "game": GAME,
+        "rules": rule_set.name,
+        "options": rule_set.options(),
+        "players": n,
+        "dealer": 0,
+        "deals": out_deals,
+    }

@@ -38,8 +38,10 @@ def render_state(state: ChineseTenState, *, show_hands: bool = True, symbols: bo
         else:
             held = f"{state.hand_count(seat)} cards"
         captured = state.captured(seat)
-        lines.append(f"{seat_name(state, seat):<{width}}  hand: {held:<36}  captured {len(captured):>2} cards, "
-                     f"{state.scores[seat]:>3} points")
+        lines.append(
+            f"{seat_name(state, seat):<{width}}  hand: {held:<36}  captured {len(captured):>2} cards, "
+            f"{state.scores[seat]:>3} points"
+        )
     return "\n".join(lines)
 
 

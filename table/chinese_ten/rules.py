@@ -67,8 +67,9 @@ class RuleSet:
         if not self.players or any(n not in (2, 3, 4) for n in self.players):
             raise ConfigError("players", f"Chinese Ten is for 2, 3 or 4 players, not {list(self.players)}")
         if self.initial_triple not in INITIAL_TRIPLE_RULES:
-            raise ConfigError("initial_triple", f"expected one of {', '.join(INITIAL_TRIPLE_RULES)}, "
-                                                f"not {self.initial_triple!r}")
+            raise ConfigError(
+                "initial_triple", f"expected one of {', '.join(INITIAL_TRIPLE_RULES)}, not {self.initial_triple!r}"
+            )
         if self.point_table not in POINT_TABLES:
             raise ConfigError("point_table", f"expected one of {', '.join(POINT_TABLES)}, not {self.point_table!r}")
         if self.settlement not in SETTLEMENTS:
@@ -132,9 +133,13 @@ def _option_to_json(key: str, value: Any) -> Any:
 RULE_SETS: dict[str, RuleSet] = {
     "pagat": RuleSet(),
     "g4a": RuleSet(
-        name="g4a", players=(3,), point_table="g4a",
+        name="g4a",
+        players=(3,),
+        point_table="g4a",
         # G4A names no tie score; 240 points shared by three is 80, as pagat's.
-        tie_scores=((2, 120), (3, 80), (4, 60)), match_total="points", match_target=1000,
+        tie_scores=((2, 120), (3, 80), (4, 60)),
+        match_total="points",
+        match_target=1000,
     ),
     "red-frog-black-frog": RuleSet(name="red-frog-black-frog", point_table="red-frog-black-frog", settlement="mean"),
 }
@@ -175,8 +180,9 @@ def _convert_option(option: str, value: Any) -> Any:
     if option == "players":
         if isinstance(value, int) and not isinstance(value, bool):
             value = [value]
-        if not isinstance(value, list | tuple) or not all(isinstance(n, int) and not isinstance(n, bool)
-                                                          for n in value):
+        if not isinstance(value, list | tuple) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in value
+        ):
             raise ConfigError(option, f"expected a list of player counts, not {value!r}")
         return tuple(value)
     if option == "match_target":

@@ -48,9 +48,9 @@ STOCK_SIZE = PACK_SIZE - DEALT_TO_PLAYERS - LAYOUT_SIZE
 
 
 class Phase(enum.Enum):
-    PLAY = "play"      # ``to_act`` plays a card from hand
-    FLIP = "flip"      # ``to_act`` flips the top stock card
-    OVER = "over"      # hands and stock empty; ``outcome`` is set
+    PLAY = "play"  # ``to_act`` plays a card from hand
+    FLIP = "flip"  # ``to_act`` flips the top stock card
+    OVER = "over"  # hands and stock empty; ``outcome`` is set
     REDEAL = "redeal"  # the first layout held three or four of a kind under the redeal rule
 
 
@@ -63,6 +63,8 @@ _PARTNER: tuple[Rank, ...] = tuple(_PARTNER_OF_RANK[c.rank] for c in ALL_CARDS)
 def partner_rank(rank: Rank) -> Rank:
     """The rank a card of ``rank`` captures: numerals pair up to ten, 10 and pictures match."""
     return _PARTNER_OF_RANK[rank]
+
+
 _RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king", Rank.TEN: "ten"}
 
 
@@ -104,9 +106,9 @@ class Deal:
         for i in range(DEALT_TO_PLAYERS):
             hands[(dealer + 1 + i) % players].append(deck[i])
         return cls(
-            layout=tuple(deck[DEALT_TO_PLAYERS:DEALT_TO_PLAYERS + LAYOUT_SIZE]),
+            layout=tuple(deck[DEALT_TO_PLAYERS : DEALT_TO_PLAYERS + LAYOUT_SIZE]),
             hands=tuple(tuple(h) for h in hands),
-            stock=tuple(deck[DEALT_TO_PLAYERS + LAYOUT_SIZE:]),
+            stock=tuple(deck[DEALT_TO_PLAYERS + LAYOUT_SIZE :]),
         )
 
 
@@ -118,8 +120,12 @@ class SeatResult:
     margin: int | Fraction
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "captured": [str(c) for c in self.captured],
-                "points": self.points, "margin": margin_json(self.margin)}
+        return {
+            "seat": self.seat,
+            "captured": [str(c) for c in self.captured],
+            "points": self.points,
+            "margin": margin_json(self.margin),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +161,16 @@ def _as_card(card: Card | str) -> Card:
 class ChineseTenState:
     """One deal of Chinese Ten. See the module docstring for the protocol."""
 
-    def __init__(self, rules: RuleSet, *, players: int, layout: Iterable[Card | str], dealer: int = 0,
-                 hands: Sequence[Iterable[Card | str]] | None = None,
-                 stock: Iterable[Card | str] | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        players: int,
+        layout: Iterable[Card | str],
+        dealer: int = 0,
+        hands: Sequence[Iterable[Card | str]] | None = None,
+        stock: Iterable[Card | str] | None = None,
+    ) -> None:
         rules.check_players(players)
         if not 0 <= dealer < players:
             raise ConfigError("dealer", f"the dealer must be a seat 0 to {players - 1}, not {dealer}")
@@ -186,7 +199,9 @@ class ChineseTenState:
         if hands is not None:
             if len(hands) != players:
                 raise ConfigError("hands", f"{players} players need {players} hands, not {len(hands)}")
-            self._hands = [self._place_known("hands", f"seat {i}'s hand", h, self.hand_size) for i, h in enumerate(hands)]
+            self._hands = [
+                self._place_known("hands", f"seat {i}'s hand", h, self.hand_size) for i, h in enumerate(hands)
+            ]
         if stock is not None:
             self._stock = tuple(self._place_known("stock", "the stock", stock, STOCK_SIZE))
         self.initial_hands = None if self._hands is None else tuple(tuple(h) for h in self._hands)
@@ -215,8 +230,7 @@ class ChineseTenState:
             raise ConfigError(key, f"{where} must hold {size} cards, not {len(out)}")
         for card in out:
             if self._located[card.index]:
-                raise CardConflictError(card, f"{card} is dealt twice: in {self._origin[card.index]} "
-                                              f"and in {where}")
+                raise CardConflictError(card, f"{card} is dealt twice: in {self._origin[card.index]} and in {where}")
             self._located[card.index] = 1
             self._origin[card.index] = where
         return out
@@ -231,9 +245,11 @@ class ChineseTenState:
                 continue
             if not self._special:
                 self._phase = Phase.REDEAL
-                self.redeal_reason = (f"the first layout holds {len(same)} {rank_name(rank, True)} "
-                                      f"({format_cards(same)}): under the redeal rule the same dealer "
-                                      "gathers the cards and deals again")
+                self.redeal_reason = (
+                    f"the first layout holds {len(same)} {rank_name(rank, True)} "
+                    f"({format_cards(same)}): under the redeal rule the same dealer "
+                    "gathers the cards and deals again"
+                )
                 return
             if len(same) == 4:
                 # Four of a kind go to the dealer at once (seeds 001/003).
@@ -383,15 +399,18 @@ class ChineseTenState:
                 return ()
             if special or len(options) == 1:
                 return tuple(options)
-            raise IllegalMoveError(f"seat {seat} {verb} {card} with {' and '.join(map(str, options))} on the "
-                                   "layout: say which one it takes (one card captures exactly one card)")
+            raise IllegalMoveError(
+                f"seat {seat} {verb} {card} with {' and '.join(map(str, options))} on the "
+                "layout: say which one it takes (one card captures exactly one card)"
+            )
         wanted: tuple[Card, ...]
         if take.__class__ is tuple and not special:
             # Fast path (bots, history replays): a tuple of at most one Card.
             if not take:
                 if options and compulsory:
-                    raise IllegalMoveError(f"seat {seat} {verb} {card} while {options[0]} lay on the layout: "
-                                           "capture is compulsory")
+                    raise IllegalMoveError(
+                        f"seat {seat} {verb} {card} while {options[0]} lay on the layout: capture is compulsory"
+                    )
                 return ()
             if len(take) == 1 and take[0] in options:
                 return take  # type: ignore[return-value]
@@ -401,23 +420,27 @@ class ChineseTenState:
             try:
                 wanted = tuple(_as_card(t) for t in take)
             except (TypeError, AttributeError, CardParseError):
-                raise IllegalMoveError(f"seat {seat} {verb} {card}: take must be a card or a list of cards, "
-                                       f"not {take!r}") from None
+                raise IllegalMoveError(
+                    f"seat {seat} {verb} {card}: take must be a card or a list of cards, not {take!r}"
+                ) from None
         if not wanted:
             if options and compulsory:
-                raise IllegalMoveError(f"seat {seat} {verb} {card} while {options[0]} lay on the layout: "
-                                       "capture is compulsory")
+                raise IllegalMoveError(
+                    f"seat {seat} {verb} {card} while {options[0]} lay on the layout: capture is compulsory"
+                )
             return ()
         if special:
             if len(wanted) != len(options) or set(wanted) != set(options):
                 raise IllegalMoveError(
                     f"seat {seat} {verb} {card}, the fourth {rank_name(card.rank)}: it takes all three "
                     f"{rank_name(card.rank, True)} {format_cards(options)} of the first layout, "
-                    f"not {format_cards(wanted)}")
+                    f"not {format_cards(wanted)}"
+                )
             return tuple(options)
         if len(wanted) > 1:
-            raise IllegalMoveError(f"seat {seat} {verb} {card} and took {format_cards(wanted)}: one card "
-                                   "captures exactly one card")
+            raise IllegalMoveError(
+                f"seat {seat} {verb} {card} and took {format_cards(wanted)}: one card captures exactly one card"
+            )
         target = wanted[0]
         if target in options:
             return (target,)
@@ -458,8 +481,9 @@ class ChineseTenState:
         if self._phase is Phase.REDEAL:
             return IllegalMoveError(f"seat {seat} {verb} {card} but {self.redeal_reason}")
         if wanted is Phase.PLAY:
-            return IllegalMoveError(f"seat {seat} {verb} {card} but seat {self._to_act} must flip the top "
-                                    "stock card first")
+            return IllegalMoveError(
+                f"seat {seat} {verb} {card} but seat {self._to_act} must flip the top stock card first"
+            )
         return IllegalMoveError(f"seat {seat} {verb} {card} but seat {self._to_act} must play a card from hand first")
 
     def verify_play(self, seat: int, card: Card | str, take: TakeArg = None) -> tuple[Card, ...]:
@@ -475,8 +499,9 @@ class ChineseTenState:
         hands = self._hands
         if hands is not None:
             if card not in hands[seat]:
-                raise IllegalMoveError(f"seat {seat} played {card} but does not hold it ({card} is "
-                                       f"{self._where(card)})")
+                raise IllegalMoveError(
+                    f"seat {seat} played {card} but does not hold it ({card} is {self._where(card)})"
+                )
         elif self._located[card.index]:
             raise CardConflictError(card, f"seat {seat} played {card}, but {card} is already {self._where(card)}")
         return self._resolve(seat, "played", card, take, self._compulsory)
@@ -511,8 +536,9 @@ class ChineseTenState:
 
     # -- flipping the top stock card -------------------------------------------------------------
 
-    def verify_flip(self, card: Card | str | None = None, take: TakeArg = None, *,
-                    seat: int | None = None) -> tuple[Card, tuple[Card, ...]]:
+    def verify_flip(
+        self, card: Card | str | None = None, take: TakeArg = None, *, seat: int | None = None
+    ) -> tuple[Card, tuple[Card, ...]]:
         """Raise unless the top stock card may be flipped as ``card`` taking ``take``; return the card
         and what it would capture. With an unknown stock ``card`` is required and must not have been
         seen (:class:`CardConflictError`); with a known stock it must be the top card."""
@@ -536,8 +562,9 @@ class ChineseTenState:
                 raise IllegalMoveError(f"seat {who} flipped a card, but the stock is not known here: say which card")
             flipped = _as_card(card)
             if self._located[flipped.index]:
-                raise CardConflictError(flipped, f"seat {who} flipped {flipped}, but {flipped} is already "
-                                        f"{self._where(flipped)}")
+                raise CardConflictError(
+                    flipped, f"seat {who} flipped {flipped}, but {flipped} is already {self._where(flipped)}"
+                )
         return flipped, self._resolve(who, "flipped", flipped, take, True)
 
     def can_flip(self, card: Card | str | None = None, take: TakeArg = None, *, seat: int | None = None) -> bool:
@@ -612,7 +639,7 @@ class ChineseTenState:
         seat = move.seat
         if move.take:
             captured = self._captured[seat]
-            del captured[len(captured) - len(move.take) - 1:]
+            del captured[len(captured) - len(move.take) - 1 :]
             points = self._points
             self._scores[seat] -= points[move.card.index] + sum(points[c.index] for c in move.take)
             for i, card in reversed(removed):
@@ -668,10 +695,12 @@ class ChineseTenState:
             for seat, hand in enumerate(self._hands):
                 if card in hand:
                     return f"in seat {seat}'s hand"
-        if self._stock is not None and card in self._stock[self._flips:]:
+        if self._stock is not None and card in self._stock[self._flips :]:
             return "in the stock"
         return "not seen yet"
 
     def __repr__(self) -> str:
-        return (f"<ChineseTenState {self.rules.name} players={self.players} dealer={self.dealer} "
-                f"phase={self._phase.value} to_act={self._to_act} layout=[{format_cards(self._layout)}]>")
+        return (
+            f"<ChineseTenState {self.rules.name} players={self.players} dealer={self.dealer} "
+            f"phase={self._phase.value} to_act={self._to_act} layout=[{format_cards(self._layout)}]>"
+        )

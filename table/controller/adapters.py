@@ -52,8 +52,15 @@ def input_from_event(event: Any) -> Input:
         candidates = ((event.card, float(event.confidence)),)
     zone = zone_from_mat(event.zone)
     if kind == "moved":
-        return Input("table", "moved", event.card, zone_from_mat(event.from_zone), zone, track=event.track_id,
-                     candidates=candidates)
+        return Input(
+            "table",
+            "moved",
+            event.card,
+            zone_from_mat(event.from_zone),
+            zone,
+            track=event.track_id,
+            candidates=candidates,
+        )
     return Input("table", kind, event.card, zone, track=event.track_id, candidates=candidates)
 
 
@@ -84,15 +91,23 @@ class SeatButtons:
     (done / confirm) or ``long`` (held ``hold_s`` or more: dispute / undo). Debounce and hold
     timing are the bridge's (mock pins ignore gpiozero's ``bounce_time``)."""
 
-    def __init__(self, pins: dict[int, int], post: Callable[[Input], None], *, hold_s: float = 0.8,
-                 debounce_s: float = 0.02, pin_factory: Any = None) -> None:
+    def __init__(
+        self,
+        pins: dict[int, int],
+        post: Callable[[Input], None],
+        *,
+        hold_s: float = 0.8,
+        debounce_s: float = 0.02,
+        pin_factory: Any = None,
+    ) -> None:
         from firmware_bridge.gpio import GpioPins
         from firmware_bridge.gpio import SeatButtons as BridgeButtons
 
         self.post = post
         gpio = GpioPins({seat + 1: pin for seat, pin in pins.items()}, long_press_s=hold_s, debounce_s=debounce_s)
-        self.bridge = BridgeButtons(gpio, pin_factory=pin_factory, when_pressed=self._deliver,
-                                    when_long_pressed=self._deliver)
+        self.bridge = BridgeButtons(
+            gpio, pin_factory=pin_factory, when_pressed=self._deliver, when_long_pressed=self._deliver
+        )
         self.buttons = self.bridge.buttons
 
     def _deliver(self, press: Any) -> None:
@@ -112,9 +127,17 @@ class LedDriver:
 
         c = colours or {}
         base = LedColours()
-        self.leds = SeatLeds(sink, seats, colours=LedColours(
-            turn=c.get("turn", base.turn), error=c.get("error", base.error), capture=c.get("capture", base.capture),
-            winner=c.get("winner", base.winner), ask=c.get("confirm", base.ask)))
+        self.leds = SeatLeds(
+            sink,
+            seats,
+            colours=LedColours(
+                turn=c.get("turn", base.turn),
+                error=c.get("error", base.error),
+                capture=c.get("capture", base.capture),
+                winner=c.get("winner", base.winner),
+                ask=c.get("confirm", base.ask),
+            ),
+        )
         self.seats = seats
 
     def apply(self, roles: dict[int, str]) -> None:

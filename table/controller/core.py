@@ -33,10 +33,22 @@ class GameSession:
     on_actions: list[Callable[[Input | None, list[Action]], None]] = field(default_factory=list)
 
     @classmethod
-    def open(cls, journal: Journal, *, key: str, game: str, rules: str, players: int, dealer: int = 0,
-             options: dict[str, Any] | None = None, card_reader: bool = False, dealer_machine: bool = True,
-             match_id: int | None = None, number: int = 1, meta: dict[str, Any] | None = None,
-             ) -> tuple[GameSession, list[Action]]:
+    def open(
+        cls,
+        journal: Journal,
+        *,
+        key: str,
+        game: str,
+        rules: str,
+        players: int,
+        dealer: int = 0,
+        options: dict[str, Any] | None = None,
+        card_reader: bool = False,
+        dealer_machine: bool = True,
+        match_id: int | None = None,
+        number: int = 1,
+        meta: dict[str, Any] | None = None,
+    ) -> tuple[GameSession, list[Action]]:
         """Resume the open game with ``key``, or start a new one. Returns the session and the
         actions to carry out now (the game's first actions, or nothing after a resume: the loop
         re-sends pending dealer commands and LED states itself)."""
@@ -44,8 +56,14 @@ class GameSession:
         existing = journal.open_game(key)
 
         def make(dealer_seat: int, opts: dict[str, Any]) -> Referee:
-            ref: Referee = module.make_referee(rules=rules, players=players, dealer=dealer_seat, options=opts,
-                                               card_reader=card_reader, dealer_machine=dealer_machine)
+            ref: Referee = module.make_referee(
+                rules=rules,
+                players=players,
+                dealer=dealer_seat,
+                options=opts,
+                card_reader=card_reader,
+                dealer_machine=dealer_machine,
+            )
             return ref
 
         if existing is not None:
@@ -53,9 +71,17 @@ class GameSession:
             session = cls(journal, existing.id, referee, resumed=True)
             session._replay()
             return session, []
-        game_id = journal.new_game(key=key, game=game, rules=rules, players=players, dealer=dealer,
-                                   options=options or {}, match_id=match_id, number=number,
-                                   meta=(meta or {}) | {"card_reader": card_reader, "dealer_machine": dealer_machine})
+        game_id = journal.new_game(
+            key=key,
+            game=game,
+            rules=rules,
+            players=players,
+            dealer=dealer,
+            options=options or {},
+            match_id=match_id,
+            number=number,
+            meta=(meta or {}) | {"card_reader": card_reader, "dealer_machine": dealer_machine},
+        )
         referee = make(dealer, options or {})
         session = cls(journal, game_id, referee)
         actions = referee.start()
@@ -94,5 +120,6 @@ class GameSession:
             game = self.journal.game(self.game_id)
             if game.status == "open":
                 result = self.referee.result()
-                self.journal.finish_game(self.game_id, result or {"redeal": True},
-                                         status="finished" if result else "redeal")
+                self.journal.finish_game(
+                    self.game_id, result or {"redeal": True}, status="finished" if result else "redeal"
+                )

@@ -85,8 +85,15 @@ class Worker:
 
 
 class TableLoop:
-    def __init__(self, session: GameSession, *, dealer: DealerPort | None = None, leds: Any = None,
-                 view: View | None = None, led_colours: dict[str, tuple[int, int, int]] | None = None) -> None:
+    def __init__(
+        self,
+        session: GameSession,
+        *,
+        dealer: DealerPort | None = None,
+        leds: Any = None,
+        view: View | None = None,
+        led_colours: dict[str, tuple[int, int, int]] | None = None,
+    ) -> None:
         self.session = session
         self.dealer = dealer
         self.view = view
@@ -182,8 +189,14 @@ class TableLoop:
             except Exception as exc:
                 ok, card, reason = False, None, f"{type(exc).__name__}: {exc}"
             if ok:
-                self.post(Input("device", "dealt", card=None if card is None else str(card),
-                                data={"id": cmd_id, "target": action["target"]}))
+                self.post(
+                    Input(
+                        "device",
+                        "dealt",
+                        card=None if card is None else str(card),
+                        data={"id": cmd_id, "target": action["target"]},
+                    )
+                )
             else:
                 self.post(Input("device", "failed", data={"id": cmd_id, "reason": reason}))
 
@@ -239,8 +252,9 @@ class TableLoop:
                 # The machine has fewer cards than the journal expects: this deal happened before
                 # the restart, but its answer was lost with the old process.
                 expected -= 1
-                self.post(Input("device", "dealt", data={"id": action["id"], "target": action["target"],
-                                                         "recovered": True}))
+                self.post(
+                    Input("device", "dealt", data={"id": action["id"], "target": action["target"], "recovered": True})
+                )
                 continue
             self._send(action)
 

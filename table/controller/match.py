@@ -34,10 +34,13 @@ class MatchPlan:
     def __post_init__(self) -> None:
         row = self.journal.open_match(self.key)
         if row is None:
-            self.match_id = self.journal.new_match(key=self.key, game=self.game, rules=self.rules,
-                                                   players=self.players,
-                                                   meta={"deals": self.deals, "target": self.target,
-                                                         "totals": self.totals_of})
+            self.match_id = self.journal.new_match(
+                key=self.key,
+                game=self.game,
+                rules=self.rules,
+                players=self.players,
+                meta={"deals": self.deals, "target": self.target, "totals": self.totals_of},
+            )
             return
         self.match_id = row.id
         for game in self.journal.games(match_id=row.id):
@@ -78,6 +81,11 @@ class MatchPlan:
     def summary(self) -> dict[str, Any]:
         totals = self.totals
         best = max(totals)
-        return {"deals": len(self.results), "redeals": self.redeals, "totals_of": self.totals_of,
-                "totals": {str(i): t for i, t in enumerate(totals)},
-                "leaders": [i for i, t in enumerate(totals) if t == best], "target": self.target}
+        return {
+            "deals": len(self.results),
+            "redeals": self.redeals,
+            "totals_of": self.totals_of,
+            "totals": {str(i): t for i, t in enumerate(totals)},
+            "leaders": [i for i, t in enumerate(totals) if t == best],
+            "target": self.target,
+        }

@@ -51,8 +51,13 @@ def posterior(candidates: Sequence[tuple[str, float]], possible: Collection[str]
     return ranked
 
 
-def read_card(candidates: Sequence[tuple[str, float]], possible: Collection[str], *,
-              hint: str | None = None, accept_share: float = ACCEPT_SHARE) -> Reading:
+def read_card(
+    candidates: Sequence[tuple[str, float]],
+    possible: Collection[str],
+    *,
+    hint: str | None = None,
+    accept_share: float = ACCEPT_SHARE,
+) -> Reading:
     """Decide which card was seen.
 
     ``candidates``: classifier labels with probabilities (any order, may be only the top few).
@@ -74,8 +79,9 @@ def read_card(candidates: Sequence[tuple[str, float]], possible: Collection[str]
     return Reading(best, sure, share, tuple(ranked))
 
 
-def ask_order(ranked: Sequence[tuple[str, float]], candidates: Sequence[tuple[str, float]],
-              faces: Collection[str] = FACES) -> list[str]:
+def ask_order(
+    ranked: Sequence[tuple[str, float]], candidates: Sequence[tuple[str, float]], faces: Collection[str] = FACES
+) -> list[str]:
     """The cards to ask people about, best first: the possible ones (``ranked``, a posterior); when none is
     possible, the card ``faces`` among the camera's candidates, so that "unknown" or "back" is never offered
     as a name (confirmed, it would not parse as a card)."""

@@ -67,10 +67,18 @@ class Input:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Input:
-        return cls(src=str(d["src"]), kind=str(d["kind"]), card=d.get("card"), zone=d.get("zone"),
-                   to=d.get("to"), seat=d.get("seat"), track=d.get("track"),
-                   candidates=tuple((str(c), float(p)) for c, p in d.get("candidates", [])),
-                   text=str(d.get("text", "")), data=dict(d.get("data", {})))
+        return cls(
+            src=str(d["src"]),
+            kind=str(d["kind"]),
+            card=d.get("card"),
+            zone=d.get("zone"),
+            to=d.get("to"),
+            seat=d.get("seat"),
+            track=d.get("track"),
+            candidates=tuple((str(c), float(p)) for c, p in d.get("candidates", [])),
+            text=str(d.get("text", "")),
+            data=dict(d.get("data", {})),
+        )
 
 
 @dataclass(slots=True)
@@ -85,8 +93,14 @@ class Flag:
     state: str = "open"  # open | put right | overridden
 
     def to_action(self) -> Action:
-        return {"do": "flag", "id": self.id, "seat": self.seat, "rule": self.rule, "cards": list(self.cards),
-                "message": self.message}
+        return {
+            "do": "flag",
+            "id": self.id,
+            "seat": self.seat,
+            "rule": self.rule,
+            "cards": list(self.cards),
+            "message": self.message,
+        }
 
 
 class Referee(Protocol):

@@ -128,15 +128,26 @@ class RefereeBookkeeping:
         while self.held and self.prompt is None and self._may_release_held():
             self._table(self.held.pop(0), out)
 
-    def _ask_about(self, seat: int, ranked: Sequence[str], inp: Input, out: list[Action],
-                   which: str = "the card just placed") -> None:
+    def _ask_about(
+        self, seat: int, ranked: Sequence[str], inp: Input, out: list[Action], which: str = "the card just placed"
+    ) -> None:
         """Ask ``seat`` whether the sighting ``inp`` is ``ranked[0]``; every other possible card follows in
         turn until people say yes. The game cannot go on without the card and the camera reports a card
         once, so a sighting given up after a few names left a game waiting for ever (Garbage seed 5 at the
         camera table, session 10). Once the camera's first guesses are refused the suit is asked first
         (:func:`next_question`), so a card is named in at most about 18 presses, not 51."""
-        self._put(out, {"seat": seat, "card": ranked[0], "suit": None, "alternatives": list(ranked[1:]),
-                        "refused": 0, "input": inp.to_json()}, f"is {which} {ranked[0]}?")
+        self._put(
+            out,
+            {
+                "seat": seat,
+                "card": ranked[0],
+                "suit": None,
+                "alternatives": list(ranked[1:]),
+                "refused": 0,
+                "input": inp.to_json(),
+            },
+            f"is {which} {ranked[0]}?",
+        )
 
     def _answer_prompt(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
         prompt = self.prompt
@@ -162,17 +173,31 @@ class RefereeBookkeeping:
             return
         self.prompt = None
         self._record_override(out, who, f"the card is {card}", why)
-        confirmed = Input(original.src, original.kind, card, original.zone, original.to, original.seat,
-                          original.track, (), original.text, dict(original.data, confirmed=True))
+        confirmed = Input(
+            original.src,
+            original.kind,
+            card,
+            original.zone,
+            original.to,
+            original.seat,
+            original.track,
+            (),
+            original.text,
+            dict(original.data, confirmed=True),
+        )
         self._table(confirmed, out)
         self._release_held(out)
 
-    def _ask_next(self, prompt: dict[str, Any], out: list[Action], *, suit: str | None = None,
-                  not_suit: str | None = None) -> None:
+    def _ask_next(
+        self, prompt: dict[str, Any], out: list[Action], *, suit: str | None = None, not_suit: str | None = None
+    ) -> None:
         """The question after a "no" (or after the suit was settled): :func:`next_question`, or, when no
         card is left, the sighting given up."""
-        alternatives = [c for c in prompt["alternatives"]
-                        if (suit is None or c[-1] == suit) and (not_suit is None or c[-1] != not_suit)]
+        alternatives = [
+            c
+            for c in prompt["alternatives"]
+            if (suit is None or c[-1] == suit) and (not_suit is None or c[-1] != not_suit)
+        ]
         question = next_question(alternatives, int(prompt.get("refused", 0)), settled=suit is not None)
         if question is None:
             self.prompt = None
@@ -180,8 +205,11 @@ class RefereeBookkeeping:
             self._release_held(out)
             return
         card, asked_suit, rest = question
-        self._put(out, dict(prompt, card=card, suit=asked_suit, alternatives=rest),
-                  f"then is it {card}?" if asked_suit is None else f"is it a {SUIT_NAMES[asked_suit]}?")
+        self._put(
+            out,
+            dict(prompt, card=card, suit=asked_suit, alternatives=rest),
+            f"then is it {card}?" if asked_suit is None else f"is it a {SUIT_NAMES[asked_suit]}?",
+        )
 
     def _put(self, out: list[Action], prompt: dict[str, Any], question: str) -> None:
         """Open ``prompt`` and ask its ``question`` at its seat."""
@@ -189,8 +217,9 @@ class RefereeBookkeeping:
         text = f"{question} press to confirm, hold to say no"
         if prompt["suit"] is not None:
             text += " (or name it at the terminal: correct CARD)"
-        out.append({"do": "prompt", "seat": prompt["seat"], "card": prompt["card"], "suit": prompt["suit"],
-                    "text": text})
+        out.append(
+            {"do": "prompt", "seat": prompt["seat"], "card": prompt["card"], "suit": prompt["suit"], "text": text}
+        )
 
 
 SUIT_NAMES = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
@@ -199,8 +228,9 @@ NAMES_BEFORE_SUIT = 3
 any idea; after them its ranking is little better than chance, and the suit halves what is left twice."""
 
 
-def next_question(alternatives: Sequence[str], refused: int, *, settled: bool = False
-                  ) -> tuple[str | None, str | None, list[str]] | None:
+def next_question(
+    alternatives: Sequence[str], refused: int, *, settled: bool = False
+) -> tuple[str | None, str | None, list[str]] | None:
     """The next question about a card that may be any of ``alternatives`` (best first) after ``refused``
     names were said no to: ``(card, None, rest)`` asks "is it card?"; ``(None, suit, alternatives)`` asks
     "is it a <suit>?" (suits in the order of their best card). The suit is asked once ``NAMES_BEFORE_SUIT``
@@ -228,4 +258,3 @@ def prompt_question(prompt: dict[str, Any]) -> str:
     if prompt.get("suit") is not None:
         return f"is it a {SUIT_NAMES[prompt['suit']]}?"
     return f"is it {prompt['card']}?"
-

@@ -68,8 +68,9 @@ def _seat_of_zone(zone: str | None) -> int | None:
 class ChineseTenReferee(RefereeBookkeeping):
     game = GAME
 
-    def __init__(self, rules: RuleSet, *, players: int, dealer: int = 0, card_reader: bool = False,
-                 dealer_machine: bool = True) -> None:
+    def __init__(
+        self, rules: RuleSet, *, players: int, dealer: int = 0, card_reader: bool = False, dealer_machine: bool = True
+    ) -> None:
         rules.check_players(players)
         self.rules = rules
         self.players = players
@@ -121,16 +122,28 @@ class ChineseTenReferee(RefereeBookkeeping):
             out.append(self._command({"do": "shuffle"}))
             for i in range(DEALT_TO_PLAYERS):
                 seat = (self.dealer + 1 + i) % self.players
-                out.append(self._command({"do": "deal", "target": f"seat:{seat}", "count": 1, "face": "down",
-                                          "purpose": "hand"}))
+                out.append(
+                    self._command(
+                        {"do": "deal", "target": f"seat:{seat}", "count": 1, "face": "down", "purpose": "hand"}
+                    )
+                )
             for _ in range(LAYOUT_SIZE):
-                out.append(self._command({"do": "deal", "target": LAYOUT, "count": 1, "face": "up",
-                                          "purpose": "layout"}))
-            out.append(self._say(f"dealer machine: shuffling and dealing {24 // self.players} cards to each "
-                                 f"seat and {LAYOUT_SIZE} face up to the layout"))
+                out.append(
+                    self._command({"do": "deal", "target": LAYOUT, "count": 1, "face": "up", "purpose": "layout"})
+                )
+            out.append(
+                self._say(
+                    f"dealer machine: shuffling and dealing {24 // self.players} cards to each "
+                    f"seat and {LAYOUT_SIZE} face up to the layout"
+                )
+            )
         else:
-            out.append(self._say(f"seat {self.dealer} deals {24 // self.players} cards to each seat and "
-                                 f"{LAYOUT_SIZE} face up to the layout; press to confirm when done"))
+            out.append(
+                self._say(
+                    f"seat {self.dealer} deals {24 // self.players} cards to each seat and "
+                    f"{LAYOUT_SIZE} face up to the layout; press to confirm when done"
+                )
+            )
         return out
 
     def pending_commands(self) -> list[Action]:
@@ -157,14 +170,18 @@ class ChineseTenReferee(RefereeBookkeeping):
         st = self.state
         seats = []
         for i in range(self.players):
-            seats.append({
-                "seat": i,
-                "hand": st.hand_count(i) if st else len(self.dealt_hands[i]),
-                "captured": [str(c) for c in st.captured(i)] if st else [],
-                "points": st.scores[i] if st else 0,
-            })
+            seats.append(
+                {
+                    "seat": i,
+                    "hand": st.hand_count(i) if st else len(self.dealt_hands[i]),
+                    "captured": [str(c) for c in st.captured(i)] if st else [],
+                    "points": st.scores[i] if st else 0,
+                }
+            )
         return {
-            "game": GAME, "rules": self.rules.name, "phase": self.phase,
+            "game": GAME,
+            "rules": self.rules.name,
+            "phase": self.phase,
             "to_act": st.to_act if st and not self.over else None,
             "layout": sorted(str(c) for c in (st.layout if st else ())),
             "physical": sorted(str(c) for c in self.physical),
@@ -253,11 +270,11 @@ class ChineseTenReferee(RefereeBookkeeping):
         # the posterior, not reading.ranked: a card-reader hint the camera doubts must not hide the others
         ranked = recognition.ask_order(recognition.posterior(candidates, possible), candidates)
         if not ranked:
-            out.append(self._say(f"a card appeared on the layout that cannot be there ({inp.card}); "
-                                 "check the table"))
+            out.append(self._say(f"a card appeared on the layout that cannot be there ({inp.card}); check the table"))
             return None
-        self._ask_about(seat, ranked, inp, out,
-                        "the card on the layout" if inp.data.get("doubt") else "the card just placed")
+        self._ask_about(
+            seat, ranked, inp, out, "the card on the layout" if inp.data.get("doubt") else "the card just placed"
+        )
         self.messages.append(f"confirm: is it {ranked[0]}?")
         return None
 
@@ -279,8 +296,18 @@ class ChineseTenReferee(RefereeBookkeeping):
                 kind = "removed"
             elif inp.to == LAYOUT and inp.zone != LAYOUT:
                 kind = "appeared"
-                inp = Input(inp.src, "appeared", inp.card, LAYOUT, None, _seat_of_zone(inp.zone), inp.track,
-                            inp.candidates, inp.text, inp.data)
+                inp = Input(
+                    inp.src,
+                    "appeared",
+                    inp.card,
+                    LAYOUT,
+                    None,
+                    _seat_of_zone(inp.zone),
+                    inp.track,
+                    inp.candidates,
+                    inp.text,
+                    inp.data,
+                )
             elif inp.zone == STOCK and inp.to == LAYOUT:
                 kind = "appeared"
             else:
@@ -351,8 +378,13 @@ class ChineseTenReferee(RefereeBookkeeping):
             owner = inp.seat if inp.seat is not None else _seat_of_zone(inp.zone)
         if self.phase == "play":
             if owner is not None and owner != seat:
-                self._extra(out, owner, card, OUT_OF_TURN,
-                            f"seat {owner} played {card} out of turn: it is seat {seat}'s turn to play")
+                self._extra(
+                    out,
+                    owner,
+                    card,
+                    OUT_OF_TURN,
+                    f"seat {owner} played {card} out of turn: it is seat {seat}'s turn to play",
+                )
                 return
             self._play(seat, card, out)
             return
@@ -361,13 +393,19 @@ class ChineseTenReferee(RefereeBookkeeping):
             return
         # Any other card now is one card too many.
         if owner is not None and owner != seat:
-            self._extra(out, owner, card, OUT_OF_TURN,
-                        f"seat {owner} played {card} out of turn: seat {seat} is still "
-                        f"{'capturing' if self.pending else 'to flip'}")
+            self._extra(
+                out,
+                owner,
+                card,
+                OUT_OF_TURN,
+                f"seat {owner} played {card} out of turn: seat {seat} is still "
+                f"{'capturing' if self.pending else 'to flip'}",
+            )
         else:
             first = self.pending if self.pending_kind == "play" else (st.history[-1].card if st.history else None)
-            self._extra(out, seat, card, TWO_CARDS,
-                        f"seat {seat} played a second card {card} after {first}: one card a turn")
+            self._extra(
+                out, seat, card, TWO_CARDS, f"seat {seat} played a second card {card} after {first}: one card a turn"
+            )
 
     def _known_again(self, inp: Input) -> Card | None:
         """After a restart: a card the referee already has on the layout, seen again."""
@@ -414,8 +452,12 @@ class ChineseTenReferee(RefereeBookkeeping):
             who = _seat_of_zone(inp.to)
             taker = who if who is not None else seat
             self.missing[card] = self._flag(
-                out, taker, WRONG_CARD,
-                [card], f"seat {taker} took {card} from the layout without capturing it; put it back")
+                out,
+                taker,
+                WRONG_CARD,
+                [card],
+                f"seat {taker} took {card} from the layout without capturing it; put it back",
+            )
         # anything else: a card the game had already moved (an opening capture, an undone move)
 
     # -- plays, flips, captures -----------------------------------------------------------------
@@ -502,13 +544,17 @@ class ChineseTenReferee(RefereeBookkeeping):
         if card in taken:
             rule = NON_MATCHING
             can = f"it takes {' or '.join(map(str, targets))}" if targets else "it captures nothing"
-            message = (f"seat {seat} {verb} {card} and took it with {format_cards(others)}, which it does not "
-                       f"capture ({can}); put the cards back")
+            message = (
+                f"seat {seat} {verb} {card} and took it with {format_cards(others)}, which it does not "
+                f"capture ({can}); put the cards back"
+            )
         else:
             rule = WRONG_CARD
-            message = (f"seat {seat} {verb} {card} and took {format_cards(others)}: a capture takes the card "
-                       f"just {verb}, {card}, with "
-                       f"{' or '.join(map(str, targets)) if targets else 'its match'}; put the cards back")
+            message = (
+                f"seat {seat} {verb} {card} and took {format_cards(others)}: a capture takes the card "
+                f"just {verb}, {card}, with "
+                f"{' or '.join(map(str, targets)) if targets else 'its match'}; put the cards back"
+            )
         self.take_flag = self._flag(out, seat, rule, [card, *others], message)
 
     def _moved(self, move: Any, out: list[Action], *, explicit_empty: bool = False) -> None:
@@ -571,15 +617,24 @@ class ChineseTenReferee(RefereeBookkeeping):
                 if n and n != 24 // self.players:
                     wrong.append(f"seat {seat} was dealt {n} cards, not {24 // self.players}")
             if wrong:
-                self._flag(out, self.dealer, DEAL_COUNT, sorted(self.physical),
-                           "deal: " + "; ".join(wrong) + "; deal again or fix it, then press to confirm")
+                self._flag(
+                    out,
+                    self.dealer,
+                    DEAL_COUNT,
+                    sorted(self.physical),
+                    "deal: " + "; ".join(wrong) + "; deal again or fix it, then press to confirm",
+                )
                 return
         self._reader_names_layout(out)
-        hands = self.dealt_hands if self.card_reader and all(
-            len(h) == 24 // self.players for h in self.dealt_hands) else None
+        hands = (
+            self.dealt_hands
+            if self.card_reader and all(len(h) == 24 // self.players for h in self.dealt_hands)
+            else None
+        )
         try:
-            self.state = ChineseTenState(self.rules, players=self.players, dealer=self.dealer,
-                                         layout=sorted(self.physical), hands=hands)
+            self.state = ChineseTenState(
+                self.rules, players=self.players, dealer=self.dealer, layout=sorted(self.physical), hands=hands
+            )
         except (IllegalMoveError, CardConflictError, ValueError) as exc:
             out.append(self._say(f"the deal cannot be right: {exc}"))
             return
@@ -587,8 +642,13 @@ class ChineseTenReferee(RefereeBookkeeping):
             if f.rule == DEAL_COUNT:
                 self._clear(out, f.id)
         st = self.state
-        out.append({"do": "deal-seen", "layout": [str(c) for c in st.initial_layout],
-                    "hands": None if hands is None else [[str(c) for c in h] for h in hands]})
+        out.append(
+            {
+                "do": "deal-seen",
+                "layout": [str(c) for c in st.initial_layout],
+                "hands": None if hands is None else [[str(c) for c in h] for h in hands],
+            }
+        )
         if st.redeal_needed:
             self.phase = "redeal"
             out.append(self._say(st.redeal_reason))
@@ -596,8 +656,12 @@ class ChineseTenReferee(RefereeBookkeeping):
             return
         if st.opening_capture:
             self.physical -= set(st.opening_capture)
-            out.append(self._say(f"four of a kind in the first layout: seat {self.dealer} takes "
-                                 f"{format_cards(st.opening_capture)} at once"))
+            out.append(
+                self._say(
+                    f"four of a kind in the first layout: seat {self.dealer} takes "
+                    f"{format_cards(st.opening_capture)} at once"
+                )
+            )
         self.phase = "play"
         out.append(self._say(f"play starts: seat {st.to_act} to play; layout {format_cards(st.layout)}"))
 
@@ -673,8 +737,11 @@ class ChineseTenReferee(RefereeBookkeeping):
             open_flags = [f for f in self.flags.values() if f.state == "open" and f.seat == inp.seat]
             kind = "dispute" if open_flags else "undo"
         if kind == "dispute":
-            targets = [f for f in self.flags.values() if f.state == "open"
-                       and (inp.seat is None or f.seat == inp.seat or inp.data.get("flag") == f.id)]
+            targets = [
+                f
+                for f in self.flags.values()
+                if f.state == "open" and (inp.seat is None or f.seat == inp.seat or inp.data.get("flag") == f.id)
+            ]
             if not targets:
                 out.append(self._say(f"{who}: no open flag to dispute"))
                 return
@@ -702,9 +769,13 @@ class ChineseTenReferee(RefereeBookkeeping):
         options = sorted({c for t in takes for c in t})
         verb = "played" if self.pending_kind == "play" else "flipped"
         self.skip_flag = self._flag(
-            out, st.to_act, CAPTURE_COMPULSORY, [card, *options],
+            out,
+            st.to_act,
+            CAPTURE_COMPULSORY,
+            [card, *options],
             f"seat {st.to_act} {verb} {card} while {' and '.join(map(str, options))} lay on the layout: "
-            "capture is compulsory; take the pair")
+            "capture is compulsory; take the pair",
+        )
 
     def _undo(self, out: list[Action], who: str, why: str) -> None:
         st = self.state
@@ -736,8 +807,18 @@ class ChineseTenReferee(RefereeBookkeeping):
             # The cards the re-read could not name for sure: people are asked, one at a time.
             doubts, self.resync_doubts = self.resync_doubts, []
             for doubt in doubts:
-                asked = Input(doubt.src, doubt.kind, doubt.card, doubt.zone, doubt.to, doubt.seat, doubt.track,
-                              doubt.candidates, doubt.text, dict(doubt.data, doubt=True))
+                asked = Input(
+                    doubt.src,
+                    doubt.kind,
+                    doubt.card,
+                    doubt.zone,
+                    doubt.to,
+                    doubt.seat,
+                    doubt.track,
+                    doubt.candidates,
+                    doubt.text,
+                    dict(doubt.data, doubt=True),
+                )
                 if self.prompt is None:
                     self._table(asked, out)
                 else:
@@ -751,20 +832,39 @@ class ChineseTenReferee(RefereeBookkeeping):
 
 # -- results, exports, factory -------------------------------------------------------------------
 
+
 def result_json(st: ChineseTenState) -> dict[str, Any]:
     outcome = st.outcome
     assert outcome is not None
-    out: dict[str, Any] = {"game": GAME, "rules": st.rules.name, "players": st.players, "dealer": st.dealer,
-                           "over": True, "seats": [s.to_json() for s in outcome.seats]}
+    out: dict[str, Any] = {
+        "game": GAME,
+        "rules": st.rules.name,
+        "players": st.players,
+        "dealer": st.dealer,
+        "over": True,
+        "seats": [s.to_json() for s in outcome.seats],
+    }
     if outcome.leftover:
         out["leftover"] = [str(c) for c in outcome.leftover]
     return out
 
 
-def make_referee(*, rules: str, players: int, dealer: int = 0, options: dict[str, Any] | None = None,
-                 card_reader: bool = False, dealer_machine: bool = True) -> ChineseTenReferee:
-    return ChineseTenReferee(rules_by_name(rules, **(options or {})), players=players, dealer=dealer,
-                             card_reader=card_reader, dealer_machine=dealer_machine)
+def make_referee(
+    *,
+    rules: str,
+    players: int,
+    dealer: int = 0,
+    options: dict[str, Any] | None = None,
+    card_reader: bool = False,
+    dealer_machine: bool = True,
+) -> ChineseTenReferee:
+    return ChineseTenReferee(
+        rules_by_name(rules, **(options or {})),
+        players=players,
+        dealer=dealer,
+        card_reader=card_reader,
+        dealer_machine=dealer_machine,
+    )
 
 
 def export_record(game: GameRow, entries: Iterable[Entry]) -> dict[str, Any]:
@@ -793,8 +893,13 @@ def export_record(game: GameRow, entries: Iterable[Entry]) -> dict[str, Any]:
         else:
             stock.append(m["flip"])
     record: dict[str, Any] = {
-        "game": GAME, "rules": game.rules, "options": game.options, "players": game.players,
-        "dealer": game.dealer, "deal": {"hands": hands, "layout": layout, "stock": stock}, "moves": moves,
+        "game": GAME,
+        "rules": game.rules,
+        "options": game.options,
+        "players": game.players,
+        "dealer": game.dealer,
+        "deal": {"hands": hands, "layout": layout, "stock": stock},
+        "moves": moves,
     }
     if game.status != "finished":
         record["note"] = "unfinished: hands and stock hold only the cards seen so far"

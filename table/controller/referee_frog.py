@@ -73,8 +73,16 @@ def _seat_of_zone(zone: str | None) -> int | None:
 class FrogReferee(RefereeBookkeeping):
     game = GAME
 
-    def __init__(self, rules: RuleSet, *, players: int, dealer: int = 0, deals: int | None = None,
-                 card_reader: bool = False, dealer_machine: bool = True) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        players: int,
+        dealer: int = 0,
+        deals: int | None = None,
+        card_reader: bool = False,
+        dealer_machine: bool = True,
+    ) -> None:
         self._init_bookkeeping()
         self.rules = rules
         self.players = players
@@ -174,24 +182,31 @@ class FrogReferee(RefereeBookkeeping):
         trick_points = deal.points() if deal is not None else {}
         seats = []
         for s in range(self.players):
-            seats.append({
-                "seat": s,
-                "active": s in (deal.active if deal is not None else active_seats(self.rules, self.players,
-                                                                                  self.match.dealer)),
-                "hand": None if deal is None or deal.hand(s) is None else [str(c) for c in deal.hand(s) or ()],
-                "tricks": sum(1 for t in deal.tricks if t.winner == s) if deal else 0,
-                "points": trick_points.get(s, 0),
-                "chips": self.match.balance(s),
-            })
+            seats.append(
+                {
+                    "seat": s,
+                    "active": s
+                    in (deal.active if deal is not None else active_seats(self.rules, self.players, self.match.dealer)),
+                    "hand": None if deal is None or deal.hand(s) is None else [str(c) for c in deal.hand(s) or ()],
+                    "tricks": sum(1 for t in deal.tricks if t.winner == s) if deal else 0,
+                    "points": trick_points.get(s, 0),
+                    "chips": self.match.balance(s),
+                }
+            )
         return {
-            "game": GAME, "rules": self.rules.name, "stage": self.stage, "deal": self.deal_no,
-            "deals": self.deals_to_play, "dealer": self.match.dealer if deal is None else deal.dealer,
+            "game": GAME,
+            "rules": self.rules.name,
+            "stage": self.stage,
+            "deal": self.deal_no,
+            "deals": self.deals_to_play,
+            "dealer": self.match.dealer if deal is None else deal.dealer,
             "to_act": deal.to_act if deal is not None and not self.over else None,
             "contract": None if deal is None or deal.contract is None else self.rules.name_of(deal.contract),
             "bidder": None if deal is None else deal.bidder,
             "trump": None if deal is None or deal.trump is None else deal.trump.char,
             "trick": [str(c) for c in self.trick_now],
-            "widow": None if deal is None or deal.widow is None or not (deal.widow_shown or deal.known)
+            "widow": None
+            if deal is None or deal.widow is None or not (deal.widow_shown or deal.known)
             else [str(c) for c in deal.widow],
             "seats": seats,
             "choice": self._choice_text(),
@@ -214,21 +229,40 @@ class FrogReferee(RefereeBookkeeping):
         plan = deal_plan(self.rules, self.players, dealer)
         style = self.rules.deal_style.value
         out_seats = [s for s in range(self.players) if not any(st.seat == s for st in plan)]
-        sitting = f"; seat{'s' if len(out_seats) > 1 else ''} {', '.join(map(str, out_seats))} sit{'' if len(out_seats) > 1 else 's'} out" if out_seats else ""
+        sitting = (
+            f"; seat{'s' if len(out_seats) > 1 else ''} {', '.join(map(str, out_seats))} "
+            f"sit{'' if len(out_seats) > 1 else 's'} out"
+            if out_seats
+            else ""
+        )
         if self.dealer_machine:
             out.append(self._command({"do": "shuffle", "deal": self.deal_no}))
             slough = self.rules.deal_style is DealStyle.SINGLE_1_4_8
             for step in plan:
                 target = ("slough" if slough else WIDOW) if step.seat is None else step.target
                 for _ in range(step.count):
-                    out.append(self._command({"do": "deal", "target": target, "count": 1, "face": "down",
-                                              "purpose": "widow" if step.seat is None else "hand",
-                                              "seat": step.seat, "deal": self.deal_no}))
+                    out.append(
+                        self._command(
+                            {
+                                "do": "deal",
+                                "target": target,
+                                "count": 1,
+                                "face": "down",
+                                "purpose": "widow" if step.seat is None else "hand",
+                                "seat": step.seat,
+                                "deal": self.deal_no,
+                            }
+                        )
+                    )
             self.hopper_left = sum(step.count for step in plan)
             out.append(self._say(f"deal {self.deal_no}: dealer machine deals for seat {dealer} ({style}){sitting}"))
         else:
-            out.append(self._say(f"deal {self.deal_no}: seat {dealer} deals {style}: {HAND_SIZE} cards to each "
-                                 f"active seat and {WIDOW_SIZE} to the widow{sitting}; press to confirm when done"))
+            out.append(
+                self._say(
+                    f"deal {self.deal_no}: seat {dealer} deals {style}: {HAND_SIZE} cards to each "
+                    f"active seat and {WIDOW_SIZE} to the widow{sitting}; press to confirm when done"
+                )
+            )
 
     def _infer_unread(self) -> None:
         """Cards dealt while the controller was down were not read (their answer was lost). The
@@ -270,30 +304,50 @@ class FrogReferee(RefereeBookkeeping):
                 wrong.append(f"the widow has {widow} cards, not {WIDOW_SIZE}")
             if wrong:
                 if not any(f.rule == DEAL_COUNT and f.state == "open" for f in self.flags.values()):
-                    self._flag(out, dealer, DEAL_COUNT, [], "deal: " + "; ".join(wrong)
-                               + "; deal again or fix it, then press to confirm")
+                    self._flag(
+                        out,
+                        dealer,
+                        DEAL_COUNT,
+                        [],
+                        "deal: " + "; ".join(wrong) + "; deal again or fix it, then press to confirm",
+                    )
                 self.backs.clear()
                 return
         for f in self.flags.values():
             if f.rule == DEAL_COUNT:
                 self._clear(out, f.id)
         self._infer_unread()
-        known = self.card_reader and len(self.widow_dealt) == WIDOW_SIZE and all(
-            len(self.dealt.get(s, ())) == HAND_SIZE for s in active)
+        known = (
+            self.card_reader
+            and len(self.widow_dealt) == WIDOW_SIZE
+            and all(len(self.dealt.get(s, ())) == HAND_SIZE for s in active)
+        )
         try:
-            self.deal = self.match.new_deal(hands=self.dealt if known else None,
-                                            widow=self.widow_dealt if known else None)
+            self.deal = self.match.new_deal(
+                hands=self.dealt if known else None, widow=self.widow_dealt if known else None
+            )
         except (ConfigError, CardConflictError, IllegalMoveError) as exc:
             out.append(self._say(f"the deal cannot be right: {exc}; deal again"))
             self._begin_deal(out)
             return
         deal = self.deal
-        out.append({"do": "deal-seen", "deal": self.deal_no, "dealer": deal.dealer, "active": list(deal.active),
-                    "hands": {str(s): [str(c) for c in deal.hand(s) or ()] for s in deal.active} if known else None,
-                    "widow": [str(c) for c in self.widow_dealt] if known else None})
+        out.append(
+            {
+                "do": "deal-seen",
+                "deal": self.deal_no,
+                "dealer": deal.dealer,
+                "active": list(deal.active),
+                "hands": {str(s): [str(c) for c in deal.hand(s) or ()] for s in deal.active} if known else None,
+                "widow": [str(c) for c in self.widow_dealt] if known else None,
+            }
+        )
         self.stage = "auction"
-        out.append(self._say(f"deal {self.deal_no}: seats {', '.join(map(str, deal.active))} play; "
-                             f"seat {deal.active[0]} speaks first"))
+        out.append(
+            self._say(
+                f"deal {self.deal_no}: seats {', '.join(map(str, deal.active))} play; "
+                f"seat {deal.active[0]} speaks first"
+            )
+        )
         self._ask_choice(out)
 
     # -- choices: bids and trump ------------------------------------------------------------------
@@ -327,8 +381,7 @@ class FrogReferee(RefereeBookkeeping):
         assert c is not None
         labels = ", ".join(self._choice_label(c["kind"], o) for o in c["options"])
         text = f"{self._choice_text()} (press to change among {labels}; hold or confirm to accept)"
-        return {"do": "prompt", "seat": c["seat"], "choice": c["kind"], "shown": c["options"][c["index"]],
-                "text": text}
+        return {"do": "prompt", "seat": c["seat"], "choice": c["kind"], "shown": c["options"][c["index"]], "text": text}
 
     def _accept_choice(self, out: list[Action], who: str, why: str) -> None:
         c = self.choice
@@ -346,8 +399,11 @@ class FrogReferee(RefereeBookkeeping):
             return
         self.choice = None
         move = deal.history[-1]
-        text = (f"seat {seat} {'passes' if option == 'pass' else 'bids ' + self._choice_label('bid', option)}"
-                if c["kind"] == "bid" else f"seat {seat} names {self._choice_label('trump', option)} trumps")
+        text = (
+            f"seat {seat} {'passes' if option == 'pass' else 'bids ' + self._choice_label('bid', option)}"
+            if c["kind"] == "bid"
+            else f"seat {seat} names {self._choice_label('trump', option)} trumps"
+        )
         out.append({"do": "move", "deal": self.deal_no, "move": move.as_json(), "text": text, "by": who, "why": why})
         self.messages.append(text)
         self._after_decision(out)
@@ -367,12 +423,20 @@ class FrogReferee(RefereeBookkeeping):
         if deal.phase is Phase.DISCARD:
             if self.rules.expose_widow:
                 self.stage = "widow"
-                out.append(self._say(f"seat {deal.bidder} plays {name}: turn the widow face up, then take it "
-                                     f"and lay {WIDOW_SIZE} cards face down in the widow's place"))
+                out.append(
+                    self._say(
+                        f"seat {deal.bidder} plays {name}: turn the widow face up, then take it "
+                        f"and lay {WIDOW_SIZE} cards face down in the widow's place"
+                    )
+                )
             else:
                 self.stage = "take"
-                out.append(self._say(f"seat {deal.bidder} plays {name}: take the widow unseen and lay "
-                                     f"{WIDOW_SIZE} cards face down in its place"))
+                out.append(
+                    self._say(
+                        f"seat {deal.bidder} plays {name}: take the widow unseen and lay "
+                        f"{WIDOW_SIZE} cards face down in its place"
+                    )
+                )
             if deal.known:
                 out.append(self._say(f"seat {deal.bidder}: name the {WIDOW_SIZE} discards at the terminal"))
             return
@@ -382,8 +446,12 @@ class FrogReferee(RefereeBookkeeping):
         deal = self.deal
         assert deal is not None and deal.contract is not None and deal.trump is not None
         self.stage = "play"
-        out.append(self._say(f"{self.rules.name_of(deal.contract)} by seat {deal.bidder}, "
-                             f"{deal.trump.name.lower()} trumps; seat {deal.to_act} leads"))
+        out.append(
+            self._say(
+                f"{self.rules.name_of(deal.contract)} by seat {deal.bidder}, "
+                f"{deal.trump.name.lower()} trumps; seat {deal.to_act} leads"
+            )
+        )
         self._release_held(out)
 
     # -- people -----------------------------------------------------------------------------------
@@ -397,8 +465,7 @@ class FrogReferee(RefereeBookkeeping):
         if self.prompt is not None and kind in ("short", "confirm", "reject", "long", "correct"):
             self._answer_prompt(kind, inp, who, why, out)
             return
-        open_flags = [f for f in self.flags.values() if f.state == "open"
-                      and (inp.seat is None or f.seat == inp.seat)]
+        open_flags = [f for f in self.flags.values() if f.state == "open" and (inp.seat is None or f.seat == inp.seat)]
         if kind == "long" and open_flags and inp.src == "button":
             kind = "dispute"
         if kind == "dispute":
@@ -438,14 +505,19 @@ class FrogReferee(RefereeBookkeeping):
         c = self.choice
         assert c is not None
         if inp.seat is not None and inp.seat != c["seat"]:
-            out.append(self._say(f"seat {inp.seat}: it is seat {c['seat']}'s turn to "
-                                 f"{'bid' if c['kind'] == 'bid' else 'name trumps'}"))
+            out.append(
+                self._say(
+                    f"seat {inp.seat}: it is seat {c['seat']}'s turn to "
+                    f"{'bid' if c['kind'] == 'bid' else 'name trumps'}"
+                )
+            )
             return
         if kind in ("bid", "trump"):
             word = inp.text.strip().lower()
             if kind != c["kind"]:
-                out.append(self._say(f"seat {c['seat']} is to {'bid' if c['kind'] == 'bid' else 'name trumps'}, "
-                                     f"not to {kind}"))
+                out.append(
+                    self._say(f"seat {c['seat']} is to {'bid' if c['kind'] == 'bid' else 'name trumps'}, not to {kind}")
+                )
                 return
             option = word
             if kind == "bid":
@@ -612,8 +684,12 @@ class FrogReferee(RefereeBookkeeping):
         shown = tuple(self.widow_faces)
         if deal.known:
             if set(shown) != set(deal.widow or ()):
-                out.append(self._say(f"the widow shows {format_cards(shown)} but the machine dealt "
-                                     f"{format_cards(deal.widow or ())}; check the table"))
+                out.append(
+                    self._say(
+                        f"the widow shows {format_cards(shown)} but the machine dealt "
+                        f"{format_cards(deal.widow or ())}; check the table"
+                    )
+                )
             deal.widow_shown = True
             out.append(self._say(f"the widow: {format_cards(shown)}"))
         else:
@@ -623,8 +699,14 @@ class FrogReferee(RefereeBookkeeping):
                 out.append(self._say(f"the widow cannot be {format_cards(shown)}: {exc}"))
                 self.widow_faces = []
                 return
-            out.append({"do": "move", "deal": self.deal_no, "move": deal.history[-1].as_json(),
-                        "text": f"the widow: {format_cards(shown)}"})
+            out.append(
+                {
+                    "do": "move",
+                    "deal": self.deal_no,
+                    "move": deal.history[-1].as_json(),
+                    "text": f"the widow: {format_cards(shown)}",
+                }
+            )
             self.messages.append(f"the widow: {format_cards(shown)}")
         self.stage = "take"
         self.widow_taken = 0
@@ -674,9 +756,13 @@ class FrogReferee(RefereeBookkeeping):
                 if not self._open(self.discard_flag):
                     fix = f"take {n - WIDOW_SIZE} back" if n > WIDOW_SIZE else f"add {WIDOW_SIZE - n}"
                     self.discard_flag = self._flag(
-                        out, bidder, DISCARD_COUNT, [],
+                        out,
+                        bidder,
+                        DISCARD_COUNT,
+                        [],
                         f"seat {bidder} laid {n} card{'s' if n != 1 else ''} face down; a {frog} bidder discards "
-                        f"exactly {WIDOW_SIZE}: {fix}")
+                        f"exactly {WIDOW_SIZE}: {fix}",
+                    )
                 return False
             if n < WIDOW_SIZE and not (playing and n == 0):
                 return False
@@ -687,8 +773,14 @@ class FrogReferee(RefereeBookkeeping):
         self._clear(out, self.discard_flag)
         self.discard_flag = None
         deal.discard(bidder, self.discard_named)
-        out.append({"do": "move", "deal": self.deal_no, "move": deal.history[-1].as_json(),
-                    "text": f"seat {bidder} discards {WIDOW_SIZE} cards"})
+        out.append(
+            {
+                "do": "move",
+                "deal": self.deal_no,
+                "move": deal.history[-1].as_json(),
+                "text": f"seat {bidder} discards {WIDOW_SIZE} cards",
+            }
+        )
         self.messages.append(f"seat {bidder} has discarded")
         self._start_play(out)
         return True
@@ -703,10 +795,14 @@ class FrogReferee(RefereeBookkeeping):
         self.extra_discards += 1 if kind == "appeared" else -1
         if self.extra_discards > 0 and not self._open(self.discard_flag):
             self.discard_flag = self._flag(
-                out, deal.bidder, DISCARD_COUNT, [],
+                out,
+                deal.bidder,
+                DISCARD_COUNT,
+                [],
                 f"seat {deal.bidder} laid {WIDOW_SIZE + self.extra_discards} cards face down; a "
                 f"{self.rules.name_of(Contract.FROG)} bidder discards exactly {WIDOW_SIZE}: take "
-                f"{self.extra_discards} back")
+                f"{self.extra_discards} back",
+            )
         elif self.extra_discards <= 0:
             self._clear(out, self.discard_flag)
 
@@ -720,8 +816,13 @@ class FrogReferee(RefereeBookkeeping):
             return
         if deal is None or self.stage in ("deal", "next", "auction", "trump"):
             seat = hint_seat if hint_seat is not None else (deal.to_act if deal is not None else self.match.dealer)
-            self.extras[card] = self._flag(out, seat if seat is not None else 0, OUT_OF_TURN, [card],
-                                           f"{card} was played before the play began; take it back")
+            self.extras[card] = self._flag(
+                out,
+                seat if seat is not None else 0,
+                OUT_OF_TURN,
+                [card],
+                f"{card} was played before the play began; take it back",
+            )
             return
         if self.stage in ("widow", "take", "discard"):
             if not self._try_discard(out, playing=True):
@@ -734,16 +835,24 @@ class FrogReferee(RefereeBookkeeping):
         if owner is None:
             owner = hint_seat
         if owner is not None and owner != seat:
-            self.extras[card] = self._flag(out, owner, OUT_OF_TURN, [card],
-                                           f"seat {owner} played {card} out of turn: it is seat {seat}'s turn; "
-                                           "take it back")
+            self.extras[card] = self._flag(
+                out,
+                owner,
+                OUT_OF_TURN,
+                [card],
+                f"seat {owner} played {card} out of turn: it is seat {seat}'s turn; take it back",
+            )
             return
         try:
             deal.verify_play(seat, card)
         except IllegalMoveError as exc:
-            self.extras[card] = self._flag(out, seat, REVOKE, [card],
-                                           f"{exc.reason} (trick {len(deal.tricks) + 1}); take it back and play "
-                                           "a legal card")
+            self.extras[card] = self._flag(
+                out,
+                seat,
+                REVOKE,
+                [card],
+                f"{exc.reason} (trick {len(deal.tricks) + 1}); take it back and play a legal card",
+            )
             return
         except CardConflictError as exc:
             self.on_mat.pop(card, None)
@@ -753,8 +862,14 @@ class FrogReferee(RefereeBookkeeping):
             self.stage = "play"  # the next lead came before the last trick was gathered
         trick = deal.play(seat, card)
         self.trick_now.append(card)
-        out.append({"do": "move", "deal": self.deal_no, "move": deal.history[-1].as_json(),
-                    "text": f"seat {seat} plays {card}"})
+        out.append(
+            {
+                "do": "move",
+                "deal": self.deal_no,
+                "move": deal.history[-1].as_json(),
+                "text": f"seat {seat} plays {card}",
+            }
+        )
         self.messages.append(f"seat {seat} plays {card}")
         self._new_revokes(out)
         if trick is not None:
@@ -776,11 +891,13 @@ class FrogReferee(RefereeBookkeeping):
     def _new_revokes(self, out: list[Action]) -> None:
         deal = self.deal
         assert deal is not None
-        for revoke in deal.revokes[self.revokes_flagged:]:
-            penalty = ("the revoking side loses the deal" if self.rules.revoke_penalty.value == "lose-game"
-                       else "reported only")
-            fid = self._flag(out, revoke.seat, REVOKE, [revoke.card, revoke.proof],
-                             f"{revoke.describe()}; {penalty}")
+        for revoke in deal.revokes[self.revokes_flagged :]:
+            penalty = (
+                "the revoking side loses the deal"
+                if self.rules.revoke_penalty.value == "lose-game"
+                else "reported only"
+            )
+            fid = self._flag(out, revoke.seat, REVOKE, [revoke.card, revoke.proof], f"{revoke.describe()}; {penalty}")
             self.revoke_flags.append(fid)
         self.revokes_flagged = len(deal.revokes)
 
@@ -791,10 +908,22 @@ class FrogReferee(RefereeBookkeeping):
         self.trick_now = []
         self.gather_winner = trick.winner
         win_card = next(c for s, c in trick.plays if s == trick.winner)
-        out.append({"do": "trick", "deal": self.deal_no, "number": trick.number, "winner": trick.winner,
-                    "points": trick.points, "cards": [str(c) for c in trick.cards]})
-        out.append(self._say(f"trick {trick.number}: seat {trick.winner} wins with {win_card} "
-                             f"({trick.points} point{'s' if trick.points != 1 else ''}); seat {trick.winner} gathers"))
+        out.append(
+            {
+                "do": "trick",
+                "deal": self.deal_no,
+                "number": trick.number,
+                "winner": trick.winner,
+                "points": trick.points,
+                "cards": [str(c) for c in trick.cards],
+            }
+        )
+        out.append(
+            self._say(
+                f"trick {trick.number}: seat {trick.winner} wins with {win_card} "
+                f"({trick.points} point{'s' if trick.points != 1 else ''}); seat {trick.winner} gathers"
+            )
+        )
         if deal.phase is Phase.OVER:
             for fid in self.revoke_flags:
                 self._clear(out, fid, "penalty")
@@ -816,8 +945,12 @@ class FrogReferee(RefereeBookkeeping):
             self.to_gather.remove(card)
             taker = _seat_of_zone(inp.to)
             if taker is not None and self.gather_winner is not None and taker != self.gather_winner:
-                out.append(self._say(f"seat {taker} gathered {card}, but the trick is seat "
-                                     f"{self.gather_winner}'s: put it on seat {self.gather_winner}'s pile"))
+                out.append(
+                    self._say(
+                        f"seat {taker} gathered {card}, but the trick is seat "
+                        f"{self.gather_winner}'s: put it on seat {self.gather_winner}'s pile"
+                    )
+                )
             if not self.to_gather and self.stage == "gather":
                 self.stage = "play"
                 self.gather_winner = None
@@ -830,9 +963,13 @@ class FrogReferee(RefereeBookkeeping):
             assert deal is not None
             seat = next((s for s, c in deal.current_trick if c is card), deal.to_act or 0)
             self.trick_now.remove(card)
-            self.missing[card] = self._flag(out, seat, TRICK_DISTURBED, [card],
-                                            f"{card} was taken off the trick before it was complete; a played "
-                                            "card stays played: put it back")
+            self.missing[card] = self._flag(
+                out,
+                seat,
+                TRICK_DISTURBED,
+                [card],
+                f"{card} was taken off the trick before it was complete; a played card stays played: put it back",
+            )
 
     # -- settlement -------------------------------------------------------------------------------
 
@@ -849,26 +986,54 @@ class FrogReferee(RefereeBookkeeping):
         self.deal_results.append(summary)
         settlement = deal.settlement
         if settlement is not None:
-            out.append(self._say(f"deal {self.deal_no}: seat {settlement.bidder} "
-                                 f"{self.rules.name_of(settlement.contract)} scores {settlement.scored} "
-                                 f"({settlement.result.value})"))
+            out.append(
+                self._say(
+                    f"deal {self.deal_no}: seat {settlement.bidder} "
+                    f"{self.rules.name_of(settlement.contract)} scores {settlement.scored} "
+                    f"({settlement.result.value})"
+                )
+            )
         for e in entries:
             if e.amount:
-                out.append({"do": "pay", "deal": self.deal_no, "payer": e.payer, "payee": e.payee,
-                            "amount": e.amount, "reason": e.reason})
-                out.append(self._say(f"{e.payer.replace(':', ' ')} pays {e.payee.replace(':', ' ')} {e.amount} "
-                                     f"chip{'s' if e.amount != 1 else ''} ({e.reason})"))
-        out.append({"do": "deal-over", "deal": self.deal_no, "summary": summary,
-                    "balances": [self.match.balance(s) for s in range(self.players)]})
-        for s in self.match.shortfalls[len(self.match.shortfalls) - (1 if self.match.over else 0):]:
+                out.append(
+                    {
+                        "do": "pay",
+                        "deal": self.deal_no,
+                        "payer": e.payer,
+                        "payee": e.payee,
+                        "amount": e.amount,
+                        "reason": e.reason,
+                    }
+                )
+                out.append(
+                    self._say(
+                        f"{e.payer.replace(':', ' ')} pays {e.payee.replace(':', ' ')} {e.amount} "
+                        f"chip{'s' if e.amount != 1 else ''} ({e.reason})"
+                    )
+                )
+        out.append(
+            {
+                "do": "deal-over",
+                "deal": self.deal_no,
+                "summary": summary,
+                "balances": [self.match.balance(s) for s in range(self.players)],
+            }
+        )
+        for s in self.match.shortfalls[len(self.match.shortfalls) - (1 if self.match.over else 0) :]:
             out.append(self._say(f"seat {s[0]} cannot pay {s[2]} chips: seat {s[0]} loses the game"))
         if self.match.over or self.deal_no >= self.deals_to_play:
             self._finish(out)
             return
         self.stage = "next"
         if self.dealer_machine:
-            out.append({"do": "prompt", "seat": self.match.dealer, "text": f"gather the cards and load the dealer "
-                        f"machine; seat {self.match.dealer} deals next: press to deal"})
+            out.append(
+                {
+                    "do": "prompt",
+                    "seat": self.match.dealer,
+                    "text": f"gather the cards and load the dealer "
+                    f"machine; seat {self.match.dealer} deals next: press to deal",
+                }
+            )
         else:
             self.deal_no += 1
             self._begin_deal(out)
@@ -877,7 +1042,10 @@ class FrogReferee(RefereeBookkeeping):
         self.stage = "over"
         self.choice = None
         self._result = {
-            "game": GAME, "rules": self.rules.name, "players": self.players, "over": True,
+            "game": GAME,
+            "rules": self.rules.name,
+            "players": self.players,
+            "over": True,
             "seats": [{"seat": s, "points": self.points[s], "chips": self.match.net(s)} for s in range(self.players)],
             "deals": list(self.deal_results),
         }
@@ -885,8 +1053,9 @@ class FrogReferee(RefereeBookkeeping):
             self._result["balances"] = [self.match.balance(s) for s in range(self.players)]
             self._result["loser"] = self.match.loser
         out.append({"do": "over", "result": self._result})
-        out.append(self._say("game over: " + ", ".join(f"seat {s} {self.match.net(s):+d} chips"
-                                                       for s in range(self.players))))
+        out.append(
+            self._say("game over: " + ", ".join(f"seat {s} {self.match.net(s):+d} chips" for s in range(self.players)))
+        )
 
     # -- the dealer machine ----------------------------------------------------------------------------
 
@@ -917,8 +1086,12 @@ class FrogReferee(RefereeBookkeeping):
         elif inp.kind == "failed":
             del self.commands[cmd["id"]]
             retry = self._command({k: v for k, v in cmd.items() if k != "id"} | {"retry_of": cmd["id"]})
-            out.append(self._say(f"dealer: {cmd['do']} to {cmd.get('target', '')} failed "
-                                 f"({inp.data.get('reason', 'failed')}); trying again"))
+            out.append(
+                self._say(
+                    f"dealer: {cmd['do']} to {cmd.get('target', '')} failed "
+                    f"({inp.data.get('reason', 'failed')}); trying again"
+                )
+            )
             out.append(retry)
 
     # -- restart -----------------------------------------------------------------------------------
@@ -942,6 +1115,7 @@ class FrogReferee(RefereeBookkeeping):
 
 
 # -- results, records, factory ------------------------------------------------------------------------
+
 
 def deal_summary(deal: FrogDeal) -> dict[str, Any]:
     """One deal's outcome in the shape of ``cardtable replay``'s Frog ``deals`` entries."""
@@ -971,14 +1145,27 @@ def split_options(options: dict[str, Any] | None) -> tuple[dict[str, Any], dict[
     return opts, table
 
 
-def make_referee(*, rules: str, players: int, dealer: int = 0, options: dict[str, Any] | None = None,
-                 card_reader: bool = False, dealer_machine: bool = True) -> FrogReferee:
+def make_referee(
+    *,
+    rules: str,
+    players: int,
+    dealer: int = 0,
+    options: dict[str, Any] | None = None,
+    card_reader: bool = False,
+    dealer_machine: bool = True,
+) -> FrogReferee:
     rule_opts, table = split_options(options)
     ruleset = rule_set(rules)
     if rule_opts:
         ruleset = ruleset.with_options(**rule_opts)
-    return FrogReferee(ruleset, players=players, dealer=dealer, deals=table.get("deals"),
-                       card_reader=card_reader, dealer_machine=dealer_machine)
+    return FrogReferee(
+        ruleset,
+        players=players,
+        dealer=dealer,
+        deals=table.get("deals"),
+        card_reader=card_reader,
+        dealer_machine=dealer_machine,
+    )
 
 
 def export_record(game: GameRow, entries: Iterable[Entry]) -> dict[str, Any]:
@@ -1001,8 +1188,14 @@ def export_record(game: GameRow, entries: Iterable[Entry]) -> dict[str, Any]:
     if not deals:
         raise RecordError("deal", f"game {game.id} never got past the deal; nothing to export")
     rule_opts, _ = split_options(game.options)
-    record: dict[str, Any] = {"game": GAME, "rules": game.rules, "options": rule_opts, "players": game.players,
-                              "dealer": game.dealer, "deals": [deals[k] for k in sorted(deals)]}
+    record: dict[str, Any] = {
+        "game": GAME,
+        "rules": game.rules,
+        "options": rule_opts,
+        "players": game.players,
+        "dealer": game.dealer,
+        "deals": [deals[k] for k in sorted(deals)],
+    }
     if game.status != "finished":
         record["note"] = "unfinished: the last deal stops where the table stopped"
     return record

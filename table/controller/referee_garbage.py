@@ -83,8 +83,15 @@ class Placed:
 class GarbageReferee(RefereeBookkeeping):
     game = GAME
 
-    def __init__(self, rules: GarbageRules, *, players: int, dealer: int = 0, card_reader: bool = False,
-                 dealer_machine: bool = True) -> None:
+    def __init__(
+        self,
+        rules: GarbageRules,
+        *,
+        players: int,
+        dealer: int = 0,
+        card_reader: bool = False,
+        dealer_machine: bool = True,
+    ) -> None:
         self._init_bookkeeping()
         self.rules = rules
         self.players = players
@@ -157,8 +164,12 @@ class GarbageReferee(RefereeBookkeeping):
         game = self.engine
         hands = [[str(c) for c in game.hand(s)] for s in range(self.players)]
         return {
-            "game": GAME, "rules": self.rules.name, "hand": game.deal + 1 if not self.over else game.deals,
-            "hands": game.deals, "phase": game.phase, "dealer": game.dealer,
+            "game": GAME,
+            "rules": self.rules.name,
+            "hand": game.deal + 1 if not self.over else game.deals,
+            "hands": game.deals,
+            "phase": game.phase,
+            "dealer": game.dealer,
             "awaiting": game.step.describe(),
             "seats": [{"seat": s, "cards": hands[s], "coins": game.balance(s)} for s in range(self.players)],
             "pots": {k: game.ledger.balance(k) for k in _ACCOUNTS},
@@ -178,8 +189,12 @@ class GarbageReferee(RefereeBookkeeping):
         self.hand_no = game.deal
         self.phase = game.phase
         packs = self.rules.packs_for(self.players)
-        out.append(self._say(f"hand {game.deal + 1} of {game.deals}: seat {game.dealer} deals "
-                             f"({packs} pack{'s' if packs > 1 else ''}); poker first"))
+        out.append(
+            self._say(
+                f"hand {game.deal + 1} of {game.deals}: seat {game.dealer} deals "
+                f"({packs} pack{'s' if packs > 1 else ''}); poker first"
+            )
+        )
 
     def _next_request(self, out: list[Action]) -> None:
         """After the engine moved on: coins to say, phase results, and the next card or decision."""
@@ -200,8 +215,14 @@ class GarbageReferee(RefereeBookkeeping):
             self.reshuffles_seen = 0
             if self.dealer_machine:
                 self.waiting_load = True
-                out.append({"do": "prompt", "seat": game.dealer, "text": "gather every card into the dealer "
-                            f"machine; seat {game.dealer} deals next: press to deal"})
+                out.append(
+                    {
+                        "do": "prompt",
+                        "seat": game.dealer,
+                        "text": "gather every card into the dealer "
+                        f"machine; seat {game.dealer} deals next: press to deal",
+                    }
+                )
                 return
         elif game.phase != self.phase:
             self.phase = game.phase
@@ -211,8 +232,14 @@ class GarbageReferee(RefereeBookkeeping):
             self.reshuffles_seen = rnd.reshuffles
             if self.dealer_machine:
                 self.waiting_load = True
-                out.append({"do": "prompt", "seat": game.dealer, "text": "the stock is out: load the discards "
-                            "(not the hands) into the dealer machine and press to go on"})
+                out.append(
+                    {
+                        "do": "prompt",
+                        "seat": game.dealer,
+                        "text": "the stock is out: load the discards "
+                        "(not the hands) into the dealer machine and press to go on",
+                    }
+                )
                 return
             out.append(self._say("the stock is out: shuffle the discards (not the hands) into a new stock"))
         self._ask(out)
@@ -223,8 +250,16 @@ class GarbageReferee(RefereeBookkeeping):
         if isinstance(step, AwaitCard):
             self.choice = None
             if self.dealer_machine and not self.waiting_load:
-                cmd = self._command({"do": "deal", "target": target_of(step), "count": 1, "face": "up",
-                                     "purpose": step.purpose, "hand": self.engine.deal})
+                cmd = self._command(
+                    {
+                        "do": "deal",
+                        "target": target_of(step),
+                        "count": 1,
+                        "face": "up",
+                        "purpose": step.purpose,
+                        "hand": self.engine.deal,
+                    }
+                )
                 self.card_cmd = cmd["id"]
                 out.append(cmd)
             return
@@ -235,15 +270,29 @@ class GarbageReferee(RefereeBookkeeping):
                 out.append(self._choice_prompt())
             else:
                 self.choice = None
-                out.append({"do": "prompt", "seat": step.seat,
-                            "text": f"seat {step.seat}: take the card you give up out of your hand"})
+                out.append(
+                    {
+                        "do": "prompt",
+                        "seat": step.seat,
+                        "text": f"seat {step.seat}: take the card you give up out of your hand",
+                    }
+                )
 
     def _pay_out(self, out: list[Action]) -> None:
-        entries = self.engine.ledger.entries[self.ledger_seen:]
+        entries = self.engine.ledger.entries[self.ledger_seen :]
         self.ledger_seen = len(self.engine.ledger.entries)
         for e in entries:
-            out.append({"do": "pay", "hand": e.deal, "phase": e.phase, "payer": e.payer, "payee": e.payee,
-                        "amount": e.amount, "reason": e.reason})
+            out.append(
+                {
+                    "do": "pay",
+                    "hand": e.deal,
+                    "phase": e.phase,
+                    "payer": e.payer,
+                    "payee": e.payee,
+                    "amount": e.amount,
+                    "reason": e.reason,
+                }
+            )
         for line in instructions(entries, self.players, self.engine.dealer):
             out.append(self._say(line))
 
@@ -252,15 +301,24 @@ class GarbageReferee(RefereeBookkeeping):
         results = self.engine.results[self.hand_no]
         for line in phase_lines(results, phase):
             out.append(self._say(line))
-        out.append({"do": "phase-over", "hand": self.hand_no, "phase": phase,
-                    "balances": [self.engine.balance(s) for s in range(self.players)]})
+        out.append(
+            {
+                "do": "phase-over",
+                "hand": self.hand_no,
+                "phase": phase,
+                "balances": [self.engine.balance(s) for s in range(self.players)],
+            }
+        )
 
     def _finish(self, out: list[Action]) -> None:
         self.choice = None
         self._result = game_result(self.engine)
         out.append({"do": "over", "result": self._result})
-        out.append(self._say("match over: " + ", ".join(
-            f"seat {s} {self.engine.balance(s)} coins" for s in range(self.players))))
+        out.append(
+            self._say(
+                "match over: " + ", ".join(f"seat {s} {self.engine.balance(s)} coins" for s in range(self.players))
+            )
+        )
 
     # -- choices ------------------------------------------------------------------------------------
 
@@ -275,9 +333,13 @@ class GarbageReferee(RefereeBookkeeping):
     def _choice_prompt(self) -> Action:
         c = self.choice
         assert c is not None
-        return {"do": "prompt", "seat": c["seat"], "choice": "move", "shown": c["options"][c["index"]],
-                "text": f"{self._choice_text()} press to change among {', '.join(c['options'])}; "
-                        "hold or confirm to accept"}
+        return {
+            "do": "prompt",
+            "seat": c["seat"],
+            "choice": "move",
+            "shown": c["options"][c["index"]],
+            "text": f"{self._choice_text()} press to change among {', '.join(c['options'])}; hold or confirm to accept",
+        }
 
     def _play(self, move: Move, out: list[Action], who: str, why: str) -> bool:
         try:
@@ -286,8 +348,16 @@ class GarbageReferee(RefereeBookkeeping):
             out.append(self._say(str(exc)))
             return False
         self.choice = None
-        out.append({"do": "move", "hand": self.engine.deal if not self.over else self.hand_no,
-                    "move": _move_json(move), "text": str(move), "by": who, "why": why})
+        out.append(
+            {
+                "do": "move",
+                "hand": self.engine.deal if not self.over else self.hand_no,
+                "move": _move_json(move),
+                "text": str(move),
+                "by": who,
+                "why": why,
+            }
+        )
         self.messages.append(str(move))
         self._next_request(out)
         return True
@@ -303,8 +373,7 @@ class GarbageReferee(RefereeBookkeeping):
         if self.prompt is not None and kind in ("short", "confirm", "reject", "long", "correct"):
             self._answer_prompt(kind, inp, who, why, out)
             return
-        open_flags = [f for f in self.flags.values() if f.state == "open"
-                      and (inp.seat is None or f.seat == inp.seat)]
+        open_flags = [f for f in self.flags.values() if f.state == "open" and (inp.seat is None or f.seat == inp.seat)]
         if kind == "long" and open_flags and inp.src == "button":
             kind = "dispute"
         if kind == "dispute":
@@ -446,33 +515,51 @@ class GarbageReferee(RefereeBookkeeping):
         card = self._identify(inp, zone, out, supply=awaited)
         if card is None:
             return
-        if isinstance(step, AwaitCard) and not self.waiting_load and (zone == target_of(step) or (
-                # a machine's card moved by someone (the reader named it); by hand, a dealer's slip
-                not self.dealer_machine or card is self.hint)):
+        if (
+            isinstance(step, AwaitCard)
+            and not self.waiting_load
+            and (
+                zone == target_of(step)
+                or (
+                    # a machine's card moved by someone (the reader named it); by hand, a dealer's slip
+                    not self.dealer_machine or card is self.hint
+                )
+            )
+        ):
             if zone == target_of(step):
                 self._supply(key, card, zone, out)
                 return
             dealer = self.engine.dealer
             if step.purpose in ("deal", "buy"):
                 where = "the turn-up row" if zone == TURNUP else f"seat {seat}'s place"
-                message = (f"{card} was dealt to {where}; it is seat {step.seat}'s card "
-                           f"({step.describe()}): move it there")
+                message = (
+                    f"{card} was dealt to {where}; it is seat {step.seat}'s card ({step.describe()}): move it there"
+                )
             else:
-                message = (f"{card} was turned into seat {seat}'s hand; turned cards go to the turn-up row "
-                           f"({step.describe()}): move it there")
+                message = (
+                    f"{card} was turned into seat {seat}'s hand; turned cards go to the turn-up row "
+                    f"({step.describe()}): move it there"
+                )
             fid = self._flag(out, dealer, MISPLACED, [card], message)
             self.placed[key] = Placed(card, zone, "misplaced", fid)
             return
         if zone == TURNUP:
-            when = (f"while seat {step.seat} is to decide" if isinstance(step, AwaitMove)
-                    else f"when the table awaits: {step.describe()}")
-            fid = self._flag(out, self.engine.dealer, OUT_OF_TURN, [card],
-                             f"{card} was turned {when}; put it back")
+            when = (
+                f"while seat {step.seat} is to decide"
+                if isinstance(step, AwaitMove)
+                else f"when the table awaits: {step.describe()}"
+            )
+            fid = self._flag(out, self.engine.dealer, OUT_OF_TURN, [card], f"{card} was turned {when}; put it back")
             self.placed[key] = Placed(card, zone, "extra", fid)
             return
         assert seat is not None
-        fid = self._flag(out, seat, EXTRA_CARD, [card],
-                         f"{card} appeared in seat {seat}'s hand but was not dealt to it; take it away")
+        fid = self._flag(
+            out,
+            seat,
+            EXTRA_CARD,
+            [card],
+            f"{card} appeared in seat {seat}'s hand but was not dealt to it; take it away",
+        )
         self.placed[key] = Placed(card, zone, "extra", fid)
 
     def _supply(self, key: int, card: Card, zone: str, out: list[Action]) -> None:
@@ -492,8 +579,16 @@ class GarbageReferee(RefereeBookkeeping):
         self.card_cmd = None
         game.supply(card)
         self.placed[key] = Placed(card, zone, "hand" if step.purpose in ("deal", "buy") else "turnup")
-        out.append({"do": "supply", "hand": hand, "card": str(card), "purpose": step.purpose,
-                    "seat": step.seat, "number": step.number})
+        out.append(
+            {
+                "do": "supply",
+                "hand": hand,
+                "card": str(card),
+                "purpose": step.purpose,
+                "seat": step.seat,
+                "number": step.number,
+            }
+        )
         self.messages.append(f"{step.describe()}: {card}")
         self._next_request(out)
 
@@ -519,9 +614,14 @@ class GarbageReferee(RefereeBookkeeping):
                 return
         live = self.engine.hand(seat)
         if placed.card in live and self.engine.deal == self.hand_no:
-            fid = self._flag(out, seat, HAND_DISTURBED, [placed.card],
-                             f"seat {seat} took {placed.card} out of its hand while the hand is still in play "
-                             f"({self.engine.phase}); put it back")
+            fid = self._flag(
+                out,
+                seat,
+                HAND_DISTURBED,
+                [placed.card],
+                f"seat {seat} took {placed.card} out of its hand while the hand is still in play "
+                f"({self.engine.phase}); put it back",
+            )
             self.missing[fid] = (seat, placed.card)
 
     # -- the dealer machine ---------------------------------------------------------------------------
@@ -543,8 +643,12 @@ class GarbageReferee(RefereeBookkeeping):
             retry = self._command({k: v for k, v in cmd.items() if k != "id"} | {"retry_of": cmd["id"]})
             if cmd["id"] == self.card_cmd:
                 self.card_cmd = retry["id"]
-            out.append(self._say(f"dealer: {cmd['do']} to {cmd.get('target', '')} failed "
-                                 f"({inp.data.get('reason', 'failed')}); trying again"))
+            out.append(
+                self._say(
+                    f"dealer: {cmd['do']} to {cmd.get('target', '')} failed "
+                    f"({inp.data.get('reason', 'failed')}); trying again"
+                )
+            )
             out.append(retry)
 
     # -- restart --------------------------------------------------------------------------------------
@@ -569,6 +673,7 @@ class GarbageReferee(RefereeBookkeeping):
 
 # -- plain instructions ---------------------------------------------------------------------------------
 
+
 def _who(account: str, dealer: int) -> str:
     if account in _ACCOUNTS:
         return _ACCOUNTS[account]
@@ -589,8 +694,11 @@ def instructions(entries: Sequence[LedgerEntry], players: int, dealer: int) -> l
     while i < len(entries):
         e = entries[i]
         j = i + 1
-        while j < len(entries) and (entries[j].payee, entries[j].amount, entries[j].reason) == (
-                e.payee, e.amount, e.reason) and entries[j].payer.startswith("seat:"):
+        while (
+            j < len(entries)
+            and (entries[j].payee, entries[j].amount, entries[j].reason) == (e.payee, e.amount, e.reason)
+            and entries[j].payer.startswith("seat:")
+        ):
             j += 1
         batch = entries[i:j]
         why = f" ({e.reason})" if e.reason else ""
@@ -634,31 +742,39 @@ def phase_lines(results: HandResults, phase: str) -> list[str]:
             lines.append(f"poker: seat {p.winners[0]} wins the pot of {_coins(p.pot)}")
         elif p.winners:
             shares = ", ".join(f"seat {s} {p.shares.get(s, 0)}" for s in p.winners)
-            lines.append(f"poker: tie between seats {', '.join(map(str, p.winners))}: they share the pot of "
-                         f"{_coins(p.pot)} ({shares})")
+            lines.append(
+                f"poker: tie between seats {', '.join(map(str, p.winners))}: they share the pot of "
+                f"{_coins(p.pot)} ({shares})"
+            )
     elif phase == "bingo" and results.bingo is not None:
         b = results.bingo
         if b.abandoned:
             lines.append("bingo: nobody can cover every card (all copies of a rank are in hands): not played")
         elif b.winners:
             who = " and ".join(f"seat {s}" for s in b.winners)
-            lines.append(f"bingo after {len(b.calls)} calls: {who} {'wins' if len(b.winners) == 1 else 'share'} "
-                         f"{_coins(b.pot)}")
+            lines.append(
+                f"bingo after {len(b.calls)} calls: {who} {'wins' if len(b.winners) == 1 else 'share'} {_coins(b.pot)}"
+            )
         elif b.to_kitty:
             lines.append(f"bingo tied: {_coins(b.to_kitty)} go to the kitty")
     elif phase == "put-and-take" and results.put_and_take is not None:
         pt = results.put_and_take
-        lines.append(f"put and take over: the dealer collected {_coins(pt.dealer_collected)} and paid "
-                     f"{_coins(pt.dealer_paid)} for a dry pot")
+        lines.append(
+            f"put and take over: the dealer collected {_coins(pt.dealer_collected)} and paid "
+            f"{_coins(pt.dealer_paid)} for a dry pot"
+        )
     elif phase == "count-up" and results.count_up is not None:
         cu = results.count_up
         hits = [t.number for t in cu.turns if t.hit]
-        lines.append(f"count-up: hits on {', '.join(map(str, hits)) if hits else 'nothing'}; the dealer "
-                     f"{'wins' if cu.dealer_net >= 0 else 'loses'} {_coins(abs(cu.dealer_net))}")
+        lines.append(
+            f"count-up: hits on {', '.join(map(str, hits)) if hits else 'nothing'}; the dealer "
+            f"{'wins' if cu.dealer_net >= 0 else 'loses'} {_coins(abs(cu.dealer_net))}"
+        )
     return lines
 
 
 # -- records, factory ---------------------------------------------------------------------------------
+
 
 def _move_json(move: Move) -> dict[str, Any]:
     out: dict[str, Any] = {"seat": move.seat, "move": move.kind}
@@ -671,15 +787,23 @@ def rules_for(rules: str, options: dict[str, Any] | None) -> GarbageRules:
     return rules_from_json({"base": rules, **(options or {})})
 
 
-def make_referee(*, rules: str, players: int, dealer: int = 0, options: dict[str, Any] | None = None,
-                 card_reader: bool = False, dealer_machine: bool = True) -> GarbageReferee:
+def make_referee(
+    *,
+    rules: str,
+    players: int,
+    dealer: int = 0,
+    options: dict[str, Any] | None = None,
+    card_reader: bool = False,
+    dealer_machine: bool = True,
+) -> GarbageReferee:
     ruleset = rules_for(rules, options)
     try:
         ruleset.validate(players)
     except ConfigError:
         raise
-    return GarbageReferee(ruleset, players=players, dealer=dealer, card_reader=card_reader,
-                          dealer_machine=dealer_machine)
+    return GarbageReferee(
+        ruleset, players=players, dealer=dealer, card_reader=card_reader, dealer_machine=dealer_machine
+    )
 
 
 def export_record(game: GameRow, entries: Iterable[Entry]) -> dict[str, Any]:
@@ -698,8 +822,12 @@ def export_record(game: GameRow, entries: Iterable[Entry]) -> dict[str, Any]:
     if not hands:
         raise RecordError("deals", f"game {game.id} has no card dealt yet; nothing to export")
     record: dict[str, Any] = {
-        "game": GAME, "players": game.players, "rules": {"base": game.rules, **game.options},
-        "first_dealer": game.dealer, "deals": [{"cards": hands[k]} for k in sorted(hands)], "moves": moves,
+        "game": GAME,
+        "players": game.players,
+        "rules": {"base": game.rules, **game.options},
+        "first_dealer": game.dealer,
+        "deals": [{"cards": hands[k]} for k in sorted(hands)],
+        "moves": moves,
     }
     if game.status != "finished":
         record["note"] = "unfinished: the last hand stops where the table stopped"

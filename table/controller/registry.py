@@ -27,8 +27,9 @@ REFEREES: dict[str, str] = {
 
 
 class RefereeModule(Protocol):
-    def make_referee(self, *, rules: str, players: int, dealer: int, options: dict[str, Any],
-                     card_reader: bool, dealer_machine: bool) -> Any: ...
+    def make_referee(
+        self, *, rules: str, players: int, dealer: int, options: dict[str, Any], card_reader: bool, dealer_machine: bool
+    ) -> Any: ...
 
     def export_record(self, game: GameRow, entries: Iterable[Entry]) -> dict[str, Any]: ...
 

@@ -23,8 +23,16 @@ class DirectScene:
         self.busy = False
         self.silent = False
 
-    def place(self, card: str, zone: str, *, face_up: bool = True, slot: int | None = None,
-              seat: int | None = None, animate: bool = True) -> int:
+    def place(
+        self,
+        card: str,
+        zone: str,
+        *,
+        face_up: bool = True,
+        slot: int | None = None,
+        seat: int | None = None,
+        animate: bool = True,
+    ) -> int:
         cid = self._next
         self._next += 1
         self.cards[cid] = (card, zone)
@@ -32,8 +40,17 @@ class DirectScene:
             self.post(Input("table", "appeared", card, zone_from_mat(zone), track=cid, candidates=((card, 0.99),)))
         return cid
 
-    def take(self, card_ids: Sequence[int], to_zone: str | None, *, face_up: bool | None = False,
-             slot: int | None = None, seat: int | None = None, animate: bool = True, name: str = "take") -> None:
+    def take(
+        self,
+        card_ids: Sequence[int],
+        to_zone: str | None,
+        *,
+        face_up: bool | None = False,
+        slot: int | None = None,
+        seat: int | None = None,
+        animate: bool = True,
+        name: str = "take",
+    ) -> None:
         for cid in card_ids:
             card, zone = self.cards.pop(cid)
             if not self.silent:
@@ -42,15 +59,22 @@ class DirectScene:
     def show_all(self) -> None:
         """What a freshly started camera reports: every card now on the mat."""
         for cid, (card, zone) in sorted(self.cards.items()):
-            self.post(Input("table", "appeared", card, zone_from_mat(zone), track=100000 + cid,
-                            candidates=((card, 0.99),)))
+            self.post(
+                Input("table", "appeared", card, zone_from_mat(zone), track=100000 + cid, candidates=((card, 0.99),))
+            )
 
 
 class DirectDealer:
     """A dealer machine in-process: shuffles a seeded deck and deals from it, telling the world."""
 
-    def __init__(self, seed: int, on_dealt: Callable[[str, Card, str], None], *, card_reader: bool = True,
-                 deck: Sequence[Card] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int,
+        on_dealt: Callable[[str, Card, str], None],
+        *,
+        card_reader: bool = True,
+        deck: Sequence[Card] | None = None,
+    ) -> None:
         self.seed = seed
         self.on_dealt = on_dealt
         self.card_reader = card_reader

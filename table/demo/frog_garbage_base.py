@@ -46,8 +46,9 @@ class WorldRecord:
     the journal. While ``replay`` entries remain, actions are checked against them and done
     silently instead (``quiet``)."""
 
-    def __init__(self, write: Callable[[dict[str, Any]], None] | None = None,
-                 replay: Sequence[dict[str, Any]] = ()) -> None:
+    def __init__(
+        self, write: Callable[[dict[str, Any]], None] | None = None, replay: Sequence[dict[str, Any]] = ()
+    ) -> None:
         self.write: Callable[[dict[str, Any]], None] = write or (lambda entry: None)
         self.replay = list(replay)
         self.pos = 0
@@ -86,8 +87,7 @@ class DirectScene:
         if self.silent:
             return cid
         label = card if face_up else "back"
-        self.post(Input("table", "appeared", label, zone, track=cid,
-                        candidates=((label, 0.99),) if face_up else ()))
+        self.post(Input("table", "appeared", label, zone, track=cid, candidates=((label, 0.99),) if face_up else ()))
         return cid
 
     def take(self, card_ids: Sequence[int], to_zone: str | None = None) -> None:
@@ -170,7 +170,7 @@ class GatedDealer:
 
     def pending(self) -> DealRequest | None:
         if self.record.replaying:  # the deal the log says came next (the world may act before it)
-            ahead = [e["deal"] for e in self.record.replay[self.record.pos:] if "deal" in e]
+            ahead = [e["deal"] for e in self.record.replay[self.record.pos :] if "deal" in e]
             # not logged: the log ends with what the world did before the deal (the live
             # controller's command is the one it answers)
             return DealRequest(str(ahead[0][0]) if ahead else "?", "")
@@ -182,8 +182,7 @@ class GatedDealer:
         deal is logged before the card leaves the machine."""
         with self._lock:
             top = str(self.deck[0]) if self.deck else None
-        return self.record.do({"deal": [request.target, top]}, lambda: self._perform(request),
-                              lambda: self._pop())
+        return self.record.do({"deal": [request.target, top]}, lambda: self._perform(request), lambda: self._pop())
 
     def _pop(self) -> Card | None:
         with self._lock:
@@ -249,8 +248,13 @@ class Cheat:
     flagged: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"deal": self.deal, "seat": self.seat, "rule": self.rule, "cards": list(self.cards),
-                "flagged": self.flagged}
+        return {
+            "deal": self.deal,
+            "seat": self.seat,
+            "rule": self.rule,
+            "cards": list(self.cards),
+            "flagged": self.flagged,
+        }
 
 
 class RecordedScene:
@@ -262,15 +266,20 @@ class RecordedScene:
         self.record = record
 
     def place(self, card: str, zone: str, *, face_up: bool = True) -> int:
-        cid: int = self.record.do({"place": [card, zone, face_up]},
-                                  lambda: self.scene.place(card, zone, face_up=face_up),
-                                  lambda: self._quietly(lambda: self.scene.place(card, zone, face_up=face_up)))
+        cid: int = self.record.do(
+            {"place": [card, zone, face_up]},
+            lambda: self.scene.place(card, zone, face_up=face_up),
+            lambda: self._quietly(lambda: self.scene.place(card, zone, face_up=face_up)),
+        )
         return cid
 
     def take(self, card_ids: Sequence[int], to_zone: str | None = None) -> None:
         ids = list(card_ids)
-        self.record.do({"take": [ids, to_zone]}, lambda: self.scene.take(ids, to_zone),
-                       lambda: self._quietly(lambda: self.scene.take(ids, to_zone)))
+        self.record.do(
+            {"take": [ids, to_zone]},
+            lambda: self.scene.take(ids, to_zone),
+            lambda: self._quietly(lambda: self.scene.take(ids, to_zone)),
+        )
 
     def clear(self) -> None:
         self.record.do({"clear": True}, self.scene.clear, lambda: self._quietly(self.scene.clear))
@@ -316,8 +325,14 @@ class _Instant:
 class ScriptWorld:
     """A world run by a generator script, one tick at a time from the world's thread."""
 
-    def __init__(self, *, leds: Callable[[], dict[int, str]], idle: Callable[[], bool],
-                 press: Callable[[int, bool], None], terminal: Callable[[Input], None]) -> None:
+    def __init__(
+        self,
+        *,
+        leds: Callable[[], dict[int, str]],
+        idle: Callable[[], bool],
+        press: Callable[[int, bool], None],
+        terminal: Callable[[Input], None],
+    ) -> None:
         self.leds = leds
         self.idle = idle
         self.record = WorldRecord()
@@ -362,8 +377,9 @@ class ScriptWorld:
                 self.error = f"{type(exc).__name__}: {exc}"
                 self.finished = True
         if self.record.replaying:
-            raise ReplayDiverged(f"the script ended with {len(self.record.replay) - self.record.pos} logged "
-                                 "actions not replayed")
+            raise ReplayDiverged(
+                f"the script ended with {len(self.record.replay) - self.record.pos} logged actions not replayed"
+            )
         # the wait the script stopped at is asked live from the next tick on
 
     def tick(self) -> None:

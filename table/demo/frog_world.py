@@ -36,10 +36,22 @@ def deck_seed(seed: int, deal: int) -> int:
 
 
 class FrogWorld(ScriptWorld):
-    def __init__(self, rules: RuleSet, *, players: int, seed: int, cheat: float, deals: int, card_reader: bool,
-                 scene: DirectScene, dealer: GatedDealer, leds: Callable[[], dict[int, str]],
-                 idle: Callable[[], bool], press: Callable[[int, bool], None],
-                 terminal: Callable[[Input], None]) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        players: int,
+        seed: int,
+        cheat: float,
+        deals: int,
+        card_reader: bool,
+        scene: DirectScene,
+        dealer: GatedDealer,
+        leds: Callable[[], dict[int, str]],
+        idle: Callable[[], bool],
+        press: Callable[[int, bool], None],
+        terminal: Callable[[Input], None],
+    ) -> None:
         super().__init__(leds=leds, idle=idle, press=press, terminal=terminal)
         self.rules = rules
         self.players = players
@@ -128,8 +140,9 @@ class FrogWorld(ScriptWorld):
         yield from self._play(shadow, truth, short_discard)
         yield from self._settle(truth)
 
-    def _discard(self, shadow: FrogDeal, truth: FrogDeal, bots: dict[int, HeuristicBot], widow: list[Card],
-                 widow_ids: list[int]) -> Generator[Step, None, bool]:
+    def _discard(
+        self, shadow: FrogDeal, truth: FrogDeal, bots: dict[int, HeuristicBot], widow: list[Card], widow_ids: list[int]
+    ) -> Generator[Step, None, bool]:
         bidder = shadow.bidder
         assert bidder is not None
         if self.rules.expose_widow:
@@ -157,8 +170,11 @@ class FrogWorld(ScriptWorld):
             yield from self.wait(self.led_is(bidder, "error"))
             yield from self.act(lambda: self.scene.take(self.discard_ids[-1:]))
         if self.card_reader:
-            yield from self.act(lambda: self.terminal(Input("terminal", "discard", seat=bidder,
-                                                            data={"cards": [str(c) for c in cards]})))
+            yield from self.act(
+                lambda: self.terminal(
+                    Input("terminal", "discard", seat=bidder, data={"cards": [str(c) for c in cards]})
+                )
+            )
         if count == 4:
             yield from self.wait(self.led_not(bidder, "error"))
         return count == 2
@@ -239,7 +255,10 @@ class FrogWorld(ScriptWorld):
 
     def truth_result(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "game": "frog", "rules": self.rules.name, "players": self.players, "over": True,
+            "game": "frog",
+            "rules": self.rules.name,
+            "players": self.players,
+            "over": True,
             "seats": [{"seat": s, "points": self.points[s], "chips": self.match.net(s)} for s in range(self.players)],
             "deals": self.summaries,
         }
@@ -254,8 +273,10 @@ def comparable(result: dict[str, Any] | None) -> Any:
     the contract, bidder, score and chips (not move indices, which differ with the widow shown)."""
     if result is None:
         return None
-    deals = [(d.get("contract"), d.get("bidder"), d.get("scored"), d.get("chips"), d.get("points"))
-             for d in result.get("deals", [])]
+    deals = [
+        (d.get("contract"), d.get("bidder"), d.get("scored"), d.get("chips"), d.get("points"))
+        for d in result.get("deals", [])
+    ]
     return result["seats"], deals, result.get("balances"), result.get("loser")
 
 

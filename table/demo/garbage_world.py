@@ -34,9 +34,20 @@ def hand_seed(seed: int, hand: int) -> int:
 
 
 class GarbageWorld(ScriptWorld):
-    def __init__(self, rules: GarbageRules, *, players: int, seed: int, cheat: float, scene: DirectScene,
-                 dealer: GatedDealer, leds: Callable[[], dict[int, str]], idle: Callable[[], bool],
-                 press: Callable[[int, bool], None], terminal: Callable[[Input], None]) -> None:
+    def __init__(
+        self,
+        rules: GarbageRules,
+        *,
+        players: int,
+        seed: int,
+        cheat: float,
+        scene: DirectScene,
+        dealer: GatedDealer,
+        leds: Callable[[], dict[int, str]],
+        idle: Callable[[], bool],
+        press: Callable[[int, bool], None],
+        terminal: Callable[[Input], None],
+    ) -> None:
         super().__init__(leds=leds, idle=idle, press=press, terminal=terminal)
         self.rules = rules
         self.players = players

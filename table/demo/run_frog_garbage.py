@@ -95,8 +95,10 @@ class FrogGarbageDemo:
 
     @property
     def key(self) -> str:
-        return (f"demo:{self.game}:{self.rule_name}:{self.players}:{self.seed}:{self.cheat:g}:"
-                f"{int(self.card_reader)}:{self.deals}")
+        return (
+            f"demo:{self.game}:{self.rule_name}:{self.players}:{self.seed}:{self.cheat:g}:"
+            f"{int(self.card_reader)}:{self.deals}"
+        )
 
     @property
     def options(self) -> dict[str, Any]:
@@ -127,11 +129,20 @@ class DemoOutcome:
         return [f for f in self.flags if not f["matched"]]
 
     def to_json(self) -> dict[str, Any]:
-        return {"refereed": self.refereed, "truth": self.truth, "agree": self.agree, "flags": self.flags,
-                "cheats": self.cheats, "missed": len(self.missed), "invented": len(self.invented),
-                "restarts": self.restarts, "resumed": self.resumed, "answers": self.answers,
-                "seconds": round(self.seconds, 2),
-                "error": self.error}
+        return {
+            "refereed": self.refereed,
+            "truth": self.truth,
+            "agree": self.agree,
+            "flags": self.flags,
+            "cheats": self.cheats,
+            "missed": len(self.missed),
+            "invented": len(self.invented),
+            "restarts": self.restarts,
+            "resumed": self.resumed,
+            "answers": self.answers,
+            "seconds": round(self.seconds, 2),
+            "error": self.error,
+        }
 
 
 class Fingers:
@@ -160,15 +171,26 @@ class Controller:
             if stale is not None:
                 self.journal.finish_game(stale.id, {"abandoned": True}, status="abandoned")
         self.session, self.first = GameSession.open(
-            self.journal, key=cfg.key, game=cfg.game, rules=cfg.rule_name, players=cfg.players,
-            options=cfg.options, card_reader=cfg.card_reader, dealer_machine=True,
-            meta={"demo": True, "seed": cfg.seed, "cheat": cfg.cheat})
+            self.journal,
+            key=cfg.key,
+            game=cfg.game,
+            rules=cfg.rule_name,
+            players=cfg.players,
+            options=cfg.options,
+            card_reader=cfg.card_reader,
+            dealer_machine=True,
+            meta={"demo": True, "seed": cfg.seed, "cheat": cfg.cheat},
+        )
         self.life = DealerLife(dealer)
-        self.loop = TableLoop(self.session, dealer=self.life,
-                              led_colours={k: _rgb(v) for k, v in DEFAULT_LEDS.items()})
+        self.loop = TableLoop(self.session, dealer=self.life, led_colours={k: _rgb(v) for k, v in DEFAULT_LEDS.items()})
         self.presses = 0  # button inputs posted (a bot waits for its press to arrive before the next)
-        self.buttons = SeatButtons({s: BUTTON_PIN_BASE + s for s in range(cfg.players)}, self._button,
-                                   hold_s=HOLD_S, debounce_s=0.01, pin_factory=factory)
+        self.buttons = SeatButtons(
+            {s: BUTTON_PIN_BASE + s for s in range(cfg.players)},
+            self._button,
+            hold_s=HOLD_S,
+            debounce_s=0.01,
+            pin_factory=factory,
+        )
 
     def _button(self, inp: Input) -> None:
         self.loop.post(inp)
@@ -194,8 +216,7 @@ def _rgb(text: str) -> tuple[int, int, int]:
     return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)
 
 
-def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action]], None] | None = None
-        ) -> DemoOutcome:
+def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action]], None] | None = None) -> DemoOutcome:
     from gpiozero.pins.mock import MockFactory
 
     t0 = time.monotonic()
@@ -213,8 +234,11 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
         if heard and not wlog.entries:
             wlog.close()
             ctl.die(dealer)
-            raise ConfigError("journal", f"game {ctl.session.game_id} is open but the world's log "
-                              f"{wlog.path} is gone, so the table cannot be rebuilt; run with --new")
+            raise ConfigError(
+                "journal",
+                f"game {ctl.session.game_id} is open but the world's log "
+                f"{wlog.path} is gone, so the table cannot be rebuilt; run with --new",
+            )
         kept = kept_entries(wlog.entries, heard)
         if len(kept) < len(wlog.entries):  # inputs lost with the process: out of the log, made again live
             wlog.close()
@@ -265,8 +289,9 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
         except ReplayDiverged as exc:
             wlog.close()
             ctl.die(dealer)
-            raise ConfigError("journal", f"the world's log {wlog.path} does not replay from seed {cfg.seed}: "
-                              f"{exc}; run with --new") from exc
+            raise ConfigError(
+                "journal", f"the world's log {wlog.path} does not replay from seed {cfg.seed}: {exc}; run with --new"
+            ) from exc
     if on_actions is not None:
         ctl.loop.listeners.append(on_actions)
     stop = threading.Event()
@@ -306,8 +331,9 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
 
     ctl.loop.start(ctl.first)
     if camera is not None:
-        thread = threading.Thread(target=camera.run, args=(camera_tick, stop, paused, resting), name="camera",
-                                  daemon=True)
+        thread = threading.Thread(
+            target=camera.run, args=(camera_tick, stop, paused, resting), name="camera", daemon=True
+        )
     else:
         thread = threading.Thread(target=tick, name="world", daemon=True)
     if resumed:
@@ -366,11 +392,20 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
     truth = world.truth_result() if world.finished and not world.error else None
     comparable = _comparable(cfg.game)
     flags = match_flags(list(referee.flags.values()), world.cheats)
-    outcome = DemoOutcome(c.session.game_id, refereed, truth,
-                          refereed is not None and truth is not None and comparable(refereed) == comparable(truth),
-                          flags, [ch.to_json() for ch in world.cheats], restarts, time.monotonic() - t0,
-                          error or world.error or (camera.error if camera is not None else None),
-                          list(referee.messages), resumed, answers[0])
+    outcome = DemoOutcome(
+        c.session.game_id,
+        refereed,
+        truth,
+        refereed is not None and truth is not None and comparable(refereed) == comparable(truth),
+        flags,
+        [ch.to_json() for ch in world.cheats],
+        restarts,
+        time.monotonic() - t0,
+        error or world.error or (camera.error if camera is not None else None),
+        list(referee.messages),
+        resumed,
+        answers[0],
+    )
     c.journal.close()
     return outcome
 
@@ -484,20 +519,48 @@ def _comparable(game: str) -> Callable[[dict[str, Any] | None], Any]:
     return garbage_comparable
 
 
-def _make_world(cfg: FrogGarbageDemo, ctl: Controller, scene: Any, dealer: GatedDealer,
-                leds: Callable[[], dict[int, str]], idle: Callable[[], bool], press: Callable[[int, bool], None],
-                terminal: Callable[[Input], None]) -> ScriptWorld:
+def _make_world(
+    cfg: FrogGarbageDemo,
+    ctl: Controller,
+    scene: Any,
+    dealer: GatedDealer,
+    leds: Callable[[], dict[int, str]],
+    idle: Callable[[], bool],
+    press: Callable[[int, bool], None],
+    terminal: Callable[[Input], None],
+) -> ScriptWorld:
     referee = ctl.referee
     if cfg.game == "frog":
         from table.demo.frog_world import FrogWorld
 
-        return FrogWorld(referee.rules, players=cfg.players, seed=cfg.seed, cheat=cfg.cheat,
-                         deals=referee.deals_to_play, card_reader=cfg.card_reader, scene=scene, dealer=dealer,
-                         leds=leds, idle=idle, press=press, terminal=terminal)
+        return FrogWorld(
+            referee.rules,
+            players=cfg.players,
+            seed=cfg.seed,
+            cheat=cfg.cheat,
+            deals=referee.deals_to_play,
+            card_reader=cfg.card_reader,
+            scene=scene,
+            dealer=dealer,
+            leds=leds,
+            idle=idle,
+            press=press,
+            terminal=terminal,
+        )
     from table.demo.garbage_world import GarbageWorld
 
-    return GarbageWorld(referee.rules, players=cfg.players, seed=cfg.seed, cheat=cfg.cheat, scene=scene,
-                        dealer=dealer, leds=leds, idle=idle, press=press, terminal=terminal)
+    return GarbageWorld(
+        referee.rules,
+        players=cfg.players,
+        seed=cfg.seed,
+        cheat=cfg.cheat,
+        scene=scene,
+        dealer=dealer,
+        leds=leds,
+        idle=idle,
+        press=press,
+        terminal=terminal,
+    )
 
 
 def match_flags(flags: list[Any], cheats: list[Cheat]) -> list[dict[str, Any]]:
@@ -514,34 +577,54 @@ def match_flags(flags: list[Any], cheats: list[Cheat]) -> list[dict[str, Any]]:
         if matched is not None:
             matched.flagged = True
             open_cheats.remove(matched)
-        out.append({"id": flag.id, "seat": flag.seat, "rule": flag.rule, "cards": list(flag.cards),
-                    "message": flag.message, "state": flag.state, "matched": matched is not None})
+        out.append(
+            {
+                "id": flag.id,
+                "seat": flag.seat,
+                "rule": flag.rule,
+                "cards": list(flag.cards),
+                "message": flag.message,
+                "state": flag.state,
+                "matched": matched is not None,
+            }
+        )
     return out
 
 
 # -- command line -----------------------------------------------------------------------------------
 
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", choices=GAMES)
     parser.add_argument("--players", type=int, default=3, help="Frog 3-7 (by rule set), Garbage 3-8 (default 3)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="shuffle seed (default: resume the open demo game of this game, rules and players, "
-                             "or a new seed)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="shuffle seed (default: resume the open demo game of this game, rules and players, or a new seed)",
+    )
     parser.add_argument("--new", action="store_true", help="start a new game even if this one is open")
-    parser.add_argument("--rules", default=None, help="Frog: foster-1909 (default), modern, solo-slough, "
-                        "straight-solo, coeur-d-alene; Garbage: standard (default), stud, buy, ...")
+    parser.add_argument(
+        "--rules",
+        default=None,
+        help="Frog: foster-1909 (default), modern, solo-slough, "
+        "straight-solo, coeur-d-alene; Garbage: standard (default), stud, buy, ...",
+    )
     parser.add_argument("--deals", type=int, default=None, help="Frog: deals in the session (default one per player)")
     parser.add_argument("--fast", action="store_true", help="no live view pauses")
     parser.add_argument("--cheat", type=float, default=0.0, metavar="P", help="bots break a rule with probability P")
     parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
-    parser.add_argument("--vision", action="store_true",
-                        help="the simulated table through the real camera pipeline (the default)")
-    parser.add_argument("--direct", action="store_true",
-                        help="perfect in-process senses instead of the camera pipeline")
+    parser.add_argument(
+        "--vision", action="store_true", help="the simulated table through the real camera pipeline (the default)"
+    )
+    parser.add_argument(
+        "--direct", action="store_true", help="perfect in-process senses instead of the camera pipeline"
+    )
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
     parser.add_argument("--journal", type=Path, default=Path("cardtable-demo.db"), help="SQLite journal")
-    parser.add_argument("--json", action="store_true",
-                        help='print {"refereed": ..., "truth": ..., "agree": ..., "flags": [...]}')
+    parser.add_argument(
+        "--json", action="store_true", help='print {"refereed": ..., "truth": ..., "agree": ..., "flags": [...]}'
+    )
 
 
 def resume_seed(args: argparse.Namespace) -> int | None:
@@ -558,10 +641,19 @@ def run_cli(args: argparse.Namespace) -> int:
     seed = seed if seed is not None else int(time.time()) % 100_000
     # both games are watched through the real camera pipeline unless --direct asks for perfect senses
     senses = "direct" if getattr(args, "direct", False) else "vision"
-    cfg = FrogGarbageDemo(args.game, rules=args.rules, players=args.players, seed=seed, cheat=args.cheat,
-                          deals=getattr(args, "deals", None), card_reader=not getattr(args, "no_card_reader", False),
-                          journal=args.journal, senses=senses, timeout=float(getattr(args, "timeout", 900.0)),
-                          new=bool(getattr(args, "new", False)))
+    cfg = FrogGarbageDemo(
+        args.game,
+        rules=args.rules,
+        players=args.players,
+        seed=seed,
+        cheat=args.cheat,
+        deals=getattr(args, "deals", None),
+        card_reader=not getattr(args, "no_card_reader", False),
+        journal=args.journal,
+        senses=senses,
+        timeout=float(getattr(args, "timeout", 900.0)),
+        new=bool(getattr(args, "new", False)),
+    )
     quiet = bool(args.json)
 
     def show(inp: Input | None, actions: list[Action]) -> None:
@@ -587,10 +679,15 @@ def run_cli(args: argparse.Namespace) -> int:
         for s in outcome.refereed["seats"]:
             value = s["chips"] if cfg.game == "frog" else s["coins"]
             print(f"seat {s['seat']}: {value:+d} {unit}" if cfg.game == "frog" else f"seat {s['seat']}: {value} {unit}")
-    print(f"flags: {len(outcome.flags)} ({len(outcome.invented)} not matching a cheat); cheats: "
-          f"{len(outcome.cheats)} ({len(outcome.missed)} missed)")
-    print("refereed result equals the simulation's truth" if outcome.agree
-          else f"refereed result DIFFERS from the truth{': ' + outcome.error if outcome.error else ''}")
+    print(
+        f"flags: {len(outcome.flags)} ({len(outcome.invented)} not matching a cheat); cheats: "
+        f"{len(outcome.cheats)} ({len(outcome.missed)} missed)"
+    )
+    print(
+        "refereed result equals the simulation's truth"
+        if outcome.agree
+        else f"refereed result DIFFERS from the truth{': ' + outcome.error if outcome.error else ''}"
+    )
     return 0 if outcome.agree else 1
 
 

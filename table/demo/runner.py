@@ -62,8 +62,10 @@ class DemoConfig:
 
     @property
     def key(self) -> str:
-        base = (f"demo:{self.game}:{self.rules}:{self.players}:{self.seed}:{self.cheat:g}:{self.senses}"
-                f":{int(self.card_reader)}")
+        base = (
+            f"demo:{self.game}:{self.rules}:{self.players}:{self.seed}:{self.cheat:g}:{self.senses}"
+            f":{int(self.card_reader)}"
+        )
         return base if self.match_id is None else f"{base}:deal{self.number}"
 
 
@@ -93,9 +95,18 @@ class DemoResult:
         return [f for f in self.flags if not f["matched"]]
 
     def to_json(self) -> dict[str, Any]:
-        return {"game_id": self.game_id, "refereed": self.refereed, "truth": self.truth, "agree": self.agree,
-                "flags": self.flags, "cheats": self.cheats, "resumed": self.resumed,
-                "seconds": round(self.seconds, 2), "frames": self.frames, "error": self.error}
+        return {
+            "game_id": self.game_id,
+            "refereed": self.refereed,
+            "truth": self.truth,
+            "agree": self.agree,
+            "flags": self.flags,
+            "cheats": self.cheats,
+            "resumed": self.resumed,
+            "seconds": round(self.seconds, 2),
+            "frames": self.frames,
+            "error": self.error,
+        }
 
 
 def _seats(result: dict[str, Any]) -> list[tuple[int, int, list[str]]]:
@@ -163,8 +174,9 @@ class Presser:
             return self._pending > 0
 
 
-def run_demo(cfg: DemoConfig, *, view: View | None = None,
-             on_start: Callable[[GameSession], None] | None = None) -> DemoResult:
+def run_demo(
+    cfg: DemoConfig, *, view: View | None = None, on_start: Callable[[GameSession], None] | None = None
+) -> DemoResult:
     from gpiozero.pins.mock import MockFactory
 
     from table.controller.adapters import SeatButtons
@@ -177,10 +189,19 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
         open_game = journal.open_game(cfg.key)
         if open_game is not None:
             journal.finish_game(open_game.id, {"abandoned": True}, status="abandoned")
-    session, first = GameSession.open(journal, key=cfg.key, game=cfg.game, rules=cfg.rules, players=cfg.players,
-                                      dealer=cfg.dealer, card_reader=cfg.card_reader, dealer_machine=True,
-                                      match_id=cfg.match_id, number=cfg.number,
-                                      meta={"demo": True, "seed": cfg.seed, "cheat": cfg.cheat})
+    session, first = GameSession.open(
+        journal,
+        key=cfg.key,
+        game=cfg.game,
+        rules=cfg.rules,
+        players=cfg.players,
+        dealer=cfg.dealer,
+        card_reader=cfg.card_reader,
+        dealer_machine=True,
+        match_id=cfg.match_id,
+        number=cfg.number,
+        meta={"demo": True, "seed": cfg.seed, "cheat": cfg.cheat},
+    )
     if on_start is not None:
         on_start(session)
     referee = session.referee
@@ -194,14 +215,19 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
 
     loop.listeners.append(count_prompts)
     factory = MockFactory()
-    buttons = SeatButtons({s: BUTTON_PIN_BASE + s for s in range(cfg.players)}, loop.post, hold_s=HOLD_S,
-                          pin_factory=factory)
+    buttons = SeatButtons(
+        {s: BUTTON_PIN_BASE + s for s in range(cfg.players)}, loop.post, hold_s=HOLD_S, pin_factory=factory
+    )
     presser = Presser(factory)
 
     def observe() -> Observed:
         prompt = referee.prompt
-        return Observed(dict(loop.leds), None if prompt is None else prompt_yes_cards(prompt),
-                        None if prompt is None else prompt["seat"], prompts[0])
+        return Observed(
+            dict(loop.leds),
+            None if prompt is None else prompt_yes_cards(prompt),
+            None if prompt is None else prompt["seat"],
+            prompts[0],
+        )
 
     senses: _Senses
     if cfg.senses == "direct":
@@ -210,19 +236,29 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
         from table.demo.vision_senses import VisionSenses
 
         senses = VisionSenses(cfg, loop)
-    world = World(rules=referee.rules, players=cfg.players, seed=cfg.seed, cheat=cfg.cheat, dealer=cfg.dealer,
-                  scene=senses.scene,
-                  observe=observe, idle=lambda: senses.idle() and loop.idle and not presser.busy,
-                  press=presser.press, on_log=wlog.append, hopper=senses.hopper,
-                  cheat_kinds=CHEATS if cfg.card_reader else tuple(c for c in CHEATS if c != OUT_OF_TURN))
+    world = World(
+        rules=referee.rules,
+        players=cfg.players,
+        seed=cfg.seed,
+        cheat=cfg.cheat,
+        dealer=cfg.dealer,
+        scene=senses.scene,
+        observe=observe,
+        idle=lambda: senses.idle() and loop.idle and not presser.busy,
+        press=presser.press,
+        on_log=wlog.append,
+        hopper=senses.hopper,
+        cheat_kinds=CHEATS if cfg.card_reader else tuple(c for c in CHEATS if c != OUT_OF_TURN),
+    )
     senses.attach(world, wlog)
     loop.dealer = senses.dealer
     from firmware_bridge.leds import RecordingLeds
     from table.controller.adapters import LedDriver
 
     # the seat LEDs are on the dealer machine (the simulator's, over the link); direct: recorded
-    loop.led_driver = LedDriver(getattr(senses, "device", None) or RecordingLeds(), cfg.players,
-                                {k: _rgb(v) for k, v in DEFAULT_LEDS.items()})
+    loop.led_driver = LedDriver(
+        getattr(senses, "device", None) or RecordingLeds(), cfg.players, {k: _rgb(v) for k, v in DEFAULT_LEDS.items()}
+    )
     try:
         if session.resumed:
             senses.restore(world, wlog.entries)
@@ -240,21 +276,47 @@ def run_demo(cfg: DemoConfig, *, view: View | None = None,
         wlog.close()
     if os.environ.get("CARDTABLE_DEMO_DEBUG"):
         import sys
+
         print(json.dumps(referee.view(), default=str)[:3000], file=sys.stderr)
-        print("world", world.steps_done, world.finished, world.truth is not None and world.truth.phase,
-              len(world.dealt_log), world.flips, loop.dealer_worker.errors, loop.leds, file=sys.stderr)
+        print(
+            "world",
+            world.steps_done,
+            world.finished,
+            world.truth is not None and world.truth.phase,
+            len(world.dealt_log),
+            world.flips,
+            loop.dealer_worker.errors,
+            loop.leds,
+            file=sys.stderr,
+        )
         sim = getattr(senses, "sim", None)
         watcher: Any = getattr(senses, "watcher", None)
         if sim is not None and watcher is not None:
-            print("sim", [(c.card, c.zone, round(c.x), round(c.y)) for c in sim.cards.values() if c.zone == "layout"],
-                  file=sys.stderr)
-            print("tracks", [(t.label, t.zone, round(t.x), round(t.y), t.misses, t.fresh)
-                             for t in watcher.tracker.tracks.values()], file=sys.stderr)
+            print(
+                "sim",
+                [(c.card, c.zone, round(c.x), round(c.y)) for c in sim.cards.values() if c.zone == "layout"],
+                file=sys.stderr,
+            )
+            print(
+                "tracks",
+                [(t.label, t.zone, round(t.x), round(t.y), t.misses, t.fresh) for t in watcher.tracker.tracks.values()],
+                file=sys.stderr,
+            )
     refereed = referee.result()
     truth = world.truth_result()
     flags = _match_flags(referee, world)
-    result = DemoResult(session.game_id, refereed, truth, flags, [c.to_json() for c in world.cheats],
-                        session.resumed, time.monotonic() - t0, senses.frames, senses.stats(), error)
+    result = DemoResult(
+        session.game_id,
+        refereed,
+        truth,
+        flags,
+        [c.to_json() for c in world.cheats],
+        session.resumed,
+        time.monotonic() - t0,
+        senses.frames,
+        senses.stats(),
+        error,
+    )
     journal.close()
     return result
 
@@ -263,11 +325,13 @@ def _stuck(cfg: DemoConfig, referee: Any, world: World, loop: TableLoop) -> str:
     """Why a demo game did not finish in time: what the referee and the table were each waiting for."""
     view = referee.view()
     open_flags = [f"{f['rule']} at seat {f['seat']}" for f in view["flags"]]
-    return (f"the game did not finish within {cfg.timeout:g} s: referee in phase {view['phase']} "
-            f"(seat {view['to_act']} to act, layout {' '.join(view['layout']) or '-'}, "
-            f"open flags {', '.join(open_flags) or 'none'}, prompt {view['prompt'] and view['prompt']['card']}); "
-            f"table: {world.steps_done} bot actions, game {'over' if world.finished else 'not over'}; "
-            f"dealer commands in flight {len(referee.pending_commands())}, LEDs {loop.leds}")
+    return (
+        f"the game did not finish within {cfg.timeout:g} s: referee in phase {view['phase']} "
+        f"(seat {view['to_act']} to act, layout {' '.join(view['layout']) or '-'}, "
+        f"open flags {', '.join(open_flags) or 'none'}, prompt {view['prompt'] and view['prompt']['card']}); "
+        f"table: {world.steps_done} bot actions, game {'over' if world.finished else 'not over'}; "
+        f"dealer commands in flight {len(referee.pending_commands())}, LEDs {loop.leds}"
+    )
 
 
 @dataclass
@@ -292,8 +356,16 @@ def run_match(cfg: DemoConfig, *, deals: int | None = None, view: View | None = 
     cfg.journal.parent.mkdir(parents=True, exist_ok=True)
     base = DemoConfig(**{**cfg.__dict__})
     with Journal(cfg.journal) as journal:
-        plan = MatchPlan(journal, f"{cfg.key}:match", cfg.game, cfg.rules, cfg.players, deals=deals or 1,
-                         target=target, totals_of=rules.match_total)
+        plan = MatchPlan(
+            journal,
+            f"{cfg.key}:match",
+            cfg.game,
+            cfg.rules,
+            cfg.players,
+            deals=deals or 1,
+            target=target,
+            totals_of=rules.match_total,
+        )
     out: list[DemoResult] = []
     while True:
         with Journal(cfg.journal) as journal:
@@ -301,8 +373,15 @@ def run_match(cfg: DemoConfig, *, deals: int | None = None, view: View | None = 
             if plan.over:
                 break
             number, dealer = plan.next_deal()
-        deal_cfg = DemoConfig(**{**base.__dict__, "seed": base.seed + number - 1, "dealer": dealer,
-                                 "match_id": plan.match_id, "number": number})
+        deal_cfg = DemoConfig(
+            **{
+                **base.__dict__,
+                "seed": base.seed + number - 1,
+                "dealer": dealer,
+                "match_id": plan.match_id,
+                "number": number,
+            }
+        )
         result = run_demo(deal_cfg, view=view)
         out.append(result)
         if result.refereed is None and result.truth is not None:
@@ -326,8 +405,17 @@ def _match_flags(referee: Any, world: World) -> list[dict[str, Any]]:
         if matched is not None:
             matched.flagged = True
             open_cheats.remove(matched)
-        out.append({"id": flag.id, "seat": flag.seat, "rule": flag.rule, "cards": list(flag.cards),
-                    "message": flag.message, "state": flag.state, "matched": matched is not None})
+        out.append(
+            {
+                "id": flag.id,
+                "seat": flag.seat,
+                "rule": flag.rule,
+                "cards": list(flag.cards),
+                "message": flag.message,
+                "state": flag.state,
+                "matched": matched is not None,
+            }
+        )
     return out
 
 

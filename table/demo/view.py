@@ -16,8 +16,14 @@ LED_MARK = {"idle": "  ", "turn": ">>", "error": "!!", "confirm": "??", "winner"
 
 
 class TerminalView:
-    def __init__(self, *, out: TextIO | None = None, live: bool | None = None, names: list[str] | None = None,
-                 max_rate: float = 10.0) -> None:
+    def __init__(
+        self,
+        *,
+        out: TextIO | None = None,
+        live: bool | None = None,
+        names: list[str] | None = None,
+        max_rate: float = 10.0,
+    ) -> None:
         self.out = out or sys.stdout
         self.live = self.out.isatty() if live is None else live
         self.names = names or []
@@ -36,8 +42,9 @@ class TerminalView:
                 panel = render_panel
                 if session.referee.game != "chinese-ten":
                     from table.demo.view_frog_garbage import render as panel
-                self.out.write("\x1b[H\x1b[2J" + panel(session.referee.view(), session.referee.leds(),
-                                                        self.name) + "\n")
+                self.out.write(
+                    "\x1b[H\x1b[2J" + panel(session.referee.view(), session.referee.leds(), self.name) + "\n"
+                )
                 self.out.flush()
             return
         for action in actions:
@@ -65,15 +72,19 @@ def describe(action: Action) -> str | None:
 
 def render_panel(view: dict[str, Any], leds: dict[int, str], name: Any = lambda s: f"seat {s}") -> str:
     lines = [f"Chinese Ten ({view['rules']})   phase: {view['phase']}   stock left: {view['stock_left']}"]
-    lines.append(f"layout: {' '.join(view['layout']) or '(empty)'}"
-                 + (f"   pending: {view['pending']}" if view.get("pending") else ""))
+    lines.append(
+        f"layout: {' '.join(view['layout']) or '(empty)'}"
+        + (f"   pending: {view['pending']}" if view.get("pending") else "")
+    )
     lines.append("")
     for seat in view["seats"]:
         s = seat["seat"]
         led = leds.get(s, "idle")
         turn = "to play" if view.get("to_act") == s else ""
-        lines.append(f"{LED_MARK.get(led, '  ')} {name(s):10} LED {led:7} hand {seat['hand']:2}  "
-                     f"points {seat['points']:3}  {turn}")
+        lines.append(
+            f"{LED_MARK.get(led, '  ')} {name(s):10} LED {led:7} hand {seat['hand']:2}  "
+            f"points {seat['points']:3}  {turn}"
+        )
         lines.append(f"     captured: {' '.join(seat['captured'])}")
     if view.get("flags"):
         lines.append("")

@@ -71,8 +71,7 @@ class SimScene:
 class CameraSenses:
     """Renders frames, runs the watcher, posts its events; ticks the world once per frame."""
 
-    def __init__(self, game: str, players: int, seed: int, post: Callable[[Input], None], *,
-                 fast: bool = True) -> None:
+    def __init__(self, game: str, players: int, seed: int, post: Callable[[Input], None], *, fast: bool = True) -> None:
         from vision.recognizer import Recognizer
         from vision.simtable import SimTable
         from vision.watcher import TableWatcher
@@ -93,11 +92,16 @@ class CameraSenses:
         signature = (self.sim._order, len(self.sim.cards))
         # a card dropped face down on a pile may leave the tracker unsure for good: a quiet table
         # for a second is settled enough
-        return (not self.sim.busy and signature == self._signature and self._quiet >= 3
-                and (self.watcher.tracker.settled or self._quiet >= 15))
+        return (
+            not self.sim.busy
+            and signature == self._signature
+            and self._quiet >= 3
+            and (self.watcher.tracker.settled or self._quiet >= 15)
+        )
 
-    def run(self, tick: Callable[[], None], stop: threading.Event, paused: threading.Event,
-            resting: threading.Event) -> None:
+    def run(
+        self, tick: Callable[[], None], stop: threading.Event, paused: threading.Event, resting: threading.Event
+    ) -> None:
         period = 1.0 / self.sim.fps
         try:
             while not stop.is_set():

@@ -46,8 +46,10 @@ class VisionSenses(_Senses):
         else:  # only until the model ships: say so loudly, the result is then not the real pipeline's
             from vision.simtable import SimOracle
 
-            print(f"cardtable demo: no model at {MODEL}; the simulator's truth stands in for the recogniser",
-                  file=sys.stderr)
+            print(
+                f"cardtable demo: no model at {MODEL}; the simulator's truth stands in for the recogniser",
+                file=sys.stderr,
+            )
             recognizer = SimOracle(self.sim)
             self.recognizer_name = "sim-oracle"
         self.watcher = TableWatcher(self.layout, recognizer)
@@ -77,8 +79,9 @@ class VisionSenses(_Senses):
                 elif action == "deal":
                     world.on_dealt(str(fields["target"]), Card.parse(str(fields["card"])), str(fields["face"]))
 
-        self.machine = WorldSimulator(seats=self.cfg.players, card_reader=self.cfg.card_reader,
-                                      seed=self.cfg.seed, speed=speed)
+        self.machine = WorldSimulator(
+            seats=self.cfg.players, card_reader=self.cfg.card_reader, seed=self.cfg.seed, speed=speed
+        )
         self.server = serve_pty(self.machine)
         self.device = Dealer.open(self.server.url, timeout=5.0)
         self.dealer = MachineDealer(self.device)
@@ -98,8 +101,9 @@ class VisionSenses(_Senses):
             import cv2
 
             fourcc = cv2.VideoWriter.fourcc(*"mp4v")
-            self._writer = cv2.VideoWriter(self.cfg.record, fourcc, 15.0, (self.sim.camera.width,
-                                                                              self.sim.camera.height))
+            self._writer = cv2.VideoWriter(
+                self.cfg.record, fourcc, 15.0, (self.sim.camera.width, self.sim.camera.height)
+            )
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self._thread.start()
 
@@ -146,8 +150,11 @@ class VisionSenses(_Senses):
         need = tracker.config.votes_needed
         if self.watcher.last_occluded:
             return False
-        return all(t.confirmed and t.misses == 0 and t.fresh >= need for t in tracker.tracks.values()
-                   if t.zone in (None, "layout", "stock"))
+        return all(
+            t.confirmed and t.misses == 0 and t.fresh >= need
+            for t in tracker.tracks.values()
+            if t.zone in (None, "layout", "stock")
+        )
 
     def settled(self) -> bool:
         return self.frames >= 12 and self.idle()
@@ -163,9 +170,15 @@ class VisionSenses(_Senses):
 
     def stats(self) -> dict[str, Any]:
         st = self.watcher.stats
-        return {"recognizer": self.recognizer_name, "frames": st.frames, "recognised": st.recognised,
-                "recognised_around_changes": st.regional,
-                "occluded": st.occluded, "skipped_static": st.skipped_static,
-                "seconds": {k: round(v, 2) for k, v in st.seconds.items()}, "camera_error": self.error,
-                "link": str(self.device.stats),
-                "device_leds": {str(k): list(v[1]) for k, v in self.machine.leds.items()}}
+        return {
+            "recognizer": self.recognizer_name,
+            "frames": st.frames,
+            "recognised": st.recognised,
+            "recognised_around_changes": st.regional,
+            "occluded": st.occluded,
+            "skipped_static": st.skipped_static,
+            "seconds": {k: round(v, 2) for k, v in st.seconds.items()},
+            "camera_error": self.error,
+            "link": str(self.device.stats),
+            "device_leds": {str(k): list(v[1]) for k, v in self.machine.leds.items()},
+        }

@@ -39,11 +39,28 @@ class Scene(Protocol):
     """What the world draws on: :class:`vision.simtable.SimTable`, or a direct event source.
     Zones are the mat's names, seats numbered from 1 there (``seat:1``, ``capture:1``)."""
 
-    def place(self, card: str, zone: str, *, face_up: bool = True, slot: int | None = None,
-              seat: int | None = None, animate: bool = True) -> int: ...
+    def place(
+        self,
+        card: str,
+        zone: str,
+        *,
+        face_up: bool = True,
+        slot: int | None = None,
+        seat: int | None = None,
+        animate: bool = True,
+    ) -> int: ...
 
-    def take(self, card_ids: Sequence[int], to_zone: str | None, *, face_up: bool | None = False,
-             slot: int | None = None, seat: int | None = None, animate: bool = True, name: str = "take") -> None: ...
+    def take(
+        self,
+        card_ids: Sequence[int],
+        to_zone: str | None,
+        *,
+        face_up: bool | None = False,
+        slot: int | None = None,
+        seat: int | None = None,
+        animate: bool = True,
+        name: str = "take",
+    ) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -65,8 +82,13 @@ class Cheat:
     flagged: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"turn": self.turn, "seat": self.seat, "rule": self.rule, "cards": list(self.cards),
-                "flagged": self.flagged}
+        return {
+            "turn": self.turn,
+            "seat": self.seat,
+            "rule": self.rule,
+            "cards": list(self.cards),
+            "flagged": self.flagged,
+        }
 
 
 Step = Callable[[], bool]  # True: done; False: wait and ask again next tick
@@ -137,8 +159,14 @@ class World:
         """The deal is done; ``hopper`` is what the machine still holds (the stock, top first)."""
         hands = [list(h) for h in self.hands]
         self.deck = [c for _, c in self.dealt_log] + list(hopper)
-        self.truth = ChineseTenState(self.rules, players=self.players, dealer=self.dealer,
-                                     layout=self.layout_dealt, hands=hands, stock=list(hopper))
+        self.truth = ChineseTenState(
+            self.rules,
+            players=self.players,
+            dealer=self.dealer,
+            layout=self.layout_dealt,
+            hands=hands,
+            stock=list(hopper),
+        )
 
     # -- the script --------------------------------------------------------------------------------
 
@@ -171,16 +199,26 @@ class World:
 
     def _scene_place(self, card: Card, zone: str, *, seat: int | None, animate: bool = True) -> None:
         if self.scene is not None:
-            self.ids[card] = self.scene.place(str(card), zone, face_up=True, seat=None if seat is None else seat + 1,
-                                              animate=animate and not self._fast())
+            self.ids[card] = self.scene.place(
+                str(card),
+                zone,
+                face_up=True,
+                seat=None if seat is None else seat + 1,
+                animate=animate and not self._fast(),
+            )
         else:
             self.ids[card] = len(self.ids) + 1
 
     def _scene_take(self, cards: Sequence[Card], seat: int, *, to_capture: bool = True) -> None:
         ids = [self.ids.pop(c) for c in cards]
         if self.scene is not None:
-            self.scene.take(ids, f"capture:{seat + 1}" if to_capture else None, face_up=False, seat=seat + 1,
-                            animate=not self._fast())
+            self.scene.take(
+                ids,
+                f"capture:{seat + 1}" if to_capture else None,
+                face_up=False,
+                seat=seat + 1,
+                animate=not self._fast(),
+            )
 
     def _fast(self) -> bool:
         return self._instant or self.steps_done < self.fast_forward_to
@@ -239,8 +277,9 @@ class World:
                 if not self._fast():
                     yield self.idle  # the flipped card is seen before anyone touches it
                 if self.flips[flips_done] is not truth.stock_top:
-                    raise RuntimeError(f"the machine flipped {self.flips[flips_done]}, the stock top is "
-                                       f"{truth.stock_top}")
+                    raise RuntimeError(
+                        f"the machine flipped {self.flips[flips_done]}, the stock top is {truth.stock_top}"
+                    )
                 move = self._bots[seat].choose(truth)
                 if move.take:
                     yield from self._act(partial(self._scene_take, [move.card, *move.take], move.seat))

@@ -63,12 +63,14 @@ class Auction:
             if call is not Contract.GRAND:
                 raise IllegalMoveError(
                     f"seat {seat}, overcalled by {self.rules.name_of(Contract.CHICO)}, may only raise to "
-                    f"{self.rules.name_of(Contract.GRAND)} or pass, not bid {name}")
+                    f"{self.rules.name_of(Contract.GRAND)} or pass, not bid {name}"
+                )
             return
         if self.high is not None and call <= self.high:
             raise IllegalMoveError(
                 f"seat {seat} cannot bid {name}: a bid must be higher than the standing "
-                f"{self.rules.name_of(self.high)} of seat {self.bidder}")
+                f"{self.rules.name_of(self.high)} of seat {self.bidder}"
+            )
 
     def apply(self, seat: int, call: Contract | None) -> None:
         self.verify(seat, call)
@@ -80,8 +82,7 @@ class Auction:
         else:
             self._next += 1
             if call is not None:
-                if (call is Contract.CHICO and self.high is Contract.FROG
-                        and Contract.GRAND in self.rules.contracts):
+                if call is Contract.CHICO and self.high is Contract.FROG and Contract.GRAND in self.rules.contracts:
                     self._raiser = self.bidder
                 self.high, self.bidder = call, seat
         if self._raiser is None and (self._next >= len(self.seats) or self.high is self.rules.contracts[-1]):

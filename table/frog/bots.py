@@ -119,6 +119,7 @@ class HeuristicBot:
 
     def choose_discard(self, deal: FrogDeal, seat: int) -> list[Card]:
         hand = _hand(deal, seat)
+
         # keep trumps and aces; throw the weakest side cards, but a lone ten banks its 10 points
         def keep(card: Card) -> int:
             if card.suit is Suit.HEARTS:
@@ -126,6 +127,7 @@ class HeuristicBot:
             if POWER[card.index] == 8:
                 return 90
             return POWER[card.index] - 2 * POINTS[card.index]
+
         return sorted(hand, key=keep)[:3]
 
     def choose_play(self, deal: FrogDeal, seat: int) -> Card:
@@ -146,15 +148,20 @@ class HeuristicBot:
         best_seat, best = trick[0]
         for s, c in trick[1:]:
             if (c.suit is best.suit and POWER[c.index] > POWER[best.index]) or (
-                    c.suit is trump and best.suit is not trump):
+                c.suit is trump and best.suit is not trump
+            ):
                 best_seat, best = s, c
         bidder = deal.bidder
         friend_winning = seat != bidder and best_seat != bidder
         last = len(trick) == 2
         if friend_winning and (last or POWER[best.index] >= 7):
             return max(legal, key=lambda c: (POINTS[c.index], -POWER[c.index]))
-        winners = [c for c in legal if (c.suit is best.suit and POWER[c.index] > POWER[best.index])
-                   or (c.suit is trump and best.suit is not trump)]
+        winners = [
+            c
+            for c in legal
+            if (c.suit is best.suit and POWER[c.index] > POWER[best.index])
+            or (c.suit is trump and best.suit is not trump)
+        ]
         if winners and not friend_winning:
             return min(winners, key=lambda c: (c.suit is trump, POWER[c.index]))
         return min(legal, key=lambda c: (POINTS[c.index], POWER[c.index]))

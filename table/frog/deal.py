@@ -37,10 +37,14 @@ class DealStep:
 
 
 def check_players(rules: RuleSet, players: int) -> None:
-    if isinstance(players, bool) or not isinstance(players, int) or not (
-            rules.min_players <= players <= rules.max_players):
-        raise ConfigError("players", f"{rules.name} is for {rules.min_players} to {rules.max_players} "
-                                     f"players, not {players!r}")
+    if (
+        isinstance(players, bool)
+        or not isinstance(players, int)
+        or not (rules.min_players <= players <= rules.max_players)
+    ):
+        raise ConfigError(
+            "players", f"{rules.name} is for {rules.min_players} to {rules.max_players} players, not {players!r}"
+        )
 
 
 def active_seats(rules: RuleSet, players: int, dealer: int) -> tuple[int, int, int]:
@@ -103,6 +107,6 @@ def deal_cards(plan: Sequence[DealStep], pack: Sequence[Card]) -> tuple[dict[int
     for step in plan:
         seat = step.seat
         dest = widow if seat is None else hands.setdefault(seat, [])
-        dest.extend(pack[at:at + step.count])
+        dest.extend(pack[at : at + step.count])
         at += step.count
     return hands, widow

@@ -45,8 +45,9 @@ class FrogMatch:
         """The packet order for the next deal, for the dealer machine."""
         return deal_plan(self.rules, self.players, self.dealer)
 
-    def new_deal(self, *, hands: Mapping[int, Iterable[Card]] | None = None,
-                 widow: Iterable[Card] | None = None) -> FrogDeal:
+    def new_deal(
+        self, *, hands: Mapping[int, Iterable[Card]] | None = None, widow: Iterable[Card] | None = None
+    ) -> FrogDeal:
         """Start the next deal with the current dealer (hands known or hidden, as for FrogDeal)."""
         if self.over:
             raise IllegalMoveError(f"the match is over: seat {self.loser} could not pay")
@@ -74,8 +75,16 @@ class FrogMatch:
                     if self.loser is None:
                         self.loser = pay.payer
                     amount = max(have, 0)
-            entries.append(self.ledger.transfer(account(pay.payer), account(pay.payee), amount, pay.reason,
-                                                phase=deal.contract.word if deal.contract else "", deal=number))
+            entries.append(
+                self.ledger.transfer(
+                    account(pay.payer),
+                    account(pay.payee),
+                    amount,
+                    pay.reason,
+                    phase=deal.contract.word if deal.contract else "",
+                    deal=number,
+                )
+            )
         self.deals.append(deal)
         self._open = None
         self.dealer = (self.dealer + 1) % self.players

@@ -11,8 +11,17 @@ from collections.abc import Iterable, Sequence
 from table.cards import ALL_CARDS, Card, Rank, Suit, frog_pack
 
 # Rank order A 10 K Q J 9 8 7 6 (high to low), and the ace-ten card points.
-_ORDER = {Rank.ACE: 8, Rank.TEN: 7, Rank.KING: 6, Rank.QUEEN: 5, Rank.JACK: 4,
-          Rank.NINE: 3, Rank.EIGHT: 2, Rank.SEVEN: 1, Rank.SIX: 0}
+_ORDER = {
+    Rank.ACE: 8,
+    Rank.TEN: 7,
+    Rank.KING: 6,
+    Rank.QUEEN: 5,
+    Rank.JACK: 4,
+    Rank.NINE: 3,
+    Rank.EIGHT: 2,
+    Rank.SEVEN: 1,
+    Rank.SIX: 0,
+}
 _VALUE = {Rank.ACE: 11, Rank.TEN: 10, Rank.KING: 4, Rank.QUEEN: 3, Rank.JACK: 2}
 
 POWER: tuple[int, ...] = tuple(_ORDER.get(c.rank, -1) for c in ALL_CARDS)

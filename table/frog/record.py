@@ -60,7 +60,7 @@ def _deal_from(rules: RuleSet, match: FrogMatch, spec: dict[str, Any], where: st
             hands: dict[int, list[Card]] = {}
             for key, cards in raw.items():
                 if not (isinstance(key, str) and key.isdigit()):
-                    raise RecordError(f"{where}.hands", f"seat keys are numbers such as \"0\", not {key!r}")
+                    raise RecordError(f"{where}.hands", f'seat keys are numbers such as "0", not {key!r}')
                 hands[int(key)] = cards_at(cards, f"{where}.hands.{key}")
             widow: list[Card] | None = cards_at(spec["widow"], f"{where}.widow") if "widow" in spec else None
             return match.new_deal(hands=hands, widow=widow)
@@ -72,8 +72,7 @@ def _deal_from(rules: RuleSet, match: FrogMatch, spec: dict[str, Any], where: st
 
 def _apply(deal: FrogDeal, move: Any, where: str, index: int, prefix: str) -> None:
     if not isinstance(move, dict):
-        raise RecordError(where, f"a move is an object such as {{\"seat\": 1, \"play\": \"AS\"}}, "
-                                 f"got {json.dumps(move)}")
+        raise RecordError(where, f'a move is an object such as {{"seat": 1, "play": "AS"}}, got {json.dumps(move)}')
     seat = need(move, "seat", int, where)
     if not 0 <= seat < deal.players:
         raise RecordError(f"{where}.seat", f"no seat {seat} at a table of {deal.players}")
@@ -105,8 +104,9 @@ def _apply(deal: FrogDeal, move: Any, where: str, index: int, prefix: str) -> No
     except IllegalMoveError as exc:
         raise IllegalMoveError(prefix + exc.reason, index=index) from None
     except CardConflictError as exc:
-        raise IllegalMoveError(f"{prefix}seat {seat} cannot use {exc.card}: {exc.card} {exc.reason}",
-                               index=index) from None
+        raise IllegalMoveError(
+            f"{prefix}seat {seat} cannot use {exc.card}: {exc.card} {exc.reason}", index=index
+        ) from None
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
@@ -152,7 +152,10 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
                 raise RecordError(where, f"this deal is unfinished ({deal.phase.value}) but more deals follow")
         deal_results.append(_deal_result(deal))
     result: dict[str, Any] = {
-        "game": "frog", "rules": rules.name, "players": players, "over": over,
+        "game": "frog",
+        "rules": rules.name,
+        "players": players,
+        "over": over,
         "seats": [{"seat": s, "points": points[s], "chips": match.net(s)} for s in range(players)],
         "deals": deal_results,
     }
@@ -165,8 +168,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
 def _deal_result(deal: FrogDeal) -> dict[str, Any]:
     out: dict[str, Any] = {"dealer": deal.dealer, "active": list(deal.active), "phase": deal.phase.value}
     if deal.contract is not None:
-        out.update(contract=deal.contract.word, bidder=deal.bidder,
-                   trump=deal.trump.char if deal.trump else None)
+        out.update(contract=deal.contract.word, bidder=deal.bidder, trump=deal.trump.char if deal.trump else None)
     out["points"] = [deal.points()[s] for s in range(deal.players)]
     settlement = deal.settlement
     if settlement is not None:

@@ -30,8 +30,11 @@ class Contract(enum.IntEnum):
 
 
 CONTRACT_WORDS: dict[str, Contract] = {
-    "frog": Contract.FROG, "chico": Contract.CHICO, "grand": Contract.GRAND,
-    "simple-solo": Contract.CHICO, "heart-solo": Contract.GRAND,
+    "frog": Contract.FROG,
+    "chico": Contract.CHICO,
+    "grand": Contract.GRAND,
+    "simple-solo": Contract.CHICO,
+    "heart-solo": Contract.GRAND,
 }
 
 
@@ -87,8 +90,9 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         if not 3 <= self.min_players <= self.max_players <= 7:
-            raise ConfigError("players", f"need 3 <= min_players <= max_players <= 7, got "
-                                         f"{self.min_players}..{self.max_players}")
+            raise ConfigError(
+                "players", f"need 3 <= min_players <= max_players <= 7, got {self.min_players}..{self.max_players}"
+            )
         if not self.contracts or list(self.contracts) != sorted(set(self.contracts)):
             raise ConfigError("contracts", "need at least one contract, lowest first, no repeats")
         if any(r < 0 for r in self.rates) or (self.fixed_payments and any(p < 0 for p in self.fixed_payments)):
@@ -119,30 +123,47 @@ class RuleSet:
                     raise ConfigError(key, f"{value!r} is not one of {choices}") from None
             elif isinstance(current, bool) and not isinstance(value, bool):
                 raise ConfigError(key, f"expected true or false, got {value!r}")
-            elif isinstance(current, int) and not isinstance(current, bool) and (
-                    not isinstance(value, int) or isinstance(value, bool)):
+            elif (
+                isinstance(current, int)
+                and not isinstance(current, bool)
+                and (not isinstance(value, int) or isinstance(value, bool))
+            ):
                 raise ConfigError(key, f"expected a whole number, got {value!r}")
             elif isinstance(value, list):
-                value = tuple(Contract[v.upper()] if key == "contracts" and isinstance(v, str) else v
-                              for v in value)
+                value = tuple(Contract[v.upper()] if key == "contracts" and isinstance(v, str) else v for v in value)
             changes[key] = value
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
 _SOLO = dict(
-    max_players=7, deal_style=DealStyle.SINGLE_1_4_8, rates=(1, 2, 3),
-    contract_names=("Frog", "Simple Solo", "Heart Solo"), expose_widow=False,
-    starting_chips=11 * 10 + 10 * 1, bust_ends_match=True,
+    max_players=7,
+    deal_style=DealStyle.SINGLE_1_4_8,
+    rates=(1, 2, 3),
+    contract_names=("Frog", "Simple Solo", "Heart Solo"),
+    expose_widow=False,
+    starting_chips=11 * 10 + 10 * 1,
+    bust_ends_match=True,
 )
 
 RULE_SETS: Mapping[str, RuleSet] = {
     "foster-1909": RuleSet("foster-1909"),
     "modern": RuleSet("modern", deal_style=DealStyle.PACKETS_4_3_3_4, expose_widow=False),
     "solo-slough": RuleSet("solo-slough", **_SOLO),  # type: ignore[arg-type]
-    "straight-solo": RuleSet("straight-solo", **{  # type: ignore[arg-type]
-        **_SOLO, "contracts": (Contract.CHICO, Contract.GRAND), "rates": (0, 1, 2)}),
-    "coeur-d-alene": RuleSet("coeur-d-alene", **{  # type: ignore[arg-type]
-        **_SOLO, "fixed_payments": (25, 50, 75)}),
+    "straight-solo": RuleSet(
+        "straight-solo",
+        **{  # type: ignore[arg-type]
+            **_SOLO,
+            "contracts": (Contract.CHICO, Contract.GRAND),
+            "rates": (0, 1, 2),
+        },
+    ),
+    "coeur-d-alene": RuleSet(
+        "coeur-d-alene",
+        **{  # type: ignore[arg-type]
+            **_SOLO,
+            "fixed_payments": (25, 50, 75),
+        },
+    ),
 }
 
 DEFAULT_RULES = "foster-1909"
@@ -154,5 +175,4 @@ def rule_set(name: str | None = None) -> RuleSet:
     try:
         return RULE_SETS[key]
     except KeyError:
-        raise ConfigError("rules", f"unknown Frog rule set {key!r}; expected one of "
-                                   f"{', '.join(RULE_SETS)}") from None
+        raise ConfigError("rules", f"unknown Frog rule set {key!r}; expected one of {', '.join(RULE_SETS)}") from None

@@ -48,7 +48,8 @@ class Settlement:
     def net(self, seat: int) -> int:
         """Chips ``seat`` wins (positive) or loses (negative) in this deal."""
         return sum(p.amount for p in self.payments if p.payee == seat) - sum(
-            p.amount for p in self.payments if p.payer == seat)
+            p.amount for p in self.payments if p.payer == seat
+        )
 
 
 def amount_per_player(rules: RuleSet, contract: Contract, scored: int) -> int:
@@ -62,8 +63,16 @@ def amount_per_player(rules: RuleSet, contract: Contract, scored: int) -> int:
     return abs(scored - GAME) * rules.rates[charged - 1]
 
 
-def settle(rules: RuleSet, *, contract: Contract, bidder: int, points: int, active: Sequence[int],
-           table: Sequence[int], revoker: int | None = None) -> Settlement:
+def settle(
+    rules: RuleSet,
+    *,
+    contract: Contract,
+    bidder: int,
+    points: int,
+    active: Sequence[int],
+    table: Sequence[int],
+    revoker: int | None = None,
+) -> Settlement:
     """Payments for one deal. ``active``: the three playing seats; ``table``: every seat.
 
     ``revoker``: the seat of the first proven revoke, if any; with ``RevokePenalty.LOSE_GAME`` the
@@ -81,8 +90,11 @@ def settle(rules: RuleSet, *, contract: Contract, bidder: int, points: int, acti
     if scored > GAME:
         why = f"{name} made with {scored}"
         for seat in ordered:
-            if seat in active or rules.non_active is NonActivePayment.PAY_AND_RECEIVE or (
-                    rules.non_active is NonActivePayment.SOLO_BOTH and contract is not Contract.FROG):
+            if (
+                seat in active
+                or rules.non_active is NonActivePayment.PAY_AND_RECEIVE
+                or (rules.non_active is NonActivePayment.SOLO_BOTH and contract is not Contract.FROG)
+            ):
                 payments.append(Payment(seat, bidder, each, why))
         return Settlement(contract, bidder, points, scored, Result.WON, each, tuple(payments), revoker)
     why = f"{name} lost with {scored}"
@@ -93,4 +105,4 @@ def settle(rules: RuleSet, *, contract: Contract, bidder: int, points: int, acti
 def _clockwise_from(seat: int, table: Sequence[int]) -> list[int]:
     seats = sorted(table)
     i = seats.index(seat) if seat in seats else 0
-    return seats[i + 1:] + seats[:i + 1]
+    return seats[i + 1 :] + seats[: i + 1]

@@ -110,13 +110,22 @@ class Revoke:
 
     def describe(self) -> str:
         duty = "follow suit" if self.rule == "follow" else "trump"
-        return (f"revoke: seat {self.seat} played {self.card} in trick {self.trick} but had to {duty} "
-                f"({self.suit.name.lower()}), as {self.proof} in trick {self.proof_trick} shows")
+        return (
+            f"revoke: seat {self.seat} played {self.card} in trick {self.trick} but had to {duty} "
+            f"({self.suit.name.lower()}), as {self.proof} in trick {self.proof_trick} shows"
+        )
 
     def as_json(self) -> dict[str, object]:
-        return {"trick": self.trick, "seat": self.seat, "card": str(self.card), "rule": self.rule,
-                "suit": self.suit.char, "proof": str(self.proof), "proof_trick": self.proof_trick,
-                "move": self.move}
+        return {
+            "trick": self.trick,
+            "seat": self.seat,
+            "card": str(self.card),
+            "rule": self.rule,
+            "suit": self.suit.char,
+            "proof": str(self.proof),
+            "proof_trick": self.proof_trick,
+            "move": self.move,
+        }
 
 
 class FrogDeal:
@@ -126,9 +135,15 @@ class FrogDeal:
     omitted) for known hands; ``hands=None`` for hidden hands (``widow`` may still be given).
     """
 
-    def __init__(self, rules: RuleSet, *, players: int, dealer: int,
-                 hands: Mapping[int, Iterable[Card]] | None = None,
-                 widow: Iterable[Card] | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        players: int,
+        dealer: int,
+        hands: Mapping[int, Iterable[Card]] | None = None,
+        widow: Iterable[Card] | None = None,
+    ) -> None:
         check_players(rules, players)
         self.rules = rules
         self.players = players
@@ -136,8 +151,10 @@ class FrogDeal:
         self.active: tuple[int, int, int] = active_seats(rules, players, dealer)
         self.sitting_out: tuple[int, ...] = sitting_out(rules, players, dealer)
         self.known = hands is not None
-        self._initial = (None if hands is None else {s: tuple(cs) for s, cs in hands.items()},
-                         None if widow is None else tuple(widow))
+        self._initial = (
+            None if hands is None else {s: tuple(cs) for s, cs in hands.items()},
+            None if widow is None else tuple(widow),
+        )
         self._where: list[int] = list(_WHERE_AT_START)
         self._hands: dict[int, list[Card]] = {s: [] for s in self.active}
         self._widow: tuple[Card, ...] | None = None
@@ -180,8 +197,9 @@ class FrogDeal:
 
     def _deal_known(self, hands: Mapping[int, Iterable[Card]], widow: Iterable[Card] | None) -> None:
         if set(hands) != set(self.active):
-            raise ConfigError("hands", f"need hands for the active seats {sorted(self.active)}, "
-                                       f"got seats {sorted(hands)}")
+            raise ConfigError(
+                "hands", f"need hands for the active seats {sorted(self.active)}, got seats {sorted(hands)}"
+            )
         for seat in self.active:
             self._hands[seat] = list(self._place(hands[seat], seat, f"hands[{seat}]", HAND_SIZE))
         rest = [c for c in ALL_CARDS if self._where[c.index] == _UNKNOWN]
@@ -234,7 +252,8 @@ class FrogDeal:
         best_seat, best = self._trick[0]
         for seat, card in self._trick[1:]:
             if (card.suit is best.suit and POWER[card.index] > POWER[best.index]) or (
-                    card.suit is self.trump and best.suit is not self.trump):
+                card.suit is self.trump and best.suit is not self.trump
+            ):
                 best_seat, best = seat, card
         return best_seat, best
 
@@ -281,7 +300,8 @@ class FrogDeal:
         if self.phase is not Phase.AUCTION or not self.auction.raising or seat != self.auction.to_speak:
             raise IllegalMoveError(
                 f"seat {seat} cannot raise to {self.rules.name_of(Contract.GRAND)}: only a Frog bidder "
-                f"just overcalled by {self.rules.name_of(Contract.CHICO)} may, at once")
+                f"just overcalled by {self.rules.name_of(Contract.CHICO)} may, at once"
+            )
         self.auction.verify(seat, Contract.GRAND)
 
     def can_raise(self, seat: int) -> bool:
@@ -316,15 +336,15 @@ class FrogDeal:
     def verify_trump(self, seat: int, suit: Suit) -> None:
         chico = self.rules.name_of(Contract.CHICO)
         if self.phase is not Phase.TRUMP:
-            raise IllegalMoveError(f"seat {seat} cannot name trumps now: only a {chico} bidder does, "
-                                   f"after the auction")
+            raise IllegalMoveError(f"seat {seat} cannot name trumps now: only a {chico} bidder does, after the auction")
         if seat != self.bidder:
             raise IllegalMoveError(f"seat {seat} cannot name trumps: seat {self.bidder} is the bidder")
         if not isinstance(suit, Suit) or suit not in CHICO_TRUMPS:
             raise IllegalMoveError(
                 f"seat {seat} cannot name {getattr(suit, 'name', suit)!s} as trumps in a {chico}: clubs, "
                 f"spades or diamonds (hearts would be a {self.rules.name_of(Contract.GRAND)}, higher than "
-                f"the contract won)")
+                f"the contract won)"
+            )
 
     def can_trump(self, seat: int, suit: Suit) -> bool:
         return _ok(self.verify_trump, seat, suit)
@@ -340,9 +360,11 @@ class FrogDeal:
     def verify_widow(self, cards: Sequence[Card | str]) -> None:
         """Hidden hands: the camera reports the widow a Frog bidder exposes (rules.expose_widow)."""
         if self.phase is not Phase.DISCARD or self.widow_shown or not self.rules.expose_widow:
-            raise IllegalMoveError("the widow can only be shown once, by a Frog bidder before discarding, "
-                                   f"and only where it is exposed ({self.rules.name} "
-                                   f"{'exposes' if self.rules.expose_widow else 'hides'} it)")
+            raise IllegalMoveError(
+                "the widow can only be shown once, by a Frog bidder before discarding, "
+                f"and only where it is exposed ({self.rules.name} "
+                f"{'exposes' if self.rules.expose_widow else 'hides'} it)"
+            )
         self._check_cards(_cards(cards), WIDOW_SIZE, "widow", allowed=(_UNKNOWN, _WIDOW))
 
     def can_show_widow(self, cards: Sequence[Card | str]) -> bool:
@@ -362,8 +384,10 @@ class FrogDeal:
     def verify_discard(self, seat: int, cards: Sequence[Card | str] | None) -> None:
         """A Frog bidder puts 3 cards face down; ``None`` when they are not seen (hidden hands only)."""
         if self.phase is not Phase.DISCARD:
-            raise IllegalMoveError(f"seat {seat} cannot discard now: only a "
-                                   f"{self.rules.name_of(Contract.FROG)} bidder does, after the auction")
+            raise IllegalMoveError(
+                f"seat {seat} cannot discard now: only a "
+                f"{self.rules.name_of(Contract.FROG)} bidder does, after the auction"
+            )
         if seat != self.bidder:
             raise IllegalMoveError(f"seat {seat} cannot discard: seat {self.bidder} is the bidder")
         if cards is None:
@@ -388,8 +412,9 @@ class FrogDeal:
         self.history.append(Move(seat, "discard", None if cards is None else tuple(cards)))
         self.phase = Phase.PLAY
 
-    def _check_cards(self, cards: Sequence[Card], size: int, what: str, *, allowed: tuple[int, ...],
-                     seat: int | None = None) -> None:
+    def _check_cards(
+        self, cards: Sequence[Card], size: int, what: str, *, allowed: tuple[int, ...], seat: int | None = None
+    ) -> None:
         if len(cards) != size or len(set(cards)) != size:
             raise IllegalMoveError(f"the {what} is {size} different cards, not {format_cards(cards)!r}")
         for card in cards:
@@ -516,8 +541,14 @@ class FrogDeal:
             first = min(self.revokes, key=lambda r: r.move) if self.revokes else None
             revoker = first.seat if first else None
             self._settlement = settle(
-                self.rules, contract=self.contract, bidder=self.bidder, points=self.points()[self.bidder],
-                active=self.active, table=range(self.players), revoker=revoker)
+                self.rules,
+                contract=self.contract,
+                bidder=self.bidder,
+                points=self.points()[self.bidder],
+                active=self.active,
+                table=range(self.players),
+                revoker=revoker,
+            )
         return self._settlement
 
     # -- moves as values: apply, undo, copy, prompt -------------------------------------------------
@@ -581,8 +612,10 @@ class FrogDeal:
         settlement = self.settlement
         if settlement is None:
             return "the deal is over"
-        return (f"the deal is over: seat {settlement.bidder} {settlement.result.value} "
-                f"{self.rules.name_of(settlement.contract)} with {settlement.scored}")
+        return (
+            f"the deal is over: seat {settlement.bidder} {settlement.result.value} "
+            f"{self.rules.name_of(settlement.contract)} with {settlement.scored}"
+        )
 
 
 def _card(card: Card | str) -> Card:

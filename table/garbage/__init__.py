@@ -9,5 +9,16 @@ from table.garbage.core import AwaitCard, AwaitMove, HandResults, Move, announce
 from table.garbage.rules import RULE_SETS, GarbageRules, rules_named
 from table.garbage.state import DeckFeeder, GameOver, GarbageGame
 
-__all__ = ["AwaitCard", "AwaitMove", "DeckFeeder", "GameOver", "GarbageGame", "GarbageRules", "HandResults",
-           "Move", "RULE_SETS", "announce", "rules_named"]
+__all__ = [
+    "AwaitCard",
+    "AwaitMove",
+    "DeckFeeder",
+    "GameOver",
+    "GarbageGame",
+    "GarbageRules",
+    "HandResults",
+    "Move",
+    "RULE_SETS",
+    "announce",
+    "rules_named",
+]

@@ -54,7 +54,7 @@ def play_bingo(r: Round) -> PhaseGen:
             if rules.kitty_replay == "now":
                 continue
             return
-        kitty = r.ledger.balance(KITTY)   # tied bingos and odd coins wait here for a winner
+        kitty = r.ledger.balance(KITTY)  # tied bingos and odd coins wait here for a winner
         if kitty:
             r.ledger.transfer(KITTY, BINGO, kitty, "bingo kitty won", phase=r.phase, deal=r.deal)
         res.winners = winners

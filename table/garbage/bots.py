@@ -21,8 +21,7 @@ def choose_move(game: GarbageGame, rng: random.Random) -> Move:
     four_flush = game.rules.four_flush
     if step.kinds == ("discard",):
         # give up the card whose loss leaves the best hand
-        best = max(dict.fromkeys(step.cards),
-                   key=lambda c: hands.best_value(_without(held, c), four_flush=four_flush))
+        best = max(dict.fromkeys(step.cards), key=lambda c: hands.best_value(_without(held, c), four_flush=four_flush))
         return Move(step.seat, "discard", best)
     if "buy" in step.kinds:
         weak = hands.category(hands.best_value(held, four_flush=four_flush)) <= hands.Category.PAIR

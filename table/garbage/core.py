@@ -16,9 +16,9 @@ from table.cards import Card
 from table.garbage.rules import GarbageRules
 from table.ledger import Entry, Ledger
 
-POT = "pot"        # the poker pot, then the put-and-take pot
-BINGO = "bingo"    # coins placed on cards in bingo
-KITTY = "kitty"    # a bingo kitty carried over, and odd coins when odd_coins="kitty"
+POT = "pot"  # the poker pot, then the put-and-take pot
+BINGO = "bingo"  # coins placed on cards in bingo
+KITTY = "kitty"  # a bingo kitty carried over, and odd coins when odd_coins="kitty"
 
 
 def seat_account(seat: int) -> str:
@@ -50,8 +50,7 @@ class AwaitCard:
         return f"turn count-up card {self.number} while counting {_COUNT_WORDS[self.number - 1]}"
 
 
-_COUNT_WORDS = ("ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                "jack", "queen", "king")
+_COUNT_WORDS = ("ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king")
 
 
 MOVE_KINDS = ("buy", "stand", "discard", "check", "bet", "call", "raise", "fold")
@@ -66,8 +65,15 @@ class Move:
     card: Card | None = None
 
     def __str__(self) -> str:
-        verbs = {"buy": "buys a card", "stand": "does not buy", "check": "checks", "bet": "bets",
-                 "call": "calls", "raise": "raises", "fold": "folds"}
+        verbs = {
+            "buy": "buys a card",
+            "stand": "does not buy",
+            "check": "checks",
+            "bet": "bets",
+            "call": "calls",
+            "raise": "raises",
+            "fold": "folds",
+        }
         if self.kind == "discard":
             return f"seat {self.seat} discards {self.card}"
         return f"seat {self.seat} {verbs.get(self.kind, self.kind)}"
@@ -102,9 +108,10 @@ PhaseGen = Generator[Request, "Card | Move", None]
 
 # -- per-phase results, filled in as the phase runs (display reads them at any time) --------------
 
+
 @dataclass
 class PokerResult:
-    seats: list[int] = field(default_factory=list)       # who played the poker hand
+    seats: list[int] = field(default_factory=list)  # who played the poker hand
     folded: list[int] = field(default_factory=list)
     bought: dict[int, tuple[Card, Card]] = field(default_factory=dict)  # seat -> (bought, discarded)
     values: dict[int, int] = field(default_factory=dict)  # seat -> hands.best_value
@@ -122,11 +129,11 @@ class BingoResult:
     marks: dict[int, list[int]] = field(default_factory=dict)  # seat -> times each hand card was called
     coins_placed: dict[int, int] = field(default_factory=dict)
     winners: list[int] = field(default_factory=list)
-    pot: int = 0                      # coins on the cards when bingo was called (plus any kitty won)
+    pot: int = 0  # coins on the cards when bingo was called (plus any kitty won)
     shares: dict[int, int] = field(default_factory=dict)
-    to_kitty: int = 0                 # coins sent to the kitty by tied bingos
-    games: int = 0                    # bingo games played (more than one with kitty_replay="now")
-    abandoned: bool = False           # not played: some rank every player needs is all in hands
+    to_kitty: int = 0  # coins sent to the kitty by tied bingos
+    games: int = 0  # bingo games played (more than one with kitty_replay="now")
+    abandoned: bool = False  # not played: some rank every player needs is all in hands
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +151,7 @@ class Turn:
 class PutAndTakeResult:
     seats: list[int] = field(default_factory=list)
     turns: list[Turn] = field(default_factory=list)
-    dealer_paid: int = 0       # covered for a dry pot
+    dealer_paid: int = 0  # covered for a dry pot
     dealer_collected: int = 0  # the pot left after the last card
 
 
@@ -153,7 +160,7 @@ class CountTurn:
     number: int
     card: Card
     hit: bool
-    each: int   # coins each other player pays the dealer for this card
+    each: int  # coins each other player pays the dealer for this card
 
 
 @dataclass
@@ -175,11 +182,13 @@ class HandResults:
 
 # -- one hand's state ---------------------------------------------------------------------------
 
+
 class Round:
     """The cards and seats of one hand (four phases, one dealer). Phases read and change it."""
 
-    def __init__(self, rules: GarbageRules, players: int, dealer: int, deal: int, ledger: Ledger,
-                 pack: Sequence[Card]) -> None:
+    def __init__(
+        self, rules: GarbageRules, players: int, dealer: int, deal: int, ledger: Ledger, pack: Sequence[Card]
+    ) -> None:
         self.rules = rules
         self.players = players
         self.dealer = dealer
@@ -187,7 +196,7 @@ class Round:
         self.ledger = ledger
         self.phase = ""
         self.hands: list[list[Card]] = [[] for _ in range(players)]
-        self.stock: Counter[Card] = Counter(pack)   # cards that may still be turned
+        self.stock: Counter[Card] = Counter(pack)  # cards that may still be turned
         self.stock_size = len(pack)
         self.discards: list[Card] = []
         self.reshuffles = 0
@@ -222,8 +231,9 @@ class Round:
         self.ledger.transfer(payer, payee, amount, reason, phase=self.phase, deal=self.deal)
         return amount
 
-    def share(self, source: str, winners: Sequence[int], reason: str, *, odd_to_kitty: bool | None = None
-              ) -> dict[int, int]:
+    def share(
+        self, source: str, winners: Sequence[int], reason: str, *, odd_to_kitty: bool | None = None
+    ) -> dict[int, int]:
         """Split all of ``source`` among ``winners``. The indivisible remainder goes to the winner
         nearest the dealer's left, or to the kitty (``odd_coins``, or ``odd_to_kitty`` if given)."""
         total = self.ledger.balance(source)

@@ -159,8 +159,9 @@ def rank5_four_flush(cards: Sequence[Card]) -> int:
     if value >= _TWO_PAIR_FLOOR:
         return value
     u = _SUIT_UNIT
-    suit = _FOUR_OF_SUIT[u[cards[0].index] + u[cards[1].index] + u[cards[2].index]
-                         + u[cards[3].index] + u[cards[4].index]]
+    suit = _FOUR_OF_SUIT[
+        u[cards[0].index] + u[cards[1].index] + u[cards[2].index] + u[cards[3].index] + u[cards[4].index]
+    ]
     if suit < 0:
         return value
     four = sorted((_RANK_OF[c.index] for c in cards if _SUIT_OF[c.index] == suit), reverse=True)

@@ -29,8 +29,9 @@ def play_poker(r: Round) -> PhaseGen:
             yield from _betting_round(r, res, number)
     if rules.buy_price > 0:
         for seat in _active(res):
-            move = yield AwaitMove("poker", seat, ("buy", "stand"),
-                                   f"buy an extra card for {rules.buy_price} coins and discard one?")
+            move = yield AwaitMove(
+                "poker", seat, ("buy", "stand"), f"buy an extra card for {rules.buy_price} coins and discard one?"
+            )
             assert isinstance(move, Move)
             if move.kind == "stand":
                 continue
@@ -70,7 +71,8 @@ def _betting_round(r: Round, res: PokerResult, after: int) -> PhaseGen:
         else:
             kinds = ("call", "fold") + (("raise",) if raises < rules.stud_raises else ())
             prompt = f"after card {after}: call {owe}, fold" + (
-                f", or raise to {bet_to + rules.stud_bet}" if raises < rules.stud_raises else "")
+                f", or raise to {bet_to + rules.stud_bet}" if raises < rules.stud_raises else ""
+            )
         move = yield AwaitMove("poker", seat, kinds, prompt)
         assert isinstance(move, Move)
         if move.kind == "fold":
@@ -82,7 +84,7 @@ def _betting_round(r: Round, res: PokerResult, after: int) -> PhaseGen:
             # everyone else still in must answer the new bet, in order round the table
             order = r.order()
             i = order.index(seat)
-            waiting = [s for s in order[i + 1:] + order[:i] if s in put_in and s not in res.folded]
+            waiting = [s for s in order[i + 1 :] + order[:i] if s in put_in and s not in res.folded]
         due = bet_to - put_in[seat]
         if due:
             r.pay(seat_account(seat), POT, due, f"{move.kind} after card {after}")

@@ -30,7 +30,7 @@ def play_put_and_take(r: Round) -> PhaseGen:
     rules = r.rules
     res = PutAndTakeResult()
     r.results.put_and_take = res
-    r.discards.extend(r.hands[r.dealer])   # the dealer's hand is set aside for the rest of the hand
+    r.discards.extend(r.hands[r.dealer])  # the dealer's hand is set aside for the rest of the hand
     r.hands[r.dealer] = []
     res.seats = [s for s in r.order() if r.hands[s]]
     dealer = seat_account(r.dealer)
@@ -56,7 +56,7 @@ def play_put_and_take(r: Round) -> PhaseGen:
                 continue
             from_pot = min(due, r.ledger.balance(POT))
             got = r.pay(POT, seat_account(seat), from_pot, f"take: {card} is card {number}")
-            if due > from_pot:   # the pot ran dry: the dealer pays the rest
+            if due > from_pot:  # the pot ran dry: the dealer pays the rest
                 paid = r.pay(dealer, seat_account(seat), due - from_pot, f"take: {card} is card {number}, pot dry")
                 covered += paid
                 got += paid

@@ -58,10 +58,13 @@ class _CardSource:
             if Counter(order) != Counter(game.pack):
                 missing = Counter(game.pack) - Counter(order)
                 extra = Counter(order) - Counter(game.pack)
-                raise RecordError(f"{where}.deck", f"is not the {len(game.pack)}-card pack of "
-                                  f"{game.rules.packs_for(game.players)} deck(s): missing "
-                                  f"{' '.join(map(str, missing.elements())) or 'nothing'}, extra "
-                                  f"{' '.join(map(str, extra.elements())) or 'nothing'}")
+                raise RecordError(
+                    f"{where}.deck",
+                    f"is not the {len(game.pack)}-card pack of "
+                    f"{game.rules.packs_for(game.players)} deck(s): missing "
+                    f"{' '.join(map(str, missing.elements())) or 'nothing'}, extra "
+                    f"{' '.join(map(str, extra.elements())) or 'nothing'}",
+                )
             seed = need(deal, "reshuffle_seed", int, where) if "reshuffle_seed" in deal else 0
             self.feeder = DeckFeeder(order, reshuffle_seed=seed)
         else:
@@ -80,14 +83,15 @@ class _CardSource:
         try:
             game.supply(card)
         except CardConflictError as exc:
-            raise RecordError(f"{self.where}.cards[{self.used}]", f"{exc} (wanted to "
-                              f"{game.step.describe()})") from None
+            raise RecordError(f"{self.where}.cards[{self.used}]", f"{exc} (wanted to {game.step.describe()})") from None
         self.used += 1
 
     def check_all_used(self) -> None:
         if self.explicit is not None and self.used < len(self.explicit):
-            raise RecordError(f"{self.where}.cards[{self.used}]",
-                              f"the hand ended after {self.used} cards; {len(self.explicit) - self.used} more given")
+            raise RecordError(
+                f"{self.where}.cards[{self.used}]",
+                f"the hand ended after {self.used} cards; {len(self.explicit) - self.used} more given",
+            )
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
@@ -106,8 +110,11 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     moves = [_move(m, i) for i, m in enumerate(raw_moves)]
     game = GarbageGame(players, rules=rules, first_dealer=first)
     if len(deals) > game.deals:
-        raise RecordError("deals", f"has {len(deals)} hands; a match of {players} players dealing "
-                                   f"{rules.deals_per_seat} time(s) each has {game.deals}")
+        raise RecordError(
+            "deals",
+            f"has {len(deals)} hands; a match of {players} players dealing "
+            f"{rules.deals_per_seat} time(s) each has {game.deals}",
+        )
     next_move = 0
     stuck = ""
     for index, deal in enumerate(deals):
@@ -141,8 +148,9 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         source.check_all_used()
     if next_move < len(moves):
         if stuck:
-            raise RecordError(f"moves[{next_move}]", f"{len(moves) - next_move} move(s) left but the record "
-                                                       f"stops ({stuck})")
+            raise RecordError(
+                f"moves[{next_move}]", f"{len(moves) - next_move} move(s) left but the record stops ({stuck})"
+            )
         if game.over:
             raise IllegalMoveError("the match is over; no more decisions", index=next_move)
         raise RecordError(f"moves[{next_move}]", f"{len(moves) - next_move} move(s) left after the last hand given")
@@ -156,8 +164,10 @@ def result(game: GarbageGame, *, awaiting: str | None = None) -> dict[str, Any]:
         "over": game.over,
         "players": game.players,
         "rules": rules_to_json(game.rules),
-        "seats": [{"seat": s, "coins": game.balance(s), "net": game.balance(s) - game.rules.start_coins}
-                  for s in range(game.players)],
+        "seats": [
+            {"seat": s, "coins": game.balance(s), "net": game.balance(s) - game.rules.start_coins}
+            for s in range(game.players)
+        ],
         "kitty": game.ledger.balance(KITTY),
         "coins_total": game.ledger.total,
         "ledger_entries": len(game.ledger.entries),
@@ -171,19 +181,27 @@ def result(game: GarbageGame, *, awaiting: str | None = None) -> dict[str, Any]:
 def _hand_summary(h: HandResults) -> dict[str, Any]:
     out: dict[str, Any] = {"deal": h.deal, "dealer": h.dealer}
     if h.poker is not None:
-        out["poker"] = {"pot": h.poker.pot, "winners": h.poker.winners,
-                        "hands": {str(s): d for s, d in h.poker.described.items()}}
+        out["poker"] = {
+            "pot": h.poker.pot,
+            "winners": h.poker.winners,
+            "hands": {str(s): d for s, d in h.poker.described.items()},
+        }
         if h.poker.folded:
             out["poker"]["folded"] = h.poker.folded
     if h.bingo is not None:
-        out["bingo"] = {"calls": len(h.bingo.calls), "pot": h.bingo.pot, "winners": h.bingo.winners,
-                        "to_kitty": h.bingo.to_kitty}
+        out["bingo"] = {
+            "calls": len(h.bingo.calls),
+            "pot": h.bingo.pot,
+            "winners": h.bingo.winners,
+            "to_kitty": h.bingo.to_kitty,
+        }
     if h.put_and_take is not None:
-        out["put_and_take"] = {"dealer_collected": h.put_and_take.dealer_collected,
-                               "dealer_paid": h.put_and_take.dealer_paid}
+        out["put_and_take"] = {
+            "dealer_collected": h.put_and_take.dealer_collected,
+            "dealer_paid": h.put_and_take.dealer_paid,
+        }
     if h.count_up is not None:
-        out["count_up"] = {"hits": [t.number for t in h.count_up.turns if t.hit],
-                           "dealer_net": h.count_up.dealer_net}
+        out["count_up"] = {"hits": [t.number for t in h.count_up.turns if t.hit], "dealer_net": h.count_up.dealer_net}
     return out
 
 

@@ -26,30 +26,30 @@ class GarbageRules:
     name: str = "standard"
     # Players and coins
     start_coins: int = 100
-    packs: int | None = None          # None: two packs for 3-5 players, three for 6 or more
-    deals_per_seat: int = 1           # a match ends when every player has dealt this often
-    debt: bool = True                 # a player out of coins keeps paying into debt (rules.md)
+    packs: int | None = None  # None: two packs for 3-5 players, three for 6 or more
+    deals_per_seat: int = 1  # a match ends when every player has dealt this often
+    debt: bool = True  # a player out of coins keeps paying into debt (rules.md)
     odd_coins: OddCoins = "dealer-left"  # indivisible remainder of a shared pot
-    dealer_plays: bool = True         # the dealer has a poker and bingo hand (rules.md)
+    dealer_plays: bool = True  # the dealer has a poker and bingo hand (rules.md)
     # Poker
     ante: int = 5
-    hand_size: int = 5                # 7: seven cards, best five, all seven kept (variation)
-    four_flush: bool = False          # four of one suit ranks between a pair and two pairs
-    buy_price: int = 0                # > 0: each player may buy one extra card, discarding one
-    stud: bool = False                # five-card stud: betting rounds after the 3rd and 4th cards
-    stud_bet: int = 5                 # fixed bet and raise size in stud rounds
-    stud_raises: int = 3              # most raises in one betting round
+    hand_size: int = 5  # 7: seven cards, best five, all seven kept (variation)
+    four_flush: bool = False  # four of one suit ranks between a pair and two pairs
+    buy_price: int = 0  # > 0: each player may buy one extra card, discarding one
+    stud: bool = False  # five-card stud: betting rounds after the 3rd and 4th cards
+    stud_bet: int = 5  # fixed bet and raise size in stud rounds
+    stud_raises: int = 3  # most raises in one betting round
     # Bingo
     bingo_after_put_and_take: bool = False  # bingo as phase 3; the dealer only calls
     bingo_tie: BingoTie = "share"
     kitty_replay: KittyReplay = "next-hand"  # with bingo_tie="kitty": when the kitty is played for
     # Put and take
-    put_and_take_cards: int = 10      # cards turned in each half (variation: 5)
+    put_and_take_cards: int = 10  # cards turned in each half (variation: 5)
     rank_and_suit_double: bool = False  # a card matching rank and suit puts or takes double
-    sets_multiply: bool = False       # a pair pays x2, three of a kind x3 (7th card, three: 63)
+    sets_multiply: bool = False  # a pair pays x2, three of a kind x3 (7th card, three: 63)
     # Count-up
-    count_up_cards: int = 13          # variation: 10
-    no_hit_penalty: int = 0           # variation: 5 to each player when the dealer hits nothing
+    count_up_cards: int = 13  # variation: 10
+    no_hit_penalty: int = 0  # variation: 5 to each player when the dealer hits nothing
     consecutive_hits_multiply: bool = False  # 2nd consecutive hit pays x2, 3rd x3, ...
 
     def packs_for(self, players: int) -> int:
@@ -73,40 +73,74 @@ class GarbageRules:
 
     def validate(self, players: int | None = None) -> None:
         """Raise :class:`ConfigError` naming the first option that cannot work."""
+
         def need(ok: bool, key: str, reason: str) -> None:
             if not ok:
                 raise ConfigError(key, reason)
 
         for key in ("start_coins", "ante", "buy_price", "stud_bet", "stud_raises", "no_hit_penalty"):
             value = getattr(self, key)
-            need(_whole(value) and value >= 0, key,
-                 f"must be a whole number of coins, 0 or more, not {value!r}")
-        need(self.packs is None or (_whole(self.packs) and 1 <= self.packs <= 8), "packs",
-             f"must be 1 to 8 packs (or unset for 2 or 3 by player count), not {self.packs!r}")
-        need(_whole(self.deals_per_seat) and 1 <= self.deals_per_seat <= 100, "deals_per_seat",
-             f"must be 1 to 100, not {self.deals_per_seat!r}")
-        need(_whole(self.hand_size) and self.hand_size in (5, 6, 7), "hand_size",
-             f"must be 5, 6 or 7 cards, not {self.hand_size!r}")
-        need(_whole(self.put_and_take_cards) and 1 <= self.put_and_take_cards <= 13, "put_and_take_cards",
-             f"must be 1 to 13 cards, not {self.put_and_take_cards!r}")
-        need(_whole(self.count_up_cards) and 1 <= self.count_up_cards <= 13, "count_up_cards",
-             f"must be 1 to 13 cards (ace to king), not {self.count_up_cards!r}")
-        need(self.bingo_tie in ("share", "most-coins", "kitty"), "bingo_tie",
-             f"must be share, most-coins or kitty, not {self.bingo_tie!r}")
-        need(self.kitty_replay in ("next-hand", "now"), "kitty_replay",
-             f"must be next-hand or now, not {self.kitty_replay!r}")
-        need(self.odd_coins in ("dealer-left", "kitty"), "odd_coins",
-             f"must be dealer-left or kitty, not {self.odd_coins!r}")
-        for key in ("debt", "dealer_plays", "four_flush", "stud", "bingo_after_put_and_take",
-                    "rank_and_suit_double", "sets_multiply", "consecutive_hits_multiply"):
+            need(_whole(value) and value >= 0, key, f"must be a whole number of coins, 0 or more, not {value!r}")
+        need(
+            self.packs is None or (_whole(self.packs) and 1 <= self.packs <= 8),
+            "packs",
+            f"must be 1 to 8 packs (or unset for 2 or 3 by player count), not {self.packs!r}",
+        )
+        need(
+            _whole(self.deals_per_seat) and 1 <= self.deals_per_seat <= 100,
+            "deals_per_seat",
+            f"must be 1 to 100, not {self.deals_per_seat!r}",
+        )
+        need(
+            _whole(self.hand_size) and self.hand_size in (5, 6, 7),
+            "hand_size",
+            f"must be 5, 6 or 7 cards, not {self.hand_size!r}",
+        )
+        need(
+            _whole(self.put_and_take_cards) and 1 <= self.put_and_take_cards <= 13,
+            "put_and_take_cards",
+            f"must be 1 to 13 cards, not {self.put_and_take_cards!r}",
+        )
+        need(
+            _whole(self.count_up_cards) and 1 <= self.count_up_cards <= 13,
+            "count_up_cards",
+            f"must be 1 to 13 cards (ace to king), not {self.count_up_cards!r}",
+        )
+        need(
+            self.bingo_tie in ("share", "most-coins", "kitty"),
+            "bingo_tie",
+            f"must be share, most-coins or kitty, not {self.bingo_tie!r}",
+        )
+        need(
+            self.kitty_replay in ("next-hand", "now"),
+            "kitty_replay",
+            f"must be next-hand or now, not {self.kitty_replay!r}",
+        )
+        need(
+            self.odd_coins in ("dealer-left", "kitty"),
+            "odd_coins",
+            f"must be dealer-left or kitty, not {self.odd_coins!r}",
+        )
+        for key in (
+            "debt",
+            "dealer_plays",
+            "four_flush",
+            "stud",
+            "bingo_after_put_and_take",
+            "rank_and_suit_double",
+            "sets_multiply",
+            "consecutive_hits_multiply",
+        ):
             need(isinstance(getattr(self, key), bool), key, "must be true or false")
         need(not (self.stud and self.hand_size != 5), "stud", "five-card stud deals five cards (hand_size 5)")
         if players is not None:
-            need(_whole(players) and 3 <= players <= 12, "players",
-                 f"Garbage needs 3 to 12 players, not {players!r}")
+            need(_whole(players) and 3 <= players <= 12, "players", f"Garbage needs 3 to 12 players, not {players!r}")
             in_hands = players * self.hand_size
-            need(self.packs_for(players) * 52 >= in_hands + 20, "packs",
-                 f"{self.packs_for(players)} pack(s) cannot serve {players} hands of {self.hand_size}")
+            need(
+                self.packs_for(players) * 52 >= in_hands + 20,
+                "packs",
+                f"{self.packs_for(players)} pack(s) cannot serve {players} hands of {self.hand_size}",
+            )
 
 
 def _whole(value: object) -> bool:
@@ -125,11 +159,24 @@ RULE_SETS: dict[str, GarbageRules] = {
     "buy": _set(name="buy", buy_price=5),
     "short": _set(name="short", put_and_take_cards=5, count_up_cards=10),
     "bingo-kitty": _set(name="bingo-kitty", bingo_tie="kitty"),
-    "high-stakes": _set(name="high-stakes", rank_and_suit_double=True, sets_multiply=True,
-                        consecutive_hits_multiply=True, no_hit_penalty=5),
-    "everything": _set(name="everything", four_flush=True, buy_price=5, stud=True, bingo_tie="most-coins",
-                       rank_and_suit_double=True, sets_multiply=True, consecutive_hits_multiply=True,
-                       no_hit_penalty=5),
+    "high-stakes": _set(
+        name="high-stakes",
+        rank_and_suit_double=True,
+        sets_multiply=True,
+        consecutive_hits_multiply=True,
+        no_hit_penalty=5,
+    ),
+    "everything": _set(
+        name="everything",
+        four_flush=True,
+        buy_price=5,
+        stud=True,
+        bingo_tie="most-coins",
+        rank_and_suit_double=True,
+        sets_multiply=True,
+        consecutive_hits_multiply=True,
+        no_hit_penalty=5,
+    ),
 }
 
 

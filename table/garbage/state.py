@@ -92,8 +92,7 @@ class GarbageGame:
         self.first_dealer = first_dealer
         self.pack: tuple[Card, ...] = tuple(multi_pack(self.rules.packs_for(players)))
         self.deals = players * self.rules.deals_per_seat
-        self.ledger = Ledger.with_accounts([seat_account(s) for s in range(players)],
-                                           start=self.rules.start_coins)
+        self.ledger = Ledger.with_accounts([seat_account(s) for s in range(players)], start=self.rules.start_coins)
         for account in (POT, BINGO, KITTY):
             self.ledger.open(account)
         self.coins_total = self.ledger.total
@@ -153,8 +152,11 @@ class GarbageGame:
             raise CardConflictError(card, "not a card")
         if not self.round.stock[card]:
             copies = self.pack.count(card)
-            raise CardConflictError(card, f"cannot come from the stock: all {copies} {card} of this "
-                                          f"{self.rules.packs_for(self.players)}-pack deck are in hands or discards")
+            raise CardConflictError(
+                card,
+                f"cannot come from the stock: all {copies} {card} of this "
+                f"{self.rules.packs_for(self.players)}-pack deck are in hands or discards",
+            )
 
     def can_supply(self, card: Card) -> bool:
         try:
@@ -201,17 +203,20 @@ class GarbageGame:
         if not isinstance(move, Move):
             raise IllegalMoveError(f"not a move: {move!r}")
         if move.seat != request.seat:
-            raise IllegalMoveError(f"it is seat {request.seat}'s turn to decide, not seat {move.seat}'s "
-                                   f"({request.prompt})")
+            raise IllegalMoveError(
+                f"it is seat {request.seat}'s turn to decide, not seat {move.seat}'s ({request.prompt})"
+            )
         if move.kind not in request.kinds:
-            raise IllegalMoveError(f"seat {move.seat} cannot {move.kind} now; allowed: "
-                                   f"{', '.join(request.kinds)} ({request.prompt})")
+            raise IllegalMoveError(
+                f"seat {move.seat} cannot {move.kind} now; allowed: {', '.join(request.kinds)} ({request.prompt})"
+            )
         if move.kind == "discard":
             if move.card is None:
                 raise IllegalMoveError(f"seat {move.seat} must name the card to discard")
             if move.card not in request.cards:
-                raise IllegalMoveError(f"seat {move.seat} has no {move.card} to discard; holds "
-                                       f"{' '.join(str(c) for c in request.cards)}")
+                raise IllegalMoveError(
+                    f"seat {move.seat} has no {move.card} to discard; holds {' '.join(str(c) for c in request.cards)}"
+                )
         elif move.card is not None:
             raise IllegalMoveError(f"{move.kind} names no card (got {move.card})")
 
@@ -286,8 +291,9 @@ class GarbageGame:
         self.round.phase = "end"
         if self.ledger.balance(KITTY):
             # the remainder cannot go back into the kitty being emptied
-            self.round.share(KITTY, list(range(self.players)), "kitty shared at the end of the match",
-                             odd_to_kitty=False)
+            self.round.share(
+                KITTY, list(range(self.players)), "kitty shared at the end of the match", odd_to_kitty=False
+            )
 
 
 class DeckFeeder:

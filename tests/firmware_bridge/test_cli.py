@@ -19,9 +19,25 @@ pytestmark = pytest.mark.timeout(60)
 def sim_url(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     log = tmp_path / "truth.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "table.cli", "dealer-sim", "--pty", "--seats", "3", "--card-reader",
-         "--speed", "50", "--deck", "AS,KH,2C,TD,5S,9H", "--log", str(log)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "table.cli",
+            "dealer-sim",
+            "--pty",
+            "--seats",
+            "3",
+            "--card-reader",
+            "--speed",
+            "50",
+            "--deck",
+            "AS,KH,2C,TD,5S,9H",
+            "--log",
+            str(log),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
@@ -44,7 +60,10 @@ def test_first_line_is_the_url_and_dealer_deals_through_it(sim_url, capsys: pyte
     truth = [json.loads(line) for line in log.read_text().splitlines()]
     deals = [t for t in truth if t["action"] == "deal"]
     assert [(d["target"], d["card"], d["face"]) for d in deals] == [
-        ("seat:2", "AS", "up"), ("seat:2", "KH", "up"), ("seat:2", "2C", "up")]
+        ("seat:2", "AS", "up"),
+        ("seat:2", "KH", "up"),
+        ("seat:2", "2C", "up"),
+    ]
 
 
 def test_empty_hopper_exits_1_with_the_reason(sim_url, capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,8 +81,12 @@ def test_bad_port_and_bad_target_exit_2(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_tcp_server(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "table.cli", "dealer-sim", "--tcp", "0", "--speed", "50"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table.cli", "dealer-sim", "--tcp", "0", "--speed", "50"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()

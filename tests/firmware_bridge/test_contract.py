@@ -65,8 +65,12 @@ def test_deal_reaches_its_target_in_order(dealer: Dealer) -> None:
     assert [d.face for d in second.dealt] == [Face.UP, Face.UP]
     truth = dealer.simulator.deals()
     assert [(t["target"], t["card"], t["face"]) for t in truth] == [
-        ("seat:2", "AS", "down"), ("seat:2", "KH", "down"), ("seat:2", "2C", "down"),
-        ("layout", "TD", "up"), ("layout", "5S", "up")]
+        ("seat:2", "AS", "down"),
+        ("seat:2", "KH", "down"),
+        ("seat:2", "2C", "down"),
+        ("layout", "TD", "up"),
+        ("layout", "5S", "up"),
+    ]
 
 
 def test_card_dealt_events_arrive_for_each_card(dealer: Dealer) -> None:

@@ -29,8 +29,9 @@ DEALS = 200
 def test_deals_through_a_garbled_wire_reach_exactly_their_targets() -> None:
     """5% of bytes corrupted, 5% dropped, 1% of frames duplicated, both ways: none lost, none twice."""
     deck = shuffled(multi_pack(4), seed=3)
-    sim = Simulator(seats=4, speed=200, card_reader=True, deck=deck, seed=11,
-                    faults=Faults(drop=0.05, corrupt=0.05, duplicate=0.01))
+    sim = Simulator(
+        seats=4, speed=200, card_reader=True, deck=deck, seed=11, faults=Faults(drop=0.05, corrupt=0.05, duplicate=0.01)
+    )
     targets = [f"seat:{i % 4 + 1}" if i % 7 else "layout" for i in range(DEALS)]
     with Dealer(sim_backend(sim)) as dealer:
         reported = []
@@ -51,8 +52,11 @@ def test_reboot_mid_deal_is_detected_failed_rehomed_and_play_goes_on() -> None:
     sim = Simulator(seats=3, speed=50, card_reader=True, deck=standard_pack(), reboot_every=7, seed=5)
     reboots_seen: list[float] = []
     with Dealer(sim_backend(sim)) as dealer:
-        dealer.add_listener(lambda e: reboots_seen.append(time.monotonic())
-                            if isinstance(e, LinkEvent) and e.state == "rebooted" else None)
+        dealer.add_listener(
+            lambda e: (
+                reboots_seen.append(time.monotonic()) if isinstance(e, LinkEvent) and e.state == "rebooted" else None
+            )
+        )
         results = []
         hopper_before = 52
         while len(results) < 12:
@@ -82,12 +86,20 @@ def test_reboot_mid_deal_is_detected_failed_rehomed_and_play_goes_on() -> None:
 
 @pytest.mark.timeout(60)
 def test_reboots_on_a_garbled_wire_are_still_caught_within_a_second() -> None:
-    sim = Simulator(seats=4, speed=20, card_reader=True, deck=multi_pack(2), reboot_every=5, seed=8,
-                    faults=Faults(drop=0.05, corrupt=0.05, duplicate=0.01))
+    sim = Simulator(
+        seats=4,
+        speed=20,
+        card_reader=True,
+        deck=multi_pack(2),
+        reboot_every=5,
+        seed=8,
+        faults=Faults(drop=0.05, corrupt=0.05, duplicate=0.01),
+    )
     seen: list[float] = []
     with Dealer(sim_backend(sim)) as dealer:
-        dealer.add_listener(lambda e: seen.append(time.monotonic())
-                            if isinstance(e, LinkEvent) and e.state == "rebooted" else None)
+        dealer.add_listener(
+            lambda e: seen.append(time.monotonic()) if isinstance(e, LinkEvent) and e.state == "rebooted" else None
+        )
         results = [dealer.deal(f"seat:{i % 4 + 1}", 2) for i in range(15)]
     reboots = [sim._t0 + r["t"] for r in sim.truth if r["action"] == "reboot"]
     assert reboots and len(seen) == len(reboots)
@@ -197,7 +209,6 @@ def test_a_write_that_fails_as_the_link_drops_says_link_lost(reader_first: bool)
             link._write(b"\x00")
     finally:
         link.close()
-
 
 
 @settings(max_examples=60, deadline=None)

@@ -24,7 +24,11 @@ def test_golden_frames_decode_to_their_meaning(golden) -> None:
         assert wire.endswith(b"\x00") and b"\x00" not in wire[:-1], v["name"]
         frame = decode_block(wire[:-1])
         assert (frame.type, frame.request, frame.boot, frame.payload.hex()) == (
-            v["type"], v["request"], v["boot"], v["payload"]), v["name"]
+            v["type"],
+            v["request"],
+            v["boot"],
+            v["payload"],
+        ), v["name"]
         assert MsgType(frame.type).name == v["type_name"]
         assert not describe(frame.type, frame.payload).endswith("malformed")
 

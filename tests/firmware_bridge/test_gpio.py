@@ -40,8 +40,9 @@ def test_short_press_confirms_and_long_press_disputes(factory: MockFactory) -> N
     clock = Clock()
     confirmed: list[ButtonPress] = []
     disputed: list[ButtonPress] = []
-    with SeatButtons(PINS, pin_factory=factory, clock=clock,
-                     when_pressed=confirmed.append, when_long_pressed=disputed.append) as buttons:
+    with SeatButtons(
+        PINS, pin_factory=factory, clock=clock, when_pressed=confirmed.append, when_long_pressed=disputed.append
+    ) as buttons:
         press(factory, clock, 6, 0.2)
         press(factory, clock, 13, 1.5)
         assert [(p.seat, p.meaning) for p in confirmed] == [(2, "confirm")]

@@ -17,11 +17,19 @@ from table.cards import (
 )
 
 
-@pytest.mark.parametrize("text, rank, suit", [
-    ("AS", Rank.ACE, Suit.SPADES), ("TD", Rank.TEN, Suit.DIAMONDS), ("10d", Rank.TEN, Suit.DIAMONDS),
-    ("7h", Rank.SEVEN, Suit.HEARTS), ("A♠", Rank.ACE, Suit.SPADES), ("10♦", Rank.TEN, Suit.DIAMONDS),
-    (" qc ", Rank.QUEEN, Suit.CLUBS), ("K♥", Rank.KING, Suit.HEARTS),
-])
+@pytest.mark.parametrize(
+    "text, rank, suit",
+    [
+        ("AS", Rank.ACE, Suit.SPADES),
+        ("TD", Rank.TEN, Suit.DIAMONDS),
+        ("10d", Rank.TEN, Suit.DIAMONDS),
+        ("7h", Rank.SEVEN, Suit.HEARTS),
+        ("A♠", Rank.ACE, Suit.SPADES),
+        ("10♦", Rank.TEN, Suit.DIAMONDS),
+        (" qc ", Rank.QUEEN, Suit.CLUBS),
+        ("K♥", Rank.KING, Suit.HEARTS),
+    ],
+)
 def test_parse_accepts_every_documented_form(text: str, rank: Rank, suit: Suit) -> None:
     card = Card.parse(text)
     assert (card.rank, card.suit) == (rank, suit)

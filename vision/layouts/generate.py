@@ -13,8 +13,13 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-MATS = {"A3": (420.0, 297.0), "A2": (594.0, 420.0), "cloth-800x600": (800.0, 600.0),
-        "cloth-1000x700": (1000.0, 700.0), "cloth-1250x850": (1250.0, 850.0)}
+MATS = {
+    "A3": (420.0, 297.0),
+    "A2": (594.0, 420.0),
+    "cloth-800x600": (800.0, 600.0),
+    "cloth-1000x700": (1000.0, 700.0),
+    "cloth-1250x850": (1250.0, 850.0),
+}
 BAND = 44.0  # markers live in the outer band; zones inside it
 MARKER = 32.0
 CARD_W, CARD_H = 63.0, 88.0
@@ -38,8 +43,16 @@ def markers(w: float, h: float, s: float = MARKER) -> list[dict[str, float]]:
     return [{"id": i, "x": round(x, 1), "y": round(y, 1)} for i, (x, y) in enumerate(at)]
 
 
-def zone(name: str, kind: str, label: str, rect: tuple[float, float, float, float], *, seat: int | None = None,
-         facing: int = 0, slots: list[tuple[float, float, float]] | None = None) -> dict[str, Any]:
+def zone(
+    name: str,
+    kind: str,
+    label: str,
+    rect: tuple[float, float, float, float],
+    *,
+    seat: int | None = None,
+    facing: int = 0,
+    slots: list[tuple[float, float, float]] | None = None,
+) -> dict[str, Any]:
     d: dict[str, Any] = {"name": name, "kind": kind, "label": label, "rect": [round(v, 1) for v in rect]}
     if seat is not None:
         d["seat"] = seat
@@ -72,8 +85,15 @@ def capture_zone(seat: int, rect: tuple[float, float, float, float], facing: int
     cw, ch = CARD_H + 12, min(CARD_W + 9, bh)  # a card lying sideways (it may overhang the band a little)
     cx = x + bw - cw if facing == 0 else x  # at the player's right hand
     cy = y + (bh - ch) / 2
-    return zone(f"capture:{seat}", "capture", f"{seat} captures", (cx, cy, cw, ch), seat=seat, facing=facing,
-                slots=[(cx + cw / 2, cy + ch / 2, 90.0)])
+    return zone(
+        f"capture:{seat}",
+        "capture",
+        f"{seat} captures",
+        (cx, cy, cw, ch),
+        seat=seat,
+        facing=facing,
+        slots=[(cx + cw / 2, cy + ch / 2, 90.0)],
+    )
 
 
 def chinese_ten(n: int) -> dict[str, Any]:
@@ -91,8 +111,15 @@ def chinese_ten(n: int) -> dict[str, Any]:
     slots = [(BAND + 2 + CARD_W / 2 + k * pitch, yy, 0.0) for yy in rows for k in range(6)]
     zones.append(zone("layout", "layout", "Layout", (BAND, top, lay_w, bottom - top), slots=slots))
     sx = BAND + lay_w + 4
-    zones.append(zone("stock", "stock", "Stock", (sx, top, w - BAND - sx, bottom - top),
-                      slots=[(sx + (w - BAND - sx) / 2, (top + bottom) / 2, 0.0)]))
+    zones.append(
+        zone(
+            "stock",
+            "stock",
+            "Stock",
+            (sx, top, w - BAND - sx, bottom - top),
+            slots=[(sx + (w - BAND - sx) / 2, (top + bottom) / 2, 0.0)],
+        )
+    )
     return doc("chinese-ten", n, "A2", zones)
 
 
@@ -106,13 +133,29 @@ def frog(n: int) -> dict[str, Any]:
     top, bottom = BAND + block + 4, h - BAND - block - 4
     mid = (top + bottom) / 2
     widow_w = 2 * PITCH_X
-    zones.append(zone("widow", "widow", "Widow", (BAND, top, widow_w, bottom - top),
-                      slots=[(BAND + CARD_W / 2 + 2, top + CARD_H / 2, 0.0),
-                             (BAND + CARD_W / 2 + 2 + PITCH_X, top + CARD_H / 2, 0.0),
-                             (BAND + CARD_W / 2 + 2, bottom - CARD_H / 2, 0.0)]))
+    zones.append(
+        zone(
+            "widow",
+            "widow",
+            "Widow",
+            (BAND, top, widow_w, bottom - top),
+            slots=[
+                (BAND + CARD_W / 2 + 2, top + CARD_H / 2, 0.0),
+                (BAND + CARD_W / 2 + 2 + PITCH_X, top + CARD_H / 2, 0.0),
+                (BAND + CARD_W / 2 + 2, bottom - CARD_H / 2, 0.0),
+            ],
+        )
+    )
     cx = w / 2
-    zones.append(zone("trick", "trick", "Trick", (cx - 1.5 * PITCH_X - 6, top, 3 * PITCH_X + 12, bottom - top),
-                      slots=[(cx + k * PITCH_X, mid, 0.0) for k in (-1, 0, 1)]))
+    zones.append(
+        zone(
+            "trick",
+            "trick",
+            "Trick",
+            (cx - 1.5 * PITCH_X - 6, top, 3 * PITCH_X + 12, bottom - top),
+            slots=[(cx + k * PITCH_X, mid, 0.0) for k in (-1, 0, 1)],
+        )
+    )
     return doc("frog", n, "A2", zones)
 
 
@@ -161,17 +204,23 @@ def garbage(n: int) -> dict[str, Any]:
     half = (w - BAND - sx) / 2
     for i, (name, label) in enumerate((("stock", "Stock"), ("discard", "Discards"))):
         x0 = sx + i * half
-        zones.append(zone(name, name, label, (x0, top, half, bottom - top),
-                          slots=[(x0 + half / 2, (top + bottom) / 2, 0.0)]))
+        zones.append(
+            zone(name, name, label, (x0, top, half, bottom - top), slots=[(x0 + half / 2, (top + bottom) / 2, 0.0)])
+        )
     return doc("garbage", n, mat, zones)
 
 
 def doc(game: str, n: int, mat: str, zones: list[dict[str, Any]]) -> dict[str, Any]:
     w, h = MATS[mat]
-    return {"format": 1, "game": game, "players": n, "mat": {"name": mat, "width_mm": w, "height_mm": h},
-            "card_mm": [CARD_W, CARD_H],
-            "markers": {"dictionary": "DICT_4X4_50", "size_mm": marker_size(mat),
-                        "at": markers(w, h, marker_size(mat))}, "zones": zones}
+    return {
+        "format": 1,
+        "game": game,
+        "players": n,
+        "mat": {"name": mat, "width_mm": w, "height_mm": h},
+        "card_mm": [CARD_W, CARD_H],
+        "markers": {"dictionary": "DICT_4X4_50", "size_mm": marker_size(mat), "at": markers(w, h, marker_size(mat))},
+        "zones": zones,
+    }
 
 
 def main() -> None:

@@ -12,15 +12,24 @@ def cards(text: str) -> list[Card]:
     return parse_cards(text.split())
 
 
-def referee(layout: str, *, players: int = 2, dealer: int = 0, rules: RuleSet | str = "pagat",
-            **options: object) -> ChineseTenState:
+def referee(
+    layout: str, *, players: int = 2, dealer: int = 0, rules: RuleSet | str = "pagat", **options: object
+) -> ChineseTenState:
     """A state as a referee at a real table sees it: layout known, hands hidden, stock unseen."""
     rs = rules_by_name(rules, **options) if isinstance(rules, str) else rules
     return ChineseTenState(rs, players=players, dealer=dealer, layout=cards(layout))
 
 
-def known(layout: str, hands: dict[int, str], *, stock: str = "", players: int = 2, dealer: int = 0,
-          rules: RuleSet | str = "pagat", **options: object) -> ChineseTenState:
+def known(
+    layout: str,
+    hands: dict[int, str],
+    *,
+    stock: str = "",
+    players: int = 2,
+    dealer: int = 0,
+    rules: RuleSet | str = "pagat",
+    **options: object,
+) -> ChineseTenState:
     """A fully known deal: the given hand cards first, the rest filled from the pack in order,
     then the given stock cards on top of the rest of the pack."""
     rs = rules_by_name(rules, **options) if isinstance(rules, str) else rules
@@ -34,8 +43,7 @@ def known(layout: str, hands: dict[int, str], *, stock: str = "", players: int =
             hand.append(spare.pop(0))
         full_hands.append(hand)
     full_stock = cards(stock) + spare
-    return ChineseTenState(rs, players=players, dealer=dealer, layout=cards(layout), hands=full_hands,
-                           stock=full_stock)
+    return ChineseTenState(rs, players=players, dealer=dealer, layout=cards(layout), hands=full_hands, stock=full_stock)
 
 
 class Helpers:

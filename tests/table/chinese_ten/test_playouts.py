@@ -35,8 +35,14 @@ def test_bot_playouts_conserve_cards_and_points(name: str, players: int) -> None
     redeals = 0
     for seed in SEEDS:
         record = random_record(players=players, seed=seed, rules=name)
-        state = ChineseTenState(rs, players=players, dealer=record["dealer"], layout=record["deal"]["layout"],
-                                hands=record["deal"]["hands"], stock=record["deal"]["stock"])
+        state = ChineseTenState(
+            rs,
+            players=players,
+            dealer=record["dealer"],
+            layout=record["deal"]["layout"],
+            hands=record["deal"]["hands"],
+            stock=record["deal"]["stock"],
+        )
         bots = make_bots(["greedy", "random"] * 2, seed)[:players]
         assert play_out(state, bots) is not None
         check_finished(state)
@@ -52,6 +58,7 @@ def test_bot_playouts_conserve_cards_and_points(name: str, players: int) -> None
 def test_random_legal_moves_in_referee_mode_also_end_cleanly(name: str, players: int) -> None:
     """Hidden hands and an unseen stock: the table supplies each card, chosen at random here."""
     import random
+
     rs = rules_by_name(name)
     for seed in range(15):
         rng = random.Random(seed)
@@ -70,12 +77,15 @@ def test_random_legal_moves_in_referee_mode_also_end_cleanly(name: str, players:
         check_finished(state)
 
 
-@pytest.mark.parametrize("options", [
-    {"dealer_plays_first": True},
-    {"initial_triple": "redeal"},
-    {"capture_compulsory": False},
-    {"card_points": {"AH": 10, "AD": 10}},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"dealer_plays_first": True},
+        {"initial_triple": "redeal"},
+        {"capture_compulsory": False},
+        {"card_points": {"AH": 10, "AD": 10}},
+    ],
+)
 def test_playouts_under_each_option(options: dict[str, object]) -> None:
     rs = rules_by_name("pagat", **options)
     for seed, players in itertools.product(range(40), (2, 3, 4)):
@@ -93,6 +103,7 @@ def test_playouts_under_each_option(options: dict[str, object]) -> None:
 
 def _deck(seed: int) -> list:  # type: ignore[type-arg]
     from table.cards import shuffled
+
     return shuffled(standard_pack(), seed)
 
 

@@ -24,9 +24,15 @@ def small_record() -> dict[str, Any]:
     rest = [c for c in pack if c not in layout and c not in ("7H", "5D", "KD")]
     hands = [rest[:12], ["7H", "KD"] + rest[12:22]]
     stock = ["5D"] + rest[22:45]
-    return {"game": "chinese-ten", "rules": "pagat", "options": {}, "players": 2, "dealer": 0,
-            "deal": {"hands": hands, "layout": layout, "stock": stock},
-            "moves": [{"seat": 1, "play": "7H", "take": "3H"}, {"seat": 1, "flip": "5D"}]}
+    return {
+        "game": "chinese-ten",
+        "rules": "pagat",
+        "options": {},
+        "players": 2,
+        "dealer": 0,
+        "deal": {"hands": hands, "layout": layout, "stock": stock},
+        "moves": [{"seat": 1, "play": "7H", "take": "3H"}, {"seat": 1, "flip": "5D"}],
+    }
 
 
 def test_partial_record_replays_with_captures_so_far() -> None:
@@ -97,30 +103,37 @@ def test_special_capture_take_is_a_list() -> None:
     assert sorted(result["seats"][1]["captured"]) == ["JC", "JD", "JH", "JS"]
 
 
-@pytest.mark.parametrize("change, where, reason", [
-    (lambda r: r.pop("game"), "game", "missing"),
-    (lambda r: r.update(game="chess"), "game", "Chinese Ten replayer, not \"chess\""),
-    (lambda r: r.update(rules="taiwan"), "rules", "unknown rule set"),
-    (lambda r: r.update(options={"capture_compulsory": "yes"}), "options.capture_compulsory", "true or false"),
-    (lambda r: r.update(options={"bogus": 1}), "options.bogus", "unknown option"),
-    (lambda r: r.update(players=5), "players", "not 5"),
-    (lambda r: r.update(players="3"), "players", "expected int"),
-    (lambda r: r.update(dealer=4), "dealer", "seat 0 to 1"),
-    (lambda r: r.pop("deal"), "record", "exactly one of 'deal' and 'deck'"),
-    (lambda r: r["deal"]["layout"].pop(), "deal.layout", "has 4 cards, got 3"),
-    (lambda r: r["deal"]["hands"][1].pop(), "deal.hands[1]", "holds 12 cards, got 11"),
-    (lambda r: r["deal"]["hands"][0].__setitem__(3, "ZZ"), "deal.hands[0][3]", "not a card"),
-    (lambda r: r["deal"]["hands"][0].__setitem__(3, 7), "deal.hands[0][3]", "expected a card"),
-    (lambda r: r["deal"]["stock"].__setitem__(5, "3C"), "deal.stock[5]", "3C appears twice (also at deal.layout[0])"),
-    (lambda r: r["deal"].update(stock=["AS"]), "deal.stock", "holds 24 cards, got 1"),
-    (lambda r: r.update(moves={"seat": 1}), "moves", "expected a list of moves"),
-    (lambda r: r["moves"].append("7H"), "moves[2]", "a move is an object"),
-    (lambda r: r["moves"].append({"seat": 0}), "moves[2]", "exactly one of 'play' and 'flip'"),
-    (lambda r: r["moves"].append({"play": "2C"}), "moves[2].seat", "missing"),
-    (lambda r: r["moves"].append({"seat": 0, "play": "2X"}), "moves[2].play", "not a card"),
-    (lambda r: r["moves"].append({"seat": 0, "play": "2C", "tkae": "8C"}), "moves[2].tkae", "unknown key"),
-    (lambda r: r["moves"][0].update(take=[1]), "moves[0].take[0]", "expected a card"),
-])
+@pytest.mark.parametrize(
+    "change, where, reason",
+    [
+        (lambda r: r.pop("game"), "game", "missing"),
+        (lambda r: r.update(game="chess"), "game", 'Chinese Ten replayer, not "chess"'),
+        (lambda r: r.update(rules="taiwan"), "rules", "unknown rule set"),
+        (lambda r: r.update(options={"capture_compulsory": "yes"}), "options.capture_compulsory", "true or false"),
+        (lambda r: r.update(options={"bogus": 1}), "options.bogus", "unknown option"),
+        (lambda r: r.update(players=5), "players", "not 5"),
+        (lambda r: r.update(players="3"), "players", "expected int"),
+        (lambda r: r.update(dealer=4), "dealer", "seat 0 to 1"),
+        (lambda r: r.pop("deal"), "record", "exactly one of 'deal' and 'deck'"),
+        (lambda r: r["deal"]["layout"].pop(), "deal.layout", "has 4 cards, got 3"),
+        (lambda r: r["deal"]["hands"][1].pop(), "deal.hands[1]", "holds 12 cards, got 11"),
+        (lambda r: r["deal"]["hands"][0].__setitem__(3, "ZZ"), "deal.hands[0][3]", "not a card"),
+        (lambda r: r["deal"]["hands"][0].__setitem__(3, 7), "deal.hands[0][3]", "expected a card"),
+        (
+            lambda r: r["deal"]["stock"].__setitem__(5, "3C"),
+            "deal.stock[5]",
+            "3C appears twice (also at deal.layout[0])",
+        ),
+        (lambda r: r["deal"].update(stock=["AS"]), "deal.stock", "holds 24 cards, got 1"),
+        (lambda r: r.update(moves={"seat": 1}), "moves", "expected a list of moves"),
+        (lambda r: r["moves"].append("7H"), "moves[2]", "a move is an object"),
+        (lambda r: r["moves"].append({"seat": 0}), "moves[2]", "exactly one of 'play' and 'flip'"),
+        (lambda r: r["moves"].append({"play": "2C"}), "moves[2].seat", "missing"),
+        (lambda r: r["moves"].append({"seat": 0, "play": "2X"}), "moves[2].play", "not a card"),
+        (lambda r: r["moves"].append({"seat": 0, "play": "2C", "tkae": "8C"}), "moves[2].tkae", "unknown key"),
+        (lambda r: r["moves"][0].update(take=[1]), "moves[0].take[0]", "expected a card"),
+    ],
+)
 def test_malformed_records_say_what_and_where(change, where: str, reason: str) -> None:
     record = small_record()
     change(record)
@@ -130,17 +143,29 @@ def test_malformed_records_say_what_and_where(change, where: str, reason: str) -
     assert reason in info.value.reason
 
 
-@pytest.mark.parametrize("moves, index, reason", [
-    ([{"seat": 1, "play": "7H", "take": []}], 0,
-     "seat 1 played 7H while 3C lay on the layout: capture is compulsory"),
-    ([{"seat": 0, "play": "2C"}], 0, "seat 0 played 2C out of turn: it is seat 1's turn to play"),
-    ([{"seat": 1, "play": "7H"}], 0, "seat 1 played 7H with 3C and 3H on the layout: say which one it takes"),
-    ([{"seat": 1, "play": "7H", "take": "3H"}, {"seat": 1, "flip": "9S"}], 1,
-     "seat 1 flipped 9S, but the top stock card is 5D"),
-    ([{"seat": 1, "play": "7H", "take": "3H"}, {"seat": 1, "play": "KD"}], 1,
-     "seat 1 played KD but seat 1 must flip the top stock card first"),
-    ([{"seat": 1, "play": "AH"}], 0, "seat 1 played AH but does not hold it"),
-])
+@pytest.mark.parametrize(
+    "moves, index, reason",
+    [
+        (
+            [{"seat": 1, "play": "7H", "take": []}],
+            0,
+            "seat 1 played 7H while 3C lay on the layout: capture is compulsory",
+        ),
+        ([{"seat": 0, "play": "2C"}], 0, "seat 0 played 2C out of turn: it is seat 1's turn to play"),
+        ([{"seat": 1, "play": "7H"}], 0, "seat 1 played 7H with 3C and 3H on the layout: say which one it takes"),
+        (
+            [{"seat": 1, "play": "7H", "take": "3H"}, {"seat": 1, "flip": "9S"}],
+            1,
+            "seat 1 flipped 9S, but the top stock card is 5D",
+        ),
+        (
+            [{"seat": 1, "play": "7H", "take": "3H"}, {"seat": 1, "play": "KD"}],
+            1,
+            "seat 1 played KD but seat 1 must flip the top stock card first",
+        ),
+        ([{"seat": 1, "play": "AH"}], 0, "seat 1 played AH but does not hold it"),
+    ],
+)
 def test_illegal_moves_give_the_index_and_a_reason(moves: list[dict[str, Any]], index: int, reason: str) -> None:
     record = small_record()
     record["moves"] = moves
@@ -168,6 +193,7 @@ def test_match_record_errors_name_the_deal() -> None:
 
 
 # -- the command line ---------------------------------------------------------------------------
+
 
 def write(tmp_path: Path, record: object, name: str = "game.json") -> str:
     path = tmp_path / name
@@ -216,8 +242,7 @@ def test_cli_subprocess_no_traceback(tmp_path: Path) -> None:
     record = small_record()
     record["moves"] = [{"seat": 1, "play": "7H", "take": "4D"}]
     path = write(tmp_path, record)
-    proc = subprocess.run([sys.executable, "-m", "table", "replay", path], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "table", "replay", path], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "illegal move 0: seat 1 played 7H to take 4D" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
@@ -241,8 +266,13 @@ def test_redeal_records_single_deal_and_in_a_match() -> None:
         replay(record)
     # in a match the same dealer deals again
     game = random_record(players=2, seed=1, rules=None)
-    match = {"game": "chinese-ten", "options": {"initial_triple": "redeal"}, "players": 2, "dealer": 0,
-             "deals": [{"deal": deal, "moves": []}, {"dealer": 0, "deal": game["deal"], "moves": game["moves"]}]}
+    match = {
+        "game": "chinese-ten",
+        "options": {"initial_triple": "redeal"},
+        "players": 2,
+        "dealer": 0,
+        "deals": [{"deal": deal, "moves": []}, {"dealer": 0, "deal": game["deal"], "moves": game["moves"]}],
+    }
     out = replay(match)
     assert out["over"] is True and [d["dealer"] for d in out["deals"]] == [0, 0]
     assert "redeal" in out["deals"][0]
@@ -285,9 +315,9 @@ def _mutate(value: Any, rng: Any) -> Any:
 def test_fuzzed_records_give_only_record_or_illegal_move_errors() -> None:
     """Never anything but a RecordError (exit 2) or an IllegalMoveError (exit 1): no traceback."""
     import random
+
     rng = random.Random(2024)
-    bases = [random_record(players=3, seed=1, rules=None), random_match_record(players=2, seed=1, rules=None,
-                                                                               deals=2)]
+    bases = [random_record(players=3, seed=1, rules=None), random_match_record(players=2, seed=1, rules=None, deals=2)]
     outcomes = {"ok": 0, "record": 0, "illegal": 0}
     for i in range(600):
         record = copy.deepcopy(bases[i % 2])

@@ -33,13 +33,17 @@ def test_render_move_and_outcome_agree_with_the_scores() -> None:
     assert "points)" in render_move(capture, state)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--rules", "taiwan"], "unknown Chinese Ten rule set"),
-    (["--players", "5"], "not 5"),
-    (["--rules", "g4a", "--players", "2"], "g4a rules are for 3 players, not 2"),
-])
-def test_demo_bad_options_exit_2_without_traceback(capsys: pytest.CaptureFixture[str], args: list[str],
-                                                   message: str, tmp_path: object) -> None:
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--rules", "taiwan"], "unknown Chinese Ten rule set"),
+        (["--players", "5"], "not 5"),
+        (["--rules", "g4a", "--players", "2"], "g4a rules are for 3 players, not 2"),
+    ],
+)
+def test_demo_bad_options_exit_2_without_traceback(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str, tmp_path: object
+) -> None:
     assert cli.main(["demo", *args, "--journal", f"{tmp_path}/j.db", "--fast"]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err

@@ -13,6 +13,7 @@ C = Card.parse
 
 # -- players, cards and deal (seed 000 "Players, Cards and Deal") ---------------------------------
 
+
 @pytest.mark.parametrize("players, size", [(2, 12), (3, 8), (4, 6)])
 def test_deal_24_over_n_cards_each_four_layout_rest_stock(players: int, size: int) -> None:
     deal = Deal.from_deck(shuffled(standard_pack(), 1), players=players, dealer=0)
@@ -20,8 +21,7 @@ def test_deal_24_over_n_cards_each_four_layout_rest_stock(players: int, size: in
     assert [len(h) for h in deal.hands] == [size] * players
     assert len(deal.layout) == 4
     assert len(deal.stock) == 52 - 24 - 4
-    assert sorted(c for h in deal.hands for c in h) == sorted(
-        set(standard_pack()) - set(deal.layout) - set(deal.stock))
+    assert sorted(c for h in deal.hands for c in h) == sorted(set(standard_pack()) - set(deal.layout) - set(deal.stock))
 
 
 def test_deck_dealing_order_one_at_a_time_from_dealers_left() -> None:
@@ -48,6 +48,7 @@ def test_option_players_allowed_g4a_is_for_three(ct) -> None:
 
 
 # -- seats and turn order (rules.md defaults) -------------------------------------------------
+
 
 @pytest.mark.parametrize("players, dealer, first", [(2, 0, 1), (3, 2, 0), (4, 1, 2)])
 def test_seat_left_of_dealer_plays_first(ct, players: int, dealer: int, first: int) -> None:
@@ -76,9 +77,21 @@ def test_turn_is_play_then_flip_then_passes_left(ct) -> None:
 
 # -- capturing (seed 000 "Playing") -----------------------------------------------------------
 
-@pytest.mark.parametrize("played, taken", [("AH", "9C"), ("9H", "AC"), ("3H", "7C"), ("7D", "3S"),
-                                           ("5H", "5C"), ("2D", "8S"), ("8D", "2C"), ("4S", "6D"),
-                                           ("6S", "4D")])
+
+@pytest.mark.parametrize(
+    "played, taken",
+    [
+        ("AH", "9C"),
+        ("9H", "AC"),
+        ("3H", "7C"),
+        ("7D", "3S"),
+        ("5H", "5C"),
+        ("2D", "8S"),
+        ("8D", "2C"),
+        ("4S", "6D"),
+        ("6S", "4D"),
+    ],
+)
 def test_numerals_capture_when_they_add_up_to_ten(ct, played: str, taken: str) -> None:
     state = ct.referee(f"{taken} KC QC JC")
     move = state.play(1, played)
@@ -208,7 +221,9 @@ def test_option_capture_not_compulsory_leftover_goes_to_last_capturer() -> None:
 
 def test_a_take_that_does_not_add_up_to_ten_is_refused(ct) -> None:
     state = ct.referee("3C 4D QH 6S")
-    with pytest.raises(IllegalMoveError, match=r"seat 1 played 7H to take 4D: a 7 takes a 3 \(numerals add up to ten\)"):
+    with pytest.raises(
+        IllegalMoveError, match=r"seat 1 played 7H to take 4D: a 7 takes a 3 \(numerals add up to ten\)"
+    ):
         state.play(1, "7H", "4D")
     with pytest.raises(IllegalMoveError, match="a king takes only a king"):
         state.play(1, "KH", "QH")
@@ -217,6 +232,7 @@ def test_a_take_that_does_not_add_up_to_ten_is_refused(ct) -> None:
 
 
 # -- three or four of a kind in the first layout (seed 000 redeal; seeds 001/003 special captures) --
+
 
 @pytest.mark.parametrize("rank", ["K", "Q", "J", "T", "5"])
 def test_special_capture_fourth_card_from_hand_takes_all_three(ct, rank: str) -> None:
@@ -277,6 +293,7 @@ def test_redeal_rule_ignores_two_of_a_kind(ct) -> None:
 
 
 # -- the end (seed 000: "you should finish with no cards ... in the layout") ------------------
+
 
 def test_game_over_when_hands_and_stock_are_empty_and_layout_is_empty_too() -> None:
     rs = rules_by_name("pagat")

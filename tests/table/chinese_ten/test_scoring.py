@@ -68,8 +68,20 @@ def test_g4a_points_red_ace_20_ace_of_spades_30_for_any_player_count() -> None:
 
 def test_red_frog_black_frog_points() -> None:
     assert points_of("AH KD 5H", "red-frog-black-frog", 3) == 0  # red cards are worthless
-    assert [points_of(f"{r}S", "red-frog-black-frog", 3) for r in "23456789TJQK"] == [2, 3, 4, 5, 6, 7, 8, 9,
-                                                                                     10, 10, 10, 10]
+    assert [points_of(f"{r}S", "red-frog-black-frog", 3) for r in "23456789TJQK"] == [
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        10,
+        10,
+        10,
+    ]
     assert points_of("AC", "red-frog-black-frog", 4) == 0
     assert points_of("AS", "red-frog-black-frog", 2) == 50
     assert all(pack_total(rules_by_name("red-frog-black-frog"), n) == 218 for n in (2, 3, 4))
@@ -97,17 +109,20 @@ def test_option_point_table_switches_tables() -> None:
     assert points_of("AS", "pagat", 2, point_table="red-frog-black-frog") == 50
 
 
-@pytest.mark.parametrize("options, key", [
-    ({"point_table": "nope"}, "point_table"),
-    ({"settlement": "x"}, "settlement"),
-    ({"initial_triple": "maybe"}, "initial_triple"),
-    ({"players": [5]}, "players"),
-    ({"capture_compulsory": "yes"}, "capture_compulsory"),
-    ({"card_points": {"ZZ": 3}}, "card_points"),
-    ({"tie_scores": {"2": 100}, "players": [2, 3]}, "tie_scores"),
-    ({"match_target": -5}, "match_target"),
-    ({"colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    "options, key",
+    [
+        ({"point_table": "nope"}, "point_table"),
+        ({"settlement": "x"}, "settlement"),
+        ({"initial_triple": "maybe"}, "initial_triple"),
+        ({"players": [5]}, "players"),
+        ({"capture_compulsory": "yes"}, "capture_compulsory"),
+        ({"card_points": {"ZZ": 3}}, "card_points"),
+        ({"tie_scores": {"2": 100}, "players": [2, 3]}, "tie_scores"),
+        ({"match_target": -5}, "match_target"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
 def test_bad_options_are_config_errors_naming_the_option(options: dict[str, object], key: str) -> None:
     with pytest.raises(ConfigError) as info:
         rules_by_name("pagat", **options)

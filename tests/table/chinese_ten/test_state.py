@@ -12,9 +12,18 @@ C = Card.parse
 
 
 def snapshot(state: ChineseTenState) -> tuple[object, ...]:
-    return (state.phase, state.to_act, state.layout, state.scores, state.stock_left, state.history,
-            tuple(state.hand(i) for i in range(state.players)), tuple(state.captured(i) for i in range(state.players)),
-            tuple(state.hand_count(i) for i in range(state.players)), tuple(state.is_seen(c) for c in standard_pack()))
+    return (
+        state.phase,
+        state.to_act,
+        state.layout,
+        state.scores,
+        state.stock_left,
+        state.history,
+        tuple(state.hand(i) for i in range(state.players)),
+        tuple(state.captured(i) for i in range(state.players)),
+        tuple(state.hand_count(i) for i in range(state.players)),
+        tuple(state.is_seen(c) for c in standard_pack()),
+    )
 
 
 def test_verify_returns_the_take_and_changes_nothing(ct) -> None:
@@ -25,13 +34,16 @@ def test_verify_returns_the_take_and_changes_nothing(ct) -> None:
     assert snapshot(state) == before
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda s: s.play(0, "7H"), "seat 0 played 7H out of turn: it is seat 1's turn to play"),
-    (lambda s: s.play(1, "2C"), "seat 1 played 2C but does not hold it (2C is in seat 0's hand)"),
-    (lambda s: s.play(1, "QH"), "seat 1 played QH but does not hold it (QH is on the layout)"),
-    (lambda s: s.flip(), "seat 1 flipped a card but seat 1 must play a card from hand first"),
-    (lambda s: s.play(1, "7H", "4D"), "seat 1 played 7H to take 4D: a 7 takes a 3"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda s: s.play(0, "7H"), "seat 0 played 7H out of turn: it is seat 1's turn to play"),
+        (lambda s: s.play(1, "2C"), "seat 1 played 2C but does not hold it (2C is in seat 0's hand)"),
+        (lambda s: s.play(1, "QH"), "seat 1 played QH but does not hold it (QH is on the layout)"),
+        (lambda s: s.flip(), "seat 1 flipped a card but seat 1 must play a card from hand first"),
+        (lambda s: s.play(1, "7H", "4D"), "seat 1 played 7H to take 4D: a 7 takes a 3"),
+    ],
+)
 def test_refusals_name_seat_cards_and_rule_and_leave_the_state_alone(ct, call, message: str) -> None:
     state = ct.known("3C 4D QH 6S", {0: "2C", 1: "7H KD"})
     before = snapshot(state)
@@ -104,8 +116,9 @@ def test_wrong_sizes_are_config_errors() -> None:
     with pytest.raises(ValueError, match="the layout must hold 4 cards, not 3"):
         ChineseTenState(rs, players=2, layout=standard_pack()[:3])
     with pytest.raises(ValueError, match="seat 1's hand must hold 12 cards, not 11"):
-        ChineseTenState(rs, players=2, layout=standard_pack()[:4],
-                        hands=[standard_pack()[4:16], standard_pack()[16:27]])
+        ChineseTenState(
+            rs, players=2, layout=standard_pack()[:4], hands=[standard_pack()[4:16], standard_pack()[16:27]]
+        )
 
 
 def test_legal_moves_view_supports_in_len_bool_and_iteration(ct) -> None:
@@ -120,8 +133,9 @@ def test_legal_moves_view_supports_in_len_bool_and_iteration(ct) -> None:
     assert Move("play", 0, C("7H"), (C("3H"),)) not in moves
     assert "7H" not in moves
     state.play(1, "KD")
-    assert list(state.legal_moves) == [Move("flip", 1, state.stock_top, ())] or \
-        all(m.kind == "flip" for m in state.legal_moves)
+    assert list(state.legal_moves) == [Move("flip", 1, state.stock_top, ())] or all(
+        m.kind == "flip" for m in state.legal_moves
+    )
 
 
 def test_legal_moves_with_hidden_hands_list_every_unseen_card(ct) -> None:
@@ -135,6 +149,7 @@ def test_undo_restores_the_state_exactly() -> None:
     state = ChineseTenState.from_deck(rs, shuffled(standard_pack(), 11), players=3)
     snapshots = [snapshot(state)]
     import random
+
     rng = random.Random(3)
     while not state.over:
         state.apply(rng.choice(list(state.legal_moves)))

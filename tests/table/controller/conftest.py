@@ -12,8 +12,9 @@ from table.controller.referee import Action, Input
 Answerer = Callable[..., list[str]]
 
 
-def _answer_until_named(send: Callable[[Input], list[Action]], got: list[Action], card: str, seat: int,
-                       *, most: int = 60) -> list[str]:
+def _answer_until_named(
+    send: Callable[[Input], list[Action]], got: list[Action], card: str, seat: int, *, most: int = 60
+) -> list[str]:
     """Answer each prompt in ``got`` and the replies that follow, pressing (yes) when ``card`` is what it
     asks about and holding (no) otherwise, until the card itself is confirmed. Returns what was asked in
     order: card names, and single letters for the suits asked."""

@@ -24,8 +24,7 @@ from table.demo.runner import DemoConfig, DemoResult, run_demo
 
 ROOT = Path(__file__).resolve().parents[3]
 MODEL = ROOT / "models" / "cardnet.onnx"
-CASES = [(2, "pagat"), (3, "pagat"), (4, "pagat"), (3, "g4a"), (2, "red-frog-black-frog"),
-         (4, "red-frog-black-frog")]
+CASES = [(2, "pagat"), (3, "pagat"), (4, "pagat"), (3, "g4a"), (2, "red-frog-black-frog"), (4, "red-frog-black-frog")]
 
 
 def check(result: DemoResult) -> None:
@@ -37,8 +36,17 @@ def check(result: DemoResult) -> None:
 
 @pytest.mark.parametrize(("players", "rules"), CASES)
 def test_direct_game_with_cheats_is_refereed_to_the_truth(tmp_path: Path, players: int, rules: str) -> None:
-    result = run_demo(DemoConfig(players=players, rules=rules, seed=players * 10 + len(rules), cheat=0.3,
-                                 journal=tmp_path / "j.db", senses="direct", timeout=60))
+    result = run_demo(
+        DemoConfig(
+            players=players,
+            rules=rules,
+            seed=players * 10 + len(rules),
+            cheat=0.3,
+            journal=tmp_path / "j.db",
+            senses="direct",
+            timeout=60,
+        )
+    )
     check(result)
     assert result.cheats, "the bots were meant to cheat in this game"
 
@@ -54,10 +62,21 @@ def test_demo_game_that_cannot_finish_ends_with_a_clear_error_after_its_timeout(
 
 @pytest.mark.skipif(not MODEL.exists(), reason="the recognition model is not shipped")
 @pytest.mark.parametrize(("players", "rules", "seed"), [(2, "red-frog-black-frog", 5), (3, "g4a", 6), (4, "pagat", 7)])
-def test_real_pipeline_game_with_cheats_is_refereed_to_the_truth(tmp_path: Path, players: int, rules: str,
-                                                                 seed: int) -> None:
-    result = run_demo(DemoConfig(players=players, rules=rules, seed=seed, cheat=0.15, fast=True,
-                                 journal=tmp_path / "j.db", senses="vision", timeout=240))
+def test_real_pipeline_game_with_cheats_is_refereed_to_the_truth(
+    tmp_path: Path, players: int, rules: str, seed: int
+) -> None:
+    result = run_demo(
+        DemoConfig(
+            players=players,
+            rules=rules,
+            seed=seed,
+            cheat=0.15,
+            fast=True,
+            journal=tmp_path / "j.db",
+            senses="vision",
+            timeout=240,
+        )
+    )
     check(result)
     assert result.stats["recognizer"] == "onnx"
     assert result.frames > 300  # the camera really watched the game
@@ -75,8 +94,20 @@ def _entries(journal: Path) -> int:
 def test_demo_killed_with_sigkill_resumes_with_the_same_command(tmp_path: Path) -> None:
     """kill -9 in the middle of the game; the same command resumes it and ends with the true score."""
     journal = tmp_path / "j.db"
-    cmd = [sys.executable, "-m", "table", "demo", "--seed", "21", "--fast", "--cheat", "0.1", "--json",
-           "--journal", str(journal)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "table",
+        "demo",
+        "--seed",
+        "21",
+        "--fast",
+        "--cheat",
+        "0.1",
+        "--json",
+        "--journal",
+        str(journal),
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while _entries(journal) < 150 and proc.poll() is None and time.monotonic() < deadline:
@@ -93,7 +124,9 @@ def test_demo_killed_with_sigkill_resumes_with_the_same_command(tmp_path: Path) 
     assert all(f["matched"] for f in out["flags"])
 
 
-def test_export_of_a_refereed_game_replays_to_the_same_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_of_a_refereed_game_replays_to_the_same_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     journal = tmp_path / "j.db"
     result = run_demo(DemoConfig(players=3, seed=3, cheat=0.2, journal=journal, senses="direct", timeout=60))
     check(result)
@@ -127,12 +160,26 @@ def test_play_with_an_invalid_config_names_the_key(tmp_path: Path, capsys: pytes
 @pytest.mark.skipif(not MODEL.exists(), reason="the recognition model is not shipped")
 def test_play_quits_and_the_same_command_resumes(tmp_path: Path) -> None:
     cfg = tmp_path / "table.toml"
-    cfg.write_text('[camera]\nspec = "sim:chinese-ten,2?script=none"\n[gpio]\npin_factory = "mock"\n'
-                   '[[seats]]\nname = "Ann"\nbutton = 17\n[[seats]]\nname = "Bo"\nbutton = 27\n')
-    cmd = [sys.executable, "-m", "table", "play", "chinese-ten", "--players", "2", "--config", str(cfg),
-           "--journal", str(tmp_path / "j.db")]
-    first = subprocess.run(cmd, cwd=ROOT, input="confirm 0 layout checked\nquit\n", capture_output=True,
-                           text=True, timeout=60)
+    cfg.write_text(
+        '[camera]\nspec = "sim:chinese-ten,2?script=none"\n[gpio]\npin_factory = "mock"\n'
+        '[[seats]]\nname = "Ann"\nbutton = 17\n[[seats]]\nname = "Bo"\nbutton = 27\n'
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "table",
+        "play",
+        "chinese-ten",
+        "--players",
+        "2",
+        "--config",
+        str(cfg),
+        "--journal",
+        str(tmp_path / "j.db"),
+    ]
+    first = subprocess.run(
+        cmd, cwd=ROOT, input="confirm 0 layout checked\nquit\n", capture_output=True, text=True, timeout=60
+    )
     assert first.returncode == 0, first.stderr
     assert "game 1 (new)" in first.stdout and "resumes game 1" in first.stdout
     second = subprocess.run(cmd, cwd=ROOT, input="quit\n", capture_output=True, text=True, timeout=60)
@@ -147,8 +194,10 @@ def test_match_passes_the_deal_left_and_adds_up_margins(tmp_path: Path) -> None:
     journal = tmp_path / "j.db"
     match = run_match(DemoConfig(players=3, seed=40, journal=journal, senses="direct", timeout=60), deals=3)
     assert match.agree and len(match.deals) == 3
-    margins = [sum(s["margin"] for d in match.deals for s in d.refereed["seats"] if s["seat"] == i)  # type: ignore[index]
-               for i in range(3)]
+    margins = [
+        sum(s["margin"] for d in match.deals for s in d.refereed["seats"] if s["seat"] == i)  # type: ignore[index]
+        for i in range(3)
+    ]
     assert [match.summary["totals"][str(i)] for i in range(3)] == margins
     with Journal(journal) as j:
         assert [g.dealer for g in j.games()] == [0, 1, 2]
@@ -158,8 +207,9 @@ def test_match_passes_the_deal_left_and_adds_up_margins(tmp_path: Path) -> None:
 def test_g4a_match_plays_to_1000(tmp_path: Path) -> None:
     from table.demo.runner import run_match
 
-    match = run_match(DemoConfig(players=3, rules="g4a", seed=5, journal=tmp_path / "j.db", senses="direct",
-                                 timeout=60))
+    match = run_match(
+        DemoConfig(players=3, rules="g4a", seed=5, journal=tmp_path / "j.db", senses="direct", timeout=60)
+    )
     totals = list(match.summary["totals"].values())
     assert match.agree and max(totals) >= 1000 and totals.count(max(totals)) == 1
     assert all(sum(s["points"] for s in d.refereed["seats"]) == 240 for d in match.deals)  # type: ignore[index]
@@ -167,8 +217,11 @@ def test_g4a_match_plays_to_1000(tmp_path: Path) -> None:
 
 def test_direct_game_without_a_card_reader(tmp_path: Path) -> None:
     """Without the card reader the hands are unknown: the referee still catches the other cheats."""
-    result = run_demo(DemoConfig(players=3, seed=2, cheat=0.4, card_reader=False, journal=tmp_path / "j.db",
-                                 senses="direct", timeout=60))
+    result = run_demo(
+        DemoConfig(
+            players=3, seed=2, cheat=0.4, card_reader=False, journal=tmp_path / "j.db", senses="direct", timeout=60
+        )
+    )
     check(result)
     assert result.cheats and all(c["rule"] != "out-of-turn" for c in result.cheats)
 
@@ -176,15 +229,25 @@ def test_direct_game_without_a_card_reader(tmp_path: Path) -> None:
 def test_terminal_view_shows_layout_seats_flags_and_leds() -> None:
     from table.demo.view import describe, render_panel
 
-    view = {"rules": "pagat", "phase": "capture", "stock_left": 20, "layout": ["3C", "7H"], "pending": "7H",
-            "to_act": 1, "seats": [{"seat": i, "hand": 8, "captured": [], "points": 0} for i in range(3)],
-            "flags": [{"seat": 2, "rule": "out-of-turn", "message": "seat 2 played KD out of turn"}],
-            "prompt": None, "messages": ["seat 0 plays 5S onto the layout"]}
+    view = {
+        "rules": "pagat",
+        "phase": "capture",
+        "stock_left": 20,
+        "layout": ["3C", "7H"],
+        "pending": "7H",
+        "to_act": 1,
+        "seats": [{"seat": i, "hand": 8, "captured": [], "points": 0} for i in range(3)],
+        "flags": [{"seat": 2, "rule": "out-of-turn", "message": "seat 2 played KD out of turn"}],
+        "prompt": None,
+        "messages": ["seat 0 plays 5S onto the layout"],
+    }
     panel = render_panel(view, {0: "idle", 1: "turn", 2: "error"})
     assert "layout: 3C 7H" in panel and "!! seat 2" in panel and ">> seat 1" in panel
     assert "FLAG seat 2 out-of-turn" in panel and "seat 0 plays 5S" in panel
-    assert describe({"do": "override", "who": "seat 1", "what": "undo", "why": "misplayed"}) == \
-        "  override by seat 1: undo (misplayed)"
+    assert (
+        describe({"do": "override", "who": "seat 1", "what": "undo", "why": "misplayed"})
+        == "  override by seat 1: undo (misplayed)"
+    )
     asked = render_panel(dict(view, prompt={"seat": 1, "card": "7H", "alternatives": []}), {})
     suit = render_panel(dict(view, prompt={"seat": 1, "card": None, "suit": "H", "alternatives": ["7H"]}), {})
     assert "ASK seat 1: is it 7H?" in asked and "ASK seat 1: is it a heart?" in suit  # session 11
@@ -201,8 +264,13 @@ def test_the_demo_players_answer_a_suit_question_by_the_card_they_see() -> None:
 
     presses: list[tuple[int, bool]] = []
     seen = [Observed({})]
-    world = World(rules_by_name("pagat"), players=3, seed=1, observe=lambda: seen[0],
-                  press=lambda seat, long: presses.append((seat, long)))
+    world = World(
+        rules_by_name("pagat"),
+        players=3,
+        seed=1,
+        observe=lambda: seen[0],
+        press=lambda seat, long: presses.append((seat, long)),
+    )
     world.ids = {Card.parse("KC"): 1, Card.parse("5H"): 2}
     clubs = prompt_yes_cards({"card": None, "suit": "C", "alternatives": ["KC", "2C", "9D"]})
     spades = prompt_yes_cards({"card": None, "suit": "S", "alternatives": ["KS", "2S", "9D"]})

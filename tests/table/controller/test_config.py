@@ -30,30 +30,33 @@ def test_command_line_game_and_players_win() -> None:
     assert cfg.players == 4
 
 
-@pytest.mark.parametrize(("data", "key"), [
-    ({"tabel": {}}, "tabel"),
-    ({"table": {"game": "poker"}}, "table.game"),
-    ({"table": {"rules": "house"}}, "table.rules"),
-    ({"table": {"players": 5}}, "table.players"),
-    ({"table": {"players": "three"}}, "table.players"),
-    ({"table": {"first_dealer": 3}}, "table.first_dealer"),
-    ({"seats": [{"name": "A"}, {"name": "B"}]}, "seats"),
-    ({"seats": [{"name": "A", "button": 40}, {"name": "B"}, {"name": "C"}]}, "seats[0].button"),
-    ({"seats": [{"name": "A", "button": 17}, {"name": "B", "button": 17}, {"name": "C"}]}, "seats[1].button"),
-    ({"seats": [{"name": "A", "colour": 1}, {"name": "B"}, {"name": "C"}]}, "seats[0].colour"),
-    ({"seats": [{"name": ""}, {"name": "B"}, {"name": "C"}]}, "seats[0].name"),
-    ({"camera": {"fps": 0}}, "camera.fps"),
-    ({"camera": {"mat": "yes"}}, "camera.mat"),
-    ({"camera": {"learned": 1}}, "camera.learned"),
-    ({"camera": {"spec": "picamera2:0"}}, "camera.spec"),
-    ({"dealer": {"port": 7}}, "dealer.port"),
-    ({"gpio": {"pin_factory": "pigpio-remote"}}, "gpio.pin_factory"),
-    ({"gpio": {"buzzer": 99}}, "gpio.buzzer"),
-    ({"gpio": {"hold_ms": 5}}, "gpio.hold_ms"),
-    ({"leds": {"error": "red"}}, "leds.error"),
-    ({"leds": {"party": "#ffffff"}}, "leds.party"),
-    ({"rules": {"options": 3}}, "rules.options"),
-])
+@pytest.mark.parametrize(
+    ("data", "key"),
+    [
+        ({"tabel": {}}, "tabel"),
+        ({"table": {"game": "poker"}}, "table.game"),
+        ({"table": {"rules": "house"}}, "table.rules"),
+        ({"table": {"players": 5}}, "table.players"),
+        ({"table": {"players": "three"}}, "table.players"),
+        ({"table": {"first_dealer": 3}}, "table.first_dealer"),
+        ({"seats": [{"name": "A"}, {"name": "B"}]}, "seats"),
+        ({"seats": [{"name": "A", "button": 40}, {"name": "B"}, {"name": "C"}]}, "seats[0].button"),
+        ({"seats": [{"name": "A", "button": 17}, {"name": "B", "button": 17}, {"name": "C"}]}, "seats[1].button"),
+        ({"seats": [{"name": "A", "colour": 1}, {"name": "B"}, {"name": "C"}]}, "seats[0].colour"),
+        ({"seats": [{"name": ""}, {"name": "B"}, {"name": "C"}]}, "seats[0].name"),
+        ({"camera": {"fps": 0}}, "camera.fps"),
+        ({"camera": {"mat": "yes"}}, "camera.mat"),
+        ({"camera": {"learned": 1}}, "camera.learned"),
+        ({"camera": {"spec": "picamera2:0"}}, "camera.spec"),
+        ({"dealer": {"port": 7}}, "dealer.port"),
+        ({"gpio": {"pin_factory": "pigpio-remote"}}, "gpio.pin_factory"),
+        ({"gpio": {"buzzer": 99}}, "gpio.buzzer"),
+        ({"gpio": {"hold_ms": 5}}, "gpio.hold_ms"),
+        ({"leds": {"error": "red"}}, "leds.error"),
+        ({"leds": {"party": "#ffffff"}}, "leds.party"),
+        ({"rules": {"options": 3}}, "rules.options"),
+    ],
+)
 def test_invalid_config_names_the_key(data: dict[str, object], key: str) -> None:
     with pytest.raises(ConfigError) as info:
         parse_config(data)

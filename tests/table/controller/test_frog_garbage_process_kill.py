@@ -22,8 +22,21 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def _command(game: str, journal: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "table", "demo", game, "--direct", "--fast", "--json", "--journal", str(journal),
-            "--timeout", "120", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "table",
+        "demo",
+        game,
+        "--direct",
+        "--fast",
+        "--json",
+        "--journal",
+        str(journal),
+        "--timeout",
+        "120",
+        *extra,
+    ]
 
 
 def _log(journal: Path) -> list[dict[str, Any]]:
@@ -34,13 +47,16 @@ def _log(journal: Path) -> list[dict[str, Any]]:
 
 def _inputs(journal: Path) -> list[dict[str, Any]]:
     with sqlite3.connect(journal) as db:
-        return [json.loads(body) for (body,) in db.execute("SELECT body FROM entries WHERE kind = 'input' ORDER BY seq")]
+        return [
+            json.loads(body) for (body,) in db.execute("SELECT body FROM entries WHERE kind = 'input' ORDER BY seq")
+        ]
 
 
 def _self_killed_at(cmd: list[str], entry: int) -> None:
     """Run until the world has logged ``entry`` entries (the action not yet done), then SIGKILL."""
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env=os.environ | {KILL_ENV: str(entry)})
+    done = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=os.environ | {KILL_ENV: str(entry)}
+    )
     assert done.returncode == -signal.SIGKILL, (done.returncode, done.stderr[-2000:])
 
 
@@ -118,8 +134,13 @@ def test_garbage_process_sigkilled_three_times_resumes_to_the_true_coins(tmp_pat
 
 
 def test_the_log_ends_before_an_input_the_journal_never_got() -> None:
-    log = [{"deal": ["seat:0", "AS"]}, {"press": [0, False]}, {"prompt": [1, True]}, {"press": [0, True]},
-           {"place": ["AS", "trick", True]}]
+    log = [
+        {"deal": ["seat:0", "AS"]},
+        {"press": [0, False]},
+        {"prompt": [1, True]},
+        {"press": [0, True]},
+        {"place": ["AS", "trick", True]},
+    ]
     assert kept_entries(log, heard=3) == log
     assert kept_entries(log, heard=2) == log[:3]  # the last press was lost: made again live
     assert kept_entries(log[:3], heard=1) == log[:2]  # a lost prompt answer: the prompt stays open

@@ -60,8 +60,14 @@ class Table:
                 self.send(Input("device", "shuffled", data={"id": cmd["id"]}))
             elif cmd["do"] == "deal":
                 card = next(cards)
-                self.send(Input("device", "dealt", card=str(card) if reader else None,
-                                data={"id": cmd["id"], "target": cmd["target"]}))
+                self.send(
+                    Input(
+                        "device",
+                        "dealt",
+                        card=str(card) if reader else None,
+                        data={"id": cmd["id"], "target": cmd["target"]},
+                    )
+                )
 
     def say(self, seat: int, kind: str, text: str) -> None:
         self.send(Input("terminal", kind, seat=seat, text=text))
@@ -70,8 +76,9 @@ class Table:
     def face(self, card: Card, zone: str = "trick", **kw: Any) -> list[Action]:
         track = next(_track)
         self.tracks[card] = track
-        return self.send(Input("table", "appeared", str(card), zone, track=track, candidates=((str(card), 0.99),),
-                               **kw))
+        return self.send(
+            Input("table", "appeared", str(card), zone, track=track, candidates=((str(card), 0.99),), **kw)
+        )
 
     def take(self, card: Card, zone: str = "trick", to: str | None = None) -> list[Action]:
         return self.send(Input("table", "removed", str(card), zone, to=to, track=self.tracks.pop(card)))
@@ -167,6 +174,7 @@ def first_contract_seed(rules: str, players: int, want: Contract | None, *, star
 
 # -- dealing -----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("rules, first, widow_at", [("foster-1909", 3, 9), ("modern", 4, 12)])
 def test_machine_deals_the_packet_plan(rules: str, first: int, widow_at: int) -> None:
     """Issue 9: the dealer machine deals the rule set's packets, 3-(3)-4-4 or 4-(3)-3-4."""
@@ -174,7 +182,7 @@ def test_machine_deals_the_packet_plan(rules: str, first: int, widow_at: int) ->
     assert len(cmds) == 36
     targets = [c["target"] for c in cmds]
     assert targets[:first] == ["seat:1"] * first
-    assert targets[widow_at:widow_at + 3] == ["widow"] * 3
+    assert targets[widow_at : widow_at + 3] == ["widow"] * 3
     assert sorted(Counter_of(targets).items()) == [("seat:0", 11), ("seat:1", 11), ("seat:2", 11), ("widow", 3)]
 
 
@@ -226,6 +234,7 @@ def test_hand_deal_with_a_wrong_count_is_flagged_before_play() -> None:
 
 # -- bids at the buttons ----------------------------------------------------------------------------
 
+
 def test_buttons_cycle_the_calls_and_hold_accepts() -> None:
     """Issue 9: bids from the seat buttons, shown and confirmed (short press: next call; hold: accept)."""
     deck = deck_for(1)
@@ -242,6 +251,7 @@ def test_buttons_cycle_the_calls_and_hold_accepts() -> None:
 
 
 # -- whole deals: settlement equals the engine's -----------------------------------------------------
+
 
 @pytest.mark.parametrize("rules", ["foster-1909", "modern", "solo-slough", "coeur-d-alene", "straight-solo"])
 def test_known_hands_deal_settles_like_the_engine(rules: str) -> None:
@@ -299,8 +309,10 @@ def test_five_players_lost_contract_pays_the_sitting_out_seats() -> None:
 
 # -- flags ---------------------------------------------------------------------------------------------
 
-def _to_first_play(rules: str = "foster-1909", *, reader: bool = True, want: Contract | None = None,
-                   start: int = 0) -> tuple[Table, FrogDeal, dict[int, HeuristicBot], int]:
+
+def _to_first_play(
+    rules: str = "foster-1909", *, reader: bool = True, want: Contract | None = None, start: int = 0
+) -> tuple[Table, FrogDeal, dict[int, HeuristicBot], int]:
     seed = first_contract_seed(rules, 3, want, start=start)
     deck = deck_for(seed)
     t = Table(referee(rules, card_reader=reader))
@@ -410,8 +422,13 @@ def test_card_played_out_of_turn_is_flagged() -> None:
     flags = t.flags(OUT_OF_TURN)
     assert len(flags) == 1 and flags[0]["seat"] == other
     t.take(card)
-    assert t.actions[-1] == {"do": "clear", "id": flags[0]["id"], "seat": other, "rule": OUT_OF_TURN,
-                             "how": "put right"}
+    assert t.actions[-1] == {
+        "do": "clear",
+        "id": flags[0]["id"],
+        "seat": other,
+        "rule": OUT_OF_TURN,
+        "how": "put right",
+    }
 
 
 def test_out_of_turn_from_a_seat_zone_without_card_reader() -> None:
@@ -420,8 +437,7 @@ def test_out_of_turn_from_a_seat_zone_without_card_reader() -> None:
     seat = truth.to_act
     other = next(s for s in truth.active if s != seat)
     card = (truth.hand(other) or ())[0]
-    t.send(Input("table", "moved", str(card), f"seat:{other}", to="trick", track=999,
-                 candidates=((str(card), 0.99),)))
+    t.send(Input("table", "moved", str(card), f"seat:{other}", to="trick", track=999, candidates=((str(card), 0.99),)))
     assert [f["seat"] for f in t.flags(OUT_OF_TURN)] == [other]
 
 
@@ -499,6 +515,7 @@ def test_dispute_overrides_a_flag_and_is_recorded() -> None:
 
 # -- sessions, journal, records ---------------------------------------------------------------------
 
+
 def _drive_session(session: GameSession, inputs: list[Input]) -> list[Action]:
     out: list[Action] = []
     for inp in inputs:
@@ -550,8 +567,9 @@ def test_journal_export_replays_to_the_same_result(tmp_path: Path, reader: bool)
     settles exactly as the referee did."""
     inputs, bare = _recorded_inputs("foster-1909", 3, 3, 5, reader=reader)
     with Journal(tmp_path / "j.db") as journal:
-        session, _ = GameSession.open(journal, key="t", game="frog", rules="foster-1909", players=3,
-                                      options={"deals": 3}, card_reader=reader)
+        session, _ = GameSession.open(
+            journal, key="t", game="frog", rules="foster-1909", players=3, options={"deals": 3}, card_reader=reader
+        )
         _drive_session(session, inputs)
         assert session.referee.over
         game = journal.game(session.game_id)
@@ -570,14 +588,16 @@ def test_resume_after_kill_rebuilds_the_same_state(tmp_path: Path) -> None:
     cut = len(inputs) * 3 // 5
     path = tmp_path / "j.db"
     journal = Journal(path)
-    session, _ = GameSession.open(journal, key="k", game="frog", rules="solo-slough", players=4,
-                                  options={"deals": 2}, card_reader=False)
+    session, _ = GameSession.open(
+        journal, key="k", game="frog", rules="solo-slough", players=4, options={"deals": 2}, card_reader=False
+    )
     _drive_session(session, inputs[:cut])
     before = session.referee.view()
     journal.close()  # the process dies here
     with Journal(path) as journal2:
-        resumed, first = GameSession.open(journal2, key="k", game="frog", rules="solo-slough", players=4,
-                                          options={"deals": 2}, card_reader=False)
+        resumed, first = GameSession.open(
+            journal2, key="k", game="frog", rules="solo-slough", players=4, options={"deals": 2}, card_reader=False
+        )
         assert resumed.resumed and first == []
         assert resumed.referee.view() == before
         _drive_session(resumed, inputs[cut:])
@@ -594,12 +614,19 @@ def test_a_card_whose_reading_was_lost_in_a_restart_is_inferred() -> None:
     for i, cmd in enumerate(c for c in cmds if c["do"] == "deal"):
         card = next(cards)
         lost = i == 20
-        t.send(Input("device", "dealt", card=None if lost else str(card),
-                     data={"id": cmd["id"], "target": cmd["target"]} | ({"recovered": True} if lost else {})))
+        t.send(
+            Input(
+                "device",
+                "dealt",
+                card=None if lost else str(card),
+                data={"id": cmd["id"], "target": cmd["target"]} | ({"recovered": True} if lost else {}),
+            )
+        )
     assert t.ref.deal is not None and t.ref.deal.known
     truth = truth_deal("foster-1909", 3, 0, deck)
     assert {s: sorted(truth.hand(s) or (), key=lambda c: c.index) for s in truth.active} == {
-        s: sorted(t.ref.deal.hand(s) or (), key=lambda c: c.index) for s in truth.active}
+        s: sorted(t.ref.deal.hand(s) or (), key=lambda c: c.index) for s in truth.active
+    }
 
 
 def test_a_discard_the_camera_loses_and_refinds_during_play_is_not_a_fourth() -> None:
@@ -646,8 +673,16 @@ def test_reread_card_played_while_down_is_not_taken_for_a_known_one_by_its_runne
     t.send(Input("control", "resync_begin"))
     for c, runner_up in ((card, led), (led, card)):
         t.tracks[c] = next(_track)
-        t.send(Input("table", "appeared", str(c), "trick", track=t.tracks[c],
-                     candidates=((str(c), 0.97), (str(runner_up), 0.01))))
+        t.send(
+            Input(
+                "table",
+                "appeared",
+                str(c),
+                "trick",
+                track=t.tracks[c],
+                candidates=((str(c), 0.97), (str(runner_up), 0.01)),
+            )
+        )
     t.send(Input("control", "resync_end"))
     assert t.flags()[before:] == []
     deal = t.ref.deal
@@ -668,15 +703,15 @@ def test_card_the_camera_cannot_agree_on_is_identified_not_taken_for_a_back() ->
     truth.play(seat, card)
     track = next(_track)
     t.tracks[card] = track
-    got = t.send(Input("table", "appeared", "unknown", "trick", track=track,
-                       candidates=((str(card), 0.48), ("back", 0.2))))
+    got = t.send(
+        Input("table", "appeared", "unknown", "trick", track=track, candidates=((str(card), 0.48), ("back", 0.2)))
+    )
     assert [a["move"] for a in got if a["do"] == "move"] == [{"seat": seat, "play": str(card)}], got
     play_tricks(t, truth, bots)
     assert t.ref.deal is not None and t.ref.deal.points() == truth.points()
 
 
-def test_a_played_card_none_of_whose_candidates_is_right_is_asked_about_until_named(
-        answer_until_named: Any) -> None:
+def test_a_played_card_none_of_whose_candidates_is_right_is_asked_about_until_named(answer_until_named: Any) -> None:
     """As in Garbage (session 10, a camera run that waited for ever): a card played to the trick and
     reported `unknown` with six wrong candidates, all possible. The player refuses the first three by
     name, is asked the suit, then the cards of that suit best first, until the true one is named;
@@ -691,8 +726,16 @@ def test_a_played_card_none_of_whose_candidates_is_right_is_asked_about_until_na
     track = next(_track)
     t.tracks[card] = track
     moves: list[Action] = []
-    got = t.send(Input("table", "appeared", "unknown", "trick", track=track,
-                       candidates=tuple((w, 0.1 - 0.01 * k) for k, w in enumerate(wrong))))
+    got = t.send(
+        Input(
+            "table",
+            "appeared",
+            "unknown",
+            "trick",
+            track=track,
+            candidates=tuple((w, 0.1 - 0.01 * k) for k, w in enumerate(wrong)),
+        )
+    )
 
     def send(inp: Input) -> list[Action]:
         out = t.send(inp)

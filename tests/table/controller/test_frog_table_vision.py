@@ -13,8 +13,17 @@ from table.demo.run_frog_garbage import FrogGarbageDemo, run
 def test_frog_deal_through_the_camera_pipeline_equals_truth(tmp_path: Path) -> None:
     """foster-1909, 3 players, one deal (seed 3: a Chico contract played out, with cheats) seen only
     through the camera: refereed result equals truth, cheats all flagged, no flag invented."""
-    cfg = FrogGarbageDemo("frog", rules="foster-1909", players=3, seed=3, cheat=0.15, deals=1,
-                          journal=tmp_path / "vision.db", senses="vision", timeout=240)
+    cfg = FrogGarbageDemo(
+        "frog",
+        rules="foster-1909",
+        players=3,
+        seed=3,
+        cheat=0.15,
+        deals=1,
+        journal=tmp_path / "vision.db",
+        senses="vision",
+        timeout=240,
+    )
     out = run(cfg)
     assert out.error is None
     assert out.truth is not None and out.truth["deals"] and out.truth["deals"][0].get("contract")

@@ -76,8 +76,9 @@ class Table:
             shuffles = [k for k, a in self.ref.commands.items() if a["do"] == "shuffle"]
             for k in shuffles:
                 self.send(Input("device", "shuffled", data={"id": k}))
-            self.send(Input("device", "dealt", card=str(card) if self.reader else None,
-                            data={"id": cmd, "target": zone}))
+            self.send(
+                Input("device", "dealt", card=str(card) if self.reader else None, data={"id": cmd, "target": zone})
+            )
         self.face(card, zone)
 
     def decide(self, seat: int, kind: str, card: Card | None = None) -> None:
@@ -138,10 +139,21 @@ def new(rules: str = "standard", players: int = 3, **kw: Any) -> tuple[Table, Ga
 
 # -- whole matches -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("rules, players", [
-    ("standard", 3), ("four-flush", 4), ("seven-card", 4), ("stud", 5), ("buy", 4), ("short", 6),
-    ("bingo-kitty", 4), ("high-stakes", 3), ("everything", 5),
-])
+
+@pytest.mark.parametrize(
+    "rules, players",
+    [
+        ("standard", 3),
+        ("four-flush", 4),
+        ("seven-card", 4),
+        ("stud", 5),
+        ("buy", 4),
+        ("short", 6),
+        ("bingo-kitty", 4),
+        ("high-stakes", 3),
+        ("everything", 5),
+    ],
+)
 def test_match_through_the_referee_equals_the_engine(rules: str, players: int) -> None:
     """Issue 9: the four phases driven in order, every variation option from the configuration; the
     refereed coins equal the engine's, the ledger is conserved, no flag is invented."""
@@ -193,14 +205,17 @@ def test_poker_winner_and_ties_are_shown() -> None:
 
 # -- instructions --------------------------------------------------------------------------------------
 
+
 def test_coin_instructions_read_plainly() -> None:
     """Issue 9: "seat 4 pays the pot 6"; "dealer collects 7 from each player"."""
-    entries = [Entry("seat:4", "pot", 6, "put: 6H is card 6"),
-               Entry("seat:0", "seat:2", 7, "count-up: 7C on 7"),
-               Entry("seat:1", "seat:2", 7, "count-up: 7C on 7"),
-               Entry("seat:3", "seat:2", 7, "count-up: 7C on 7"),
-               Entry("seat:4", "seat:2", 7, "count-up: 7C on 7"),
-               Entry("pot", "seat:1", 3, "take: 3D is card 3")]
+    entries = [
+        Entry("seat:4", "pot", 6, "put: 6H is card 6"),
+        Entry("seat:0", "seat:2", 7, "count-up: 7C on 7"),
+        Entry("seat:1", "seat:2", 7, "count-up: 7C on 7"),
+        Entry("seat:3", "seat:2", 7, "count-up: 7C on 7"),
+        Entry("seat:4", "seat:2", 7, "count-up: 7C on 7"),
+        Entry("pot", "seat:1", 3, "take: 3D is card 3"),
+    ]
     assert instructions(entries, 5, dealer=2) == [
         "seat 4 pays the pot 6 coins (put: 6H is card 6)",
         "the dealer, seat 2, collects 7 coins from each player (count-up: 7C on 7)",
@@ -209,6 +224,7 @@ def test_coin_instructions_read_plainly() -> None:
 
 
 # -- flags ------------------------------------------------------------------------------------------------
+
 
 def test_turned_card_landing_in_a_hand_is_misplaced_until_moved() -> None:
     """Issue 9 (turned cards read from the turn-up row): a turned card in a seat's place is flagged
@@ -247,7 +263,9 @@ def test_card_turned_while_a_player_decides_is_out_of_turn() -> None:
     assert isinstance(step, AwaitMove)
     t.face("KS", TURNUP)
     flags = t.flags(OUT_OF_TURN)
-    assert len(flags) == 1 and flags[0]["seat"] == truth.dealer and f"seat {step.seat} is to decide" in flags[0]["message"]
+    assert (
+        len(flags) == 1 and flags[0]["seat"] == truth.dealer and f"seat {step.seat} is to decide" in flags[0]["message"]
+    )
     t.take("KS", TURNUP)
     assert t.actions[-1]["do"] == "clear"
     d.run()
@@ -308,6 +326,7 @@ def test_buttons_choose_a_decision() -> None:
 
 # -- journal ---------------------------------------------------------------------------------------------
 
+
 def _inputs(rules: str, players: int, seed: int) -> tuple[list[Input], Table, GarbageGame]:
     t, truth = new(rules, players)
     play_match(t, truth, seed=seed)
@@ -333,15 +352,17 @@ def test_resume_after_kill_finishes_with_the_true_coins(tmp_path: Path) -> None:
     for cut in (len(inputs) // 3, len(inputs) * 4 // 5):
         path.unlink(missing_ok=True)
         journal = Journal(path)
-        session, _ = GameSession.open(journal, key="g", game="garbage", rules="high-stakes", players=4,
-                                      card_reader=True)
+        session, _ = GameSession.open(
+            journal, key="g", game="garbage", rules="high-stakes", players=4, card_reader=True
+        )
         for inp in inputs[:cut]:
             session.submit(inp)
         before = session.referee.view()
         journal.close()
         with Journal(path) as again:
-            resumed, first = GameSession.open(again, key="g", game="garbage", rules="high-stakes", players=4,
-                                              card_reader=True)
+            resumed, first = GameSession.open(
+                again, key="g", game="garbage", rules="high-stakes", players=4, card_reader=True
+            )
             assert resumed.resumed and first == [] and resumed.referee.view() == before
             for inp in inputs[cut:]:
                 resumed.submit(inp)
@@ -392,8 +413,12 @@ def test_reread_by_a_restarted_camera_with_its_own_track_numbers() -> None:
     re-read reports the same cards under ids the old tracks had, in another order. Every card must
     be known again: no card flagged as taken out of a hand, none as slipped in."""
     t, truth = new("standard", 3)
-    driver = play_match(t, truth, seed=3, until=lambda g: g.phase == "bingo"
-                        and sum(p.role == "turnup" for p in t.ref.placed.values()) >= 2)
+    driver = play_match(
+        t,
+        truth,
+        seed=3,
+        until=lambda g: g.phase == "bingo" and sum(p.role == "turnup" for p in t.ref.placed.values()) >= 2,
+    )
     known = sorted(t.ref.placed.items())
     assert len(known) >= 15
     flags_before = len(t.flags())
@@ -406,7 +431,8 @@ def test_reread_by_a_restarted_camera_with_its_own_track_numbers() -> None:
     t.tracks = itertools.count(len(known) + 1)  # the restarted camera goes on from its last id
     assert len(t.flags()) == flags_before, t.flags()[flags_before:]
     assert sorted((str(p.card), p.zone) for p in t.ref.placed.values()) == sorted(
-        (str(p.card), p.zone) for _, p in known)
+        (str(p.card), p.zone) for _, p in known
+    )
     driver.run()
     assert t.ref.result() == result(truth)
 
@@ -427,12 +453,21 @@ def test_reread_names_each_card_by_its_reading_before_the_runner_up() -> None:
     before = len(t.flags())
     t.send(Input("control", "resync_begin"))
     t.on_table = {}
-    order = [(p, str(mine[i - 1][1].card) if i else absent) for i, (_, p) in enumerate(mine)][::-1] + \
-        [(p, str(p.card)) for _, p in others]
+    order = [(p, str(mine[i - 1][1].card) if i else absent) for i, (_, p) in enumerate(mine)][::-1] + [
+        (p, str(p.card)) for _, p in others
+    ]
     for new_id, (p, runner_up) in enumerate(order, start=1):
         t.on_table.setdefault((p.zone, str(p.card)), []).append(new_id)
-        t.send(Input("table", "appeared", str(p.card), p.zone, track=new_id,
-                     candidates=((str(p.card), 0.95), (runner_up, 0.02))))
+        t.send(
+            Input(
+                "table",
+                "appeared",
+                str(p.card),
+                p.zone,
+                track=new_id,
+                candidates=((str(p.card), 0.95), (runner_up, 0.02)),
+            )
+        )
     t.send(Input("control", "resync_end"))
     t.tracks = itertools.count(len(order) + 1)
     assert t.flags()[before:] == []
@@ -448,8 +483,12 @@ def test_reread_new_card_is_not_taken_for_a_known_one_by_its_runner_up(reader: b
     next hand was dealt into the row. A sure reading of a card that may still be turned is that
     card."""
     t, truth = new("standard", 3, card_reader=reader)
-    driver = play_match(t, truth, seed=3, until=lambda g: g.phase == "bingo"
-                        and sum(p.role == "turnup" for p in t.ref.placed.values()) >= 2)
+    driver = play_match(
+        t,
+        truth,
+        seed=3,
+        until=lambda g: g.phase == "bingo" and sum(p.role == "turnup" for p in t.ref.placed.values()) >= 2,
+    )
     step = truth.step
     assert isinstance(step, AwaitCard) and target_of(step) == "turnup"
     card = driver.feeder.next_card(truth)
@@ -465,8 +504,16 @@ def test_reread_new_card_is_not_taken_for_a_known_one_by_its_runner_up(reader: b
     ids = itertools.count(1)
     new_id = next(ids)
     t.on_table[("turnup", str(card))] = [new_id]
-    t.send(Input("table", "appeared", str(card), "turnup", track=new_id,
-                 candidates=((str(card), 0.97), (str(turned[-1].card), 0.01))))
+    t.send(
+        Input(
+            "table",
+            "appeared",
+            str(card),
+            "turnup",
+            track=new_id,
+            candidates=((str(card), 0.97), (str(turned[-1].card), 0.01)),
+        )
+    )
     for p in known:
         tid = next(ids)
         t.on_table.setdefault((p.zone, str(p.card)), []).append(tid)
@@ -475,7 +522,8 @@ def test_reread_new_card_is_not_taken_for_a_known_one_by_its_runner_up(reader: b
     t.tracks = ids
     assert t.flags()[before:] == []
     assert sorted(str(p.card) for p in t.ref.placed.values() if p.zone == "turnup") == sorted(
-        [str(p.card) for p in turned] + [str(card)])
+        [str(p.card) for p in turned] + [str(card)]
+    )
     driver.run()
     assert t.ref.result() == result(truth)
 
@@ -501,8 +549,9 @@ def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
     other = next(str(c) for c in truth.stock_cards() if c != card)  # as possible as the true card
     track = next(t.tracks)
     t.on_table.setdefault((TURNUP, str(card)), []).append(track)
-    got = t.send(Input("table", "appeared", "unknown", TURNUP, track=track,
-                       candidates=((str(card), 0.34), (other, 0.3))))
+    got = t.send(
+        Input("table", "appeared", "unknown", TURNUP, track=track, candidates=((str(card), 0.34), (other, 0.3)))
+    )
     prompts = [a for a in got if a["do"] == "prompt"]
     assert prompts and prompts[0]["card"] == str(card) and prompts[0]["seat"] == truth.dealer
     t.send(Input("button", "short", seat=truth.dealer))
@@ -522,8 +571,16 @@ def test_a_card_none_of_whose_candidates_is_right_is_asked_about_until_named(ans
     wrong = [w for w in dict.fromkeys(str(c) for c in truth.stock_cards()) if w[-1] != str(card)[-1]][:6]
     track = next(t.tracks)
     t.on_table.setdefault((TURNUP, str(card)), []).append(track)
-    got = t.send(Input("table", "appeared", "unknown", TURNUP, track=track,
-                       candidates=tuple((w, 0.1 - 0.01 * k) for k, w in enumerate(wrong))))
+    got = t.send(
+        Input(
+            "table",
+            "appeared",
+            "unknown",
+            TURNUP,
+            track=track,
+            candidates=tuple((w, 0.1 - 0.01 * k) for k, w in enumerate(wrong)),
+        )
+    )
     asked = answer_until_named(t.send, got, str(card), truth.dealer)
     names = [q for q in asked if len(q) == 2]
     assert names[:3] == wrong[:3] and asked[3] == wrong[3][-1], asked  # then the suit of the 4th guess

@@ -10,16 +10,27 @@ import pytest
 from table.demo.run_frog_garbage import FrogGarbageDemo, run
 
 
-@pytest.mark.parametrize("rules, players, reader", [
-    ("standard", 3, True),
-    ("buy", 4, False),
-    ("seven-card", 3, True),
-    ("bingo-kitty", 5, True),
-    ("short", 6, False),   # three packs: duplicates expected
-])
+@pytest.mark.parametrize(
+    "rules, players, reader",
+    [
+        ("standard", 3, True),
+        ("buy", 4, False),
+        ("seven-card", 3, True),
+        ("bingo-kitty", 5, True),
+        ("short", 6, False),  # three packs: duplicates expected
+    ],
+)
 def test_rule_set_refereed_equals_truth_with_cheats(tmp_path: Path, rules: str, players: int, reader: bool) -> None:
-    cfg = FrogGarbageDemo("garbage", rules=rules, players=players, seed=2, cheat=0.1, card_reader=reader,
-                          journal=tmp_path / "j.db", timeout=120)
+    cfg = FrogGarbageDemo(
+        "garbage",
+        rules=rules,
+        players=players,
+        seed=2,
+        cheat=0.1,
+        card_reader=reader,
+        journal=tmp_path / "j.db",
+        timeout=120,
+    )
     out = run(cfg)
     assert out.error is None
     assert out.agree, (out.refereed, out.truth)
@@ -28,7 +39,10 @@ def test_rule_set_refereed_equals_truth_with_cheats(tmp_path: Path, rules: str, 
 
 
 def test_controller_killed_and_restarted_finishes_with_the_true_coins(tmp_path: Path) -> None:
-    out = run(FrogGarbageDemo("garbage", players=3, seed=9, cheat=0.1, journal=tmp_path / "k.db",
-                              kill_at=(12, 70, 150), timeout=120))
+    out = run(
+        FrogGarbageDemo(
+            "garbage", players=3, seed=9, cheat=0.1, journal=tmp_path / "k.db", kill_at=(12, 70, 150), timeout=120
+        )
+    )
     assert out.restarts == 3
     assert out.agree and not out.missed and not out.invented

@@ -14,12 +14,22 @@ from table.demo.run_frog_garbage import FrogGarbageDemo, run
 from vision.zones import layout_for
 
 
-@pytest.mark.timeout(600)  # a whole match through the camera: 164 s alone on the 2-core machine since the size pass (93 s before), up to 183 s beside the suite; the demo's own timeout below bounds it
+@pytest.mark.timeout(
+    600
+)  # a whole match through the camera, minutes on a 2-core machine; the demo's own timeout below bounds it
 def test_garbage_match_through_the_camera_pipeline_equals_truth(tmp_path: Path) -> None:
     """standard, 3 players, seed 1: both kinds of cheat happen; the refereed coins, kitty and every
     hand's outcome equal the truth's."""
-    cfg = FrogGarbageDemo("garbage", rules="standard", players=3, seed=1, cheat=0.1,
-                          journal=tmp_path / "vision.db", senses="vision", timeout=400)
+    cfg = FrogGarbageDemo(
+        "garbage",
+        rules="standard",
+        players=3,
+        seed=1,
+        cheat=0.1,
+        journal=tmp_path / "vision.db",
+        senses="vision",
+        timeout=400,
+    )
     out = run(cfg)
     assert out.error is None
     assert out.truth is not None and len(out.truth["hands"]) == 3
@@ -49,8 +59,17 @@ def test_garbage_controller_killed_three_times_with_camera_senses_equals_truth(t
     """Resume after kill through the camera: the controller dies three times (journal closed, loop
     abandoned) and a new one, with a new camera pipeline numbering its tracks from 1, re-reads the
     table. Before the re-read fixes this run ended with 8 flags matching no cheat."""
-    cfg = FrogGarbageDemo("garbage", rules="standard", players=3, seed=1, cheat=0.1,
-                          journal=tmp_path / "killed.db", senses="vision", timeout=500, kill_at=(40, 120, 200))
+    cfg = FrogGarbageDemo(
+        "garbage",
+        rules="standard",
+        players=3,
+        seed=1,
+        cheat=0.1,
+        journal=tmp_path / "killed.db",
+        senses="vision",
+        timeout=500,
+        kill_at=(40, 120, 200),
+    )
     out = run(cfg)
     assert out.error is None and out.restarts == 3
     assert out.agree, (out.refereed, out.truth)
@@ -84,8 +103,16 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
         assert asked("KS", None)  # no zone in the question: any such card on the mat
 
         def suit(asked_suit: str, left: list[str], zone: str | None, scene: object = scene) -> bool:
-            return confirms(scene, {"seat": 4, "card": None, "suit": asked_suit, "alternatives": left,
-                                    "input": {"zone": zone} if zone else {}})
+            return confirms(
+                scene,
+                {
+                    "seat": 4,
+                    "card": None,
+                    "suit": asked_suit,
+                    "alternatives": left,
+                    "input": {"zone": zone} if zone else {},
+                },
+            )
 
         # "is it a club?" (session 11): yes when the card just laid there is a club still possible
         assert suit("C", ["KC", "2C", "9D"], "seat:7") and not suit("D", ["KC", "9D", "2D"], "seat:7")

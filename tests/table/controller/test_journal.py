@@ -67,8 +67,9 @@ def test_entries_written_before_sigkill_survive(tmp_path: Path) -> None:
             j.append(gid, "input", {{"n": i}})
             print(i, flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[3])
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[3]
+    )
     assert proc.stdout is not None
     acknowledged = 0
     for line in proc.stdout:

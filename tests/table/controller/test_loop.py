@@ -54,15 +54,20 @@ def test_a_slow_dealer_does_not_stall_judging(tmp_path: Path) -> None:
 def test_resume_rebuilds_the_referee_and_writes_a_missing_verdict(tmp_path: Path) -> None:
     path = tmp_path / "j.db"
     with Journal(path) as journal:
-        session, _ = GameSession.open(journal, key="k", game="chinese-ten", rules="pagat", players=2,
-                                      dealer_machine=False)
+        session, _ = GameSession.open(
+            journal, key="k", game="chinese-ten", rules="pagat", players=2, dealer_machine=False
+        )
         session.submit(Input("table", "appeared", "3C", "layout", track=1, candidates=(("3C", 0.99),)))
         # the process dies after journalling this input, before its verdict
-        journal.append(session.game_id, "input", Input("table", "appeared", "9D", "layout", track=2,
-                                                       candidates=(("9D", 0.99),)).to_json())
+        journal.append(
+            session.game_id,
+            "input",
+            Input("table", "appeared", "9D", "layout", track=2, candidates=(("9D", 0.99),)).to_json(),
+        )
     with Journal(path) as journal:
-        again, actions = GameSession.open(journal, key="k", game="chinese-ten", rules="pagat", players=2,
-                                          dealer_machine=False)
+        again, actions = GameSession.open(
+            journal, key="k", game="chinese-ten", rules="pagat", players=2, dealer_machine=False
+        )
         assert again.resumed and actions == [] and again.replayed_inputs == 2
         kinds = [e.kind for e in journal.entries(again.game_id)]
         assert kinds.count("input") == kinds.count("verdict") - 1  # + the start's verdict

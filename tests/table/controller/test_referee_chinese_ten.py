@@ -28,8 +28,9 @@ def press(seat: int, long: bool = False) -> Input:
     return Input("button", "long" if long else "short", seat=seat)
 
 
-def dealt_referee(deck: Deck, *, players: int = 3, rules: str = "pagat", unread: int | None = None,
-                  **options: object) -> ChineseTenReferee:
+def dealt_referee(
+    deck: Deck, *, players: int = 3, rules: str = "pagat", unread: int | None = None, **options: object
+) -> ChineseTenReferee:
     """A referee whose dealer machine (with a card reader) dealt ``deck`` (top first); deal number
     ``unread`` is answered without the card (as after a restart, from the machine's card count)."""
     ref = make_referee(rules=rules, players=players, options=dict(options), card_reader=True, dealer_machine=True)
@@ -236,8 +237,12 @@ def test_dispute_overrides_a_flag_and_is_recorded() -> None:
     other = (st.to_act + 1) % 3
     ref.handle(appeared((st.hand(other) or ())[0]))
     out = ref.handle(Input("terminal", "dispute", seat=other, text="I was told to"))
-    assert {"do": "override", "who": f"seat {other}", "what": "dispute flag 1 (out-of-turn)",
-            "why": "I was told to"} in out
+    assert {
+        "do": "override",
+        "who": f"seat {other}",
+        "what": "dispute flag 1 (out-of-turn)",
+        "why": "I was told to",
+    } in out
     assert any(a["do"] == "clear" and a["how"] == "overridden" for a in out)
     assert ref.leds()[other] == "idle" and ref.overrides[-1]["why"] == "I was told to"
 
@@ -298,8 +303,7 @@ def test_special_capture_takes_all_three_of_the_first_layout() -> None:
     for c in ("KS", "KC", "KD"):
         assert not flags(ref.handle(removed(c)))
     out = ref.handle(removed("KH"))
-    assert next(a for a in out if a["do"] == "move")["move"] == {"seat": 1, "play": "KS",
-                                                                 "take": ["KC", "KD", "KH"]}
+    assert next(a for a in out if a["do"] == "move")["move"] == {"seat": 1, "play": "KS", "take": ["KC", "KD", "KH"]}
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -343,8 +347,11 @@ def test_unreadable_layout_card_at_the_deal_is_named_by_the_card_reader() -> Non
             ref.handle(Input("device", "dealt", str(card), data={"id": action["id"], "target": action["target"]}))
     for card in layout[:3]:
         ref.handle(appeared(card))
-    out = ref.handle(Input("table", "appeared", "unknown", "layout", track=9,
-                           candidates=((str(deck[0]), 0.45), (str(layout[3]), 0.3))))
+    out = ref.handle(
+        Input(
+            "table", "appeared", "unknown", "layout", track=9, candidates=((str(deck[0]), 0.45), (str(layout[3]), 0.3))
+        )
+    )
     assert ref.phase == "play" and layout[3] in ref.physical and not any(a["do"] == "prompt" for a in out)
 
 
@@ -397,8 +404,9 @@ def test_restart_during_the_deal_asks_for_an_unreported_layout_card_the_camera_m
     ref.handle(Input("control", "resync_begin"))
     for i, card in enumerate(layout[:3]):
         assert ref.handle(appeared(card, track=10 + i)) == []
-    sighting = Input("table", "appeared", str(misread), "layout", track=13,
-                     candidates=((str(misread), 0.93), (str(layout[3]), 0.05)))
+    sighting = Input(
+        "table", "appeared", str(misread), "layout", track=13, candidates=((str(misread), 0.93), (str(layout[3]), 0.05))
+    )
     assert ref.handle(sighting) == [] and ref.prompt is None  # not guessed, not asked yet
     out = ref.handle(Input("control", "resync_end"))
     prompt = next(a for a in out if a["do"] == "prompt")
@@ -460,8 +468,9 @@ def test_a_correction_that_is_not_a_card_is_answered_not_raised() -> None:
     ref = dealt_referee(deck)
     assert ref.state is not None
     other = next(c for seat in range(3) for c in ref.state.hand(seat) or () if c != card)
-    ref.handle(Input("table", "appeared", "unknown", "layout", track=77,
-                     candidates=((str(card), 0.5), (str(other), 0.45))))
+    ref.handle(
+        Input("table", "appeared", "unknown", "layout", track=77, candidates=((str(card), 0.5), (str(other), 0.45)))
+    )
     assert ref.prompt is not None
     out = ref.handle(Input("terminal", "correct", "ZZ", seat=None))
     assert any(a["do"] == "say" and "'ZZ' is not a card" in str(a["text"]) for a in out)
@@ -492,8 +501,16 @@ def _unknown_card_asked(ref: ChineseTenReferee, card: Card) -> tuple[int, list[s
     assert seat is not None
     held = [str(c) for s in range(3) for c in ref.state.hand(s) or () if c != card]
     wrong = [c for c in held if c[-1] != str(card)[-1]][:3]
-    out = ref.handle(Input("table", "appeared", "unknown", "layout", track=91,
-                           candidates=tuple((w, 0.3 - 0.01 * k) for k, w in enumerate(wrong))))
+    out = ref.handle(
+        Input(
+            "table",
+            "appeared",
+            "unknown",
+            "layout",
+            track=91,
+            candidates=tuple((w, 0.3 - 0.01 * k) for k, w in enumerate(wrong)),
+        )
+    )
     asked = [next(a for a in out if a["do"] == "prompt")["card"]]
     for _ in range(2):
         asked.append(next(a for a in ref.handle(press(seat, long=True)) if a["do"] == "prompt")["card"])

@@ -13,12 +13,19 @@ from table.frog.state import FrogDeal
 MakeDeal = Callable[..., FrogDeal]
 
 
-def make_deal(hands: dict[int, str] | None = None, widow: str | None = None, *,
-              rules: RuleSet | str = "foster-1909", players: int = 3, dealer: int = 0) -> FrogDeal:
+def make_deal(
+    hands: dict[int, str] | None = None,
+    widow: str | None = None,
+    *,
+    rules: RuleSet | str = "foster-1909",
+    players: int = 3,
+    dealer: int = 0,
+) -> FrogDeal:
     rs = rule_set(rules) if isinstance(rules, str) else rules
     parsed = None if hands is None else {s: parse_cards(h.split()) for s, h in hands.items()}
-    return FrogDeal(rs, players=players, dealer=dealer, hands=parsed,
-                    widow=None if widow is None else parse_cards(widow.split()))
+    return FrogDeal(
+        rs, players=players, dealer=dealer, hands=parsed, widow=None if widow is None else parse_cards(widow.split())
+    )
 
 
 @pytest.fixture

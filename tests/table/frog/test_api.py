@@ -18,6 +18,7 @@ from table.frog.state import FrogDeal, Phase
 def known_deal(seed: int = 3, rules: str = "foster-1909") -> FrogDeal:
     rs = rule_set(rules)
     from table.frog.deal import deal_plan
+
     hands, widow = deal_cards(deal_plan(rs, 3, 0), shuffled(FROG_PACK, seed))
     return FrogDeal(rs, players=3, dealer=0, hands=hands, widow=widow)
 

@@ -116,6 +116,7 @@ def test_chico_bidder_names_trump_not_hearts() -> None:
     deal.bid(2, None)
     deal.bid(0, None)
     from table.cards import Suit
+
     with pytest.raises(IllegalMoveError, match="hearts would be a Grand"):
         deal.name_trump(1, Suit.HEARTS)
     with pytest.raises(IllegalMoveError, match="seat 1 is the bidder"):

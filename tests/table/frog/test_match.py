@@ -74,6 +74,10 @@ def test_solo_slough_first_player_unable_to_pay_loses() -> None:
 
 def _ranks(suit: str) -> list[tuple[str, str, str]]:
     """Seat 2's winner, seat 0's card and the bidder's low card for the tricks of one suit."""
-    table = {"S": ["T K 8", "Q J 9"], "C": ["A T 6", "K Q 7", "J 9 8"], "D": ["A T 6", "K Q 7", "J 9 8"],
-             "H": ["A T 9", "K Q J"]}[suit]
+    table = {
+        "S": ["T K 8", "Q J 9"],
+        "C": ["A T 6", "K Q 7", "J 9 8"],
+        "D": ["A T 6", "K Q 7", "J 9 8"],
+        "H": ["A T 9", "K Q J"],
+    }[suit]
     return [tuple(r + suit for r in row.split()) for row in table]  # type: ignore[misc]

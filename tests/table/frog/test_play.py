@@ -68,9 +68,17 @@ def test_no_duty_to_head_and_trump_wins(deal_from: MakeDeal) -> None:
 
 def test_trumping_need_not_overtrump_and_void_in_both_plays_anything(deal_from: MakeDeal) -> None:
     deal = grand_by_seat_1(deal_from)
-    for seat, card in [(1, "AS"), (2, "9H"), (0, "6S"),  # seat 2 wins, leads
-                       (2, "AD"), (0, "8H"), (1, "QH"),  # seat 0 must trump with its only heart
-                       (1, "TS"), (2, "JH"), (0, "7S")]:  # seat 2 trumps again and wins
+    for seat, card in [
+        (1, "AS"),
+        (2, "9H"),
+        (0, "6S"),  # seat 2 wins, leads
+        (2, "AD"),
+        (0, "8H"),
+        (1, "QH"),  # seat 0 must trump with its only heart
+        (1, "TS"),
+        (2, "JH"),
+        (0, "7S"),
+    ]:  # seat 2 trumps again and wins
         deal.play(seat, Card.parse(card))
     assert [t.winner for t in deal.tricks] == [2, 1, 2]
     deal.play(2, Card.parse("KD"))
@@ -102,6 +110,7 @@ def test_not_your_turn_and_conflicting_cards_leave_state_unchanged(deal_from: Ma
 
 def test_pure_functions() -> None:
     from table.cards import Suit
+
     hand = cards("AD 6C 7H")
     assert legal_plays(hand, Suit.SPADES, Suit.HEARTS) == cards("7H")
     assert legal_plays(hand, Suit.CLUBS, Suit.HEARTS) == cards("6C")
@@ -113,6 +122,7 @@ def test_pure_functions() -> None:
 
 def test_full_known_deal_plays_eleven_tricks(deal_from: MakeDeal) -> None:
     from table.frog.bots import RandomBot, play_deal
+
     deal = grand_by_seat_1(deal_from)
     play_deal(deal, {s: RandomBot(s) for s in deal.active})
     assert deal.phase is Phase.OVER and len(deal.tricks) == 11 and deal.to_act is None

@@ -71,8 +71,7 @@ def test_random_matches_conserve_cards_points_and_chips(name: str) -> None:
 def test_hidden_replay_of_legal_games_finds_no_revoke_and_same_points() -> None:
     rules = rule_set("foster-1909")
     for seed in range(40):
-        hands, widow = deal_cards(
-            deal_plan(rules, 3, 0), shuffled(FROG_PACK, seed))
+        hands, widow = deal_cards(deal_plan(rules, 3, 0), shuffled(FROG_PACK, seed))
         known = FrogDeal(rules, players=3, dealer=0, hands=hands, widow=widow)
         drive(known, {s: RandomBot(seed * 3 + s) for s in known.active})
         hidden = FrogDeal(rules, players=3, dealer=0)
@@ -96,8 +95,7 @@ def test_hidden_mode_detects_every_revoking_seat_and_no_false_revoke() -> None:
     found_any = 0
     for seed in range(150):
         rng = random.Random(seed)
-        hands, widow = deal_cards(
-            deal_plan(rules, 3, 0), shuffled(FROG_PACK, seed))
+        hands, widow = deal_cards(deal_plan(rules, 3, 0), shuffled(FROG_PACK, seed))
         deal = FrogDeal(rules, players=3, dealer=0)
         deal.bid(1, rng.choice([Contract.CHICO, Contract.GRAND]))
         while deal.phase is Phase.AUCTION:
@@ -112,8 +110,7 @@ def test_hidden_mode_detects_every_revoking_seat_and_no_false_revoke() -> None:
             seat = deal.to_act
             assert seat is not None
             hand = truth[seat]
-            card = rng.choice(hand) if rng.random() < 0.3 else rng.choice(
-                legal_plays(hand, deal.led_suit, deal.trump))
+            card = rng.choice(hand) if rng.random() < 0.3 else rng.choice(legal_plays(hand, deal.led_suit, deal.trump))
             if breach(hand, card, deal.led_suit, deal.trump) is not None:
                 breaches.append((len(deal.tricks) + 1, seat))
                 if first_move is None:

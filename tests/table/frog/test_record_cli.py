@@ -56,43 +56,68 @@ def test_worked_record_grand_in_hidden_and_known_modes(capsys: pytest.CaptureFix
 
 
 def test_partial_record_is_not_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rec = {"game": "frog", "rules": "modern", "players": 3, "dealer": 0, "hands": HANDS,
-           "moves": [{"seat": 1, "bid": "grand"}, {"seat": 1, "play": "AS"}]}
+    rec = {
+        "game": "frog",
+        "rules": "modern",
+        "players": 3,
+        "dealer": 0,
+        "hands": HANDS,
+        "moves": [{"seat": 1, "bid": "grand"}, {"seat": 1, "play": "AS"}],
+    }
     code, out, _ = run(capsys, write(tmp_path, rec))
     result = json.loads(out)
     assert code == 0 and result["over"] is False and result["deals"][0]["phase"] == "play"
 
 
-@pytest.mark.parametrize("moves, index, message", [
-    ([{"seat": 2, "bid": "frog"}], 0, "seat 2 cannot bid now: it is seat 1's turn"),
-    ([{"seat": 1, "bid": "grand"}, {"seat": 1, "play": "AS"}, {"seat": 2, "play": "8H"}], 2,
-     "seat 2 cannot play 8H: must follow suit (spades) and holds KS"),
-    ([{"seat": 1, "bid": "grand"}, {"seat": 1, "play": "KS"}], 1, "seat 1 cannot use KS: KS belongs to seat 2"),
-    ([{"seat": 1, "bid": "chico"}, {"seat": 2, "bid": "pass"}, {"seat": 0, "bid": "pass"},
-      {"seat": 1, "trump": "H"}], 3, "hearts would be a Grand"),
-])
-def test_illegal_moves_exit_1_with_index_and_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   moves: list[dict[str, Any]], index: int, message: str) -> None:
+@pytest.mark.parametrize(
+    "moves, index, message",
+    [
+        ([{"seat": 2, "bid": "frog"}], 0, "seat 2 cannot bid now: it is seat 1's turn"),
+        (
+            [{"seat": 1, "bid": "grand"}, {"seat": 1, "play": "AS"}, {"seat": 2, "play": "8H"}],
+            2,
+            "seat 2 cannot play 8H: must follow suit (spades) and holds KS",
+        ),
+        ([{"seat": 1, "bid": "grand"}, {"seat": 1, "play": "KS"}], 1, "seat 1 cannot use KS: KS belongs to seat 2"),
+        (
+            [
+                {"seat": 1, "bid": "chico"},
+                {"seat": 2, "bid": "pass"},
+                {"seat": 0, "bid": "pass"},
+                {"seat": 1, "trump": "H"},
+            ],
+            3,
+            "hearts would be a Grand",
+        ),
+    ],
+)
+def test_illegal_moves_exit_1_with_index_and_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], moves: list[dict[str, Any]], index: int, message: str
+) -> None:
     rec = {"game": "frog", "players": 3, "hands": HANDS, "moves": moves}
     code, out, err = run(capsys, write(tmp_path, rec))
     assert code == 1 and out == ""
     assert f"illegal move {index}: " in err and message in err
 
 
-@pytest.mark.parametrize("patch, where", [
-    ({"moves": [{"seat": 1, "play": "XX"}]}, "moves[0].play"),
-    ({"moves": [{"seat": 1, "bid": "misere"}]}, "moves[0].bid"),
-    ({"moves": [{"seat": 9, "bid": "pass"}]}, "moves[0].seat"),
-    ({"moves": [{"seat": 1, "bid": "pass", "play": "AS"}]}, "moves[0]"),
-    ({"moves": "none"}, "moves"),
-    ({"players": 8}, "players"),
-    ({"rules": "skat"}, "rules"),
-    ({"options": {"penalty_frog": "yes"}}, "options.penalty_frog"),
-    ({"hands": {**HANDS, "0": ["6H"]}}, "hands[0]"),
-    ({"hands": {**HANDS, "0": ["AS", *HANDS["0"][1:]]}}, "AS"),
-])
-def test_malformed_records_exit_2_naming_the_place(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   patch: dict[str, Any], where: str) -> None:
+@pytest.mark.parametrize(
+    "patch, where",
+    [
+        ({"moves": [{"seat": 1, "play": "XX"}]}, "moves[0].play"),
+        ({"moves": [{"seat": 1, "bid": "misere"}]}, "moves[0].bid"),
+        ({"moves": [{"seat": 9, "bid": "pass"}]}, "moves[0].seat"),
+        ({"moves": [{"seat": 1, "bid": "pass", "play": "AS"}]}, "moves[0]"),
+        ({"moves": "none"}, "moves"),
+        ({"players": 8}, "players"),
+        ({"rules": "skat"}, "rules"),
+        ({"options": {"penalty_frog": "yes"}}, "options.penalty_frog"),
+        ({"hands": {**HANDS, "0": ["6H"]}}, "hands[0]"),
+        ({"hands": {**HANDS, "0": ["AS", *HANDS["0"][1:]]}}, "AS"),
+    ],
+)
+def test_malformed_records_exit_2_naming_the_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], patch: dict[str, Any], where: str
+) -> None:
     rec: dict[str, Any] = {"game": "frog", "players": 3, "hands": HANDS, "moves": []}
     rec.update(patch)
     code, out, err = run(capsys, write(tmp_path, rec))
@@ -101,12 +126,21 @@ def test_malformed_records_exit_2_naming_the_place(tmp_path: Path, capsys: pytes
 
 def test_revoke_is_reported_in_the_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     moves = [{"seat": 1, "bid": "grand"}] + [
-        {"seat": s, "play": p} for s, p in [(1, "AS"), (2, "AD"), (0, "6S"), (1, "TS"), (2, "JH")]]
+        {"seat": s, "play": p} for s, p in [(1, "AS"), (2, "AD"), (0, "6S"), (1, "TS"), (2, "JH")]
+    ]
     code, out, _ = run(capsys, write(tmp_path, {"game": "frog", "moves": moves}))
     result = json.loads(out)
     assert code == 0
     assert result["deals"][0]["revokes"][0] == {
-        "trick": 1, "seat": 2, "card": "AD", "rule": "trump", "suit": "H", "proof": "JH", "proof_trick": 2, "move": 2}
+        "trick": 1,
+        "seat": 2,
+        "card": "AD",
+        "rule": "trump",
+        "suit": "H",
+        "proof": "JH",
+        "proof_trick": 2,
+        "move": 2,
+    }
 
 
 def test_random_record_options_and_solo_slough_balances() -> None:

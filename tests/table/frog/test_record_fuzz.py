@@ -41,8 +41,10 @@ def _damage(record: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 def test_damaged_records_fail_cleanly() -> None:
     rng = random.Random(2024)
-    bases = [random_record(players=p, seed=s, rules=r) for p, s, r in
-             [(3, 1, "foster-1909"), (4, 2, "modern"), (6, 3, "solo-slough"), (3, 4, "straight-solo")]]
+    bases = [
+        random_record(players=p, seed=s, rules=r)
+        for p, s, r in [(3, 1, "foster-1909"), (4, 2, "modern"), (6, 3, "solo-slough"), (3, 4, "straight-solo")]
+    ]
     outcomes = {"ok": 0, "record": 0, "illegal": 0}
     for i in range(600):
         rec = _damage(bases[i % len(bases)], rng)

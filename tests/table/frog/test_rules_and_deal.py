@@ -35,12 +35,15 @@ def test_every_named_rule_set_exists() -> None:
         rule_set("skat")
 
 
-@pytest.mark.parametrize("name, style, exposed, rates, players", [
-    ("foster-1909", DealStyle.PACKETS_3_3_4_4, True, (1, 2, 4), 5),
-    ("modern", DealStyle.PACKETS_4_3_3_4, False, (1, 2, 4), 5),
-    ("solo-slough", DealStyle.SINGLE_1_4_8, False, (1, 2, 3), 7),
-    ("straight-solo", DealStyle.SINGLE_1_4_8, False, (0, 1, 2), 7),
-])
+@pytest.mark.parametrize(
+    "name, style, exposed, rates, players",
+    [
+        ("foster-1909", DealStyle.PACKETS_3_3_4_4, True, (1, 2, 4), 5),
+        ("modern", DealStyle.PACKETS_4_3_3_4, False, (1, 2, 4), 5),
+        ("solo-slough", DealStyle.SINGLE_1_4_8, False, (1, 2, 3), 7),
+        ("straight-solo", DealStyle.SINGLE_1_4_8, False, (0, 1, 2), 7),
+    ],
+)
 def test_variant_tables(name: str, style: DealStyle, exposed: bool, rates: tuple[int, ...], players: int) -> None:
     rs = rule_set(name)
     assert (rs.deal_style, rs.expose_widow, rs.rates, rs.max_players) == (style, exposed, rates, players)
@@ -71,14 +74,17 @@ def test_with_options_reads_strings_and_rejects_nonsense() -> None:
         RuleSet("bad", min_players=2)
 
 
-@pytest.mark.parametrize("players, dealer, active, out", [
-    (3, 0, (1, 2, 0), ()),
-    (3, 2, (0, 1, 2), ()),
-    (4, 0, (1, 2, 3), (0,)),  # four: the dealer sits out
-    (4, 3, (0, 1, 2), (3,)),
-    (5, 0, (1, 2, 4), (3, 0)),  # five: two on the dealer's left and the one on the right (Foster)
-    (5, 3, (4, 0, 2), (1, 3)),
-])
+@pytest.mark.parametrize(
+    "players, dealer, active, out",
+    [
+        (3, 0, (1, 2, 0), ()),
+        (3, 2, (0, 1, 2), ()),
+        (4, 0, (1, 2, 3), (0,)),  # four: the dealer sits out
+        (4, 3, (0, 1, 2), (3,)),
+        (5, 0, (1, 2, 4), (3, 0)),  # five: two on the dealer's left and the one on the right (Foster)
+        (5, 3, (4, 0, 2), (1, 3)),
+    ],
+)
 def test_active_seats_frog(players: int, dealer: int, active: tuple[int, ...], out: tuple[int, ...]) -> None:
     rs = rule_set("foster-1909")
     assert active_seats(rs, players, dealer) == active
@@ -104,15 +110,33 @@ def test_plan_foster_3_3_4_4() -> None:
     """Foster 1909: 3 to each from eldest, 3 to the widow, then two rounds of 4."""
     plan = deal_plan(rule_set("foster-1909"), 3, 0)
     assert [s.as_json() for s in plan] == [
-        ["seat:1", 3], ["seat:2", 3], ["seat:0", 3], ["widow", 3],
-        ["seat:1", 4], ["seat:2", 4], ["seat:0", 4], ["seat:1", 4], ["seat:2", 4], ["seat:0", 4]]
+        ["seat:1", 3],
+        ["seat:2", 3],
+        ["seat:0", 3],
+        ["widow", 3],
+        ["seat:1", 4],
+        ["seat:2", 4],
+        ["seat:0", 4],
+        ["seat:1", 4],
+        ["seat:2", 4],
+        ["seat:0", 4],
+    ]
 
 
 def test_plan_modern_4_3_3_4_four_players_skips_dealer() -> None:
     plan = deal_plan(rule_set("modern"), 4, 2)
     assert [s.as_json() for s in plan] == [
-        ["seat:3", 4], ["seat:0", 4], ["seat:1", 4], ["widow", 3],
-        ["seat:3", 3], ["seat:0", 3], ["seat:1", 3], ["seat:3", 4], ["seat:0", 4], ["seat:1", 4]]
+        ["seat:3", 4],
+        ["seat:0", 4],
+        ["seat:1", 4],
+        ["widow", 3],
+        ["seat:3", 3],
+        ["seat:0", 3],
+        ["seat:1", 3],
+        ["seat:3", 4],
+        ["seat:0", 4],
+        ["seat:1", 4],
+    ]
     assert all(step.seat != 2 for step in plan)
 
 
@@ -121,7 +145,16 @@ def test_plan_single_cards_1st_4th_8th_to_slough() -> None:
     assert len(plan) == 36 and all(step.count == 1 for step in plan)
     assert [i + 1 for i, s in enumerate(plan) if s.target == WIDOW] == [1, 4, 8]
     assert [s.target for s in plan[:9]] == [
-        "widow", "seat:1", "seat:2", "widow", "seat:3", "seat:1", "seat:2", "widow", "seat:3"]
+        "widow",
+        "seat:1",
+        "seat:2",
+        "widow",
+        "seat:3",
+        "seat:1",
+        "seat:2",
+        "widow",
+        "seat:3",
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(RULE_SETS))

@@ -10,11 +10,21 @@ from table.frog.settlement import Result, settle
 F, C, G = Contract.FROG, Contract.CHICO, Contract.GRAND
 
 
-def nets(rules: str, contract: Contract, points: int, players: int = 3, *, bidder: int = 1,
-         active: tuple[int, ...] = (1, 2, 0), revoker: int | None = None, **options: object) -> list[int]:
+def nets(
+    rules: str,
+    contract: Contract,
+    points: int,
+    players: int = 3,
+    *,
+    bidder: int = 1,
+    active: tuple[int, ...] = (1, 2, 0),
+    revoker: int | None = None,
+    **options: object,
+) -> list[int]:
     rs = rule_set(rules).with_options(**options) if options else rule_set(rules)
-    s = settle(rs, contract=contract, bidder=bidder, points=points, active=active, table=range(players),
-               revoker=revoker)
+    s = settle(
+        rs, contract=contract, bidder=bidder, points=points, active=active, table=range(players), revoker=revoker
+    )
     out = [s.net(seat) for seat in range(players)]
     assert sum(out) == 0  # chips are conserved
     return out
@@ -40,8 +50,10 @@ def test_exactly_60_pays_nothing() -> None:
     assert s.result is Result.TIE and s.payments == ()
 
 
-@pytest.mark.parametrize("contract, points, each", [(F, 61, 1), (C, 70, 20), (G, 75, 60), (F, 59, -1),
-                                                    (C, 40, -40), (G, 0, -240), (G, 120, 240)])
+@pytest.mark.parametrize(
+    "contract, points, each",
+    [(F, 61, 1), (C, 70, 20), (G, 75, 60), (F, 59, -1), (C, 40, -40), (G, 0, -240), (G, 120, 240)],
+)
 def test_rates_x1_x2_x4(contract: Contract, points: int, each: int) -> None:
     out = nets("modern", contract, points)
     assert out[2] == out[0] == -each and out[1] == 2 * each
@@ -58,11 +70,14 @@ def test_solo_slough_losing_bidder_pays_sitting_out_players() -> None:
     assert nets("solo-slough", F, 50, 6, active=(1, 2, 3)) == [10, -50, 10, 10, 10, 10]
 
 
-@pytest.mark.parametrize("system, frog_payers, solo_payers", [
-    ("receive", 2, 2),  # non-active players only receive
-    ("both", 4, 4),  # they pay and receive
-    ("solo-both", 2, 4),  # pay and receive for a Solo, only receive for a Frog
-])
+@pytest.mark.parametrize(
+    "system, frog_payers, solo_payers",
+    [
+        ("receive", 2, 2),  # non-active players only receive
+        ("both", 4, 4),  # they pay and receive
+        ("solo-both", 2, 4),  # pay and receive for a Solo, only receive for a Frog
+    ],
+)
 def test_three_non_active_payment_systems(system: str, frog_payers: int, solo_payers: int) -> None:
     frog = nets("solo-slough", F, 70, 5, active=(1, 2, 4), non_active=system)
     solo = nets("solo-slough", C, 70, 5, active=(1, 2, 4), non_active=system)

@@ -53,6 +53,7 @@ def test_frog_bidder_takes_widow_and_discards_three(deal_from: MakeDeal) -> None
 
 def test_discards_count_for_the_bidder(deal_from: MakeDeal) -> None:
     from table.frog.bots import HeuristicBot, play_deal
+
     deal = frog_by_seat_1(deal_from)
     deal.discard(1, parse_cards(["TD", "7C", "6C"]))
     play_deal(deal, {s: HeuristicBot(s) for s in deal.active})
@@ -100,29 +101,45 @@ def test_later_trump_proves_failure_to_trump() -> None:
 
 def test_later_card_of_led_suit_proves_failure_to_follow() -> None:
     deal = hidden_grand()
-    for seat, card in [(1, "AS"), (2, "KS"), (0, "9H"),  # seat 0 trumps: claims no spades
-                       (0, "6S")]:  # seat 0 won and now leads a spade: revoke in trick 1
+    for seat, card in [
+        (1, "AS"),
+        (2, "KS"),
+        (0, "9H"),  # seat 0 trumps: claims no spades
+        (0, "6S"),
+    ]:  # seat 0 won and now leads a spade: revoke in trick 1
         deal.play(seat, c(card))
     assert [(r.trick, r.seat, r.card, r.rule) for r in deal.revokes] == [(1, 0, c("9H"), "follow")]
 
 
 def test_one_failure_is_one_revoke_even_if_both_claims_are_proved() -> None:
     deal = hidden_grand()
-    for seat, card in [(1, "AS"), (2, "AD"), (0, "6S"),  # seat 2 claims no spades, no hearts
-                       (1, "TS"), (2, "KS"),  # proves: a spade (follow)
-                       (0, "7S"), (1, "AH"), (2, "JH"), (0, "8H")]:  # the heart must not count again
+    for seat, card in [
+        (1, "AS"),
+        (2, "AD"),
+        (0, "6S"),  # seat 2 claims no spades, no hearts
+        (1, "TS"),
+        (2, "KS"),  # proves: a spade (follow)
+        (0, "7S"),
+        (1, "AH"),
+        (2, "JH"),
+        (0, "8H"),
+    ]:  # the heart must not count again
         deal.play(seat, c(card))
     assert [(r.trick, r.seat, r.rule) for r in deal.revokes] == [(1, 2, "follow")]
 
 
 def test_revoke_by_an_opponent_settles_as_if_bidder_took_120() -> None:
     from table.frog.play import FROG_PACK
+
     deal = hidden_grand()
     for seat, card in [(1, "AS"), (2, "AD"), (0, "6S"), (1, "TS"), (2, "JH"), (0, "7S")]:
         deal.play(seat, c(card))
     # finish with any remaining cards in turn (hidden: all accepted)
-    rest = iter(k for k in FROG_PACK if k not in {c(t) for t in "AS AD 6S TS JH 7S".split()}
-                and k not in {c("7C"), c("6C"), c("6D")})
+    rest = iter(
+        k
+        for k in FROG_PACK
+        if k not in {c(t) for t in "AS AD 6S TS JH 7S".split()} and k not in {c("7C"), c("6C"), c("6D")}
+    )
     while deal.phase is Phase.PLAY:
         seat = deal.to_act
         assert seat is not None

@@ -19,19 +19,22 @@ def value(text: str, *, four_flush: bool = False) -> int:
     return best_value(parse_cards(text.split()), four_flush=four_flush)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("2C 7D 9H JS KC", Category.HIGH_CARD),
-    ("2C 2D 9H JS KC", Category.PAIR),
-    ("2C 2D 9H 9S KC", Category.TWO_PAIR),
-    ("2C 2D 2H 9S KC", Category.THREE_OF_A_KIND),
-    ("AC 2D 3H 4S 5C", Category.STRAIGHT),
-    ("TC JD QH KS AC", Category.STRAIGHT),
-    ("2H 7H 9H JH KH", Category.FLUSH),
-    ("2C 2D 2H 9S 9C", Category.FULL_HOUSE),
-    ("2C 2D 2H 2S KC", Category.FOUR_OF_A_KIND),
-    ("9H TH JH QH KH", Category.STRAIGHT_FLUSH),
-    ("9C 9D 9H 9S 9C", Category.FIVE_OF_A_KIND),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("2C 7D 9H JS KC", Category.HIGH_CARD),
+        ("2C 2D 9H JS KC", Category.PAIR),
+        ("2C 2D 9H 9S KC", Category.TWO_PAIR),
+        ("2C 2D 2H 9S KC", Category.THREE_OF_A_KIND),
+        ("AC 2D 3H 4S 5C", Category.STRAIGHT),
+        ("TC JD QH KS AC", Category.STRAIGHT),
+        ("2H 7H 9H JH KH", Category.FLUSH),
+        ("2C 2D 2H 9S 9C", Category.FULL_HOUSE),
+        ("2C 2D 2H 2S KC", Category.FOUR_OF_A_KIND),
+        ("9H TH JH QH KH", Category.STRAIGHT_FLUSH),
+        ("9C 9D 9H 9S 9C", Category.FIVE_OF_A_KIND),
+    ],
+)
 def test_every_category_is_recognised(text: str, expected: Category) -> None:
     assert category(value(text)) is expected
 
@@ -47,8 +50,8 @@ def test_a_flush_with_a_duplicated_card_is_still_a_flush_rules_md() -> None:
     dup = value("AH AH 9H 5H 2H")
     assert category(dup) is Category.FLUSH
     assert dup > value("AH KH 9H 5H 2H")  # A A beats A K on the second card
-    assert category(value("7H 7H 7H 2H 3H")) is Category.FLUSH           # beats its three of a kind
-    assert category(value("7H 7H 7H 2H 2H")) is Category.FULL_HOUSE      # full house keeps its rank
+    assert category(value("7H 7H 7H 2H 3H")) is Category.FLUSH  # beats its three of a kind
+    assert category(value("7H 7H 7H 2H 2H")) is Category.FULL_HOUSE  # full house keeps its rank
 
 
 def test_four_flush_ranks_between_a_pair_and_two_pairs_seed_variation() -> None:

@@ -26,7 +26,7 @@ def play_checked(players: int, seed: int, rules: GarbageRules, *, every_step: bo
         if game.over:
             break
         if game.deal != deal:
-            assert phases == list(rules.phase_order), phases   # every phase ran, in order
+            assert phases == list(rules.phase_order), phases  # every phase ran, in order
             deal, phases = game.deal, [game.phase]
             feeder = DeckFeeder.seeded(game.pack, seed * 100 + deal)
         if isinstance(game.step, AwaitCard):
@@ -86,7 +86,7 @@ def test_an_exhausted_stock_is_the_discards_reshuffled_never_the_hands_rules_md(
                 assert game.round is not None
                 in_hands = Counter(c for h in game.round.hands for c in h)
                 card = feeder.next_card(game)
-                assert not in_hands[card]   # one pack: a held card is never turned
+                assert not in_hands[card]  # one pack: a held card is never turned
                 game.supply(card)
                 reshuffled |= game.round.reshuffles > 0
             else:
@@ -116,7 +116,8 @@ def test_rules_are_validated_with_the_option_named() -> None:
     with pytest.raises(ConfigError, match="no such Garbage option"):
         rules_named("standard,antes=3")
     assert rules_named("short,ante=2,four_flush=yes") == GarbageRules(
-        name="short", ante=2, four_flush=True, put_and_take_cards=5, count_up_cards=10)
+        name="short", ante=2, four_flush=True, put_and_take_cards=5, count_up_cards=10
+    )
     with pytest.raises(TableError, match="first_dealer"):
         GarbageGame(3, first_dealer=3)
 
@@ -151,8 +152,10 @@ def test_card_objects_only() -> None:
     assert game.can_supply(Card.parse("AS"))
 
 
-@pytest.mark.parametrize("option, value", [("deals_per_seat", 1.0), ("put_and_take_cards", True),
-                                           ("hand_size", "5"), ("ante", -1), ("packs", 0)])
+@pytest.mark.parametrize(
+    "option, value",
+    [("deals_per_seat", 1.0), ("put_and_take_cards", True), ("hand_size", "5"), ("ante", -1), ("packs", 0)],
+)
 def test_option_values_of_the_wrong_kind_are_refused(option: str, value: object) -> None:
     with pytest.raises(ConfigError, match=option):
         GarbageRules().replace(**{option: value})

@@ -17,7 +17,7 @@ from table.garbage.count_up import play_count_up
 from table.garbage.put_and_take import play_put_and_take, units
 from table.ledger import Ledger
 
-ORDER = (1, 2, 0)   # dealer 0: from the dealer's left round to the dealer
+ORDER = (1, 2, 0)  # dealer 0: from the dealer's left round to the dealer
 
 
 def cards(text: str) -> list[Card]:
@@ -56,6 +56,7 @@ HANDS = {1: "9C 9D 9H 9S 9C", 2: "5H 6H 7H 8H 4H", 0: "2C 3D 5S 7C JD"}
 
 # -- poker --------------------------------------------------------------------------------------
 
+
 def test_poker_antes_deal_one_at_a_time_and_best_hand_takes_the_pot() -> None:
     """Seed 004 phase 1: everyone antes 5, five cards each dealt face up one at a time, best hand wins."""
     game = GarbageGame(3)
@@ -63,7 +64,7 @@ def test_poker_antes_deal_one_at_a_time_and_best_hand_takes_the_pot() -> None:
     feed(game, deal_order(HANDS))
     poker = game.results[0].poker
     assert poker is not None
-    assert poker.pot == 15 and poker.winners == [1]          # five nines beat the straight flush
+    assert poker.pot == 15 and poker.winners == [1]  # five nines beat the straight flush
     assert poker.described[1] == "five of a kind, 9"
     assert coins(game) == [95, 110, 95]
     assert game.phase == "bingo" and game.step == AwaitCard("bingo", "call", None, 1)
@@ -122,7 +123,7 @@ def test_buying_a_card_costs_the_price_and_a_discard_seed_variation() -> None:
     game.play(Move(0, "stand"))
     poker = game.results[0].poker
     assert poker is not None and poker.bought == {1: (Card.parse("JH"), Card.parse("2C"))}
-    assert poker.winners == [1] and poker.pot == 18      # pair of jacks; 15 antes + 3
+    assert poker.winners == [1] and poker.pot == 18  # pair of jacks; 15 antes + 3
     assert coins(game) == [95, 110, 95]
 
 
@@ -138,7 +139,7 @@ def test_stud_betting_after_the_third_and_fourth_cards_seed_variation() -> None:
     game.play(Move(2, "bet"))
     with pytest.raises(IllegalMoveError, match="cannot check now; allowed: call, fold, raise"):
         game.play(Move(0, "check"))
-    game.play(Move(0, "raise"))       # to 4
+    game.play(Move(0, "raise"))  # to 4
     game.play(Move(1, "fold"))
     game.play(Move(2, "call"))
     feed(game, dealt[9:12])
@@ -153,6 +154,7 @@ def test_stud_betting_after_the_third_and_fourth_cards_seed_variation() -> None:
 
 
 # -- bingo --------------------------------------------------------------------------------------
+
 
 def test_bingo_coins_on_matching_cards_again_on_repeats_first_full_cover_wins() -> None:
     """Seed phase 2: a coin on each matching card, again when a rank is called again; the first
@@ -193,7 +195,7 @@ def test_bingo_tie_most_coins_wins_variation() -> None:
     assert bingo is not None and bingo.winners == [1, 2]  # both covered... equal coins: split
     game2 = GarbageGame(3, rules=GarbageRules(bingo_tie="most-coins"))
     feed(game2, deal_order({1: "2C 3C 4C 5C 6C", 2: "2D 2S 4D 5D 6D", 0: "9C 9D TC JD QS"}))
-    feed(game2, cards("2H 2H 3H 4H 5H 6H"))   # both cover on 6H: seat 1 has 6 coins, seat 2 has 7
+    feed(game2, cards("2H 2H 3H 4H 5H 6H"))  # both cover on 6H: seat 1 has 6 coins, seat 2 has 7
     bingo2 = game2.results[0].bingo
     assert bingo2 is not None and bingo2.winners == [2] and bingo2.shares == {2: 13}
     assert before == coins(game)
@@ -215,13 +217,14 @@ def test_bingo_kitty_played_at_once_variation() -> None:
     feed(game, deal_order(BINGO_TIE))
     feed(game, cards("2H 3H 4H 5H 6H"))
     assert game.phase == "bingo" and game.ledger.balance(KITTY) == 10
-    feed(game, cards("9H 9S TH JH QH"))   # the dealer covers alone in the second game
+    feed(game, cards("9H 9S TH JH QH"))  # the dealer covers alone in the second game
     bingo = game.results[0].bingo
     assert bingo is not None and bingo.games == 2 and bingo.winners == [0]
     assert bingo.pot == 10 + 7 and game.ledger.balance(KITTY) == 0
 
 
 # -- put and take -------------------------------------------------------------------------------
+
 
 def round_with(hands: dict[int, str], rules: GarbageRules) -> Round:
     ledger = Ledger.with_accounts([f"seat:{s}" for s in range(3)], start=100)
@@ -286,7 +289,7 @@ def test_three_of_a_kind_on_the_seventh_card_pays_63_with_sets_multiplying() -> 
     assert plain.results.put_and_take is not None and sets.results.put_and_take is not None
     assert plain.results.put_and_take.turns[6].amounts == {1: 21}
     assert sets.results.put_and_take.turns[6].amounts == {1: 63}
-    assert units(cards("7C 7D 2H"), Card.parse("7S"), GarbageRules(sets_multiply=True)) == 4   # pair: x2
+    assert units(cards("7C 7D 2H"), Card.parse("7S"), GarbageRules(sets_multiply=True)) == 4  # pair: x2
 
 
 def test_rank_and_suit_match_doubles_variation() -> None:
@@ -297,8 +300,8 @@ def test_rank_and_suit_match_doubles_variation() -> None:
     r = round_with(PT_HANDS, rules)
     run(r, "put-and-take", PUT + TAKE)
     assert r.results.put_and_take is not None
-    assert r.results.put_and_take.turns[0].amounts == {1: 1}     # 2D on 1st: seat 1's 2C, rank only
-    assert r.results.put_and_take.turns[12].amounts == {1: 3}    # 3H on 3rd: seat 1's 3C, rank only
+    assert r.results.put_and_take.turns[0].amounts == {1: 1}  # 2D on 1st: seat 1's 2C, rank only
+    assert r.results.put_and_take.turns[12].amounts == {1: 3}  # 3H on 3rd: seat 1's 3C, rank only
     assert r.results.put_and_take.turns[16].amounts == {1: 7 * 4}  # 7C: 7C double + 7D + 7H
 
 
@@ -312,7 +315,7 @@ def test_five_card_put_and_take_variation() -> None:
 
 # -- count-up -----------------------------------------------------------------------------------
 
-COUNT = cards("KC 2D 9H 4S 6C 8D 7S 3C TC QD 5H KH KS")   # hits: 2 on two, 4 on four, 7 on seven, K on king
+COUNT = cards("KC 2D 9H 4S 6C 8D 7S 3C TC QD 5H KH KS")  # hits: 2 on two, 4 on four, 7 on seven, K on king
 
 
 def test_count_up_every_player_pays_the_dealer_the_rank_hit_seed_phase_4() -> None:
@@ -350,6 +353,7 @@ def test_consecutive_hits_pay_double_then_triple_variation() -> None:
 
 
 # -- phase order, the dealer's part, cards from outside ----------------------------------------
+
 
 def test_bingo_after_put_and_take_the_dealer_only_calls_variation() -> None:
     """Seed variation: bingo as phase 3; the dealer's cards are gone, the dealer only calls."""

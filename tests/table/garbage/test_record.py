@@ -27,11 +27,26 @@ def write(tmp_path: Path, record: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("players, rules", [(3, "standard"), (5, "stud"), (6, "everything"), (8, "seven-card")])
-def test_random_record_replays_to_the_same_coins(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                 players: int, rules: str) -> None:
+def test_random_record_replays_to_the_same_coins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], players: int, rules: str
+) -> None:
     out_file = tmp_path / "r.json"
-    code, _, _ = run_cli(["replay", "--random", "garbage", "--players", str(players), "--seed", "7",
-                          "--rules", rules, "--out", str(out_file)], capsys)
+    code, _, _ = run_cli(
+        [
+            "replay",
+            "--random",
+            "garbage",
+            "--players",
+            str(players),
+            "--seed",
+            "7",
+            "--rules",
+            rules,
+            "--out",
+            str(out_file),
+        ],
+        capsys,
+    )
     assert code == 0
     code, out, err = run_cli(["replay", str(out_file)], capsys)
     assert code == 0, err
@@ -50,12 +65,18 @@ def test_explicit_cards_and_deck_order_replay_like_the_seed(tmp_path: Path, caps
     from table.garbage.state import Supplied
 
     game = play_bot_game(3, seed=1, rules=GarbageRules(deals_per_seat=1))
-    seen = [[str(item.card) for item in game.history if isinstance(item, Supplied) and item.deal == d]
-            for d in range(3)]
+    seen = [
+        [str(item.card) for item in game.history if isinstance(item, Supplied) and item.deal == d] for d in range(3)
+    ]
     base = random_record(players=3, seed=1, rules=None)
     by_cards = dict(base, deals=[{"cards": cards} for cards in seen])
-    by_deck = dict(base, deals=[{"deck": [str(c) for c in shuffled(multi_pack(2), d["seed"])],
-                                 "reshuffle_seed": d["seed"]} for d in base["deals"]])
+    by_deck = dict(
+        base,
+        deals=[
+            {"deck": [str(c) for c in shuffled(multi_pack(2), d["seed"])], "reshuffle_seed": d["seed"]}
+            for d in base["deals"]
+        ],
+    )
     expected = replay(base)["seats"]
     assert replay(by_cards)["seats"] == expected
     assert replay(by_deck)["seats"] == expected
@@ -81,22 +102,26 @@ def test_an_illegal_move_exits_1_with_its_index(tmp_path: Path, capsys: pytest.C
     assert "illegal move 0:" in err and "turn to decide" in err
 
 
-@pytest.mark.parametrize("change, where", [
-    ({"players": "five"}, "players: expected int"),
-    ({"players": 2}, "players: Garbage needs 3 to 12 players"),
-    ({"rules": "poker"}, "rules: unknown Garbage rule set"),
-    ({"rules": {"base": "standard", "ante": -1}}, "rules.ante: must be a whole number"),
-    ({"deals": [{"cards": ["AS", "ZZ"]}]}, "deals[0].cards[1]: not a card"),
-    ({"deals": [{"cards": ["AS", "AS", "AS"]}]}, "deals[0].cards[2]: AS: cannot come from the stock"),
-    ({"deals": [{"deck": ["AS"]}]}, "deals[0].deck: is not the 104-card pack"),
-    ({"deals": [{"seed": 1, "cards": []}]}, 'deals[0]: give exactly one of "seed", "deck" or "cards"'),
-    ({"deals": [{"seed": 1}] * 4}, "deals: has 4 hands"),
-    ({"moves": [{"seat": 0, "move": "jump"}]}, "moves[0].move: unknown move 'jump'"),
-    ({"moves": [{"seat": 0}]}, "moves[0].move: missing"),
-    ({"first_dealer": 5}, "first_dealer: must be a seat"),
-])
-def test_a_malformed_record_exits_2_naming_where(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                 change: dict[str, Any], where: str) -> None:
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        ({"players": "five"}, "players: expected int"),
+        ({"players": 2}, "players: Garbage needs 3 to 12 players"),
+        ({"rules": "poker"}, "rules: unknown Garbage rule set"),
+        ({"rules": {"base": "standard", "ante": -1}}, "rules.ante: must be a whole number"),
+        ({"deals": [{"cards": ["AS", "ZZ"]}]}, "deals[0].cards[1]: not a card"),
+        ({"deals": [{"cards": ["AS", "AS", "AS"]}]}, "deals[0].cards[2]: AS: cannot come from the stock"),
+        ({"deals": [{"deck": ["AS"]}]}, "deals[0].deck: is not the 104-card pack"),
+        ({"deals": [{"seed": 1, "cards": []}]}, 'deals[0]: give exactly one of "seed", "deck" or "cards"'),
+        ({"deals": [{"seed": 1}] * 4}, "deals: has 4 hands"),
+        ({"moves": [{"seat": 0, "move": "jump"}]}, "moves[0].move: unknown move 'jump'"),
+        ({"moves": [{"seat": 0}]}, "moves[0].move: missing"),
+        ({"first_dealer": 5}, "first_dealer: must be a seat"),
+    ],
+)
+def test_a_malformed_record_exits_2_naming_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, Any], where: str
+) -> None:
     record: dict[str, Any] = {"game": "garbage", "players": 3, "deals": [{"seed": 1}], "moves": []}
     record.update(change)
     code, _, err = run_cli(["replay", write(tmp_path, record)], capsys)

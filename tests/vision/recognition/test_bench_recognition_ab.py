@@ -21,7 +21,9 @@ def test_the_old_side_classifies_through_its_own_recognizer_on_this_trees_models
     scene = ab.scenes(1, 102)[0]
     quads = [q for _, q in scene.cards]
     new = Recognizer(threads=1)
-    np.testing.assert_array_equal(old.model_probabilities(scene.image, quads), new.model_probabilities(scene.image, quads))
+    np.testing.assert_array_equal(
+        old.model_probabilities(scene.image, quads), new.model_probabilities(scene.image, quads)
+    )
 
 
 def test_the_calibrated_timing_gives_each_detection_its_frame_plane(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -27,8 +27,11 @@ def test_json_lines_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(obj["cards"]) >= len(truth) - 1
     for card in obj["cards"]:
         assert list(card) == ["card", "confidence", "corners"]
-        assert card["card"] == "back" or card["card"] == "unknown" or (
-            len(card["card"]) == 2 and card["card"][0] in "A23456789TJQK" and card["card"][1] in "CDHS")
+        assert (
+            card["card"] == "back"
+            or card["card"] == "unknown"
+            or (len(card["card"]) == 2 and card["card"][0] in "A23456789TJQK" and card["card"][1] in "CDHS")
+        )
         assert 0 <= card["confidence"] <= 1
         assert len(card["corners"]) == 4 and all(len(p) == 2 for p in card["corners"])
     named = sorted(c["card"] for c in obj["cards"])
@@ -42,8 +45,7 @@ def test_readable_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(out) > 5 and all(line.startswith("  ") for line in out[1:])
 
 
-def test_bad_files_get_an_error_and_the_rest_are_processed(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_files_get_an_error_and_the_rest_are_processed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = tmp_path / "notes.txt"
     text.write_text("not an image")
     broken = tmp_path / "broken.png"
@@ -100,15 +102,29 @@ def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
 def test_detector_settings_reach_the_detector(capsys: pytest.CaptureFixture[str]) -> None:
     """``--detector FIELD=VALUE`` changes the detector the command runs: a least card width above every
     card on the felt (its cards are 100-190 px wide) leaves none; without it they are found."""
-    assert main(["recognize", "--json", "--no-learned", "--detector", "min_width=400", "--detector", "max_width=500",
-                 str(FELT)]) == 0
+    assert (
+        main(
+            [
+                "recognize",
+                "--json",
+                "--no-learned",
+                "--detector",
+                "min_width=400",
+                "--detector",
+                "max_width=500",
+                str(FELT),
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["cards"] == []
     assert main(["recognize", "--json", "--no-learned", "--detector", "min_width=60", str(FELT)]) == 0
     assert len(json.loads(capsys.readouterr().out)["cards"]) >= 10
 
 
-def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--fast`` runs the detector with ``size_pass_estimated`` and ``size_pass_image`` off (and, with
     ``--detector``, any other change too); without it the shipped detector runs. Cards are still found and named
     on the felt."""
@@ -134,16 +150,22 @@ def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(monkeypatch: pytes
     assert len({c["card"] for c in first["cards"]} & truth) >= len(truth) - 2
 
 
-@pytest.mark.parametrize("setting, why", [("nope=1", "FIELD one of DetectorConfig's"),
-                                           ("size_pass=maybe", "true or false"),
-                                           ("min_width=wide", "is a number"),
-                                           ("size_angles=0", "size_angles must be at least 1"),
-                                           ("scale=1.5", "scale must be over 0 and at most 1"),
-                                           ("size_level=nan", "size_level must be a finite number"),
-                                           ("min_width=500", "min_width (500.0) may not exceed max_width (420.0)"),
-                                           ("grey_low=90", "grey_low (90) may not exceed grey_high (60)")])
-def test_a_bad_detector_setting_is_a_clear_error_before_any_image(setting: str, why: str,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "setting, why",
+    [
+        ("nope=1", "FIELD one of DetectorConfig's"),
+        ("size_pass=maybe", "true or false"),
+        ("min_width=wide", "is a number"),
+        ("size_angles=0", "size_angles must be at least 1"),
+        ("scale=1.5", "scale must be over 0 and at most 1"),
+        ("size_level=nan", "size_level must be a finite number"),
+        ("min_width=500", "min_width (500.0) may not exceed max_width (420.0)"),
+        ("grey_low=90", "grey_low (90) may not exceed grey_high (60)"),
+    ],
+)
+def test_a_bad_detector_setting_is_a_clear_error_before_any_image(
+    setting: str, why: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["recognize", "--json", "--detector", setting, str(FELT)]) == 2
     out = capsys.readouterr()
     assert out.out == "" and setting in out.err and why in out.err
@@ -163,8 +185,9 @@ def test_both_corners_names_the_saved_photo_as_the_one_corner_look_does(capsys: 
 
 
 @pytest.mark.parametrize("look", ["pip", "blur"])
-def test_no_look_flags_reach_the_recogniser(look: str, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_look_flags_reach_the_recogniser(
+    look: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--no-pip-look``: the recogniser is made without the pip model; ``--no-blur-look``: without the blur look.
     By default with each."""
     import vision.cli_recognize as cli
@@ -184,10 +207,12 @@ def test_no_look_flags_reach_the_recogniser(look: str, monkeypatch: pytest.Monke
     assert made == [True, False]
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--pip-look-below", 0.97), ("--second-look-below", 0.55),
-                                            ("--blur-look-below", 0.8)])
-def test_look_thresholds_reach_the_recogniser(flag: str, value: float, monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--pip-look-below", 0.97), ("--second-look-below", 0.55), ("--blur-look-below", 0.8)]
+)
+def test_look_thresholds_reach_the_recogniser(
+    flag: str, value: float, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--pip-look-below X``, ``--second-look-below X`` and ``--blur-look-below X`` are the recogniser's
     ``pip_look_below``, ``second_look_below`` and ``blur_look_below``; without them the shipped thresholds."""
     import vision.cli_recognize as cli
@@ -205,17 +230,25 @@ def test_look_thresholds_reach_the_recogniser(flag: str, value: float, monkeypat
     for argv in ([], [flag, str(value)]):
         assert main(["recognize", "--json", *argv, str(FELT)]) == 0
         assert json.loads(capsys.readouterr().out.splitlines()[0])["cards"]
-    shipped = {"pip_look_below": PIP_LOOK_BELOW, "second_look_below": SECOND_LOOK_BELOW,
-               "blur_look_below": BLUR_LOOK_BELOW}[attribute]
+    shipped = {
+        "pip_look_below": PIP_LOOK_BELOW,
+        "second_look_below": SECOND_LOOK_BELOW,
+        "blur_look_below": BLUR_LOOK_BELOW,
+    }[attribute]
     assert made == [shipped, value]
 
 
-@pytest.mark.parametrize(("flag", "value", "allowed"), [
-    *[("--pip-look-below", v, "over 0 and at most 1") for v in ("0", "-0.5", "1.5", "nan", "high")],
-    *[("--second-look-below", v, "from 0 to 1") for v in ("-0.5", "1.5", "nan", "high")],
-    *[("--blur-look-below", v, "over 0 and at most 1") for v in ("0", "1.5", "nan")]])
-def test_a_look_threshold_outside_its_range_is_a_usage_error(flag: str, value: str, allowed: str,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("flag", "value", "allowed"),
+    [
+        *[("--pip-look-below", v, "over 0 and at most 1") for v in ("0", "-0.5", "1.5", "nan", "high")],
+        *[("--second-look-below", v, "from 0 to 1") for v in ("-0.5", "1.5", "nan", "high")],
+        *[("--blur-look-below", v, "over 0 and at most 1") for v in ("0", "1.5", "nan")],
+    ],
+)
+def test_a_look_threshold_outside_its_range_is_a_usage_error(
+    flag: str, value: str, allowed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["recognize", "--json", flag, value, str(FELT)])
     assert exc.value.code == 2
@@ -249,8 +282,9 @@ def _mat_photo(tmp_path: Path) -> tuple[Path, list[str]]:
     return photo, sorted(c.label for c in sim.visible())
 
 
-def test_mat_calibrates_each_photo_from_its_markers_and_ignores_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_mat_calibrates_each_photo_from_its_markers_and_ignores_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--mat``: the detector gets the plane the mat's markers give and their areas to ignore; the cards are named.
     A photo without the mat's markers is an error for that photo, the others are still processed."""
     import vision.recognizer as recognizer_module
@@ -279,18 +313,24 @@ def test_mat_calibrates_each_photo_from_its_markers_and_ignores_them(tmp_path: P
     assert plane is not None and np.allclose(plane / plane[2, 2], expected / expected[2, 2], atol=1e-3)
 
 
-@pytest.mark.parametrize("args, why", [(["--mat", "chinese-ten,3", "--table-rect", "1,1,0,0,1,0,1,1,0,1"],
-                                        "give --mat or --table-rect, not both"),
-                                       (["--mat", "poker,12"], "no mat layout for poker with 12 players")])
-def test_a_bad_mat_is_a_clear_error_before_any_image(args: list[str], why: str,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "args, why",
+    [
+        (["--mat", "chinese-ten,3", "--table-rect", "1,1,0,0,1,0,1,1,0,1"], "give --mat or --table-rect, not both"),
+        (["--mat", "poker,12"], "no mat layout for poker with 12 players"),
+    ],
+)
+def test_a_bad_mat_is_a_clear_error_before_any_image(
+    args: list[str], why: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["recognize", *args, str(FELT)]) == 2
     captured = capsys.readouterr()
     assert why in captured.err and captured.out == ""
 
 
 def test_mat_video_keeps_its_calibration_through_frames_that_hide_the_markers(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A video's frame 1 has every marker painted over: it is recognised on frame 0's calibration. Its frame 0 is the
     felt photo (no mat): that frame is an error and the video goes on."""
     photo, truth = _mat_photo(tmp_path)
@@ -320,7 +360,8 @@ def test_mat_video_keeps_its_calibration_through_frames_that_hide_the_markers(
 
 
 def test_follow_detects_a_video_only_where_it_changed_and_names_every_frame_as_a_whole_detection_does(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--follow``: frame 0 is detected whole, frame 1 (the same table) not at all, frame 2 (a card put down) only in
     the region around it; every frame's cards are those of a whole detection (without ``--follow``)."""
     import vision.detect as detect_module

@@ -18,14 +18,17 @@ def _counting(deck: Deck, calls: dict[str, int], name: str) -> Deck:
     def wrapped(label: str) -> np.ndarray:
         calls[name] += 1
         return deck(label)
+
     return wrapped
 
 
 @pytest.mark.parametrize(("font_share", "used"), [(0.0, {"faces:1"}), (1.0, {"fonts:0"})])
 def test_font_share_picks_the_deck_kind(font_share: float, used: set[str]) -> None:
     calls = {"faces:1": 0, "fonts:0": 0}
-    decks = {"faces:1": _counting(faces_deck(1), calls, "faces:1"),
-             "fonts:0": _counting(faces_deck(2), calls, "fonts:0")}  # a stand-in named like a font deck
+    decks = {
+        "faces:1": _counting(faces_deck(1), calls, "faces:1"),
+        "fonts:0": _counting(faces_deck(2), calls, "fonts:0"),
+    }  # a stand-in named like a font deck
     crops, labels, stats = build(decks, 4, seed=3, log_every=0, font_share=font_share)
     assert {k for k, n in calls.items() if n} == used
     assert crops.shape[1:] == (2, CORNER_H, CORNER_W, 3) and len(crops) == len(labels)
@@ -101,11 +104,29 @@ def test_evaluate_names_every_setting_other_than_the_shipped_ones_in_its_command
     was measured."""
     from models.training.evaluate import main
 
-    result = main(["--clutter-frames", "1", "--seed", "7", "--no-blur-look", "--zooms", "1.15", "--pip-look-below",
-                   "0.8", "--detector", "size_angles=6", "--second-look-below", "0.6", "--both-corners"])
-    assert result["command"] == ("python -m models.training.evaluate --clutter-frames 1 --seed 7 --detector size_angles=6"
-                                 " --zooms 1.15 --both-corners --pip-look-below 0.8 --second-look-below 0.6"
-                                 " --no-blur-look")
+    result = main(
+        [
+            "--clutter-frames",
+            "1",
+            "--seed",
+            "7",
+            "--no-blur-look",
+            "--zooms",
+            "1.15",
+            "--pip-look-below",
+            "0.8",
+            "--detector",
+            "size_angles=6",
+            "--second-look-below",
+            "0.6",
+            "--both-corners",
+        ]
+    )
+    assert result["command"] == (
+        "python -m models.training.evaluate --clutter-frames 1 --seed 7 --detector size_angles=6"
+        " --zooms 1.15 --both-corners --pip-look-below 0.8 --second-look-below 0.6"
+        " --no-blur-look"
+    )
 
 
 def test_train_widths_take_four_positive_channel_counts() -> None:
@@ -129,8 +150,12 @@ def test_a_model_trained_on_crop_batches_lists_the_decks_they_were_dealt_from(tm
     from models.training.train import crop_batch_designs
 
     new = tmp_path / "new.npz"
-    np.savez(new, labels=np.zeros(1), decks=np.array(["fonts:0", "fonts:1", "gnome:anglo"]),
-             command=np.array("python -m models.training.build_crops --seed 1"))
+    np.savez(
+        new,
+        labels=np.zeros(1),
+        decks=np.array(["fonts:0", "fonts:1", "gnome:anglo"]),
+        command=np.array("python -m models.training.build_crops --seed 1"),
+    )
     old = tmp_path / "old.npz"
     np.savez(old, labels=np.zeros(1))
     names, commands = crop_batch_designs([np.load(new), np.load(old)], ["kde:standard", "gnome:anglo"])
@@ -160,8 +185,11 @@ def test_storing_figures_waits_for_the_other_writer_and_keeps_both(tmp_path: Pat
     lock.close()  # releases the lock
     writer.join(5)
     assert not writer.is_alive()
-    assert json.loads(meta.read_text()) == {"labels": ["AC"], "accuracy": {"found": 0.99},
-                                            "accuracy_calibrated": {"found": 0.97}}
+    assert json.loads(meta.read_text()) == {
+        "labels": ["AC"],
+        "accuracy": {"found": 0.99},
+        "accuracy_calibrated": {"found": 0.97},
+    }
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cardnet.json", "cardnet.json.lock"]
 
 
@@ -179,12 +207,14 @@ def test_scenes_record_their_camera_blur_and_evaluate_splits_its_tallies_by_it()
     blurred = [make_scene(rng, faces_deck(0), replace(HARD, blur=1.0, n_cards=2)).blur for _ in range(8)]
     assert {b.kind for b in blurred} == {"defocus", "motion"}
     assert all(0.5 <= b.amount <= 1.8 if b.kind == "defocus" else 3 <= b.amount <= 8 for b in blurred)
-    assert [blur_class(Blur(*b)) for b in [("none", 0), ("defocus", 1.7), ("motion", 5), ("motion", 6)]] == \
-        list(BLUR_CLASSES)
+    assert [blur_class(Blur(*b)) for b in [("none", 0), ("defocus", 1.7), ("motion", 5), ("motion", 6)]] == list(
+        BLUR_CLASSES
+    )
 
     by_blur: dict[str, Tally] = {}
-    total, _ = evaluate_decks(Recognizer(), {"faces:0": faces_deck(0)}, replace(HARD, n_cards=4), 6, 11,
-                              by_blur=by_blur)
+    total, _ = evaluate_decks(
+        Recognizer(), {"faces:0": faces_deck(0)}, replace(HARD, n_cards=4), 6, 11, by_blur=by_blur
+    )
     assert len(by_blur) >= 2 and set(by_blur) <= set(BLUR_CLASSES)
     for field in ("cards", "found", "named", "frames", "classifier_named"):
         assert sum(getattr(t, field) for t in by_blur.values()) == getattr(total, field)
@@ -201,8 +231,18 @@ def test_evaluate_measures_other_detector_settings_but_never_writes_them() -> No
     assert cfg.size_pass_image is False and cfg.size_level == 0.7 and cfg.gap_close == 5
     assert isinstance(cfg.gap_close, int) and cfg.hue_pass == DEFAULT_CONFIG.hue_pass
     assert detector_config([]) == DEFAULT_CONFIG
-    for bad in (["nope=1"], ["size_pass=maybe"], ["size_level=high"], ["size_level"], ["plane=1"],
-                ["size_angles=0"], ["size_grow=-1"], ["scale=0"], ["deck_fit_turn=inf"], ["max_aspect=1.1"]):
+    for bad in (
+        ["nope=1"],
+        ["size_pass=maybe"],
+        ["size_level=high"],
+        ["size_level"],
+        ["plane=1"],
+        ["size_angles=0"],
+        ["size_grow=-1"],
+        ["scale=0"],
+        ["deck_fit_turn=inf"],
+        ["max_aspect=1.1"],
+    ):
         with pytest.raises(ValueError, match="--detector"):
             detector_config(bad)
     # in range once the settings are taken together; a share past 1 turns its test off (docs/performance.md)
@@ -224,8 +264,10 @@ def test_evaluate_keeps_every_repeated_detector_flag(monkeypatch: pytest.MonkeyP
         raise SystemExit(0)
 
     monkeypatch.setattr(evaluate, "detector_config", stop)
-    for argv in (["--detector", "snap_early=false", "--detector", "size_grow=3"],
-                 ["--detector", "snap_early=false", "size_grow=3"]):
+    for argv in (
+        ["--detector", "snap_early=false", "--detector", "size_grow=3"],
+        ["--detector", "snap_early=false", "size_grow=3"],
+    ):
         with pytest.raises(SystemExit):
             evaluate.main([*argv, "--scenes", "1"])
     assert seen == [["snap_early=false", "size_grow=3"]] * 2
@@ -267,8 +309,9 @@ def test_detected_scenes_leave_out_the_card_less_ones_only_when_asked(monkeypatc
     assert all(len(found) >= 3 for i, _, found in dealt if i % 2 == 0)  # most of 5+ cards are outlined
     assert all(q.shape == (4, 2) for _, _, found in dealt for q in found)
     calls = iter(range(100))
-    kept = list(dataset.detected_scenes(np.random.default_rng(3), decks, 4, hard_share=0.0, font_share=0.0,
-                                        empty=False))
+    kept = list(
+        dataset.detected_scenes(np.random.default_rng(3), decks, 4, hard_share=0.0, font_share=0.0, empty=False)
+    )
     assert [i for i, _, _ in kept] == [0, 2] and all(scene.cards for _, scene, _ in kept)
 
 
@@ -320,14 +363,17 @@ def test_clutter_lies_under_the_cards_with_no_band_of_bare_table_round_them(monk
 
 
 def test_evaluate_clear_band_deals_the_frames_drawn_before_session_35_and_never_writes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``evaluate --clear-band 7``: both kinds of card scene drawn as before session 35 (``SceneSpec.clear_band``),
     said in the record's command; by default 0 (clutter under the cards); with ``--write`` or below 0 an error."""
     from models.training import evaluate
 
     dealt: list[object] = []
 
-    def deal(rec: object, decks: dict[str, object], spec: object, *args: object, **kwargs: object) -> tuple[object, dict]:  # type: ignore[type-arg]
+    def deal(
+        rec: object, decks: dict[str, object], spec: object, *args: object, **kwargs: object
+    ) -> tuple[object, dict]:  # type: ignore[type-arg]
         dealt.append(spec)
         return evaluate.Tally(), {name: evaluate.Tally() for name in decks}
 

@@ -102,6 +102,7 @@ def test_cards_in_rows_a_few_pixels_apart_are_each_found() -> None:
     assert len(detect_cards(frame)) == 3
     assert names == ["2C", "6D", "QS"], names
 
+
 def test_a_phone_twice_a_card_long_is_not_split_into_cards() -> None:
     """The split needs an edge across the middle: a plain long dark rectangle stays rejected."""
     frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
@@ -260,8 +261,15 @@ def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
     assert corners_from_sides(box, direction) is None
 
 
-def _held_out_scene(held_out_decks: dict, design: str, seed: int, index: int,  # type: ignore[type-arg]
-                    spec: SceneSpec | None = None, *, pinned: bool = True) -> Scene:
+def _held_out_scene(
+    held_out_decks: dict,
+    design: str,
+    seed: int,
+    index: int,  # type: ignore[type-arg]
+    spec: SceneSpec | None = None,
+    *,
+    pinned: bool = True,
+) -> Scene:
     """Scene ``index`` of ``design`` as ``models.training.evaluate.held_out_scenes`` deals it: the k-th design in
     name order from a generator seeded [seed, k] (realistic ``NORMAL`` scenes unless ``spec``); as drawn before
     session 35 (``make_pinned_scene``) unless not ``pinned``."""
@@ -279,7 +287,6 @@ def _finds(scene: Scene, label: str, plane: np.ndarray | None, **changes: object
     """Whether the detector, the shipped settings changed by ``changes`` (``replan`` off unless they name it:
     ``ONCE``), outlines ``scene``'s card ``label`` (its first, by ``match``), given the table ``plane`` or none."""
     from dataclasses import replace
-
 
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
     config = replace(ONCE, **changes)  # type: ignore[arg-type]
@@ -440,7 +447,7 @@ def _cards_on_a_pale_patch() -> tuple[np.ndarray, list[np.ndarray]]:
     for label, (x, y) in (("9H", (500, 300)), ("QS", (660, 300))):
         card = cv2.resize(deck(label), (110, 154), interpolation=cv2.INTER_AREA)
         a = card[:, :, 3:4].astype(np.float32) / 255
-        roi = frame[y:y + 154, x:x + 110]
+        roi = frame[y : y + 154, x : x + 110]
         roi[:] = (card[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
         truth.append(np.float32([[x, y], [x + 110, y], [x + 110, y + 154], [x, y + 154]]))
     return cv2.GaussianBlur(frame, (3, 3), 0), truth
@@ -455,8 +462,9 @@ def test_an_outline_that_is_no_card_does_not_merge_the_cards_inside_it() -> None
     assert len(quads) == 2 and all(match(q, quads) is not None for q in truth), quads
 
 
-def _white_cards_on_a_pink_band(seed: int, band_rows: int, pink: tuple[int, int, int],
-                                centre_y: float) -> tuple[np.ndarray, list[np.ndarray]]:
+def _white_cards_on_a_pink_band(
+    seed: int, band_rows: int, pink: tuple[int, int, int], centre_y: float
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """Five white cards with a green cast of the light (BGR 217, 235, 221) on green felt whose top
     ``band_rows`` rows are a pale pink cloth (the table's edge, a cloth beyond it)."""
     rng = np.random.default_rng(seed)
@@ -469,8 +477,14 @@ def _white_cards_on_a_pink_band(seed: int, band_rows: int, pink: tuple[int, int,
         quad = cv2.boxPoints(((float(cx), float(cy)), (120.0, 168.0), float(rng.uniform(-25, 25)))).astype(np.float32)
         cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (217, 235, 221), lineType=cv2.LINE_AA)
         for _ in range(3):  # a few red pips
-            cv2.circle(frame, (int(cx + rng.uniform(-30, 30)), int(cy + rng.uniform(-50, 50))), 8, (40, 40, 200), -1,
-                       cv2.LINE_AA)
+            cv2.circle(
+                frame,
+                (int(cx + rng.uniform(-30, 30)), int(cy + rng.uniform(-50, 50))),
+                8,
+                (40, 40, 200),
+                -1,
+                cv2.LINE_AA,
+            )
         truth.append(quad)
     frame = cv2.GaussianBlur(frame, (0, 0), 1.2) + rng.normal(0, 1.5, frame.shape).astype(np.float32)
     return np.clip(frame, 0, 255).astype(np.uint8), truth
@@ -509,7 +523,6 @@ def test_white_cards_on_a_pink_cloth_of_their_own_grey_are_found_by_their_hue() 
     assert _found_with(frames) == (15, 0)
 
 
-
 def _grey_cards_on_pale_felt(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """Five grey cards (BGR 176, 197, 194) on a pale green felt (164, 209, 170), defocused (sigma 1.2 px):
     one brightness, and a chroma step of ~24 levels, which the edge map's chroma Canny (30/90) breaks
@@ -523,8 +536,14 @@ def _grey_cards_on_pale_felt(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
         quad = cv2.boxPoints(((float(cx), float(cy)), (84.0, 120.0), float(rng.uniform(-25, 25)))).astype(np.float32)
         cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (176, 197, 194), lineType=cv2.LINE_AA)
         for _ in range(3):  # a few red pips
-            cv2.circle(frame, (int(cx + rng.uniform(-20, 20)), int(cy + rng.uniform(-35, 35))), 6, (40, 40, 200), -1,
-                       cv2.LINE_AA)
+            cv2.circle(
+                frame,
+                (int(cx + rng.uniform(-20, 20)), int(cy + rng.uniform(-35, 35))),
+                6,
+                (40, 40, 200),
+                -1,
+                cv2.LINE_AA,
+            )
         truth.append(quad)
     frame = cv2.GaussianBlur(frame, (0, 0), 1.2) + rng.normal(0, 1.5, frame.shape).astype(np.float32)
     return np.clip(frame, 0, 255).astype(np.uint8), truth
@@ -542,7 +561,8 @@ def test_grey_cards_on_a_pale_felt_of_their_brightness_are_found_on_fainter_chro
 
 
 def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_paper_around_it(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``faint_chroma_gate``: the pass costs about 12 ms a frame where it runs. Where every card was found and the
     paper left outside them is the pale felt alone (one chroma), it does not run; where grey cards lie merged with
     that felt, a card's area of the loose paper is 12 levels of chroma greyer than the rest, and it does. With
@@ -574,6 +594,7 @@ def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_pa
         counts.append(len(runs))
     assert counts == [0, 1, 1]
 
+
 def _place(frame: np.ndarray, card_bgra: np.ndarray, quad: np.ndarray) -> None:
     """Draw a BGRA card image onto ``frame`` (float32 BGR) at ``quad``."""
     h, w = card_bgra.shape[:2]
@@ -586,7 +607,7 @@ def _place(frame: np.ndarray, card_bgra: np.ndarray, quad: np.ndarray) -> None:
 def _checked_back(cell: int, width: int = 120, height: int = 168, border: int = 7) -> np.ndarray:
     """A card back: a white border round a blue-and-white checked panel of ``cell`` px squares."""
     img = np.full((height, width, 3), 235, np.uint8)
-    yy, xx = np.mgrid[0:height - 2 * border, 0:width - 2 * border]
+    yy, xx = np.mgrid[0 : height - 2 * border, 0 : width - 2 * border]
     checks = ((yy // cell + xx // cell) % 2).astype(bool)[..., None]
     img[border:-border, border:-border] = np.where(checks, np.uint8([170, 90, 60]), np.uint8([235, 235, 235]))
     return np.dstack([img, np.full((height, width), 255, np.uint8)])
@@ -600,8 +621,8 @@ def _backs_on_a_striped_cloth(seed: int, cell: int) -> tuple[np.ndarray, list[np
     frame = np.empty((720, 1280, 3), np.float32)
     frame[:] = (60, 80, 70)
     for x in range(0, 1280, 40):
-        frame[110:, x:x + 20] = (45, 50, 185)
-        frame[110:, x + 20:x + 40] = (150, 175, 150)
+        frame[110:, x : x + 20] = (45, 50, 185)
+        frame[110:, x + 20 : x + 40] = (150, 175, 150)
     truth = []
     for k in range(5):
         centre = (170.0 + 235 * k, 300 + 150 * (k % 2) + float(rng.uniform(-20, 20)))
@@ -623,9 +644,13 @@ def test_backs_on_a_striped_cloth_are_found_by_their_printed_pattern() -> None:
     assert found >= 5 and extra == 0
 
 
-def _white_cards_off_the_table_edge(seed: int, beyond: float, card: tuple[int, int, int] = (238, 242, 242),
-                                    cloth: tuple[int, int, int] = (236, 240, 238),
-                                    napkins: int = 0) -> tuple[np.ndarray, list[np.ndarray]]:
+def _white_cards_off_the_table_edge(
+    seed: int,
+    beyond: float,
+    card: tuple[int, int, int] = (238, 242, 242),
+    cloth: tuple[int, int, int] = (236, 240, 238),
+    napkins: int = 0,
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """Five white cards on a grained wood table whose far edge (the top 160 rows) is a white cloth of the
     cards' colour (BGR); ``beyond`` of each card's length lies on the cloth (the held-out
     kde:tigullio-international cards at seed 2024 lie so). With ``napkins`` the cloth is instead a napkin
@@ -641,7 +666,7 @@ def _white_cards_off_the_table_edge(seed: int, beyond: float, card: tuple[int, i
     for k in range(5):
         cx, cy = 170.0 + 235 * k, 160 - beyond * 168 + 84
         if napkins:
-            frame[40:160, int(cx - napkins / 2):int(cx + napkins / 2)] = cloth
+            frame[40:160, int(cx - napkins / 2) : int(cx + napkins / 2)] = cloth
         quad = cv2.boxPoints(((cx, cy), (120.0, 168.0), float(rng.uniform(-8, 8)))).astype(np.float32)
         cv2.fillConvexPoly(frame, np.int32(np.round(quad)), card, lineType=cv2.LINE_AA)
         for _ in range(3):
@@ -731,7 +756,8 @@ def test_an_open_outline_with_one_weak_side_is_a_card_only_when_nearly_a_card_re
 def test_an_open_outline_whose_weak_side_is_a_faint_colour_step_is_a_card() -> None:
     """Session 10 (``open_step_share``): a grey card on a pale blue-grey table (held-out
     kde:tigullio-international, hard scene 114 of the model card's frames) had three sides on edges and the
-    fourth on them for 24%, but the colour stepped by 13-18 all along it. The weak side is accepted when the colour (BGR distance, 3 px either side) steps
+    fourth on them for 24%, but the colour stepped by 13-18 all along it. The weak side is accepted when the colour (BGR
+    distance, 3 px either side) steps
     by 10 or more along 80% of it; the same outline over a plain table, or a step of 6, is refused."""
     from vision.detect import DEFAULT_CONFIG
     from vision.outline_candidates import Candidate, consider_open
@@ -763,7 +789,10 @@ def _pieces(corners: list[tuple[int, int]], cut: tuple[float, float]) -> tuple[l
     right side; the outline has a gap where the cut meets it, so it is two open outlines: their contours
     and the edge map dilated as ``near_edges``."""
     c = np.float64(corners)
-    ends = [tuple(map(int, np.rint(c[0] + cut[0] * (c[3] - c[0])))), tuple(map(int, np.rint(c[1] + cut[1] * (c[2] - c[1]))))]
+    ends = [
+        tuple(map(int, np.rint(c[0] + cut[0] * (c[3] - c[0])))),
+        tuple(map(int, np.rint(c[1] + cut[1] * (c[2] - c[1])))),
+    ]
     lines = np.zeros((360, 640), np.uint8)
     cv2.polylines(lines, [np.int32(corners)], True, 255, 1)
     cv2.line(lines, ends[0], ends[1], 255, 1)
@@ -816,17 +845,26 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
         assert len(out) == accepted
 
 
-@pytest.mark.parametrize(("design", "index", "label", "nth", "passes_off"), [
-    ("gnome:simplistic", 15, "back", 1, {"texture_pass": False}),  # on a red and sage striped cloth
-    ("gnome:simplistic", 15, "back", 2, {"texture_pass": False}),
-    ("gnome:plastic", 2, "back", 0, {"paper_nested": False}),  # its inner panel's paper, on a pale cloth
-    # on a pale pink cloth (its weak side is also a colour step: session 10's rule finds it too)
-    ("kde:tigullio-international", 4, "8H", 0, {"open_weak_side": 2.0, "open_step_share": 2.0}),
-    ("kde:tigullio-international", 18, "5C", 1, {"tab_pass": False}),  # reaching onto the white table edge
-    ("kde:tigullio-international", 18, "8C", 1, {"tab_pass": False}),
-])
-def test_held_out_cards_that_session_9_passes_find(held_out_decks: dict, design: str, index: int,  # type: ignore[type-arg]
-                                                   label: str, nth: int, passes_off: dict) -> None:  # type: ignore[type-arg]
+@pytest.mark.parametrize(
+    ("design", "index", "label", "nth", "passes_off"),
+    [
+        ("gnome:simplistic", 15, "back", 1, {"texture_pass": False}),  # on a red and sage striped cloth
+        ("gnome:simplistic", 15, "back", 2, {"texture_pass": False}),
+        ("gnome:plastic", 2, "back", 0, {"paper_nested": False}),  # its inner panel's paper, on a pale cloth
+        # on a pale pink cloth (its weak side is also a colour step: session 10's rule finds it too)
+        ("kde:tigullio-international", 4, "8H", 0, {"open_weak_side": 2.0, "open_step_share": 2.0}),
+        ("kde:tigullio-international", 18, "5C", 1, {"tab_pass": False}),  # reaching onto the white table edge
+        ("kde:tigullio-international", 18, "8C", 1, {"tab_pass": False}),
+    ],
+)
+def test_held_out_cards_that_session_9_passes_find(
+    held_out_decks: dict,
+    design: str,
+    index: int,  # type: ignore[type-arg]
+    label: str,
+    nth: int,
+    passes_off: dict,
+) -> None:  # type: ignore[type-arg]
     """Realistic held-out scenes of the model card's evaluation (``models.training.evaluate``, seed 2024,
     scene ``index`` of ``design``) where a card was missed before session 9: found now, and not with the
     pass that finds it turned off."""
@@ -839,17 +877,34 @@ def test_held_out_cards_that_session_9_passes_find(held_out_decks: dict, design:
     assert match(truth, detect_cards(scene.image)) is not None
     # (the plane estimated from the cards off and the size pass on the image too: the deck fit and the size pass
     # find some of these cards as well)
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, estimate_plane=False, size_pass_image=False,
-                                                             faint_chroma_pass=False, **passes_off))) is None
+    assert (
+        match(
+            truth,
+            detect_cards(
+                scene.image,
+                replace(
+                    DEFAULT_CONFIG, estimate_plane=False, size_pass_image=False, faint_chroma_pass=False, **passes_off
+                ),
+            ),
+        )
+        is None
+    )
 
 
-@pytest.mark.parametrize(("design", "index", "label"), [
-    ("gnome:plastic", 1, "9C"),  # motion blur 8 px
-    ("kde:tigullio-international", 14, "3C"),
-])
-def test_the_plane_from_motion_blurred_outlines_is_not_refused(held_out_decks: dict, design: str,  # type: ignore[type-arg]
-                                                               index: int, label: str,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("design", "index", "label"),
+    [
+        ("gnome:plastic", 1, "9C"),  # motion blur 8 px
+        ("kde:tigullio-international", 14, "3C"),
+    ],
+)
+def test_the_plane_from_motion_blurred_outlines_is_not_refused(
+    held_out_decks: dict,
+    design: str,  # type: ignore[type-arg]
+    index: int,
+    label: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``DetectorConfig.plane_spread``: hard held-out scenes of the model card's evaluation (seed 2025) whose
     outlines, a few pixels off under motion blur, spread by over 4% on the plane estimated from them. With
     that refused, the deck fit and the size pass had no plane and the card was lost; at 6% it is found."""
@@ -885,8 +940,8 @@ def _court_cards_cut_in_two_on_stripes(seed: int) -> tuple[np.ndarray, list[np.n
     rng = np.random.default_rng(seed)
     frame = np.zeros((720, 1280, 3), np.uint8)
     for x in range(0, 1280, 16):
-        frame[:, x:x + 8] = (60, 150, 60)
-        frame[:, x + 8:x + 16] = (40, 170, 120)
+        frame[:, x : x + 8] = (60, 150, 60)
+        frame[:, x + 8 : x + 16] = (40, 170, 120)
     truth = []
     for k in range(5):
         centre = (180.0 + 230 * k, 360 + float(rng.uniform(-80, 80)))
@@ -895,8 +950,9 @@ def _court_cards_cut_in_two_on_stripes(seed: int) -> tuple[np.ndarray, list[np.n
         cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (215, 235, 240), cv2.LINE_AA)
         cv2.polylines(frame, [np.int32(np.round(quad))], True, (20, 20, 20), 3, cv2.LINE_AA)
         c, u, v = quad.mean(axis=0), quad[1] - quad[0], quad[3] - quad[0]
-        band = np.float32([c - 0.5 * u - 0.25 * v, c + 0.5 * u - 0.05 * v, c + 0.5 * u + 0.25 * v,
-                           c - 0.5 * u + 0.05 * v])
+        band = np.float32(
+            [c - 0.5 * u - 0.25 * v, c + 0.5 * u - 0.05 * v, c + 0.5 * u + 0.25 * v, c - 0.5 * u + 0.05 * v]
+        )
         cv2.fillConvexPoly(frame, np.int32(np.round(band)), (150, 40, 40), cv2.LINE_AA)
         cv2.fillConvexPoly(frame, np.int32(np.round(band * 0.5 + c * 0.5)), (40, 40, 200), cv2.LINE_AA)
         truth.append(quad)
@@ -913,19 +969,28 @@ def test_a_card_whose_paper_a_court_figure_cuts_in_two_is_found_from_both_pieces
     assert found >= 46 and extra == 0
 
 
-@pytest.mark.parametrize(("seed", "design", "index", "label", "passes_off"), [
-    # a jack's figure from corner to corner: its paper is two triangles joined at the corners, covering
-    # 0.47 of the hull (the rule for other outlines asks for half)
-    (99, "gnome:bellot", 8, "JD", {"thin_cover": 0.5}),
-    # a landscape king whose figure reaches both long sides, on a striped cloth (two paper blobs)
-    (99, "gnome:bellot", 7, "KS", {"paper_pairs": False}),
-    # hard scene 100 of the model card's frames: a grey card, one side a faint colour step (see above)
-    (2025, "kde:tigullio-international", 0, "9H", {"open_step_share": 2.0}),
-    # session 11, hard scene 114: a shadow's edge across a white card cuts its outline in two (see above)
-    (2025, "kde:tigullio-international", 14, "7H", {"open_pairs": False}),
-])
-def test_held_out_cards_that_session_10_finds(held_out_decks: dict, seed: int, design: str,  # type: ignore[type-arg]
-                                                    index: int, label: str, passes_off: dict) -> None:  # type: ignore[type-arg]
+@pytest.mark.parametrize(
+    ("seed", "design", "index", "label", "passes_off"),
+    [
+        # a jack's figure from corner to corner: its paper is two triangles joined at the corners, covering
+        # 0.47 of the hull (the rule for other outlines asks for half)
+        (99, "gnome:bellot", 8, "JD", {"thin_cover": 0.5}),
+        # a landscape king whose figure reaches both long sides, on a striped cloth (two paper blobs)
+        (99, "gnome:bellot", 7, "KS", {"paper_pairs": False}),
+        # hard scene 100 of the model card's frames: a grey card, one side a faint colour step (see above)
+        (2025, "kde:tigullio-international", 0, "9H", {"open_step_share": 2.0}),
+        # session 11, hard scene 114: a shadow's edge across a white card cuts its outline in two (see above)
+        (2025, "kde:tigullio-international", 14, "7H", {"open_pairs": False}),
+    ],
+)
+def test_held_out_cards_that_session_10_finds(
+    held_out_decks: dict,
+    seed: int,
+    design: str,  # type: ignore[type-arg]
+    index: int,
+    label: str,
+    passes_off: dict,
+) -> None:  # type: ignore[type-arg]
     """Held-out scenes where a card was missed before session 10: found now, and not with the rule that
     finds it turned off. Seed 99: realistic scenes of ``benchmarks/bench_recognition.py``; seed 2025: hard
     scenes of the model card (``evaluate --seed 2024`` deals its hard scenes from 2025); scene ``index`` of
@@ -940,8 +1005,18 @@ def test_held_out_cards_that_session_10_finds(held_out_decks: dict, seed: int, d
     assert match(truth, detect_cards(scene.image)) is not None
     # (the plane estimated from the cards off and the size pass on the image too: the deck fit and the size pass
     # find some of these cards as well)
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, estimate_plane=False, size_pass_image=False,
-                                                             faint_chroma_pass=False, **passes_off))) is None
+    assert (
+        match(
+            truth,
+            detect_cards(
+                scene.image,
+                replace(
+                    DEFAULT_CONFIG, estimate_plane=False, size_pass_image=False, faint_chroma_pass=False, **passes_off
+                ),
+            ),
+        )
+        is None
+    )
 
 
 def test_nested_outer_outlines_include_a_blob_inside_a_ring() -> None:
@@ -1024,12 +1099,19 @@ def test_outline_support_is_high_on_a_cards_outline_and_low_off_it() -> None:
     assert outline_support(scene.image, []).shape == (0,)
 
 
-@pytest.mark.parametrize("seed, design, index, label", [
-    (99, "gnome:bellot", 5, "QH"), (99, "gnome:bellot", 7, "JC"), (99, "gnome:bellot", 18, "JH"),
-    (7, "gnome:bellot", 4, "QC"), (7, "kde:tigullio-international", 5, "KH"),
-])
+@pytest.mark.parametrize(
+    "seed, design, index, label",
+    [
+        (99, "gnome:bellot", 5, "QH"),
+        (99, "gnome:bellot", 7, "JC"),
+        (99, "gnome:bellot", 18, "JH"),
+        (7, "gnome:bellot", 4, "QC"),
+        (7, "kde:tigullio-international", 5, "KH"),
+    ],
+)
 def test_held_out_court_cards_no_closed_outline_holds_are_found_by_their_size(
-        held_out_decks: dict, seed: int, design: str, index: int, label: str) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict, seed: int, design: str, index: int, label: str
+) -> None:  # type: ignore[type-arg]
     """The size pass (``DetectorConfig.size_pass``, ``vision/size_search.py``) on a calibrated table: court
     cards whose figure reaches their edge on a striped cloth, beside an arm or a glare patch, missed by every
     other pass (session 13, ``benchmarks/missed_cards.py``), are found as rectangles of the deck's size; not
@@ -1062,12 +1144,21 @@ def test_outlines_off_the_decks_size_are_judged_on_the_plane() -> None:
     assert off_deck_size(across, replace(config, plane=(1.0, 0.0, 0.0, 0.0, 1.2, 0.0, 0.0, 0.0, 1.0))) == [4]
 
 
-@pytest.mark.parametrize("seed, design, index, label, calibrated", [
-    (8, "gnome:plastic", 9, "7H", False), (54, "gnome:tigullio", 6, "JD", True),
-])
+@pytest.mark.parametrize(
+    "seed, design, index, label, calibrated",
+    [
+        (8, "gnome:plastic", 9, "7H", False),
+        (54, "gnome:tigullio", 6, "JD", True),
+    ],
+)
 def test_an_outline_off_the_decks_size_gives_way_to_the_size_pass_rectangle(
-        held_out_decks: dict, seed: int, design: str, index: int, label: str,  # type: ignore[type-arg]
-        calibrated: bool) -> None:
+    held_out_decks: dict,
+    seed: int,
+    design: str,
+    index: int,
+    label: str,  # type: ignore[type-arg]
+    calibrated: bool,
+) -> None:
     """``size_rescue_off``: an outline more than 15% off the deck's size on the plane (one that took in the cloth
     beside its card) neither hides the card's edges from the size search nor blocks its rectangle, which takes
     its place. Hard scenes of ``evaluate --seed 7`` and ``--seed 53`` (dealt from seeds 8 and 54), once in image
@@ -1079,8 +1170,11 @@ def test_an_outline_off_the_decks_size_gives_way_to_the_size_pass_rectangle(
     assert not _finds(scene, label, plane, size_rescue_off=0.0)
     (truth,) = [q for lab, q in scene.cards if lab == label]
     width = float(np.linalg.norm(truth[1] - truth[0]))
-    on_card = [q for q in detect_cards(scene.image, plane=plane)
-               if np.linalg.norm(q.mean(axis=0) - truth.mean(axis=0)) < width / 3]
+    on_card = [
+        q
+        for q in detect_cards(scene.image, plane=plane)
+        if np.linalg.norm(q.mean(axis=0) - truth.mean(axis=0)) < width / 3
+    ]
     assert len(on_card) == 1
 
 
@@ -1113,8 +1207,9 @@ def test_a_rectangle_whose_inside_is_the_cloth_around_it_is_not_a_card() -> None
     from vision.size_pass import inside_like_outside
 
     yy, xx = np.mgrid[0:240, 0:320]
-    cloth = np.where((((yy // 6) + (xx // 6)) % 2 == 0)[..., None], np.uint8([230, 220, 150]),
-                     np.uint8([40, 90, 110])).astype(np.uint8)
+    cloth = np.where(
+        (((yy // 6) + (xx // 6)) % 2 == 0)[..., None], np.uint8([230, 220, 150]), np.uint8([40, 90, 110])
+    ).astype(np.uint8)
     rect = np.float32([[120, 90], [180, 90], [180, 174], [120, 174]])
     assert inside_like_outside(cloth, rect, 15.0) == 1.0
     card = cloth.copy()
@@ -1124,13 +1219,22 @@ def test_a_rectangle_whose_inside_is_the_cloth_around_it_is_not_a_card() -> None
     assert inside_like_outside(card, rect, 15.0) < 0.2
 
 
-@pytest.mark.parametrize("seed, design, index, label, calibrated, needs", [
-    (7, "kde:tigullio-international", 5, "KC", False, ("snap_early",)),  # (and size_grow before size_angles 9)
-    (99, "gnome:bellot", 5, "QH", True, ("size_grow",)),
-])
+@pytest.mark.parametrize(
+    "seed, design, index, label, calibrated, needs",
+    [
+        (7, "kde:tigullio-international", 5, "KC", False, ("snap_early",)),  # (and size_grow before size_angles 9)
+        (99, "gnome:bellot", 5, "QH", True, ("size_grow",)),
+    ],
+)
 def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixels_off(
-        held_out_decks: dict, seed: int, design: str, index: int, label: str, calibrated: bool,  # type: ignore[type-arg]
-        needs: tuple[str, ...]) -> None:
+    held_out_decks: dict,
+    seed: int,
+    design: str,
+    index: int,
+    label: str,
+    calibrated: bool,  # type: ignore[type-arg]
+    needs: tuple[str, ...],
+) -> None:
     """``snap_early``: the plane estimate and the size pass take the deck's size from outlines already on
     the cards' outer edges (``kde:tigullio-international``'s rough outlines lie on its printed frame line, 5.5%
     inside, and the KC, found by no other pass, fell outside the search's size); ``size_grow`` 5: a side two
@@ -1143,8 +1247,10 @@ def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixel
     scene = _held_out_scene(held_out_decks, design, seed, index)
     plane = scene.plane if calibrated else None
     assert _finds(scene, label, plane)
-    undone: dict[str, dict[str, object]] = {"snap_early": {"snap_early": False},
-                                            "size_grow": {"size_grow": 3, "size_level": 0.8}}
+    undone: dict[str, dict[str, object]] = {
+        "snap_early": {"snap_early": False},
+        "size_grow": {"size_grow": 3, "size_level": 0.8},
+    }
     for name in needs:
         assert not _finds(scene, label, plane, **undone[name]), name
     assert _finds(scene, label, plane, size_level=0.8)  # (the level alone does not lose it)
@@ -1152,7 +1258,8 @@ def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixel
 
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_the_size_pass_takes_a_margin_whiter_than_the_table_for_a_card_in_shadow(
-        held_out_decks: dict, calibrated: bool) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict, calibrated: bool
+) -> None:  # type: ignore[type-arg]
     """``size_whiter``: a pale ``gnome:neoclassical`` 3H on a beige table, half in an arm's shadow (hard scene
     29 of ``evaluate --seed 2024``, dealt at seed 2025). The size search finds its rectangle with every side
     on edges, but in the shadow its margin is not paper (only 27-33% of the weakest side was); it is whiter
@@ -1171,7 +1278,8 @@ def test_the_size_pass_takes_a_margin_whiter_than_the_table_for_a_card_in_shadow
 
 
 def test_the_size_pass_searches_only_where_paper_is_left_over_and_on_the_image_only_with_size_pass_image(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """On felt where every card is found no paper is left outside them, so the pass does not search (the gate
     that keeps its cost off most frames), with a plane or on the image. On a pale table it searches with a
     calibrated plane, with the plane of the cards, and without a plane (none estimated) on the image only with
@@ -1231,15 +1339,17 @@ def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_ca
     from vision.detect import DEFAULT_CONFIG, plane_tuple
     from vision.rectify import order_corners
 
-    scene = make_scene(np.random.default_rng(5), faces_deck(1),
-                       SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    scene = make_scene(
+        np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
+    )
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     truths = [q for _, q in scene.cards]
     assert len(quads) == len(truths) and all(match(t, quads) is not None for t in truths)
     edges, near = _edge_maps(scene.image, config)
-    assert all(np.abs(a - b).max() < 0.5 for a, b in zip(fit_deck(scene.image, quads, edges, near, config), quads,
-                                                         strict=True))
+    assert all(
+        np.abs(a - b).max() < 0.5 for a, b in zip(fit_deck(scene.image, quads, edges, near, config), quads, strict=True)
+    )
     q = quads[0].astype(np.float64)
     long_k = 0 if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]) else 1  # side k, from corner k
     grown = q.copy()
@@ -1252,8 +1362,9 @@ def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_ca
     fitted = fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, config)
     assert match(truth, [order_corners(fitted[0])]) is not None
     assert all(np.abs(a - b).max() < 0.5 for a, b in zip(fitted[1:], quads[1:], strict=True))
-    assert fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, replace(config, deck_fit_shift=0.02))[0] \
-        is grown_f  # searched too near, no rectangle of the deck's size there lies on edges: kept as it was
+    assert (
+        fit_deck(scene.image, [grown_f, *quads[1:]], edges, near, replace(config, deck_fit_shift=0.02))[0] is grown_f
+    )  # searched too near, no rectangle of the deck's size there lies on edges: kept as it was
 
 
 def test_the_deck_fit_moves_a_printed_frame_wider_than_tall_onto_its_card() -> None:
@@ -1268,8 +1379,9 @@ def test_the_deck_fit_moves_a_printed_frame_wider_than_tall_onto_its_card() -> N
     from vision.detect import DEFAULT_CONFIG, plane_tuple
     from vision.rectify import order_corners
 
-    scene = make_scene(np.random.default_rng(5), faces_deck(1),
-                       SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    scene = make_scene(
+        np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
+    )
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     # card 3: for cards 0-2 of this scene no rectangle of the deck's size (the median outline's, which the drawn
@@ -1281,8 +1393,9 @@ def test_the_deck_fit_moves_a_printed_frame_wider_than_tall_onto_its_card() -> N
     long_k = 0 if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]) else 1
     along = (q[(long_k + 1) % 4] - q[long_k]) / 2  # half the card's long side
     across = (q[(long_k + 2) % 4] - q[(long_k + 1) % 4]) / 2  # half its short side
-    frame = np.array([centre + sa * 0.75 * across + sb * 0.45 * along
-                      for sa, sb in ((-1, -1), (1, -1), (1, 1), (-1, 1))], np.float32)
+    frame = np.array(
+        [centre + sa * 0.75 * across + sb * 0.45 * along for sa, sb in ((-1, -1), (1, -1), (1, 1), (-1, 1))], np.float32
+    )
     assert np.linalg.norm(frame[1] - frame[0]) > np.linalg.norm(frame[2] - frame[1])  # wider than tall
     image = scene.image.copy()
     cv2.polylines(image, [np.round(frame).astype(np.int32)], True, (20, 20, 20), 2)
@@ -1299,8 +1412,10 @@ def test_the_deck_fit_moves_a_printed_frame_wider_than_tall_onto_its_card() -> N
     # the rectangle must have a card's paper margin: not known without the paper mask, and none where the
     # mask holds no paper (a phone's screen on a cloth, far smaller than a card, is not moved onto one)
     assert fit_deck(image, [frame, *quads[1:]], edges, near, config)[0] is frame
-    assert fit_deck(image, [frame, *quads[1:]], edges, near, config, (np.zeros_like(small), np.zeros_like(least)))[0] \
+    assert (
+        fit_deck(image, [frame, *quads[1:]], edges, near, config, (np.zeros_like(small), np.zeros_like(least)))[0]
         is frame
+    )
 
 
 @pytest.mark.parametrize("card", [1, 2])
@@ -1316,11 +1431,12 @@ def test_the_deck_fit_moves_a_printed_frame_onto_a_card_a_little_larger_than_the
     from vision.detect import DEFAULT_CONFIG, plane_tuple
     from vision.rectify import order_corners
 
-    scene = make_scene(np.random.default_rng(5), faces_deck(1),
-                       SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    scene = make_scene(
+        np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
+    )
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     found = detect_cards(scene.image, plane=scene.plane)
-    quads = [found[card], *found[:card], *found[card + 1:]]
+    quads = [found[card], *found[:card], *found[card + 1 :]]
     truth = next(t for _, t in scene.cards if match(t, [quads[0]]) is not None)
     centre = quads[0].mean(axis=0)
     frame = ((quads[0] - centre) * 0.62 + centre).astype(np.float32)
@@ -1347,8 +1463,9 @@ def test_the_deck_fit_moves_an_outline_that_took_in_a_pale_table_beside_its_card
     from vision.detect import DEFAULT_CONFIG, plane_tuple
     from vision.rectify import order_corners
 
-    scene = make_scene(np.random.default_rng(5), faces_deck(1),
-                       SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    scene = make_scene(
+        np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
+    )
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     q = quads[0].astype(np.float64)
@@ -1366,8 +1483,10 @@ def test_the_deck_fit_moves_an_outline_that_took_in_a_pale_table_beside_its_card
     edges, near = _edge_maps(image, config)
     small = cv2.resize(image, None, fx=config.scale, fy=config.scale, interpolation=cv2.INTER_AREA)
     paper = (small, cv2.threshold(small.min(axis=2), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1])
-    assert fit_deck(image, [grown_f, *quads[1:]], edges, near, replace(config, deck_fit_off_size=False),
-                    paper)[0] is grown_f
+    assert (
+        fit_deck(image, [grown_f, *quads[1:]], edges, near, replace(config, deck_fit_off_size=False), paper)[0]
+        is grown_f
+    )
     on = replace(config, deck_fit_off_size=True)
     fitted = fit_deck(image, [grown_f, *quads[1:]], edges, near, on, paper)
     assert match(truth, [order_corners(fitted[0])]) is not None
@@ -1409,8 +1528,9 @@ def test_the_size_pass_gate_searches_only_where_a_cards_area_of_paper_is_left(mo
         return inner(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(size_pass, "rectangles_of_size", spy)
-    scene = make_scene(np.random.default_rng(122), faces_deck(0),
-                       dataclasses.replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
+    scene = make_scene(
+        np.random.default_rng(122), faces_deck(0), dataclasses.replace(NORMAL, n_cards=12, card_width=(90.0, 150.0))
+    )
     gated = detect_cards(scene.image, plane=scene.plane)
     assert searched == [] and len(gated) >= 12
     ungated = detect_cards(scene.image, dataclasses.replace(SHIPPED, size_pass_gate=False), plane=scene.plane)
@@ -1418,13 +1538,22 @@ def test_the_size_pass_gate_searches_only_where_a_cards_area_of_paper_is_left(mo
     assert len(ungated) == len(gated) and all(np.array_equal(a, b) for a, b in zip(gated, ungated, strict=True))
 
 
-@pytest.mark.parametrize("seed, design, index, label", [
-    (99, "gnome:plastic", 15, "QD"), (2024, "gnome:neoclassical", 12, "2H"),
-])
+@pytest.mark.parametrize(
+    "seed, design, index, label",
+    [
+        (99, "gnome:plastic", 15, "QD"),
+        (2024, "gnome:neoclassical", 12, "2H"),
+    ],
+)
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_size(
-        held_out_decks: dict, seed: int, design: str, index: int, label: str,  # type: ignore[type-arg]
-        calibrated: bool) -> None:
+    held_out_decks: dict,
+    seed: int,
+    design: str,
+    index: int,
+    label: str,  # type: ignore[type-arg]
+    calibrated: bool,
+) -> None:
     """``deck_fit_off_size``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image
     (the plane of the cards) and on the calibrated table: a queen of diamonds whose outline took in the pale
     table's edge below it, and a 2 of hearts; found with the option, lost without it."""
@@ -1435,13 +1564,23 @@ def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_s
     assert not _finds(scene, label, plane, deck_fit_off_size=False)
 
 
-@pytest.mark.parametrize("seed, design, index, label, calibrated", [
-    (7, "kde:tigullio-international", 4, "6H", False), (7, "kde:tigullio-international", 4, "6H", True),
-    (99, "gnome:plastic", 19, "TH", False), (11, "gnome:bellot", 4, "JD", True),
-])
+@pytest.mark.parametrize(
+    "seed, design, index, label, calibrated",
+    [
+        (7, "kde:tigullio-international", 4, "6H", False),
+        (7, "kde:tigullio-international", 4, "6H", True),
+        (99, "gnome:plastic", 19, "TH", False),
+        (11, "gnome:bellot", 4, "JD", True),
+    ],
+)
 def test_hard_held_out_cards_of_a_direction_the_grain_crowded_out_are_found_by_their_size(
-        held_out_decks: dict, seed: int, design: str, index: int, label: str,  # type: ignore[type-arg]
-        calibrated: bool) -> None:
+    held_out_decks: dict,
+    seed: int,
+    design: str,
+    index: int,
+    label: str,  # type: ignore[type-arg]
+    calibrated: bool,
+) -> None:
     """``size_angles``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image and on
     the calibrated table: a 6 of hearts across a table's edge beside a diagonally striped wood (both modes), a
     10 of hearts on a checked cloth, and a jack of diamonds. The size pass finds each when it tries 9 card
@@ -1456,11 +1595,16 @@ def test_hard_held_out_cards_of_a_direction_the_grain_crowded_out_are_found_by_t
     assert not _finds(scene, label, plane, size_angles=6)
 
 
-@pytest.mark.parametrize("design, index, label", [
-    ("gnome:simplistic", 2, "6C"), ("kde:tigullio-international", 4, "QH"),
-])
+@pytest.mark.parametrize(
+    "design, index, label",
+    [
+        ("gnome:simplistic", 2, "6C"),
+        ("kde:tigullio-international", 4, "QH"),
+    ],
+)
 def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
-        held_out_decks: dict, design: str, index: int, label: str) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict, design: str, index: int, label: str
+) -> None:  # type: ignore[type-arg]
     """The deck fit on a calibrated table, realistic scenes of ``evaluate --seed 2024`` (scene ``index`` of
     ``design``): a 6 of clubs on a checked cloth outlined along the squares, turned a few degrees off the
     card (its sides lie on edges within 2 px but not within 1), and a queen of hearts beside an arm,
@@ -1471,13 +1615,22 @@ def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
     assert not _finds(scene, label, scene.plane, deck_fit=False)
 
 
-@pytest.mark.parametrize("seed, design, index, label", [
-    (99, "kde:tigullio-international", 15, "AC"), (53, "gnome:plastic", 10, "back"),
-])
+@pytest.mark.parametrize(
+    "seed, design, index, label",
+    [
+        (99, "kde:tigullio-international", 15, "AC"),
+        (53, "gnome:plastic", 10, "back"),
+    ],
+)
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_the_deck_fit_keeps_the_decks_size_when_snapping_would_pull_it_inside_the_card(
-        held_out_decks: dict, seed: int, design: str, index: int, label: str,  # type: ignore[type-arg]
-        calibrated: bool) -> None:
+    held_out_decks: dict,
+    seed: int,
+    design: str,
+    index: int,
+    label: str,  # type: ignore[type-arg]
+    calibrated: bool,
+) -> None:
     """``deck_fit_snap``: the rectangle the deck fit finds is snapped onto the edges only where no corner
     moves by 3% of a width. An ace of clubs of ``kde:tigullio-international`` (whose printed frame line lies
     just inside its edge) and a ``gnome:plastic`` back, realistic scene ``index`` of ``evaluate --seed S``, in
@@ -1496,8 +1649,10 @@ def test_two_pieces_of_one_cards_paper_are_not_two_cards() -> None:
     from vision.detect import DEFAULT_CONFIG
     from vision.outline_candidates import _apart
 
-    top, bottom = np.float32([[40, 30], [110, 30], [110, 80], [40, 80]]), \
-        np.float32([[40, 86], [110, 86], [110, 136], [40, 136]])
+    top, bottom = (
+        np.float32([[40, 30], [110, 30], [110, 80], [40, 80]]),
+        np.float32([[40, 86], [110, 86], [110, 136], [40, 136]]),
+    )
     one = np.full((200, 300, 3), (40, 110, 30), np.uint8)
     cv2.rectangle(one, (40, 30), (110, 136), (235, 240, 240), -1)  # one card: plain paper between the pieces
     two = one.copy()
@@ -1508,8 +1663,7 @@ def test_two_pieces_of_one_cards_paper_are_not_two_cards() -> None:
     assert DEFAULT_CONFIG.halves_apart
 
 
-def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(
-        held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """A ``gnome:plastic`` 5C 140 px wide on a pale pink cloth (realistic scene 45 of ``evaluate --seed 11``):
     its local paper mask is two blobs, the card's ends, because mid-card the neighbourhood is all card. Those
     two card-shaped pieces made the card's own outline look like a group of two cards, and it was dropped.
@@ -1522,12 +1676,15 @@ def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(
     scene = _held_out_scene(held_out_decks, "gnome:plastic", 11, 5)
     (truth,) = [q for lab, q in scene.cards if lab == "5C"]
     assert match(truth, detect_cards(scene.image)) is not None
-    assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, halves_apart=False,
-                                                             size_rescue_off=0.0))) is None
+    assert (
+        match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, halves_apart=False, size_rescue_off=0.0)))
+        is None
+    )
 
 
 def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
-        held_out_decks: dict, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[type-arg]
     """``DetectorConfig.estimate_plane``: in a frame of an uncalibrated camera the deck fit and the size pass
     run on the plane on which the outlines found are one rectangle (``vision.plane_from_cards``). The 6 of
     clubs on a checked cloth (realistic scene 2 of gnome:simplistic at ``evaluate --seed 2024``) is found
@@ -1555,7 +1712,8 @@ def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
 
 
 def test_a_degenerate_estimate_of_the_plane_leaves_the_frame_to_the_image_tests(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A plane estimate that is no homography (singular) is refused by ``plane_tuple``; the detector then
     judges the frame in the image, as with the estimate off, and does not fail."""
     from dataclasses import replace
@@ -1603,8 +1761,11 @@ def test_a_card_squeezed_by_the_tilt_is_judged_on_the_estimated_plane(seed: int,
     from vision.detect import DEFAULT_CONFIG
     from vision.plane_from_cards import mean_side_vectors
 
-    scene = make_scene(np.random.default_rng(seed), faces_deck(seed % 6),
-                       SceneSpec(n_cards=10, max_tilt_deg=30.0, clutter=0, blur=0, glare=0, shadow=0))
+    scene = make_scene(
+        np.random.default_rng(seed),
+        faces_deck(seed % 6),
+        SceneSpec(n_cards=10, max_tilt_deg=30.0, clutter=0, blur=0, glare=0, shadow=0),
+    )
     truth = next(q for lab, q in scene.cards if lab == label)
     a, b = mean_side_vectors(truth.astype(np.float64))
     long_, short = max(np.linalg.norm(a), np.linalg.norm(b)), min(np.linalg.norm(a), np.linalg.norm(b))
@@ -1614,7 +1775,8 @@ def test_a_card_squeezed_by_the_tilt_is_judged_on_the_estimated_plane(seed: int,
 
 
 def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_for_every_one(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``deck_fit_sizes_all``: an outline that took in a quarter more than its card (not small, so not a printed
     frame) is searched at the deck's size only, at its own pose and turned a quarter; with the setting, rectangles
     of other sizes too (the grids whose side scales are not all 1). ``deck_fit_sizes=0`` tries no other size even
@@ -1625,8 +1787,9 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
     from vision.detect import DEFAULT_CONFIG, plane_tuple
     from vision.rectify import order_corners
 
-    scene = make_scene(np.random.default_rng(5), faces_deck(1),
-                       SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt"))
+    scene = make_scene(
+        np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
+    )
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     q = order_corners(quads[1]).astype(np.float64)
@@ -1643,20 +1806,28 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
         return best(pose, coarse, *args)
 
     monkeypatch.setattr(deck_fit_module, "_best_rectangle", spy)
-    for outline, settings, expected in ((grown, {}, False), (grown, {"deck_fit_sizes_all": True}, True),
-                                        (small, {"deck_fit_sizes": 0.0}, False)):
+    for outline, settings, expected in (
+        (grown, {}, False),
+        (grown, {"deck_fit_sizes_all": True}, True),
+        (small, {"deck_fit_sizes": 0.0}, False),
+    ):
         sized.clear()
-        deck_fit_module.fit_deck(scene.image, [outline.astype(np.float32), quads[0], *quads[2:]], edges, near,
-                                 replace(config, **settings))
+        deck_fit_module.fit_deck(
+            scene.image, [outline.astype(np.float32), quads[0], *quads[2:]], edges, near, replace(config, **settings)
+        )
         assert sized and any(sized) is expected
 
 
-@pytest.mark.parametrize(("seed", "design", "index", "label"), [
-    (8, "gnome:bellot", 0, "QH"),  # evaluate --seed 7's hard scene 0
-    (32, "kde:tigullio-international", 7, "TD"),  # evaluate --seed 31's hard scene 107
-])
+@pytest.mark.parametrize(
+    ("seed", "design", "index", "label"),
+    [
+        (8, "gnome:bellot", 0, "QH"),  # evaluate --seed 7's hard scene 0
+        (32, "kde:tigullio-international", 7, "TD"),  # evaluate --seed 31's hard scene 107
+    ],
+)
 def test_replan_detects_again_on_the_plane_of_its_own_outlines(
-        held_out_decks: dict, seed: int, design: str, index: int, label: str) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict, seed: int, design: str, index: int, label: str
+) -> None:  # type: ignore[type-arg]
     """``replan`` (on): without a calibrated table, the frame is detected again with the plane that the first
     detection's final outlines give, as if calibrated. Two held-out hard cards found only so; the result is exactly
     the calibrated detection on that estimate (it has at least as many outlines as the first)."""
@@ -1669,8 +1840,9 @@ def test_replan_detects_again_on_the_plane_of_its_own_outlines(
     assert not _finds(scene, label, None)
     assert _finds(scene, label, None, replan=True)
     first = detect_cards(scene.image, replace(DEFAULT_CONFIG, replan=False))
-    estimate = plane_from_cards(first, scene.image.shape, spread=DEFAULT_CONFIG.plane_spread,
-                                drop=DEFAULT_CONFIG.plane_drop)
+    estimate = plane_from_cards(
+        first, scene.image.shape, spread=DEFAULT_CONFIG.plane_spread, drop=DEFAULT_CONFIG.plane_drop
+    )
     assert estimate is not None
     again = detect_cards(scene.image)
     on_estimate = detect_cards(scene.image, plane=estimate)
@@ -1679,7 +1851,8 @@ def test_replan_detects_again_on_the_plane_of_its_own_outlines(
 
 
 def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
-        held_out_decks: dict, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[type-arg]
     """A second detection with fewer outlines than the first (the plane's stricter shape tests refusing a card)
     is not taken: the first stands. The second detection is made to lose one outline here."""
     from dataclasses import replace
@@ -1701,9 +1874,12 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
     assert all(np.array_equal(a, b) for a, b in zip(kept, first, strict=True))
 
 
-def test_replan_fits_each_contour_of_the_frame_once(held_out_decks: dict,  # type: ignore[type-arg]
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """The second detection reuses the first one's edge map, contours and their quad fits (``vision.frame_cues.FrameCues``), and
+def test_replan_fits_each_contour_of_the_frame_once(
+    held_out_decks: dict,  # type: ignore[type-arg]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The second detection reuses the first one's edge map, contours and their quad fits
+    (``vision.frame_cues.FrameCues``), and
     gives the outlines a detection on that plane from scratch gives (the test above): of the first look's fits,
     none is made twice, so it fits fewer contours than the two detections made apart."""
     import vision.outline_candidates as outline_candidates
@@ -1755,8 +1931,9 @@ def test_replan_gate_skips_the_second_detection_where_no_paper_is_left(monkeypat
     from models.training.evaluate import NORMAL
     from vision.frame_cues import FrameCues
 
-    scene = make_scene(np.random.default_rng(102), faces_deck(0),
-                       dataclasses.replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
+    scene = make_scene(
+        np.random.default_rng(102), faces_deck(0), dataclasses.replace(NORMAL, n_cards=12, card_width=(90.0, 150.0))
+    )
     cues = FrameCues(scene.image, ONCE)
     assert detect._no_paper_left(cues, detect._detect(cues, ONCE))
     calls: list[object] = []
@@ -1854,8 +2031,7 @@ def test_first_indices_finds_each_corner_where_the_contour_first_passes_it() -> 
         assert first[int(x), int(y)] == int(np.flatnonzero((points == (x, y)).all(axis=1))[0])
 
 
-def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
-        held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """``size_side_support`` (0.9) and ``size_gap_support`` (0.8): every side of a size-pass rectangle lies on edges
     for 0.9, except one that may lie on them for 0.8 where its misses are one stretch clear of its ends. In
     evaluate's realistic scene 46 at seed 11 as drawn since session 35 (``gnome:plastic``, calibrated) a QD and a 4S
@@ -1872,8 +2048,7 @@ def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
     assert all(match(t, shipped) is not None for t in truths) and all(match(t, whole_sides) is None for t in truths)
 
 
-def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(
-        held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """``size_pass_image`` (on since session 36): seed 11's realistic scene 46 without calibration leaves three
     outlines, too few for a plane, so the size pass searches the image (the deck's size from the outlines found,
     ``size_tolerance_image``); there it finds the QD and the 4S whose side a glare spot washes out. Off, neither."""
@@ -1890,8 +2065,7 @@ def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(
     assert all(match(t, shipped) is not None for t in truths)
 
 
-def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_stretch(
-        held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_stretch(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """``size_gap_support``, in the image (no calibration): evaluate's hard scene 44 at seed 2024 (drawn at seed 2025,
     ``gnome:plastic``, since session 35) has a JC on a pale table under glare whose right side is a dashed line; one
     stretch of it lies off the edge map. The shipped detector finds it; with every side held to 0.9 it does not."""

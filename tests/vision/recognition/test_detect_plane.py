@@ -36,8 +36,10 @@ def camera(tilt_deg: float, height_mm: float = 600.0, focal: float = 1000.0) -> 
     return hom
 
 
-def _table(to_image: np.ndarray, rects_mm: list[tuple[float, float, float, float]],
-           ) -> tuple[np.ndarray, list[np.ndarray]]:
+def _table(
+    to_image: np.ndarray,
+    rects_mm: list[tuple[float, float, float, float]],
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """Cards of the project's own design at table rectangles (x, y, width, height in mm; a card wider
     than high lies sideways), drawn through ``to_image``; those not wholly in view are left out."""
     frame = np.empty((720, 1280, 3), np.uint8)
@@ -147,7 +149,6 @@ def test_a_plane_that_is_not_a_homography_is_refused(plane: np.ndarray) -> None:
         detect_cards(frame, plane=plane)
 
 
-
 def test_cli_table_rect_calibrates_a_tilted_photo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``cardtable recognize --table-rect``: a 400 x 300 mm rectangle on the table and its corners in the
     photo give the plane; the far-side cards lost without it by one detection (``replan=false``: some are
@@ -161,8 +162,12 @@ def test_cli_table_rect_calibrates_a_tilted_photo(tmp_path: Path, capsys: pytest
     corners = cv2.perspectiveTransform(rect[None], to_image)[0]
     spec = ",".join(["400", "300", *(f"{v:.2f}" for v in corners.ravel())])
     counts = []
-    for extra in (["--no-learned", "--detector", "replan=false"], ["--no-learned"], ["--no-learned", "--table-rect", spec],
-                  ["--table-rect", spec]):
+    for extra in (
+        ["--no-learned", "--detector", "replan=false"],
+        ["--no-learned"],
+        ["--no-learned", "--table-rect", spec],
+        ["--table-rect", spec],
+    ):
         assert main(["recognize", str(photo), "--json", *extra]) == 0
         (line,) = capsys.readouterr().out.splitlines()
         quads = [np.array(c["corners"], np.float32) for c in json.loads(line)["cards"]]
@@ -171,13 +176,16 @@ def test_cli_table_rect_calibrates_a_tilted_photo(tmp_path: Path, capsys: pytest
     assert counts[3] >= counts[2], counts  # the default (learned) path on the plane finds as many
 
 
-@pytest.mark.parametrize(("spec", "says"), [
-    ("400,300,1,2,3", "needs 10 numbers"),
-    ("400,300,a,2,3,4,5,6,7,8", "not a list of numbers"),
-    ("0,300,100,100,500,100,500,400,100,400", "size must be positive"),
-    ("400,300,100,100,100,400,500,400,500,100", "clockwise"),  # anticlockwise
-    ("400,300,100,100,500,400,500,100,100,400", "clockwise"),  # crossed
-])
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("400,300,1,2,3", "needs 10 numbers"),
+        ("400,300,a,2,3,4,5,6,7,8", "not a list of numbers"),
+        ("0,300,100,100,500,100,500,400,100,400", "size must be positive"),
+        ("400,300,100,100,100,400,500,400,500,100", "clockwise"),  # anticlockwise
+        ("400,300,100,100,500,400,500,100,100,400", "clockwise"),  # crossed
+    ],
+)
 def test_cli_table_rect_errors(spec: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photo = tmp_path / "felt.png"
     cv2.imwrite(str(photo), np.full((200, 200, 3), FELT, np.uint8))

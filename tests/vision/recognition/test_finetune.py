@@ -66,7 +66,9 @@ def test_fine_tune_twin_starts_from_the_shipped_int8_model() -> None:
     assert np.abs(got - expected).mean() < 0.05 * (expected.max() - expected.min())
 
 
-def test_fine_tune_records_the_crop_batches_designs_and_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fine_tune_records_the_crop_batches_designs_and_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The candidate's metadata says what it was trained on: the decks and commands stored with each batch."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
@@ -76,17 +78,23 @@ def test_fine_tune_records_the_crop_batches_designs_and_commands(tmp_path: Path,
 
     rng = np.random.default_rng(3)
     crops = tmp_path / "crops_x.npz"
-    np.savez(crops, crops=rng.integers(0, 255, (40, 2, CORNER_H, CORNER_W, 3), dtype=np.uint8),
-             labels=rng.integers(0, 54, 40), decks=np.array(["fonts:240", "fonts:241", "fonts:300"]),
-             command=np.array("python -m models.training.build_crops --seed 1"))
+    np.savez(
+        crops,
+        crops=rng.integers(0, 255, (40, 2, CORNER_H, CORNER_W, 3), dtype=np.uint8),
+        labels=rng.integers(0, 54, 40),
+        decks=np.array(["fonts:240", "fonts:241", "fonts:300"]),
+        command=np.array("python -m models.training.build_crops --seed 1"),
+    )
     out = tmp_path / "cand.onnx"
-    monkeypatch.setattr(sys, "argv", ["finetune", "--crops", str(crops), "--epochs", "1", "--threads", "1",
-                                      "--out", str(out)])
+    monkeypatch.setattr(
+        sys, "argv", ["finetune", "--crops", str(crops), "--epochs", "1", "--threads", "1", "--out", str(out)]
+    )
     finetune.main()
     meta = json.loads(out.with_suffix(".json").read_text())
     assert {"fonts:240-241", "fonts:300"} <= set(meta["training_designs"])  # unbroken runs only
-    assert set(json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())["training_designs"]) <= \
-        set(meta["training_designs"])
+    assert set(json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())["training_designs"]) <= set(
+        meta["training_designs"]
+    )
     assert meta["training"]["fine_tune"]["crop_commands"] == ["python -m models.training.build_crops --seed 1"]
     assert meta["accuracy"] == {} and "accuracy_calibrated" not in meta  # to be measured before it can ship
 

@@ -81,12 +81,23 @@ def test_too_few_fonts_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_faces_are_the_same_in_every_process() -> None:
     """Court pictures once took their seed from hash(), which Python salts per process."""
-    code = ("import hashlib; from models.training import font_faces as f; f.MIN_FONTS = 1; "
-            "print(hashlib.sha256(b''.join(f.render_font_face(c, s).tobytes() "
-            "for s in range(4) for c in ('JH', 'QS', 'KD'))).hexdigest())")
+    code = (
+        "import hashlib; from models.training import font_faces as f; f.MIN_FONTS = 1; "
+        "print(hashlib.sha256(b''.join(f.render_font_face(c, s).tobytes() "
+        "for s in range(4) for c in ('JH', 'QS', 'KD'))).hexdigest())"
+    )
     root = Path(__file__).resolve().parents[3]
-    digests = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    }
     assert len(digests) == 1
 
 
@@ -104,8 +115,9 @@ def test_ci_installs_every_font_package_the_training_faces_were_drawn_with() -> 
     packages = font_faces.APT_LINE.removeprefix("apt-get install ").split()
     assert packages and all(p.startswith("fonts-") for p in packages)
     assert f"# Debian packages (bookworm): {font_faces.APT_LINE}\n" in (root / "models/training/fonts.txt").read_text()
-    listed = subprocess.run(["bash", str(root / ".ci" / "system-deps"), "--list"], capture_output=True, text=True,
-                            check=True).stdout.split()
+    listed = subprocess.run(
+        ["bash", str(root / ".ci" / "system-deps"), "--list"], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert set(packages) <= set(listed), sorted(set(packages) - set(listed))
     assert {"gnome-cards-data", "kdegames-card-data-kf5", "librsvg2-bin"} <= set(listed)
 

@@ -26,8 +26,13 @@ def test_a_setting_that_finds_nothing_lists_every_card_the_shipped_one_finds() -
     blind = replace(DEFAULT_CONFIG, min_width=2000.0)
     result = differences(frames, DEFAULT_CONFIG, blind)
     diff, cards, found_a, found_b = result.diff, result.cards, result.found_a, result.found_b
-    expected = [(n, label) for _, n, _, scene in frames for found in [detect_cards(scene.image)]  # type: ignore[attr-defined]
-                for label, quad in scene.cards if match(quad, found) is not None]  # type: ignore[attr-defined]
+    expected = [
+        (n, label)
+        for _, n, _, scene in frames
+        for found in [detect_cards(scene.image)]  # type: ignore[attr-defined]
+        for label, quad in scene.cards
+        if match(quad, found) is not None
+    ]  # type: ignore[attr-defined]
     assert cards == sum(len(scene.cards) for *_, scene in frames)  # type: ignore[attr-defined]
     assert found_b == 0 and found_a == len(expected) > 0
     assert [(d.scene, d.card) for d in diff] == expected

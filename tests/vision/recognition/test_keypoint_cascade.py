@@ -1,4 +1,5 @@
-"""benchmarks/keypoint_cascade.py: the checker's patches come from the level a card's size asks for, its lessons name the
+"""benchmarks/keypoint_cascade.py: the checker's patches come from the level a card's size asks for, its lessons name
+the
 right card or none, and its answers are read back onto the frame, so what the spike measures is the network."""
 
 from __future__ import annotations
@@ -48,13 +49,15 @@ def test_a_small_card_is_drawn_from_the_half_frame_and_a_large_one_from_the_quar
     assert 40 <= WIDEST_AT_HALF < 100
     half, quarter = pyramid(_table([q * 2 for q in (small, large)]))
     drawn_from: list[tuple[int, ...]] = []
-    monkeypatch.setattr(learned, "patch_of", lambda image, quad: (drawn_from.append(image.shape), patch_of(image, quad))[1])
+    monkeypatch.setattr(
+        learned, "patch_of", lambda image, quad: (drawn_from.append(image.shape), patch_of(image, quad))[1]
+    )
     for quad in (small, large):
         patch, to_patch = level_patch(half, quarter, quad)
         inside = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), to_patch).reshape(4, 2)
         assert np.abs(inside - SQUARE).max() < 1e-3  # the homography is from half-size pixels at either level
-        assert patch[MARGIN + 4:PATCH - MARGIN - 4, MARGIN + 4:PATCH - MARGIN - 4].min() > 200  # the card inside
-        assert patch[:MARGIN - 3].max() < 60  # the table around it
+        assert patch[MARGIN + 4 : PATCH - MARGIN - 4, MARGIN + 4 : PATCH - MARGIN - 4].min() > 200  # the card inside
+        assert patch[: MARGIN - 3].max() < 60  # the table around it
     assert drawn_from == [half.shape, quarter.shape]
 
 
@@ -77,12 +80,16 @@ class _PerfectChecker(_Session):
 
 
 def test_the_checkers_answer_moves_each_outline_onto_its_card_at_either_level() -> None:
-    truths = [clockwise(np.float32([[100, 100], [140, 104], [136, 160], [96, 156]])),  # from the half frame
-              clockwise(np.float32([[300, 60], [400, 70], [390, 210], [290, 200]]))]  # from the quarter
+    truths = [
+        clockwise(np.float32([[100, 100], [140, 104], [136, 160], [96, 156]])),  # from the half frame
+        clockwise(np.float32([[300, 60], [400, 70], [390, 210], [290, 200]])),
+    ]  # from the quarter
     half, quarter = pyramid(_table([t * 2 for t in truths]))
     guesses = [t + np.float32([[3, -2], [5, 1], [-4, 2], [2, 6]]) for t in truths]
-    rows = [np.append(true_offsets(t, level_patch(half, quarter, g)[1]), logit)
-            for t, g, logit in zip(truths, guesses, (2.0, -3.0), strict=True)]
+    rows = [
+        np.append(true_offsets(t, level_patch(half, quarter, g)[1]), logit)
+        for t, g, logit in zip(truths, guesses, (2.0, -3.0), strict=True)
+    ]
     moved, probs = check(half, quarter, guesses, _PerfectChecker(rows))
     for truth, quad in zip(truths, moved, strict=True):
         shift = min(range(4), key=lambda k: float(np.abs(np.roll(quad, -k, axis=0) - truth).sum()))
@@ -105,8 +112,13 @@ def test_off_every_asks_off_all_of_each_outline_at_once() -> None:
 
     card = np.float32([[0, 0], [40, 0], [40, 56], [0, 56]])
     kept = [card, card + np.float32([100, 0])]
-    quads = [card + 3, card + np.float32([NEAR * 40 + 1, 0]), card + np.float32([NEAR * 40 - 1, 0]),
-             card + np.float32([50, 0]), kept[1] + 2]
+    quads = [
+        card + 3,
+        card + np.float32([NEAR * 40 + 1, 0]),
+        card + np.float32([NEAR * 40 - 1, 0]),
+        card + np.float32([50, 0]),
+        kept[1] + 2,
+    ]
     assert off_every(quads, kept).tolist() == [False, True, False, True, False]
     assert off_every(quads, kept).tolist() == [off_all(q, kept) for q in quads]
     assert off_every(quads, []).tolist() == [True] * 5  # nothing kept: every outline is off
@@ -129,8 +141,10 @@ def test_strays_of_a_lone_card_are_lessons_in_no_card() -> None:
         assert len(strays) == 3
         moved = strays[0]
         assert label(moved, [card]) == -1  # moved 0.6-1.5 of its width: FAR or more from it
-        assert np.allclose(sorted(np.linalg.norm(moved - moved.mean(axis=0), axis=1)),
-                           sorted(np.linalg.norm(card - card.mean(axis=0), axis=1)))  # the card's own shape
+        assert np.allclose(
+            sorted(np.linalg.norm(moved - moved.mean(axis=0), axis=1)),
+            sorted(np.linalg.norm(card - card.mean(axis=0), axis=1)),
+        )  # the card's own shape
     assert len(_strays([], rng)) == 2  # a frame with no card: two anywhere
 
 
@@ -149,7 +163,7 @@ class _PaperChecker(_Session):
     """A checker that leaves every outline where it is and says "card" where the patch's middle is paper."""
 
     def run(self, _: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
-        middle = feed["x"][:, :, MARGIN + 4:PATCH - MARGIN - 4, MARGIN + 4:PATCH - MARGIN - 4].mean(axis=(1, 2, 3))
+        middle = feed["x"][:, :, MARGIN + 4 : PATCH - MARGIN - 4, MARGIN + 4 : PATCH - MARGIN - 4].mean(axis=(1, 2, 3))
         rows = np.zeros((len(middle), 9), np.float32)
         rows[:, 8] = np.where(middle > 0.2, 4.0, -4.0)
         return [rows]

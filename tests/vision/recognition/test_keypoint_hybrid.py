@@ -82,8 +82,11 @@ def test_regions_detected_on_the_plane_the_good_outlines_give_find_the_card_too(
     off[1:3] += np.float32([25, 10])  # one side moved out on the felt
     planes: list[object] = []
     real = vision.detect.detect_in_region
-    monkeypatch.setattr(vision.detect, "detect_in_region",
-                        lambda *a, plane=None, **k: (planes.append(plane), real(*a, plane=plane, **k))[1])
+    monkeypatch.setattr(
+        vision.detect,
+        "detect_in_region",
+        lambda *a, plane=None, **k: (planes.append(plane), real(*a, plane=plane, **k))[1],
+    )
     out = in_regions(frame, _found(cards[:4] + [off]), np.array([False] * 4 + [True]), on_plane=True)
     assert len(planes) == 1 and planes[0] is not None  # the region was detected on the good outlines' plane
     assert len(out) == 5
@@ -128,8 +131,11 @@ def test_a_frame_is_flawless_only_with_every_card_found_and_nothing_false() -> N
     from benchmarks.segmentation_spike import new_counts, tally
 
     cards = [("AS", _card(200, 200)), ("KH", _card(500, 300))]
-    for outlines, expected in (([cards[0][1], cards[1][1]], True), ([cards[0][1]], False),
-                               ([cards[0][1], cards[1][1], _card(900, 100)], False)):
+    for outlines, expected in (
+        ([cards[0][1], cards[1][1]], True),
+        ([cards[0][1]], False),
+        ([cards[0][1], cards[1][1], _card(900, 100)], False),
+    ):
         counts = new_counts()
         tally(counts, cards[:1], [cards[0][1]], [cards[0][1]])  # a frame before, found whole
         before = dict(counts)
@@ -143,8 +149,11 @@ def test_recognitions_are_counted_as_the_evaluation_counts_them() -> None:
     from benchmarks.keypoint_hybrid import name_cards
 
     cards = [("AS", _card(200, 200)), ("KH", _card(500, 300)), ("2C", _card(800, 100))]
-    seen = [SimpleNamespace(card="AS", corners=_card(201, 199)), SimpleNamespace(card="KD", corners=_card(500, 300)),
-            SimpleNamespace(card="unknown", corners=_card(1000, 400))]  # named, wrong, and on no card
+    seen = [
+        SimpleNamespace(card="AS", corners=_card(201, 199)),
+        SimpleNamespace(card="KD", corners=_card(500, 300)),
+        SimpleNamespace(card="unknown", corners=_card(1000, 400)),
+    ]  # named, wrong, and on no card
     naming = {"named": 0, "unknown": 0, "wrong": 0, "false_cards": 0}
     name_cards(naming, cards, seen)
     assert naming == {"named": 1, "unknown": 0, "wrong": 1, "false_cards": 1}  # 2C is missed, not counted
@@ -161,8 +170,9 @@ def test_the_judge_rescues_as_the_shipped_rescue_does_and_clears_both_flags_of_a
     lost = cards[2] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])  # off before snapping and after
     found = Detection([], [cards[0], cards[1], lost], [cards[0], pulled, lost], [], [0.0] * 4)
     judge = Judge(0.95, verifier=_Distrust([1.0] * 4), step=20, rescue=True)  # type: ignore[arg-type]  (2 poor x 2 tries)
-    rescued, off_edges, doubted = judge.rescued(frame, found, np.array([False, True, True]),
-                                                np.array([False, True, False]))
+    rescued, off_edges, doubted = judge.rescued(
+        frame, found, np.array([False, True, True]), np.array([False, True, False])
+    )
     assert off_edges.tolist() == [False, False, True] and doubted.tolist() == [False, False, False]
     assert rescued.snapped[1] is cards[1] and rescued.snapped[2] is lost
     assert rescued.kept == found.kept and rescued.doubtful == found.doubtful

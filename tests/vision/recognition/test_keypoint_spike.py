@@ -33,10 +33,12 @@ def _perfect_answer(quads: list[np.ndarray]) -> np.ndarray:
 
 
 def test_a_perfect_answer_gives_back_each_card_within_the_benchmarks_match() -> None:
-    cards = [np.float32([[100, 80], [260, 96], [244, 320], [84, 304]]),  # turned a little
-             np.float32([[600, 300], [700, 300], [700, 440], [600, 440]]),  # upright, 100 px wide
-             np.float32([[706, 300], [806, 300], [806, 440], [706, 440]]),  # 6 px from the one before
-             np.float32([[1000, 500], [1100, 420], [1180, 530], [1080, 610]])]  # turned near 40 degrees
+    cards = [
+        np.float32([[100, 80], [260, 96], [244, 320], [84, 304]]),  # turned a little
+        np.float32([[600, 300], [700, 300], [700, 440], [600, 440]]),  # upright, 100 px wide
+        np.float32([[706, 300], [806, 300], [806, 440], [706, 440]]),  # 6 px from the one before
+        np.float32([[1000, 500], [1100, 420], [1180, 530], [1080, 610]]),
+    ]  # turned near 40 degrees
     answer = _perfect_answer([c / 4 for c in cards])
     found = outlines(answer, threshold=0.5)
     assert len(found) == len(cards)  # one peak a card, the two cards 6 px apart included
@@ -77,8 +79,10 @@ class _PerfectRefiner:
 
 def test_a_perfect_refiner_moves_each_rough_outline_onto_its_card() -> None:
     image = np.zeros((180, 320, 3), np.uint8)
-    truths = [clockwise(np.float32([[40, 40], [70, 42], [68, 84], [38, 82]])),
-              clockwise(np.float32([[200, 100], [240, 80], [262, 118], [222, 140]]))]
+    truths = [
+        clockwise(np.float32([[40, 40], [70, 42], [68, 84], [38, 82]])),
+        clockwise(np.float32([[200, 100], [240, 80], [262, 118], [222, 140]])),
+    ]
     rng = np.random.default_rng(3)
     guesses = [rough(t, rng) for t in truths]
     assert max(np.abs(g - t).max() for g, t in zip(guesses, truths, strict=True)) > 1.0  # they start off the cards
@@ -114,9 +118,11 @@ def test_one_decoding_gives_each_outline_with_its_peak_and_clockwise_all_is_cloc
     from benchmarks.keypoint_spike import clockwise_all, peak_corners
     from vision.rectify import order_corners
 
-    cards = [np.float32([[100, 80], [260, 96], [244, 320], [84, 304]]),
-             np.float32([[600, 300], [700, 300], [700, 440], [600, 440]]),
-             np.float32([[1000, 500], [1100, 420], [1180, 530], [1080, 610]])]
+    cards = [
+        np.float32([[100, 80], [260, 96], [244, 320], [84, 304]]),
+        np.float32([[600, 300], [700, 300], [700, 440], [600, 440]]),
+        np.float32([[1000, 500], [1100, 420], [1180, 530], [1080, 610]]),
+    ]
     answer = _perfect_answer([c / 4 for c in cards])
     heat = answer[0]
     ys, xs = np.nonzero(heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))  # each card's centre cell
@@ -128,8 +134,9 @@ def test_one_decoding_gives_each_outline_with_its_peak_and_clockwise_all_is_cloc
     quads = [order_corners(q) for q in corners]
     assert np.allclose(sorted(peaks), sorted(1 / (1 + np.exp(-np.array([2.0, 0.0, -1.0])))))
     for least in (0.2, 0.4, 0.6, 0.95):  # one decoding at the lowest least peak serves every higher one
-        assert [q.tolist() for q, p in zip(quads, peaks, strict=True) if p >= least] == \
-            [q.tolist() for q in outlines(answer, threshold=least)]
+        assert [q.tolist() for q, p in zip(quads, peaks, strict=True) if p >= least] == [
+            q.tolist() for q in outlines(answer, threshold=least)
+        ]
     turned = np.roll(corners, 1, axis=1)[:, ::-1]  # another start, and the other way round
     assert np.array_equal(clockwise_all(turned), np.stack([clockwise(q) for q in turned]))
     assert np.array_equal(clockwise_all(turned), clockwise_all(corners))

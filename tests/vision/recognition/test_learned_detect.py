@@ -61,6 +61,7 @@ def _found(scene, quads: list[np.ndarray]) -> int:
 
 # -- the networks and their metadata ----------------------------------------------------------------------------------
 
+
 def _copy_nets(tmp_path: Path) -> Path:
     for name in ("outline_first.onnx", "outline_checker.onnx", "outline_verifier.onnx", "outline_nets.json"):
         shutil.copy(DEFAULT_META.parent / name, tmp_path / name)
@@ -122,14 +123,17 @@ def test_corners_from_patches_at_once_are_opencvs_mapping_of_each_patch() -> Non
     """``from_patches`` (the checker's answers mapped back, all outlines at once) gives what mapping each patch's
     corners through the inverse homography with ``cv2.perspectiveTransform`` gives, to a thousandth of a pixel."""
     rng = np.random.default_rng(5)
-    quads = [clockwise(np.float32([[100, 80], [300, 90], [310, 360], [90, 350]]) + rng.normal(0, 20, (4, 2)))
-             for _ in range(20)]
+    quads = [
+        clockwise(np.float32([[100, 80], [300, 90], [310, 360], [90, 350]]) + rng.normal(0, 20, (4, 2)))
+        for _ in range(20)
+    ]
     to_patch = np.stack([cv2.getPerspectiveTransform(q.astype(np.float32), SQUARE) for q in quads])
     offsets = rng.normal(0, 1, (20, 8)).astype(np.float32)
     got = from_patches(to_patch, offsets)
     for h, off, corners in zip(to_patch, offsets, got, strict=True):
-        ref = cv2.perspectiveTransform((SQUARE + off.reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2).astype(np.float64),
-                                       np.linalg.inv(h)).reshape(4, 2)
+        ref = cv2.perspectiveTransform(
+            (SQUARE + off.reshape(4, 2) * REFINE_SCALE).reshape(-1, 1, 2).astype(np.float64), np.linalg.inv(h)
+        ).reshape(4, 2)
         assert np.abs(corners - ref).max() < 1e-3
         assert np.array_equal(from_patch(h, off), corners)
     assert np.abs(from_patches(to_patch, np.zeros((20, 8))) - np.stack(quads)).max() < 1e-3  # no offset: the outline
@@ -140,8 +144,12 @@ def test_patches_cut_at_once_are_each_outlines_patch_from_its_level() -> None:
     and a large one from the quarter-size one."""
     frame = np.random.default_rng(6).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
     half, quarter = pyramid(frame)
-    quads = np.stack([clockwise(np.float32([[x, 40], [x + w, 50], [x + w - 5, 50 + 1.4 * w], [x - 5, 40 + 1.4 * w]]))
-                      for x, w in ((20, 30), (200, 60), (400, 100))])  # 100 half-size px: wider than WIDEST_AT_HALF
+    quads = np.stack(
+        [
+            clockwise(np.float32([[x, 40], [x + w, 50], [x + w - 5, 50 + 1.4 * w], [x - 5, 40 + 1.4 * w]]))
+            for x, w in ((20, 30), (200, 60), (400, 100))
+        ]
+    )  # 100 half-size px: wider than WIDEST_AT_HALF
     patches, to_patch = level_patches(half, quarter, quads)
     for q, patch, h in zip(quads, patches, to_patch, strict=True):
         one = level_patch(half, quarter, q)
@@ -160,6 +168,7 @@ def test_the_verifier_trusts_an_outline_on_its_card_more_than_one_off_it(nets: O
 
 
 # -- the judge ------------------------------------------------------------------------------------------------------
+
 
 def test_the_step_test_sees_a_side_off_its_card_and_a_white_card_on_a_pale_cloth() -> None:
     cards = [_card(200, 200), _card(500, 300)]
@@ -238,6 +247,7 @@ def test_an_outline_the_snap_hardly_moved_is_not_put_to_the_verifier() -> None:
 
 # -- the detection --------------------------------------------------------------------------------------------------
 
+
 def test_regions_grow_around_each_outline_stay_in_the_frame_and_merge_where_they_overlap() -> None:
     shape = (720, 1280, 3)
     assert doubtful_regions(shape, [_card(500, 300)], grow=0.5) == [(430, 230, 671, 511)]  # 70 px on every side
@@ -273,8 +283,10 @@ def test_the_networks_find_the_cards_of_the_simulated_table(nets: OutlineNets) -
     from vision.simtable import SimCamera, SimTable
     from vision.zones import layout_for
 
-    sims = [SimTable(layout_for("chinese-ten", 2), seed=2, camera=SimCamera(tilt_deg=15)),
-            SimTable(layout_for("frog", 3), seed=3, camera=SimCamera(tilt_deg=20, roll_deg=4))]
+    sims = [
+        SimTable(layout_for("chinese-ten", 2), seed=2, camera=SimCamera(tilt_deg=15)),
+        SimTable(layout_for("frog", 3), seed=3, camera=SimCamera(tilt_deg=20, roll_deg=4)),
+    ]
     for k, card in enumerate(("7D", "KS", "AH", "TC", "2H")):
         sims[0].place(card, "layout", slot=k, animate=False)
     for k, card in enumerate(("QS", "9D", "JC")):
@@ -288,15 +300,16 @@ def test_the_networks_find_the_cards_of_the_simulated_table(nets: OutlineNets) -
         truth = [(c.label, sim.card_corners(c).astype(np.float32)) for c in sim.visible()]
         cards += len(truth)
         assert sum(match_index(q, out.quads) is not None for _, q in truth) == len(truth)
-        by_nets += sum(match_index(q, out.quads[:out.learned]) is not None for _, q in truth)
+        by_nets += sum(match_index(q, out.quads[: out.learned]) is not None for _, q in truth)
         area += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in out.regions) / (frame.shape[0] * frame.shape[1])
     assert cards == 9
     assert by_nets == cards
     assert area < 0.25, area  # measured: two regions of 0.02 and 0.03 of a frame
 
 
-def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector(nets: OutlineNets,
-                                                                                 monkeypatch) -> None:
+def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector(
+    nets: OutlineNets, monkeypatch
+) -> None:
     import vision.learned_detect as learned
 
     scene = _scenes(7, seed=5)[6]  # a frame with no doubt: every card found, nothing handed on
@@ -304,12 +317,16 @@ def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector
     good = nets.find(scene.image)
     assert len(good.snapped) == len(scene.cards)
     spoiled = good.snapped[0] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])  # a side 40 px off its card
-    monkeypatch.setattr(nets, "find", lambda frame: good._replace(snapped=[spoiled, *good.snapped[1:]],
-                                                                  kept=[spoiled, *good.kept[1:]]))
+    monkeypatch.setattr(
+        nets, "find", lambda frame: good._replace(snapped=[spoiled, *good.snapped[1:]], kept=[spoiled, *good.kept[1:]])
+    )
     asked: list[tuple[int, int, int, int]] = []
     real = learned.detect_in_region
-    monkeypatch.setattr(learned, "detect_in_region", lambda frame, region, *a, **k: (asked.append(region),
-                                                                                     real(frame, region, *a, **k))[1])
+    monkeypatch.setattr(
+        learned,
+        "detect_in_region",
+        lambda frame, region, *a, **k: (asked.append(region), real(frame, region, *a, **k))[1],
+    )
     out = detect_learned(scene.image, nets)
     assert asked == out.regions and len(asked) == 1
     x0, y0, x1, y1 = asked[0]
@@ -368,8 +385,12 @@ class _FakeNets(_Trusting):
         return self.found
 
     def trust(self, frame: np.ndarray, quads: list[np.ndarray], levels: object = None) -> np.ndarray:
-        return np.array([1.0 if any(q is s for s, t in zip(self.found.snapped, self.trusted, strict=True) if t) else 0.0
-                         for q in quads])
+        return np.array(
+            [
+                1.0 if any(q is s for s, t in zip(self.found.snapped, self.trusted, strict=True) if t) else 0.0
+                for q in quads
+            ]
+        )
 
 
 def test_a_piece_of_a_kept_card_the_shipped_detector_gives_in_a_region_is_not_another_card(monkeypatch) -> None:
@@ -410,4 +431,3 @@ def test_an_outline_of_two_touching_cards_or_half_a_card_is_poor_for_its_size() 
     assert judge.rescued(_Trusting(), half_frame, halves)[1].tolist() == [True, False, False]  # type: ignore[arg-type]
     two = _learned([cards[0], pair], [cards[0], pair])  # too few outlines to tell the deck's size
     assert not judge.rescued(_Trusting(), frame, two)[1].any()  # type: ignore[arg-type]
-

@@ -12,7 +12,8 @@ from vision.recognizer import Recognizer
 
 
 def test_every_step_is_timed_and_the_frame_is_its_detection_and_classification(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     best, handed_on = step_times(Recognizer(threads=1), 2, 1)
     assert len(best) == len(handed_on) == 2
     for ms in best:

@@ -49,26 +49,37 @@ def _broken(**changes: Any) -> dict[str, Any]:
     return meta
 
 
-@pytest.mark.parametrize(("meta", "message"), [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "must be a JSON object"),
-    (_broken(labels=None), "lacks 'labels'"),
-    (_broken(labels=list(MODEL_LABELS[::-1])), "labels do not match"),
-    (_broken(labels=["AC", "AC"]), "distinct"),
-    (_broken(input_size={"height": 48, "width": 32}), "lacks 'channels'"),
-    (_broken(input_size={"height": 40, "width": 32, "channels": 3}), "model reads 40x32 crops.*retrain"),
-    (_broken(corner_crop=None), "lacks 'corner_crop'"),
-    (_broken(corner_crop={"card_width_fraction": 0.32, "card_height_fraction": 0.4}), "of 0.32 x 0.4 .*retrain"),
-    (_broken(corner_crop={"card_width_fraction": 0.9, "card_height_fraction": 0.4}), "bad corner_crop"),
-    (_broken(normalisation={"method": "imagenet", "percentile": 98, "offset": 0.5}), "unknown normalisation"),
-    (_broken(thresholds={"min_confidence": 2, "min_margin": 0.1, "not_a_card": 0.5}), "thresholds"),
-    (_broken(thresholds={"min_confidence": 0.45, "min_margin": 0.1, "not_a_card": 0.5, "unknown_not_a_card": 0.6}),
-     "unknown_not_a_card at most not_a_card"),
-    (_broken(thresholds={"min_confidence": 0.45, "min_margin": 0.1, "not_a_card": 0.5, "unknown_not_a_card": "low"}),
-     "unknown_not_a_card"),
-    (_broken(held_out_designs=["gnome:anglo"], training_designs=["gnome:anglo"]), "both trained on and held out"),
-    (_broken(accuracy=None), "lacks 'accuracy'"),
-])
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        (_broken(labels=None), "lacks 'labels'"),
+        (_broken(labels=list(MODEL_LABELS[::-1])), "labels do not match"),
+        (_broken(labels=["AC", "AC"]), "distinct"),
+        (_broken(input_size={"height": 48, "width": 32}), "lacks 'channels'"),
+        (_broken(input_size={"height": 40, "width": 32, "channels": 3}), "model reads 40x32 crops.*retrain"),
+        (_broken(corner_crop=None), "lacks 'corner_crop'"),
+        (_broken(corner_crop={"card_width_fraction": 0.32, "card_height_fraction": 0.4}), "of 0.32 x 0.4 .*retrain"),
+        (_broken(corner_crop={"card_width_fraction": 0.9, "card_height_fraction": 0.4}), "bad corner_crop"),
+        (_broken(normalisation={"method": "imagenet", "percentile": 98, "offset": 0.5}), "unknown normalisation"),
+        (_broken(thresholds={"min_confidence": 2, "min_margin": 0.1, "not_a_card": 0.5}), "thresholds"),
+        (
+            _broken(
+                thresholds={"min_confidence": 0.45, "min_margin": 0.1, "not_a_card": 0.5, "unknown_not_a_card": 0.6}
+            ),
+            "unknown_not_a_card at most not_a_card",
+        ),
+        (
+            _broken(
+                thresholds={"min_confidence": 0.45, "min_margin": 0.1, "not_a_card": 0.5, "unknown_not_a_card": "low"}
+            ),
+            "unknown_not_a_card",
+        ),
+        (_broken(held_out_designs=["gnome:anglo"], training_designs=["gnome:anglo"]), "both trained on and held out"),
+        (_broken(accuracy=None), "lacks 'accuracy'"),
+    ],
+)
 def test_bad_metadata_is_refused_with_a_clear_message(tmp_path: Path, meta: Any, message: str) -> None:
     with pytest.raises(ModelError, match=message):
         Recognizer(_model_with(tmp_path, meta))

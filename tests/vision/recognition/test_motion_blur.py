@@ -84,12 +84,12 @@ def test_the_kernel_is_a_line_of_its_length_and_direction() -> None:
         assert kernel.shape[0] == kernel.shape[1] and kernel.shape[0] % 2 == 1
         assert abs(float(kernel.sum()) - 1.0) < 1e-5
         c = (kernel.shape[0] - 1) / 2
-        ys, xs = np.mgrid[:kernel.shape[0], :kernel.shape[1]]
+        ys, xs = np.mgrid[: kernel.shape[0], : kernel.shape[1]]
         t = np.deg2rad(angle)
         along = (xs - c) * np.cos(t) - (ys - c) * np.sin(t)  # y down: counter-clockwise as seen
         across = (xs - c) * np.sin(t) + (ys - c) * np.cos(t)
-        assert abs(float((kernel * along ** 2).sum()) - length ** 2 / 12) < 0.15 * length ** 2 / 12
-        assert float((kernel * across ** 2).sum()) < 0.35
+        assert abs(float((kernel * along**2).sum()) - length**2 / 12) < 0.15 * length**2 / 12
+        assert float((kernel * across**2).sum()) < 0.35
 
 
 def test_deblurring_restores_the_edges_a_known_motion_blur_smeared() -> None:
@@ -154,8 +154,10 @@ def test_the_blur_look_deblurs_only_frames_with_a_long_enough_motion_blur(monkey
     rec.classify_quads(_smeared(sharp, 4, 60.0), outlines)
     assert calls == []
     read = rec.classify_quads(_smeared(sharp, 7, 60.0), outlines)
-    unsure = sum(r.card == "unknown" or (r.card != "back" and r.confidence < rec.blur_look_below)
-                 for r in Recognizer(threads=1, blur_look=False).classify_quads(_smeared(sharp, 7, 60.0), outlines))
+    unsure = sum(
+        r.card == "unknown" or (r.card != "back" and r.confidence < rec.blur_look_below)
+        for r in Recognizer(threads=1, blur_look=False).classify_quads(_smeared(sharp, 7, 60.0), outlines)
+    )
     assert len(calls) == unsure > 0 and len(read) == len(outlines)
     assert all(abs(m.length - 7) <= 1 and _angle_apart(m.angle, 60.0) <= 7 for m in calls)
     calls.clear()
@@ -163,12 +165,16 @@ def test_the_blur_look_deblurs_only_frames_with_a_long_enough_motion_blur(monkey
     assert calls == []
 
 
-@pytest.mark.parametrize(("index", "label", "without"), [
-    (0, "KH", "unknown"),  # the shipped detector's outline read QH, the wrong court, through the smear
-    (4, "KS", "unknown"),
-])
+@pytest.mark.parametrize(
+    ("index", "label", "without"),
+    [
+        (0, "KH", "unknown"),  # the shipped detector's outline read QH, the wrong court, through the smear
+        (4, "KS", "unknown"),
+    ],
+)
 def test_held_out_cards_under_motion_blur_are_named_through_the_blur_look(
-        held_out_decks: dict, index: int, label: str, without: str) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict, index: int, label: str, without: str
+) -> None:  # type: ignore[type-arg]
     """The model card's hard frames (evaluate --seed 2024: seed 2025), gnome:neoclassical scene ``index``: a
     card in a frame smeared 6-8 px is named only through the blur look (benchmarks/blur_look.py lists them)."""
     from models.training.dataset import match

@@ -34,7 +34,7 @@ def test_the_card_image_is_the_card_upright_and_grey() -> None:
     for start in range(4):
         image = card_image(frame, np.roll(quad, start, axis=0))
         assert image.shape == (PIP_H, PIP_W) and image.dtype == np.uint8
-        top, bottom = image[5:PIP_H // 2 - 5].mean(), image[PIP_H // 2 + 5:-5].mean()
+        top, bottom = image[5 : PIP_H // 2 - 5].mean(), image[PIP_H // 2 + 5 : -5].mean()
         assert {round(float(top)), round(float(bottom))} == {40, 230}
 
 
@@ -45,7 +45,9 @@ def test_normalise_divides_by_the_paper_white_and_caps_glare() -> None:
     out = normalise(images)
     assert out.dtype == np.float32 and out.shape == images.shape
     assert out[0, 20, 20] == pytest.approx(0.5) and out[0, 0, 0] == pytest.approx(50 / 200 - 0.5)
-    assert out[1, 20, 20] == pytest.approx(0.5) and out[1, 0, 0] == pytest.approx(0.75)  # 255/200 = 1.275: capped at 1.25
+    assert out[1, 20, 20] == pytest.approx(0.5) and out[1, 0, 0] == pytest.approx(
+        0.75
+    )  # 255/200 = 1.275: capped at 1.25
 
 
 def _copy_model(tmp_path: Path, meta_change: dict[str, object]) -> Path:
@@ -106,12 +108,17 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
 
     monkeypatch.setattr(PipLook, "read", read)
     frame = np.full((300, 300, 3), 90, np.uint8)
-    quads = [np.float32([[20, 20], [120, 20], [120, 160], [20, 160]]),
-             np.float32([[150, 20], [250, 20], [250, 160], [150, 160]]),
-             np.float32([[20, 170], [120, 170], [120, 290], [20, 290]])]
+    quads = [
+        np.float32([[20, 20], [120, 20], [120, 160], [20, 160]]),
+        np.float32([[150, 20], [250, 20], [250, 160], [150, 160]]),
+        np.float32([[20, 170], [120, 170], [120, 290], [20, 290]]),
+    ]
     plain, looks = (Recognizer(threads=1, second_look=False, pip_look=look, learned=False) for look in (False, True))
-    monkeypatch.setattr(Recognizer, "model_probabilities",
-                        lambda self, image, q, ordered=False: np.stack([unsure, sure, not_card][:len(q)]))
+    monkeypatch.setattr(
+        Recognizer,
+        "model_probabilities",
+        lambda self, image, q, ordered=False: np.stack([unsure, sure, not_card][: len(q)]),
+    )
     (p0, s0, n0), (p1, s1, n1) = plain.classify_quads(frame, quads), looks.classify_quads(frame, quads)
     assert looked == [1]  # neither the sure card nor the outline about to be dropped is read by the pip model
     assert (n0.card, n1.card) == ("unknown", "unknown")
@@ -125,7 +132,7 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
     assert b[i["7S"]] / b[i["8S"]] == pytest.approx((a[i["7S"]] * 0.6) / (a[i["8S"]] * 0.1), rel=1e-4)
     assert b[i["7S"]] / b[i["KS"]] == pytest.approx((a[i["7S"]] * 0.6) / (a[i["KS"]] * 0.3 / 3), rel=1e-4)
     assert b[i["back"]] == pytest.approx(a[i["back"]], rel=1e-5)
-    assert b[:i["back"]].sum() == pytest.approx(a[:i["back"]].sum(), rel=1e-5)
+    assert b[: i["back"]].sum() == pytest.approx(a[: i["back"]].sum(), rel=1e-5)
     assert p1.card == "7C"
 
 
@@ -141,8 +148,7 @@ def _motion_blurred(frame: np.ndarray, length: int) -> np.ndarray:
     return out
 
 
-def test_the_shipped_pip_model_reads_held_out_number_cards_through_motion_blur(
-        held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_shipped_pip_model_reads_held_out_number_cards_through_motion_blur(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """The floor the shipped pip model must meet (so that a worse one cannot land): every number card (A-10)
     of the six held-out designs laid flat 90 px wide, the frame motion-blurred 7 px, read through its true
     outline: suit and rank (of ``RANKS``), floors a little under the shipped model's counts."""
@@ -178,8 +184,14 @@ def test_rank_of_face_groups_the_court_ranks() -> None:
     from vision.recognizer import LABELS
 
     got = {LABELS[i]: RANKS[r] for i, r in enumerate(rank_of_face(np.arange(52)))}
-    assert (got["AC"], got["7D"], got["TH"], got["JS"], got["QC"], got["KD"]) == ("A", "7", "T", "court", "court",
-                                                                                   "court")
+    assert (got["AC"], got["7D"], got["TH"], got["JS"], got["QC"], got["KD"]) == (
+        "A",
+        "7",
+        "T",
+        "court",
+        "court",
+        "court",
+    )
 
 
 def test_the_pip_crops_are_every_face_up_card_through_the_detectors_outline() -> None:
@@ -223,8 +235,12 @@ def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_d
 
     got = accuracy(DEFAULT_PIP_MODEL, scenes=1)
     for kind, spec, seed in (("realistic", NORMAL, 2024), ("hard", HARD, 2025)):
-        faces = [label for _, scene in held_out_scenes(held_out_decks, spec, 1, seed)  # type: ignore[arg-type]
-                 for label, _ in scene.cards if label != "back"]
+        faces = [
+            label
+            for _, scene in held_out_scenes(held_out_decks, spec, 1, seed)  # type: ignore[arg-type]
+            for label, _ in scene.cards
+            if label != "back"
+        ]
         record = got[kind]
         assert isinstance(record, dict)
         assert record["number_cards"] == sum(f[0] not in "JQK" for f in faces) > 0

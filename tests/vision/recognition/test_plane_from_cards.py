@@ -23,8 +23,9 @@ def _tilted_view(tilt_degrees: float) -> np.ndarray:
     return k @ np.column_stack([rot[:, 0], rot[:, 1], np.array([0.0, 0.0, 900.0])])
 
 
-def _deck_on_table(rng: np.random.Generator, n: int, to_image: np.ndarray, size: tuple[float, float] = (63.0, 88.0),
-                   noise: float = 0.3) -> list[np.ndarray]:
+def _deck_on_table(
+    rng: np.random.Generator, n: int, to_image: np.ndarray, size: tuple[float, float] = (63.0, 88.0), noise: float = 0.3
+) -> list[np.ndarray]:
     quads = []
     for i in range(n):
         centre = np.array([-280.0 + 560.0 * (i % 4) / 3, -150.0 + 300.0 * (i // 4) / max(1, (n - 1) // 4)])

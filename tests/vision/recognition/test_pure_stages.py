@@ -40,8 +40,9 @@ def test_order_statistic_is_the_partitions_kth_value() -> None:
     """preprocess's white point: the k-th smallest value of each row, counted (not partitioned), for any k and for
     rows of one value, of 0 and 255 only, and of random ones."""
     rng = np.random.default_rng(3)
-    rows = np.concatenate([rng.integers(0, 256, (6, 300)), np.full((1, 300), 255), np.zeros((1, 300)),
-                           rng.choice([0, 255], (2, 300))]).astype(np.uint8)
+    rows = np.concatenate(
+        [rng.integers(0, 256, (6, 300)), np.full((1, 300), 255), np.zeros((1, 300)), rng.choice([0, 255], (2, 300))]
+    ).astype(np.uint8)
     for k in (0, 1, 150, 293, 299):
         assert np.array_equal(order_statistic(rows, k), np.partition(rows, k, axis=1)[:, k]), k
     with pytest.raises(ValueError, match="order statistic 300"):

@@ -55,8 +55,10 @@ def test_the_size_pass_band_points_of_many_quads_at_once_are_those_of_each_quad_
     2.4: one point in 300 frames off by 7e-15 px)."""
     rng = np.random.default_rng(6)
     for _ in range(300):
-        quads = [_card(rng)[rng.permutation(4) if rng.random() < 0.3 else np.arange(4)]
-                 for _ in range(int(rng.integers(1, 6)))]
+        quads = [
+            _card(rng)[rng.permutation(4) if rng.random() < 0.3 else np.arange(4)]
+            for _ in range(int(rng.integers(1, 6)))
+        ]
         expected = []
         for quad in quads:
             _, width, sides = _quad_sides(quad)
@@ -90,8 +92,11 @@ def test_new_cards_keeps_exactly_the_candidates_that_overlap_no_card(monkeypatch
     rng = np.random.default_rng(7)
 
     def rect() -> np.ndarray:
-        box = ((float(rng.uniform(0, 640)), float(rng.uniform(0, 360))),
-               (float(rng.uniform(30, 70)), float(rng.uniform(45, 100))), float(rng.uniform(0, 180)))
+        box = (
+            (float(rng.uniform(0, 640)), float(rng.uniform(0, 360))),
+            (float(rng.uniform(30, 70)), float(rng.uniform(45, 100))),
+            float(rng.uniform(0, 180)),
+        )
         return cv2.boxPoints(box).astype(np.float32)
 
     passed: list[list[Candidate]] = []

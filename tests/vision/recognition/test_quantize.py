@@ -22,10 +22,14 @@ LABELS = 54
 def _float_model(path: Path, seed: int = 0) -> dict[str, np.ndarray]:
     """A small network of the recogniser's shape (two convolutions, a linear layer), random weights."""
     rng = np.random.default_rng(seed)
-    w = {"c1.w": rng.normal(0, 0.4, (8, 3, 3, 3)), "c1.b": rng.normal(0, 0.1, 8),
-         "c2.w": rng.normal(0, 0.15, (12, 8, 3, 3)), "c2.b": rng.normal(0, 0.1, 12),
-         "fc.w": rng.normal(0, 0.02, (LABELS, 12 * (CORNER_H // 2) * (CORNER_W // 2))),
-         "fc.b": rng.normal(0, 0.1, LABELS)}
+    w = {
+        "c1.w": rng.normal(0, 0.4, (8, 3, 3, 3)),
+        "c1.b": rng.normal(0, 0.1, 8),
+        "c2.w": rng.normal(0, 0.15, (12, 8, 3, 3)),
+        "c2.b": rng.normal(0, 0.1, 12),
+        "fc.w": rng.normal(0, 0.02, (LABELS, 12 * (CORNER_H // 2) * (CORNER_W // 2))),
+        "fc.b": rng.normal(0, 0.1, LABELS),
+    }
     w = {k: v.astype(np.float32) for k, v in w.items()}
     nodes = [
         helper.make_node("Conv", ["crops", "c1.w", "c1.b"], ["a1"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
@@ -37,9 +41,12 @@ def _float_model(path: Path, seed: int = 0) -> dict[str, np.ndarray]:
         helper.make_node("Gemm", ["f", "fc.w", "fc.b"], ["logits"], transB=1),
     ]
     graph = helper.make_graph(
-        nodes, "tiny", [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, CORNER_H, CORNER_W])],
+        nodes,
+        "tiny",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, CORNER_H, CORNER_W])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", LABELS])],
-        [numpy_helper.from_array(v, k) for k, v in w.items()])
+        [numpy_helper.from_array(v, k) for k, v in w.items()],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, str(path))
@@ -53,7 +60,7 @@ def _crops(n: int, seed: int) -> np.ndarray:
     crops = rng.integers(200, 256, (n, 2, CORNER_H, CORNER_W, 3)).astype(np.uint8)
     for i in range(n):
         y, x = rng.integers(4, CORNER_H - 16), rng.integers(2, CORNER_W - 12)
-        crops[i, :, y:y + 14, x:x + 9] = rng.integers(0, 120, 3)
+        crops[i, :, y : y + 14, x : x + 9] = rng.integers(0, 120, 3)
     return crops
 
 
@@ -153,7 +160,9 @@ def test_the_dequantized_twin_of_the_shipped_model_answers_as_it_does(tmp_path: 
 
     out = tmp_path / "twin.onnx"
     dequantize(DEFAULT_MODEL, out)
-    assert json.loads(out.with_suffix(".json").read_text()) == json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    assert json.loads(out.with_suffix(".json").read_text()) == json.loads(
+        DEFAULT_MODEL.with_suffix(".json").read_text()
+    )
     ops = {n.op_type for n in onnx.load(str(out)).graph.node}
     assert "QuantizeLinear" not in ops and "DequantizeLinear" not in ops and "Relu" in ops
     x = np.random.default_rng(5).uniform(-0.5, 0.75, (64, 3, CORNER_H, CORNER_W)).astype(np.float32)

@@ -37,7 +37,8 @@ from vision.recognizer import (
 DATA = Path(__file__).parent / "data"
 needs_designs = pytest.mark.skipif(
     not Path("/usr/share/aisleriot/cards").is_dir() or shutil.which("rsvg-convert") is None,
-    reason="gnome-cards-data / librsvg2-bin not installed (.ci/system-deps installs them)")
+    reason="gnome-cards-data / librsvg2-bin not installed (.ci/system-deps installs them)",
+)
 
 
 def _score(rec: Recognizer, image: np.ndarray, truth: list[tuple[str, np.ndarray]]) -> tuple[int, int, int]:
@@ -93,7 +94,7 @@ def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks
             _, n, _ = _score(recognizer, scene.image, scene.cards)
             cards += len(scene.cards)
             named += n
-    assert named >= 0.93 * cards, f"named {named}/{cards}"  # measured 109/110 (v9 with session 8's detector and second look, and session 20's code; v9 round 5 107, v6 106, v5 104, v4 100, v3 103)
+    assert named >= 0.93 * cards, f"named {named}/{cards}"
 
 
 @needs_designs
@@ -110,13 +111,15 @@ def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, h
                 img = cv2.resize(deck(label), (140, 196), interpolation=cv2.INTER_AREA)
                 x, y = 20 + j * 175, 100
                 a = img[:, :, 3:4].astype(np.float32) / 255
-                roi = frame[y:y + 196, x:x + 140]
+                roi = frame[y : y + 196, x : x + 140]
                 roi[:] = (img[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
                 quads.append(np.float32([[x, y], [x + 140, y], [x + 140, y + 196], [x, y + 196]]))
             res = recognizer.classify_quads(frame, quads)
             right += sum(r.card == lab for r, lab in zip(res, chunk, strict=True))
             total += len(chunk)
-    assert right >= 0.94 * total, f"{right}/{total} held-out renders named"  # measured 78/78 (v9 with the second look; v9 alone 77, v6 76, v4 and v5 75)
+    assert right >= 0.94 * total, (
+        f"{right}/{total} held-out renders named"
+    )  # measured 78/78 (v9 with the second look; v9 alone 77, v6 76, v4 and v5 75)
 
 
 def _flat_cards(deck: Deck, chunk: list[str], inset: float) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -139,7 +142,8 @@ def _flat_cards(deck: Deck, chunk: list[str], inset: float) -> tuple[np.ndarray,
 def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """Recognizer.SECOND_LOOK_SCALES: held-out designs read through outlines 10% inside the card. Without
     the second look 64 of 78 are named, 12 unknown, 2 wrong (measured, model v9); with its rescaled
-    outlines 68, 8, 2 (69 named, 2 wrong, with the zoomed crops of SECOND_LOOK_ZOOMS too). The suit look (SUIT_LOOK_SHIFT, tested on its own below) is left out here: on
+    outlines 68, 8, 2 (69 named, 2 wrong, with the zoomed crops of SECOND_LOOK_ZOOMS too). The suit look
+    (SUIT_LOOK_SHIFT, tested on its own below) is left out here: on
     these outlines its crops cover 0.12-0.36 of the card's height, two kings' court art (bellot's and
     neoclassical's KD go from named to unknown; 66 named)."""
     labels = ["AC", "7D", "TH", "QS", "KD", "JC", "2H", "9S", "5C", "3D", "8H", "6S", "back"]
@@ -159,8 +163,10 @@ def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: d
 
 
 @needs_designs
-def test_the_second_look_also_reads_through_moved_outlines(held_out_decks: dict,  # type: ignore[type-arg]
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_second_look_also_reads_through_moved_outlines(
+    held_out_decks: dict,  # type: ignore[type-arg]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Recognizer.SECOND_LOOK_SHIFTS: held-out designs read through outlines moved 7% of the card's width
     down and to the right (an outline a few pixels off the card, the same way at both index corners). With
     the moved outlines the second look names more of them than with its rescaled ones alone (measured: 70
@@ -203,8 +209,13 @@ def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) ->
     truth = next(q for label, q in scene.cards if label == "6D")
     readings = []
     for below in (0.0, SECOND_LOOK_BELOW):
-        seen = Recognizer(threads=1, pip_look=False, second_look_below=below, learned=False,
-                          detector=replace(DEFAULT_CONFIG, estimate_plane=False)).recognize(scene.image)
+        seen = Recognizer(
+            threads=1,
+            pip_look=False,
+            second_look_below=below,
+            learned=False,
+            detector=replace(DEFAULT_CONFIG, estimate_plane=False),
+        ).recognize(scene.image)
         quad = match(truth, [r.corners for r in seen])
         readings.append(next(r.card for r in seen if r.corners is quad))
     assert readings[0] == "5D" and readings[1] in ("6D", "unknown"), readings
@@ -213,12 +224,22 @@ def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) ->
 
 
 @needs_designs
-@pytest.mark.parametrize(("design", "seed", "index", "label", "calibrated", "at_055"), [
-    ("gnome:bellot", 11, 8, "QC", False, "JC"),  # read JC at 0.64: wrong
-    ("gnome:plastic", 31, 5, "JC", True, "unknown"),  # JC at 0.553, then the pip look's clubs-or-spades
-])
-def test_guesses_up_to_0_7_get_the_second_look(held_out_decks: dict, design: str, seed: int,  # type: ignore[type-arg]
-                                               index: int, label: str, calibrated: bool, at_055: str) -> None:
+@pytest.mark.parametrize(
+    ("design", "seed", "index", "label", "calibrated", "at_055"),
+    [
+        ("gnome:bellot", 11, 8, "QC", False, "JC"),  # read JC at 0.64: wrong
+        ("gnome:plastic", 31, 5, "JC", True, "unknown"),  # JC at 0.553, then the pip look's clubs-or-spades
+    ],
+)
+def test_guesses_up_to_0_7_get_the_second_look(
+    held_out_decks: dict,
+    design: str,
+    seed: int,  # type: ignore[type-arg]
+    index: int,
+    label: str,
+    calibrated: bool,
+    at_055: str,
+) -> None:
     """SECOND_LOOK_BELOW (0.7, session 30): the two realistic held-out cards found and not named at 0.55
     (evaluate --scenes 20 --seed 11 / --seed 31 --calibrated; scene ``index`` of ``design``) are named
     through the second look. One detection (``replan`` off), as then: the second detection on the estimated
@@ -234,15 +255,17 @@ def test_guesses_up_to_0_7_get_the_second_look(held_out_decks: dict, design: str
     truth = next(q for lab, q in scene.cards if lab == label)
     readings = []
     for below in (0.55, SECOND_LOOK_BELOW):
-        seen = Recognizer(threads=1, second_look_below=below, detector=replace(DEFAULT_CONFIG, replan=False), learned=False).recognize(
-            scene.image, plane=scene.plane if calibrated else None)
+        seen = Recognizer(
+            threads=1, second_look_below=below, detector=replace(DEFAULT_CONFIG, replan=False), learned=False
+        ).recognize(scene.image, plane=scene.plane if calibrated else None)
         quad = match(truth, [r.corners for r in seen])
         readings.append(next(r.card for r in seen if r.corners is quad))
     assert readings == [at_055, label]
 
 
-def test_the_second_look_costs_nothing_when_the_model_is_sure(recognizer: Recognizer,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_second_look_costs_nothing_when_the_model_is_sure(
+    recognizer: Recognizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Own-drawn cards at their true outlines are named at once: one model run over their first index
     corners, and a second over the second corners of those not sure at the first (ONE_CORNER_SURE), no
     more. The same cards through outlines 25% too small are all unsure: one more run, over 4 rescaled
@@ -268,8 +291,9 @@ def test_the_second_look_costs_nothing_when_the_model_is_sure(recognizer: Recogn
     assert runs[-1] == 2 * (len(SECOND_LOOK_SCALES) + 4 * len(SECOND_LOOK_SHIFTS) + len(SECOND_LOOK_ZOOMS) + 1) * unsure
 
 
-def _marked_crops(frame: np.ndarray, quads: Sequence[np.ndarray], *, corners: tuple[int, ...] = (0, 1),
-                  **_: object) -> np.ndarray:
+def _marked_crops(
+    frame: np.ndarray, quads: Sequence[np.ndarray], *, corners: tuple[int, ...] = (0, 1), **_: object
+) -> np.ndarray:
     """Stub of ``Recognizer._crops``: white crops whose first pixel is 10 * card + corner + 1 (through
     ``preprocess``'s white point it stays readable), so a stubbed network knows which card's corner it reads; a
     card is told by its outline's left edge (20 px a card)."""
@@ -286,9 +310,12 @@ def test_a_card_sure_at_its_first_corner_is_not_read_at_its_second(monkeypatch: 
     exactly as without the rule; a sure card from its first corner alone ("none" counts as an output)."""
     qc, qs, none = LABELS.index("QC"), LABELS.index("QS"), len(LABELS)
     logits = {  # (card, corner) -> the stubbed network's reading
-        (0, 1): (qc, 8.0), (0, 2): (qs, 8.0),  # sure QC at its first corner (its second would disagree)
-        (1, 1): (qs, 1.0), (1, 2): (qs, 3.0),  # unsure QS at the first, sure at the second
-        (2, 1): (none, 8.0), (2, 2): (qc, 8.0),  # sure "not a card" at its first corner
+        (0, 1): (qc, 8.0),
+        (0, 2): (qs, 8.0),  # sure QC at its first corner (its second would disagree)
+        (1, 1): (qs, 1.0),
+        (1, 2): (qs, 3.0),  # unsure QS at the first, sure at the second
+        (2, 1): (none, 8.0),
+        (2, 2): (qc, 8.0),  # sure "not a card" at its first corner
     }
     runs: list[list[tuple[int, int]]] = []
 
@@ -350,7 +377,10 @@ def test_an_outline_read_unknown_is_dropped_at_a_lower_not_a_card_probability(mo
     assert [(r.card, round(r.presence, 2)) for r in kept] == [("QH", 0.7), ("unknown", 0.9)]
     assert [r.card for r in rec.classify_quads(frame, quads)] == ["QH", "unknown", "unknown", "unknown"]
     # another detector's outlines are judged as recognize judges its own
-    assert [(r.card, round(r.presence, 2)) for r in rec.recognize_outlines(frame, quads)] == [("QH", 0.7), ("unknown", 0.9)]
+    assert [(r.card, round(r.presence, 2)) for r in rec.recognize_outlines(frame, quads)] == [
+        ("QH", 0.7),
+        ("unknown", 0.9),
+    ]
     rec.meta = dataclasses.replace(rec.meta, unknown_not_a_card=rec.meta.not_a_card)  # older metadata
     assert [r.card for r in rec.recognize(frame)] == ["QH", "unknown", "unknown"]
 
@@ -361,8 +391,9 @@ def test_a_one_corner_threshold_outside_half_to_one_is_refused(sure: float) -> N
         Recognizer(threads=1, one_corner_sure=sure)
 
 
-def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recognizer,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_suit_look_moves_an_unsure_card_between_suits_only(
+    recognizer: Recognizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """SUIT_LOOK_SHIFT: the moved crops' suits weigh the faces; the faces keep their total and "back" its
     share. Model readings stubbed: every crop reads QC 0.3, QS 0.3, 2S 0.1, back 0.3, except the moved
     crops of the suit look, which read 8C 0.6, 8S 0.2, 5H 0.2."""
@@ -385,10 +416,13 @@ def test_the_suit_look_moves_an_unsure_card_between_suits_only(recognizer: Recog
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
-    (plain,) = Recognizer(threads=1, pip_look=False, suit_look=False, second_look_zooms=(), one_corner_sure=None
-                          ).classify_quads(frame, [quad])
+    (plain,) = Recognizer(
+        threads=1, pip_look=False, suit_look=False, second_look_zooms=(), one_corner_sure=None
+    ).classify_quads(frame, [quad])
     batches.clear()
-    (looked,) = Recognizer(threads=1, pip_look=False, second_look_zooms=(), one_corner_sure=None).classify_quads(frame, [quad])
+    (looked,) = Recognizer(threads=1, pip_look=False, second_look_zooms=(), one_corner_sure=None).classify_quads(
+        frame, [quad]
+    )
     assert batches == [1, looks + 1]
     p0, p1 = plain.probabilities, looked.probabilities
     qc, qs, two_s, back = (LABELS.index(x) for x in ("QC", "QS", "2S", "back"))
@@ -427,18 +461,21 @@ def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
-    (read,) = Recognizer(threads=1, pip_look=False, suit_look=False, second_look_zooms=zooms, one_corner_sure=None
-                         ).classify_quads(frame, [quad])
+    (read,) = Recognizer(
+        threads=1, pip_look=False, suit_look=False, second_look_zooms=zooms, one_corner_sure=None
+    ).classify_quads(frame, [quad])
     members = 1 + len(SECOND_LOOK_SCALES) + 1 + len(zooms)
     p = read.probabilities
     assert p[qc] / p[qs] == pytest.approx(8.0 ** (len(zooms) / members) * 8.0 ** len(zooms), rel=1e-4)
     mean_back = 0.1 ** (1 - len(zooms) / members) * 0.1 ** (len(zooms) / members)  # 0.1: every reading's back
-    mean_faces = 0.45 ** (1 - len(zooms) / members) * 0.8 ** (len(zooms) / members) \
-        + 0.45 ** (1 - len(zooms) / members) * 0.1 ** (len(zooms) / members)
+    mean_faces = 0.45 ** (1 - len(zooms) / members) * 0.8 ** (len(zooms) / members) + 0.45 ** (
+        1 - len(zooms) / members
+    ) * 0.1 ** (len(zooms) / members)
     assert p[back] == pytest.approx(mean_back / (mean_back + mean_faces), rel=1e-4)
     assert read.card == "QC"
-    (plain,) = Recognizer(threads=1, pip_look=False, suit_look=False, second_look_zooms=(), one_corner_sure=None
-                          ).classify_quads(frame, [quad])
+    (plain,) = Recognizer(
+        threads=1, pip_look=False, suit_look=False, second_look_zooms=(), one_corner_sure=None
+    ).classify_quads(frame, [quad])
     assert plain.card == "unknown" and plain.probabilities[qc] == pytest.approx(plain.probabilities[qs])
     assert batches == [looks + len(zooms), looks]
 
@@ -451,8 +488,11 @@ def test_zooms_that_would_cut_outside_the_index_corner_are_refused(zooms: tuple[
 
 @needs_designs
 @pytest.mark.parametrize(("seed", "index"), [(99, 7), (99, 8), (99, 16), (2024, 4), (2024, 6)])
-def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(held_out_decks: dict, seed: int,  # type: ignore[type-arg]
-                                                          index: int) -> None:
+def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(
+    held_out_decks: dict,
+    seed: int,  # type: ignore[type-arg]
+    index: int,
+) -> None:
     """SUIT_LOOK_SHIFT: gnome:plastic's QC (a jumbo index whose club the crop cuts at its top lobe) in
     realistic scenes of the model card (seed 2024) and of bench_recognition (seed 99), read through its
     true outline: unknown without the suit look (QC and QS about even), QC with it. A scene may deal from
@@ -464,16 +504,25 @@ def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(held_out_decks: dict, 
         scene = make_scene(rng, held_out_decks["gnome:plastic"], NORMAL)
     truths = [q for label, q in scene.cards if label == "QC"]  # a scene may deal from two packs
     # the zoomed crops (tested on their own below) name some of these queens already: the suit look alone here
-    without, with_look = ([r.card for r in Recognizer(threads=1, pip_look=False, suit_look=look, second_look_zooms=())
-                           .classify_quads(scene.image, truths)] for look in (False, True))
+    without, with_look = (
+        [
+            r.card
+            for r in Recognizer(threads=1, pip_look=False, suit_look=look, second_look_zooms=()).classify_quads(
+                scene.image, truths
+            )
+        ]
+        for look in (False, True)
+    )
     assert with_look.count("QC") > without.count("QC"), (without, with_look)
     assert set(without + with_look) <= {"QC", "unknown"}, (without, with_look)
 
 
 @needs_designs
 @pytest.mark.parametrize("width", [80, 100, 130])
-def test_zoomed_crops_name_the_jumbo_index_queen_of_clubs_laid_flat(held_out_decks: dict,  # type: ignore[type-arg]
-                                                                   width: int) -> None:
+def test_zoomed_crops_name_the_jumbo_index_queen_of_clubs_laid_flat(
+    held_out_decks: dict,  # type: ignore[type-arg]
+    width: int,
+) -> None:
     """SECOND_LOOK_ZOOMS: gnome:plastic's QC laid flat and square on felt, read through its true outline
     (benchmarks/read_flat_card.py): without the zoomed crops the second look leaves it unknown (QS 0.40 / QC
     0.35 at 80 px, QC 0.40-0.45 / QS 0.36-0.41 at 100-130 px; measured), with them it is QC (0.74-0.80)."""
@@ -513,14 +562,16 @@ def test_upside_down_and_sideways_are_the_same_card(recognizer: Recognizer) -> N
         img = card if rot is None else cv2.rotate(card, rot)
         frame = np.full((500, 500, 3), (120, 60, 20), np.uint8)
         h, w = img.shape[:2]
-        frame[100:100 + h, 100:100 + w] = img
+        frame[100 : 100 + h, 100 : 100 + w] = img
         (r,) = recognizer.recognize(frame)
         names.add(r.card)
     assert names == {"8C"}
 
 
-@pytest.mark.parametrize("bad", [np.zeros((10, 10, 3), np.uint8), np.zeros((100, 100), np.uint8),
-                                 np.zeros((100, 100, 3), np.float32), "frame.png"])
+@pytest.mark.parametrize(
+    "bad",
+    [np.zeros((10, 10, 3), np.uint8), np.zeros((100, 100), np.uint8), np.zeros((100, 100, 3), np.float32), "frame.png"],
+)
 def test_bad_frames_are_image_errors(recognizer: Recognizer, bad: object) -> None:
     with pytest.raises(ImageError):
         recognizer.recognize(bad)  # type: ignore[arg-type]

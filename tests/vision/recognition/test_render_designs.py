@@ -38,8 +38,9 @@ def fake_render(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(render_designs, "render_gnome", lambda path, width: _fake_cards(width))
 
 
-def test_a_rendered_design_appears_whole_and_leaves_no_staging_folder(tmp_path: Path, fake_render: None,
-                                                                      written: list[Path]) -> None:
+def test_a_rendered_design_appears_whole_and_leaves_no_staging_folder(
+    tmp_path: Path, fake_render: None, written: list[Path]
+) -> None:
     cache = tmp_path / "cache"
     folder = render_design("gnome:test", tmp_path / "test.svg", 100, cache=cache)
     assert folder == cache / "gnome_test" and (folder / "ok").is_file()
@@ -48,8 +49,9 @@ def test_a_rendered_design_appears_whole_and_leaves_no_staging_folder(tmp_path: 
     assert len(load_design(folder)) == len(render_designs.LABELS) == 53
 
 
-def test_a_design_put_in_place_by_another_process_meanwhile_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                    written: list[Path]) -> None:
+def test_a_design_put_in_place_by_another_process_meanwhile_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: list[Path]
+) -> None:
     cache = tmp_path / "cache"
     other = cache / "gnome_test"
 

@@ -10,9 +10,11 @@ from models.training.dataset import match_index
 
 
 def test_a_perfect_mask_gives_back_each_card_within_the_benchmarks_match() -> None:
-    cards = [("AS", np.float32([[100, 80], [260, 96], [244, 320], [84, 304]])),  # turned a little
-             ("KH", np.float32([[600, 300], [700, 300], [700, 440], [600, 440]])),  # upright, 100 px wide
-             ("7C", np.float32([[706, 300], [806, 300], [806, 440], [706, 440]]))]  # 6 px from KH
+    cards = [
+        ("AS", np.float32([[100, 80], [260, 96], [244, 320], [84, 304]])),  # turned a little
+        ("KH", np.float32([[600, 300], [700, 300], [700, 440], [600, 440]])),  # upright, 100 px wide
+        ("7C", np.float32([[706, 300], [806, 300], [806, 440], [706, 440]])),
+    ]  # 6 px from KH
     mask = card_mask(cards)
     assert mask.shape == (180, 320)
     found = outlines(mask.astype(np.float32))

@@ -22,7 +22,8 @@ from vision.zones import layout_for
 
 
 def test_the_truth_corners_lie_where_the_card_is_drawn() -> None:
-    """The shipped detector, knowing nothing of the truth, finds each card at the corners ``SimTable.card_corners`` gives (the
+    """The shipped detector, knowing nothing of the truth, finds each card at the corners ``SimTable.card_corners``
+    gives (the
     recognition benchmark's match: corners within 12% of the card's width)."""
     sim = SimTable(layout_for("chinese-ten", 2), seed=3, camera=SimCamera(tilt_deg=20, roll_deg=5))
     for k, card in enumerate(("7D", "KS", "AH")):

@@ -46,6 +46,12 @@ def test_the_summary_counts_each_condition() -> None:
         {**base, "passes": False, "size_ratio": [1.0, 1.0], "direction_off": 0.0},
         {"searched": False},
     ]
-    assert summarise(cases) == {"missed": 5, "size_pass_searched": 4, "passes_its_tests": 3,
-                                "of_those_at_the_searched_size": 2, "of_those_in_a_tried_direction": 2,
-                                "of_those_both": 1, "of_those_a_rectangle_within_0.12": 1}
+    assert summarise(cases) == {
+        "missed": 5,
+        "size_pass_searched": 4,
+        "passes_its_tests": 3,
+        "of_those_at_the_searched_size": 2,
+        "of_those_in_a_tried_direction": 2,
+        "of_those_both": 1,
+        "of_those_a_rectangle_within_0.12": 1,
+    }

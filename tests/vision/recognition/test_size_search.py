@@ -14,7 +14,9 @@ from vision.size_search import (
 )
 
 
-def _card_image(angle: float, size: tuple[float, float] = (44.0, 62.0), stripes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def _card_image(
+    angle: float, size: tuple[float, float] = (44.0, 62.0), stripes: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """A grey table with vertical stripes and one pale card (``size``, turned by ``angle``) whose inside is
     cut by dark bars reaching its edges (a court figure): no closed outline holds it."""
     img = np.full((240, 320), 90, np.uint8)
@@ -94,8 +96,9 @@ def test_a_direction_is_tried_at_its_own_bin_when_the_bin_beside_it_has_the_larg
     """``favoured_directions`` ranks bins by their count plus their neighbours' and tries the fullest of the
     three. Directions 55.5 (a card; bin 18 of 3 degrees) with a spread of others in bins 19-21 (cards
     turned 58-64 degrees): the 3-bin sum peaks at bin 19, yet the card's own bin 18 is tried, not 58.5."""
-    directions = np.concatenate([np.full(845, 55.5), np.full(709, 58.5), np.full(656, 61.5), np.full(747, 64.5),
-                                 np.full(600, 1.5)])
+    directions = np.concatenate(
+        [np.full(845, 55.5), np.full(709, 58.5), np.full(656, 61.5), np.full(747, 64.5), np.full(600, 1.5)]
+    )
     tried = favoured_directions(directions, 3)
     assert 55.5 in tried and 58.5 not in tried, tried
 
@@ -130,5 +133,6 @@ def test_directions_computed_only_at_edge_pixels_equal_the_whole_map_there_and_a
     assert np.array_equal(sparse[on], whole[on])
     assert not sparse[~on].any()
     # the matched filter reads no other pixel: the rectangles found are the same
-    assert [s for s, _ in rectangles_of_size(edges, whole, 44.0, 62.0, tolerance=0.06, level=0.7)] == \
-        [s for s, _ in rectangles_of_size(edges, sparse, 44.0, 62.0, tolerance=0.06, level=0.7)]
+    assert [s for s, _ in rectangles_of_size(edges, whole, 44.0, 62.0, tolerance=0.06, level=0.7)] == [
+        s for s, _ in rectangles_of_size(edges, sparse, 44.0, 62.0, tolerance=0.06, level=0.7)
+    ]

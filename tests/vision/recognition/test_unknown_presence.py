@@ -25,10 +25,18 @@ def test_each_reported_outline_is_judged_against_the_true_cards() -> None:
     """An outline near a true card matched it, whatever it was read; one far from every card is a false card.
     A true card no outline matched adds nothing."""
     truth = [("QH", CARD), ("2C", CARD + 300), ("5D", CARD + (0, 600))]  # the 5D is missed
-    seen = [_seen("QH", CARD + 4, 1.0), _seen(UNKNOWN, CARD + 300, 0.7),
-            _seen(UNKNOWN, CARD + (600, 0), 0.5), _seen("back", CARD + (900, 0), 0.95)]
-    assert outlines_of(truth, seen) == [Outline(True, False, 1.0), Outline(True, True, 0.7),
-                                        Outline(False, True, 0.5), Outline(False, False, 0.95)]
+    seen = [
+        _seen("QH", CARD + 4, 1.0),
+        _seen(UNKNOWN, CARD + 300, 0.7),
+        _seen(UNKNOWN, CARD + (600, 0), 0.5),
+        _seen("back", CARD + (900, 0), 0.95),
+    ]
+    assert outlines_of(truth, seen) == [
+        Outline(True, False, 1.0),
+        Outline(True, True, 0.7),
+        Outline(False, True, 0.5),
+        Outline(False, False, 0.95),
+    ]
     assert outlines_of([], seen[:1]) == [Outline(False, False, 1.0)]
     assert outlines_of(truth, []) == []
 
@@ -36,16 +44,23 @@ def test_each_reported_outline_is_judged_against_the_true_cards() -> None:
 def test_the_summary_counts_the_unknowns_under_each_bar_false_cards_and_cards_apart() -> None:
     """Only outlines read unknown are under a bar, strictly below it; a false card read a name counts among
     the false cards only."""
-    rows = [Outline(False, True, 0.55),  # false, unknown: under every bar
-            Outline(False, True, 0.72),  # false, unknown: under 0.75 on
-            Outline(False, False, 0.3),  # false, read a name: no bar drops it
-            Outline(True, True, 0.8),  # a card read unknown: under 0.85 on (not 0.8 itself)
-            Outline(True, False, 0.1)]  # a card named: never counted
+    rows = [
+        Outline(False, True, 0.55),  # false, unknown: under every bar
+        Outline(False, True, 0.72),  # false, unknown: under 0.75 on
+        Outline(False, False, 0.3),  # false, read a name: no bar drops it
+        Outline(True, True, 0.8),  # a card read unknown: under 0.85 on (not 0.8 itself)
+        Outline(True, False, 0.1),
+    ]  # a card named: never counted
     got: dict[str, Any] = summary(rows)
     assert (got["false_cards"], got["false_read_unknown"], got["cards_read_unknown"]) == (3, 2, 1)
-    assert got["under_bar"] == {"0.6": {"false_cards": 1, "cards": 0}, "0.7": {"false_cards": 1, "cards": 0},
-                                "0.75": {"false_cards": 2, "cards": 0}, "0.8": {"false_cards": 2, "cards": 0},
-                                "0.85": {"false_cards": 2, "cards": 1}, "0.9": {"false_cards": 2, "cards": 1}}
+    assert got["under_bar"] == {
+        "0.6": {"false_cards": 1, "cards": 0},
+        "0.7": {"false_cards": 1, "cards": 0},
+        "0.75": {"false_cards": 2, "cards": 0},
+        "0.8": {"false_cards": 2, "cards": 0},
+        "0.85": {"false_cards": 2, "cards": 1},
+        "0.9": {"false_cards": 2, "cards": 1},
+    }
     assert summary([], bars=(0.5,))["under_bar"] == {"0.5": {"false_cards": 0, "cards": 0}}
 
 

@@ -71,8 +71,10 @@ def test_a_card_read_as_the_other_suit_of_its_colour_is_counted_as_such(monkeypa
 
 def test_other_wrong_readings_and_unknowns_are_not_other_suit(monkeypatch: pytest.MonkeyPatch) -> None:
     other_colour = {"C": "H", "S": "D", "D": "S", "H": "C"}
-    counts = _run(monkeypatch, lambda label: "unknown" if label[0] in "A234567" or label == "back"
-                  else label[0] + other_colour[label[1]])
+    counts = _run(
+        monkeypatch,
+        lambda label: "unknown" if label[0] in "A234567" or label == "back" else label[0] + other_colour[label[1]],
+    )
     for c in counts.values():
         assert c.other_suit == 0
         assert c.unknown > 0 and c.wrong > 0 and c.unknown + c.wrong == c.cards and c.named == 0
@@ -80,6 +82,7 @@ def test_other_wrong_readings_and_unknowns_are_not_other_suit(monkeypatch: pytes
 
 def test_the_shipped_model_reads_untrained_jumbo_styles() -> None:
     from vision.recognizer import Recognizer
+
     style = next(s for s in range(960, 1200) if is_jumbo(s))
     counts = validate_fonts.validate(Recognizer(), (style,), 1, 5)
     real = counts["realistic"]
@@ -89,6 +92,7 @@ def test_the_shipped_model_reads_untrained_jumbo_styles() -> None:
 
 def test_the_shipped_pair_decided_again_gives_the_recognisers_own_counts_and_a_looser_one_names_more() -> None:
     from vision.recognizer import Recognizer
+
     # without the blur look, which names the one hard card these styles leave unknown (session 31); 24 styles:
     # through their true outlines the first 16 are all named since SECOND_LOOK_BELOW is 0.7 (session 30), which
     # leaves a looser pair nothing to name. Seed 6: in seed 5's scenes as drawn since session 35 (clutter under the
@@ -107,12 +111,14 @@ def test_the_shipped_pair_decided_again_gives_the_recognisers_own_counts_and_a_l
 
 def test_a_pair_stricter_than_the_second_look_is_refused() -> None:
     from vision.recognizer import SECOND_LOOK_BELOW, Recognizer
+
     with pytest.raises(ValueError, match="over second_look_below"):
         validate_fonts.validate(Recognizer(), (960,), 1, 5, pairs=((SECOND_LOOK_BELOW + 0.1, 0.2),))
 
 
-def test_zooms_reach_the_recogniser_and_bad_ones_are_refused(monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_zooms_reach_the_recogniser_and_bad_ones_are_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--zooms Z ...`` measures the second look with other zoomed crops (none after the flag: without them);
     a zoom outside 1.0-1.8 is a usage error, and ``evaluate --zooms --write`` is refused (the model card holds
     the shipped settings only)."""
@@ -129,8 +135,11 @@ def test_zooms_reach_the_recogniser_and_bad_ones_are_refused(monkeypatch: pytest
     for argv in ([], ["--zooms"], ["--zooms", "1.2", "1.4"]):
         validate_fonts.main(["--styles", "960-961", *argv])
     assert seen == [SECOND_LOOK_ZOOMS, (), (1.2, 1.4)]
-    for main, argv in ((validate_fonts.main, ["--zooms", "2.5"]), (evaluate.main, ["--zooms", "0.9", "--scenes", "1"]),
-                       (evaluate.main, ["--zooms", "1.2", "--write", "--scenes", "1"])):
+    for main, argv in (
+        (validate_fonts.main, ["--zooms", "2.5"]),
+        (evaluate.main, ["--zooms", "0.9", "--scenes", "1"]),
+        (evaluate.main, ["--zooms", "1.2", "--write", "--scenes", "1"]),
+    ):
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2
@@ -138,7 +147,8 @@ def test_zooms_reach_the_recogniser_and_bad_ones_are_refused(monkeypatch: pytest
 
 
 def test_both_corners_reaches_the_recogniser_and_cannot_write_the_model_card(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--both-corners`` reads both index corners of every card (``one_corner_sure=None``); the model card
     holds the shipped settings only."""
     from models.training import evaluate
@@ -160,16 +170,26 @@ def test_both_corners_reaches_the_recogniser_and_cannot_write_the_model_card(
     assert "--both-corners" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("flag", "given", "bad", "allowed"), [
-    ("--pip-look-below", ("0.5",), ("0", "1.01", "most"), "over 0 and at most 1"),
-    ("--second-look-below", ("0.55", "0"), ("-0.1", "1.01", "nan", "most"), "from 0 to 1"),
-    ("--blur-look-below", ("0.8",), ("0", "1.01", "most"), "over 0 and at most 1")])
+@pytest.mark.parametrize(
+    ("flag", "given", "bad", "allowed"),
+    [
+        ("--pip-look-below", ("0.5",), ("0", "1.01", "most"), "over 0 and at most 1"),
+        ("--second-look-below", ("0.55", "0"), ("-0.1", "1.01", "nan", "most"), "from 0 to 1"),
+        ("--blur-look-below", ("0.8",), ("0", "1.01", "most"), "over 0 and at most 1"),
+    ],
+)
 def test_look_thresholds_reach_the_recogniser_in_each_script_and_bad_ones_are_refused(
-        flag: str, given: tuple[str, ...], bad: tuple[str, ...], allowed: str, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    flag: str,
+    given: tuple[str, ...],
+    bad: tuple[str, ...],
+    allowed: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """``--pip-look-below X``, ``--second-look-below X`` and ``--blur-look-below X`` (validate_fonts, evaluate,
     bench_recognition) are the recogniser's ``pip_look_below``, ``second_look_below`` and ``blur_look_below``, the
-    shipped PIP_LOOK_BELOW, SECOND_LOOK_BELOW and BLUR_LOOK_BELOW without them; a value outside the range each takes is a usage error naming it. (``evaluate --write`` with
+    shipped PIP_LOOK_BELOW, SECOND_LOOK_BELOW and BLUR_LOOK_BELOW without them; a value outside the range each takes is
+    a usage error naming it. (``evaluate --write`` with
     either: ``test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser``.)"""
     import sys
 
@@ -226,7 +246,8 @@ def _script_mains(monkeypatch: pytest.MonkeyPatch) -> list[Callable[[list[str]],
 
 @pytest.mark.parametrize("look", ["pip", "blur"])
 def test_a_look_threshold_with_that_look_off_is_refused_in_each_script(
-        look: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    look: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A threshold for a look that is not taken says nothing: refused, not ignored."""
     for main in _script_mains(monkeypatch):
         with pytest.raises(SystemExit) as exc:
@@ -240,6 +261,7 @@ def test_detect_mode_deals_the_same_frames_and_its_true_outline_reading_equals_t
     is the plain mode's named count card for card, and what is found and named through detection is at most
     that many (here, a floor: most cards of two untrained styles are found)."""
     from vision.recognizer import Recognizer
+
     rec = Recognizer()
     styles = (960, 1201)
     plain = validate_fonts.validate(rec, styles, 1, 5)
@@ -258,14 +280,19 @@ def test_detect_mode_deals_the_same_frames_and_its_true_outline_reading_equals_t
         assert (tmp_path / f["frame"]).is_file()
 
 
-def test_detect_mode_counts_a_card_the_detector_does_not_outline_as_missed(monkeypatch: pytest.MonkeyPatch,
-                                                                            tmp_path: Any) -> None:
+def test_detect_mode_counts_a_card_the_detector_does_not_outline_as_missed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
     """A detector that finds nothing misses every card; one that outlines only a false card invents one a
     frame; each such frame is drawn and listed."""
     import vision.recognizer as recognizer
     from vision.recognizer import Recognizer
-    monkeypatch.setattr(recognizer, "detect_cards",
-                        lambda frame, config, plane=None, ignore=(): [np.array([[5, 5], [95, 5], [95, 140], [5, 140]], np.float32)])
+
+    monkeypatch.setattr(
+        recognizer,
+        "detect_cards",
+        lambda frame, config, plane=None, ignore=(): [np.array([[5, 5], [95, 5], [95, 140], [5, 140]], np.float32)],
+    )
     counts = validate_fonts.validate_detection(Recognizer(learned=False), (960,), 1, 5, misses=tmp_path)
     for t in counts.values():
         assert t.cards > 0 and t.found == t.named == 0 and t.false_cards <= t.frames
@@ -275,8 +302,13 @@ def test_detect_mode_counts_a_card_the_detector_does_not_outline_as_missed(monke
 
 
 def test_detector_flags_need_detect_and_pairs_do_not_go_with_it(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in (["--calibrated"], ["--detector", "size_pass=false"], ["--misses", "x"],
-                 ["--detect", "--pairs", "0.4/0.1"], ["--detect", "--detector", "no_such_field=1"]):
+    for argv in (
+        ["--calibrated"],
+        ["--detector", "size_pass=false"],
+        ["--misses", "x"],
+        ["--detect", "--pairs", "0.4/0.1"],
+        ["--detect", "--detector", "no_such_field=1"],
+    ):
         with pytest.raises(SystemExit) as exc:
             validate_fonts.main(["--styles", "960-961", *argv])
         assert exc.value.code == 2
@@ -303,11 +335,23 @@ def test_pairs_over_a_lowered_second_look_threshold_are_refused() -> None:
         validate_fonts.validate(Recognizer(second_look_below=0.3), (960,), 1, 5, pairs=((0.45, 0.15),))
 
 
-@pytest.mark.parametrize("argv", [["--detector", "size_angles=6"], ["--zooms"], ["--both-corners"], ["--no-pip-look"],
-                                  ["--pip-look-below", "0.5"], ["--second-look-below", "0.5"], ["--no-blur-look"],
-                                  ["--blur-look-below", "0.5"], ["--no-learned"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--detector", "size_angles=6"],
+        ["--zooms"],
+        ["--both-corners"],
+        ["--no-pip-look"],
+        ["--pip-look-below", "0.5"],
+        ["--second-look-below", "0.5"],
+        ["--no-blur-look"],
+        ["--blur-look-below", "0.5"],
+        ["--no-learned"],
+    ],
+)
 def test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser(
-        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     """The model card (``cardnet.json``'s accuracy) holds the shipped recogniser's figures: each flag that
     measures another setting is a usage error with ``--write``, named in the message."""
     from models.training import evaluate

@@ -75,8 +75,11 @@ def test_no_markers_keeps_the_fallback_fixed_geometry() -> None:
     layout = layout_for("chinese-ten", 3)
     sim = SimTable(layout, seed=1, camera=SimCamera(tilt_deg=10))
     corners = cv2.perspectiveTransform(
-        np.array([[[0, 0], [layout.width_mm, 0], [layout.width_mm, layout.height_mm], [0, layout.height_mm]]],
-                 np.float64), sim.mat_to_image)[0]
+        np.array(
+            [[[0, 0], [layout.width_mm, 0], [layout.width_mm, layout.height_mm], [0, layout.height_mm]]], np.float64
+        ),
+        sim.mat_to_image,
+    )[0]
     fixed = Calibration.fixed(layout, corners)
     cal = Calibrator(layout, fallback=fixed)
     blank = np.full((720, 1280, 3), 90, np.uint8)  # no mat at all

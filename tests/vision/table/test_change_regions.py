@@ -43,8 +43,9 @@ def test_each_box_grows_by_a_card_length_cut_at_the_frame_and_overlapping_ones_m
     assert card_length(known) == pytest.approx(150)
     assert regions_around([(600, 400, 640, 460)], known, FRAME, grow=1.0) == [(450, 250, 790, 610)]
     assert regions_around([(10, 10, 40, 40)], known, FRAME, grow=0.5) == [(0, 0, 115, 115)]
-    merged = regions_around([(100, 100, 120, 120), (250, 100, 270, 120), (1100, 500, 1120, 520)], known, FRAME,
-                            grow=0.5)  # the first two, grown by 75 px, overlap; the third lies apart
+    merged = regions_around(
+        [(100, 100, 120, 120), (250, 100, 270, 120), (1100, 500, 1120, 520)], known, FRAME, grow=0.5
+    )  # the first two, grown by 75 px, overlap; the third lies apart
     assert merged == [(25, 25, 345, 195), (1025, 425, 1195, 595)]
     assert not overlaps(merged[0], merged[1])
 
@@ -117,7 +118,10 @@ def test_pending_regions_gather_changes_until_settled_and_start_whole() -> None:
     assert changes == [(240, 80, 280, 160)]
     assert pending.regions(changes, [], known, FRAME) == [(165, 5, 355, 235)]
     missing = [_card(1000, 500)]  # a card no region holds gets its own
-    assert pending.regions([], missing, known, FRAME) == [(165, 5, 355, 235), (925, 425, 1176, 716)]  # (its box ends exclusive)
+    assert pending.regions([], missing, known, FRAME) == [
+        (165, 5, 355, 235),
+        (925, 425, 1176, 716),
+    ]  # (its box ends exclusive)
     pending.settled()
     assert pending.regions([], [], known, FRAME) is None  # nothing left to detect: no regions
     pending.whole_next()

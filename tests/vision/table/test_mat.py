@@ -34,9 +34,9 @@ def test_png_is_true_size(tmp_path: Path) -> None:
     out = write_mat(layout_for("chinese-ten", 3), tmp_path / "mat.png", dpi=100)
     data = out.read_bytes()
     i = data.index(b"pHYs")
-    ppm_x, ppm_y, unit = struct.unpack(">IIB", data[i + 4:i + 13])
+    ppm_x, ppm_y, unit = struct.unpack(">IIB", data[i + 4 : i + 13])
     assert unit == 1 and ppm_x == ppm_y == round(100 / 0.0254)
-    assert zlib.crc32(data[i:i + 13]) == struct.unpack(">I", data[i + 13:i + 17])[0]
+    assert zlib.crc32(data[i : i + 13]) == struct.unpack(">I", data[i + 13 : i + 17])[0]
     img = cv2.imread(str(out))
     assert img is not None and img.shape[1] == round(594 / 25.4 * 100)
 
@@ -48,7 +48,7 @@ def test_pdf_structure_and_page_size(tmp_path: Path) -> None:
     media = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
     assert media and abs(float(media.group(1)) - 594 * 72 / 25.4) < 0.01
     xref = int(re.search(rb"startxref\n(\d+)", pdf).group(1))  # type: ignore[union-attr]
-    assert pdf[xref:xref + 4] == b"xref"
+    assert pdf[xref : xref + 4] == b"xref"
     offsets = [int(m) for m in re.findall(rb"(\d{10}) 00000 n", pdf)]
     for n, off in enumerate(offsets, start=1):
         assert pdf[off:].startswith(f"{n} 0 obj".encode())

@@ -65,8 +65,7 @@ def test_face_up_move_is_one_move(sim: SimTable) -> None:
     a = sim.place("AH", "layout", animate=False)
     sim.move(a, "capture:3", face_up=True, seat=3)
     acts = [x for f in sim.run() for x in f.finished]
-    assert [(e.kind, e.card, e.zone, e.from_zone) for e in acts[0].expected] == [
-        ("moved", "AH", "capture:3", "layout")]
+    assert [(e.kind, e.card, e.zone, e.from_zone) for e in acts[0].expected] == [("moved", "AH", "capture:3", "layout")]
 
 
 def test_still_frames_are_fast_to_make(sim: SimTable) -> None:

@@ -34,8 +34,13 @@ class Run:
         self.events: list[TableEvent] = []
 
     def step(self, *obs: Recognition, occluded: bool = False, look: bool = True) -> list[TableEvent]:
-        got = self.tracker.update(list(obs) if look else None, calibration=CAL, frame_index=self.frame,
-                                  timestamp=self.frame / 15, occluded=occluded)
+        got = self.tracker.update(
+            list(obs) if look else None,
+            calibration=CAL,
+            frame_index=self.frame,
+            timestamp=self.frame / 15,
+            occluded=occluded,
+        )
         self.frame += 1
         self.events += got
         return got
@@ -135,7 +140,8 @@ def test_occlusion_holds_events_and_absence_under_a_hand_is_not_removal() -> Non
     # meanwhile a card was laid: nothing is reported until the view clears
     assert r.steps(2, seen("KD", SLOT[0]), seen("2C", SLOT[1]), seen("5H", SLOT[2])) == []
     assert kinds(r.step(seen("KD", SLOT[0]), seen("2C", SLOT[1]), seen("5H", SLOT[2]))) == [
-        ("appeared", "5H", "layout")]
+        ("appeared", "5H", "layout")
+    ]
     # sightings during occlusion do not count toward a decision either
     assert r.steps(5, seen("8S", SLOT[3]), occluded=True) == []
     assert r.steps(2, seen("KD", SLOT[0]), seen("2C", SLOT[1]), seen("5H", SLOT[2])) == []
@@ -155,8 +161,11 @@ def test_capture_of_a_pair_face_down() -> None:
     r.steps(3, seen("3D", SLOT[0]), seen("7D", SLOT[1]), seen("JC", SLOT[2]))
     r.steps(8, occluded=True)
     ev = r.steps(4, seen("JC", SLOT[2]), seen("back", (PILE.x, PILE.y)))
-    assert sorted(kinds(ev)) == [("appeared", "back", "capture:1"), ("removed", "3D", "layout"),
-                                 ("removed", "7D", "layout")]
+    assert sorted(kinds(ev)) == [
+        ("appeared", "back", "capture:1"),
+        ("removed", "3D", "layout"),
+        ("removed", "7D", "layout"),
+    ]
     assert [e.kind for e in ev][-1] is EventKind.APPEARED  # removals come first
 
 

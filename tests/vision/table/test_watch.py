@@ -142,8 +142,9 @@ def test_the_learned_outlines_watch_the_simulated_table_as_well() -> None:
     assert max(latency) <= 4
 
 
-def test_cli_watch_gives_the_recogniser_the_outline_networks_unless_told_not_to(monkeypatch,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_watch_gives_the_recogniser_the_outline_networks_unless_told_not_to(
+    monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import vision.recognizer
 
     made: list[object] = []
@@ -164,7 +165,8 @@ def test_cli_watch_json_on_the_sim(capsys: pytest.CaptureFixture[str]) -> None:
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert lines and all(x["event"] in ("appeared", "removed", "moved", "turned_over") for x in lines)
     assert {"event": "appeared", "card": "back", "zone": "stock"}.items() <= lines[0].items() or any(
-        x["card"] == "back" and x["zone"] == "stock" for x in lines)
+        x["card"] == "back" and x["zone"] == "stock" for x in lines
+    )
     assert all(isinstance(x["frames"], list) and 0 <= x["confidence"] <= 1 for x in lines)
 
 
@@ -227,8 +229,9 @@ def test_the_recogniser_is_given_the_calibration_as_the_table_plane() -> None:
     ignored: list[list[np.ndarray]] = []
 
     class Recording:
-        def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
-                      ignore: list[np.ndarray] = ()) -> list:  # type: ignore[type-arg, assignment]
+        def recognize(
+            self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: list[np.ndarray] = ()
+        ) -> list:  # type: ignore[type-arg, assignment]
             planes.append(plane)
             ignored.append(list(ignore))
             return oracle.recognize(frame_bgr)
@@ -247,8 +250,9 @@ def test_the_recogniser_is_given_the_calibration_as_the_table_plane() -> None:
         assert np.allclose(on_mat.max(axis=0), [m.x + layout.marker_mm + 5, m.y + layout.marker_mm + 5], atol=0.01)
 
 
-def _recognised_mat(cards: tuple[str, ...], stock: tuple[str, ...] = ()) -> tuple[SimTable, np.ndarray, np.ndarray,
-                                                                                  Any, list[np.ndarray]]:
+def _recognised_mat(
+    cards: tuple[str, ...], stock: tuple[str, ...] = ()
+) -> tuple[SimTable, np.ndarray, np.ndarray, Any, list[np.ndarray]]:
     """The chinese-ten-3 mat (sim seed 11, tilt 20) with ``cards`` laid out and ``stock``: the sim, its frame, the
     plane its markers give, the real recogniser and the outlines it finds there."""
     from vision.calibration import calibrate_once
@@ -279,8 +283,9 @@ def test_a_card_put_down_is_found_by_detecting_only_around_it(grow: float) -> No
     sim.place("QD", "layout", animate=False)
     after = sim.render()
     gate = ChangeGate()
-    regions = regions_around(changed_boxes(gate.small(before), gate.small(after), after.shape), known, after.shape,
-                             grow=grow)
+    regions = regions_around(
+        changed_boxes(gate.small(before), gate.small(after), after.shape), known, after.shape, grow=grow
+    )
     assert regions
     cut = [q for q in known if any(overlaps(quad_box(q), r) and not inside(quad_box(q), r) for r in regions)]
     kept = [q for q in known if not any(inside(quad_box(q), r) for r in regions)]
@@ -305,20 +310,29 @@ class RecordingRecogniser:
         self.oracle = oracle
         self.calls: list[list[tuple[int, int, int, int]] | None] = []
 
-    def recognize(self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None,
-                  ignore: list[np.ndarray] = ()) -> list:  # type: ignore[type-arg, assignment]
+    def recognize(
+        self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: list[np.ndarray] = ()
+    ) -> list:  # type: ignore[type-arg, assignment]
         self.calls.append(None)
         return self.oracle.recognize(frame_bgr)
 
-    def recognize_regions(self, frame_bgr: np.ndarray, regions: list[tuple[int, int, int, int]],
-                          known: list[np.ndarray], *, plane: np.ndarray | None = None,
-                          ignore: list[np.ndarray] = (), readings: list = ()  # type: ignore[type-arg, assignment]
-                          ) -> list:  # type: ignore[type-arg]
+    def recognize_regions(
+        self,
+        frame_bgr: np.ndarray,
+        regions: list[tuple[int, int, int, int]],
+        known: list[np.ndarray],
+        *,
+        plane: np.ndarray | None = None,
+        ignore: list[np.ndarray] = (),
+        readings: list = (),  # type: ignore[type-arg, assignment]
+    ) -> list:  # type: ignore[type-arg]
         self.calls.append(list(regions))
         return self.oracle.recognize_regions(frame_bgr, regions, known, readings=readings)
 
 
-def _settled_table(make_recogniser: Any, **watcher_options: Any) -> tuple[Any, SimTable, SimOracle, Any, TableWatcher, int]:
+def _settled_table(
+    make_recogniser: Any, **watcher_options: Any
+) -> tuple[Any, SimTable, SimOracle, Any, TableWatcher, int]:
     """The chinese-ten-2 mat (sim seed 4, tilt 20) with a stock of three and KH and 5C laid out, watched until settled
     through ``make_recogniser(SimOracle(sim))``, its calls then cleared: (layout, sim, oracle, recogniser, watcher,
     the next frame's index)."""
@@ -378,8 +392,9 @@ def test_the_mats_markers_are_no_cards_paper() -> None:
     cal = calibrate_once(layout, frame)
     areas = marker_areas(layout, cal)
     s = DEFAULT_CONFIG.scale
-    ring = [np.round((cal.to_image(a)[0] + 0.5) * s - 0.5).astype(int)
-            for a in layout.marker_areas(MARKER_QUIET_MM / 2)]  # a corner inside each white margin
+    ring = [
+        np.round((cal.to_image(a)[0] + 0.5) * s - 0.5).astype(int) for a in layout.marker_areas(MARKER_QUIET_MM / 2)
+    ]  # a corner inside each white margin
     plain, ignoring = FrameCues(frame, DEFAULT_CONFIG), FrameCues(frame, DEFAULT_CONFIG, areas)
     assert plain.paper is not None and ignoring.paper is not None
     assert sum(plain.paper.paper[y, x] > 0 for x, y in ring) >= len(ring) - 1
@@ -418,10 +433,16 @@ def test_a_card_found_in_a_region_and_kept_from_before_is_reported_once() -> Non
 class MissingInRegions(RecordingRecogniser):
     """As ``RecordingRecogniser``, but a detection of regions finds no card that was not known before."""
 
-    def recognize_regions(self, frame_bgr: np.ndarray, regions: list[tuple[int, int, int, int]],
-                          known: list[np.ndarray], *, plane: np.ndarray | None = None,
-                          ignore: list[np.ndarray] = (), readings: list = ()  # type: ignore[type-arg, assignment]
-                          ) -> list:  # type: ignore[type-arg]
+    def recognize_regions(
+        self,
+        frame_bgr: np.ndarray,
+        regions: list[tuple[int, int, int, int]],
+        known: list[np.ndarray],
+        *,
+        plane: np.ndarray | None = None,
+        ignore: list[np.ndarray] = (),
+        readings: list = (),  # type: ignore[type-arg, assignment]
+    ) -> list:  # type: ignore[type-arg]
         got = super().recognize_regions(frame_bgr, regions, known, plane=plane, ignore=ignore, readings=readings)
         centres = [np.asarray(q).reshape(4, 2).mean(axis=0) for q in known]
         return [r for r in got if any(np.linalg.norm(r.corners.mean(axis=0) - c) < 20 for c in centres)]

@@ -9,8 +9,9 @@ import pytest
 from vision.errors import CalibrationError
 from vision.zones import available_layouts, layout_for, load_layout, parse_layout, parse_mat_spec
 
-EXPECTED = {f"chinese-ten-{n}" for n in (2, 3, 4)} | {f"frog-{n}" for n in range(3, 8)} | {
-    f"garbage-{n}" for n in range(3, 9)}
+EXPECTED = (
+    {f"chinese-ten-{n}" for n in (2, 3, 4)} | {f"frog-{n}" for n in range(3, 8)} | {f"garbage-{n}" for n in range(3, 9)}
+)
 
 
 def test_every_game_and_player_count_has_a_layout() -> None:
@@ -25,8 +26,11 @@ def test_layout_is_consistent(name: str) -> None:
     seats = {z.seat for z in layout.zones if z.kind == "seat"}
     assert seats == set(range(1, layout.players + 1))
     kinds = {z.kind for z in layout.zones}
-    needed = {"chinese-ten": {"layout", "stock", "capture"}, "frog": {"trick", "widow", "capture"},
-              "garbage": {"turnup", "stock", "discard"}}[game]
+    needed = {
+        "chinese-ten": {"layout", "stock", "capture"},
+        "frog": {"trick", "widow", "capture"},
+        "garbage": {"turnup", "stock", "discard"},
+    }[game]
     assert needed <= kinds
     for z in layout.zones:
         for s in z.slots:  # every slot lies in its own zone, so a card put there is assigned to it
@@ -54,15 +58,18 @@ def test_round_trip_through_json() -> None:
     assert again == layout
 
 
-@pytest.mark.parametrize("patch, message", [
-    ({"format": 9}, "unsupported format"),
-    ({"zones": [{"name": "x", "kind": "pond", "rect": [0, 0, 10, 10]}]}, "kind"),
-    ({"zones": [{"name": "x", "kind": "seat", "rect": [590, 0, 100, 10]}]}, "leaves"),
-    ({"zones": [{"name": "x", "kind": "seat", "rect": [0, 0, 10]}]}, "rect"),
-    ({"zones": [{"name": "x", "kind": "seat", "rect": [0, 0, 9, 9]}] * 2}, "repeat"),
-    ({"markers": {"size_mm": 30, "at": [{"id": 1, "x": 0, "y": 0}]}}, "markers"),
-    ({"mat": {"width_mm": "wide", "height_mm": 3}}, "number"),
-])
+@pytest.mark.parametrize(
+    "patch, message",
+    [
+        ({"format": 9}, "unsupported format"),
+        ({"zones": [{"name": "x", "kind": "pond", "rect": [0, 0, 10, 10]}]}, "kind"),
+        ({"zones": [{"name": "x", "kind": "seat", "rect": [590, 0, 100, 10]}]}, "leaves"),
+        ({"zones": [{"name": "x", "kind": "seat", "rect": [0, 0, 10]}]}, "rect"),
+        ({"zones": [{"name": "x", "kind": "seat", "rect": [0, 0, 9, 9]}] * 2}, "repeat"),
+        ({"markers": {"size_mm": 30, "at": [{"id": 1, "x": 0, "y": 0}]}}, "markers"),
+        ({"mat": {"width_mm": "wide", "height_mm": 3}}, "number"),
+    ],
+)
 def test_bad_layouts_are_rejected_with_a_reason(patch: dict, message: str) -> None:
     data = layout_for("chinese-ten", 2).to_dict() | patch
     with pytest.raises(CalibrationError, match=message):

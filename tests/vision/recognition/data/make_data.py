@@ -1,6 +1,6 @@
 """Writes the saved test images (our own procedurally drawn cards; no third-party art) and truth.json.
 
-    .venv/bin/python tests/vision/recognition/data/make_data.py
+.venv/bin/python tests/vision/recognition/data/make_data.py
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from models.training.synth import HARD, SceneSpec, faces_deck, make_scene  # noq
 
 def main() -> None:
     truth = {}
-    specs = [("felt.jpg", SceneSpec(n_cards=12, background="felt"), 40),
-             ("wood_clutter.jpg", SceneSpec(n_cards=10, background="wood", clutter=4), 41),
-             ("hard.jpg", HARD, 42)]
+    specs = [
+        ("felt.jpg", SceneSpec(n_cards=12, background="felt"), 40),
+        ("wood_clutter.jpg", SceneSpec(n_cards=10, background="wood", clutter=4), 41),
+        ("hard.jpg", HARD, 42),
+    ]
     for name, spec, seed in specs:
         rng = np.random.default_rng(seed)
         scene = make_scene(rng, faces_deck(seed), spec)
