@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import queue
 import sys
@@ -18,8 +19,16 @@ from typing import Any
 
 from firmware_bridge.backends import ENV_VAR
 from firmware_bridge.dealer import Dealer, DealError, DealResult
-from firmware_bridge.errors import BridgeError, LinkError
-from firmware_bridge.messages import Pattern, Target
+from firmware_bridge.errors import BridgeError
+from firmware_bridge.messages import ALL_SEATS, MAX_DEAL_COUNT, Pattern, Target
+
+# Exit codes (docs/protocol.md): 0 done; 1 the machine could not do it (hopper empty, jam, door open,
+# stopped, no result in time: the message says how many cards went out); 2 a bad argument, no link,
+# no answer, or a reply that breaks the protocol.
+EXIT_OK = 0
+EXIT_DEVICE = 1
+EXIT_USAGE_OR_LINK = 2
+MAX_TIMEOUT_S = 3600.0
 
 COLOURS = {
     "off": (0, 0, 0),
@@ -47,6 +56,40 @@ def _colour(text: str) -> tuple[int, int, int]:
     return (rgb[0], rgb[1], rgb[2])
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
+        raise argparse.ArgumentTypeError(
+            f"seconds must be a number above 0 and at most {MAX_TIMEOUT_S:g}, not {text!r}"
+        )
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_DEAL_COUNT:
+        raise argparse.ArgumentTypeError(f"a count of 1..{MAX_DEAL_COUNT} cards, not {text!r}")
+    return value
+
+
+def _seat(text: str) -> int:
+    if text.strip().lower() == "all":
+        return ALL_SEATS
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 1 <= value <= 255:
+        raise argparse.ArgumentTypeError(f"a seat number (1 and up, as the machine has them) or 'all', not {text!r}")
+    return value
+
+
 def _target(text: str) -> Target:
     try:
         return Target.parse(text)
@@ -60,7 +103,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get(ENV_VAR),
         help=f"device URL: /dev/ttyACM0, a pty path, socket://host:port (default ${ENV_VAR})",
     )
-    parser.add_argument("--timeout", type=float, default=2.0, help="seconds of silence before giving up")
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=2.0,
+        help="seconds the device may stay silent, and the margin on top of the time a command needs (default 2)",
+    )
     parser.add_argument("--json", action="store_true", help="print results as JSON")
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     sub.add_parser("hello", help="who is the device")
@@ -70,14 +118,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sub.add_parser("stop", help="stop every motor")
     deal = sub.add_parser("deal", help="deal cards to a seat or place")
     deal.add_argument("--to", type=_target, required=True, help="seat:N, widow, layout, stock, slough, turnup")
-    deal.add_argument("--count", type=int, default=1)
+    deal.add_argument("--count", type=_count, default=1, help=f"1..{MAX_DEAL_COUNT} cards (default 1)")
     deal.add_argument("--face", choices=["up", "down"], default="down")
     leds = sub.add_parser("leds", help="set a seat LED's colour and pattern")
-    leds.add_argument("--seat", default="all", help="seat number or 'all'")
+    leds.add_argument("--seat", type=_seat, default=ALL_SEATS, help="seat number or 'all' (the default)")
     leds.add_argument("--colour", "--color", type=_colour, default=(255, 255, 255))
     leds.add_argument("--pattern", choices=[p.name.lower() for p in Pattern], default="solid")
     events = sub.add_parser("events", help="print device events for a while")
-    events.add_argument("--seconds", type=float, default=10.0)
+    events.add_argument("--seconds", type=_seconds, default=10.0)
 
 
 def _jsonable(value: Any) -> Any:
@@ -93,22 +141,27 @@ def _jsonable(value: Any) -> Any:
 def run(args: argparse.Namespace) -> int:
     if not args.port:
         print(f"dealer: no port: pass --port URL or set {ENV_VAR}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE_OR_LINK
     try:
         dealer = Dealer.open(args.port, timeout=args.timeout, home=args.action in ("deal", "shuffle"))
-    except (BridgeError, OSError) as exc:
-        print(f"dealer: {exc}", file=sys.stderr)
-        return 2
+    except DealError as exc:  # homing failed: the machine's own answer
+        return _fail(exc, EXIT_DEVICE)
+    except (BridgeError, OSError, ValueError) as exc:
+        return _fail(exc, EXIT_USAGE_OR_LINK)
     try:
         return _act(dealer, args)
     except DealError as exc:
-        print(f"dealer: {exc}", file=sys.stderr)
-        return 1
-    except (LinkError, OSError, ValueError) as exc:
-        print(f"dealer: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc, EXIT_DEVICE)
+    except (BridgeError, OSError, ValueError) as exc:  # the package's root: no traceback reaches the user
+        return _fail(exc, EXIT_USAGE_OR_LINK)
     finally:
         dealer.close()
+
+
+def _fail(exc: BaseException, code: int) -> int:
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    print(f"dealer: {message}", file=sys.stderr)
+    return code
 
 
 def _print(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
@@ -144,9 +197,6 @@ def _act(dealer: Dealer, args: argparse.Namespace) -> int:
         dealer.stop()
         _print(args, {"stopped": True}, "stopped")
     elif action == "deal":
-        if not 1 <= args.count <= 52:
-            print("dealer: --count must be 1..52", file=sys.stderr)
-            return 2
         result: DealResult = dealer.deal(args.to, args.count, args.face)
         cards = " ".join(str(c) if c is not None else "??" for c in result.cards)
         _print(
@@ -165,14 +215,13 @@ def _act(dealer: Dealer, args: argparse.Namespace) -> int:
             + (f": {cards}" if any(c is not None for c in result.cards) else "")
             + ("" if result.ok else f"; stopped: {result.reason} ({result.code.name})"),
         )
-        return 0 if result.ok else 1
+        return EXIT_OK if result.ok else EXIT_DEVICE
     elif action == "leds":
-        seat = 0 if args.seat == "all" else int(args.seat)
-        dealer.set_led(seat, args.colour, args.pattern)
+        dealer.set_led(args.seat, args.colour, args.pattern)
         _print(
             args,
-            {"seat": seat, "colour": args.colour, "pattern": args.pattern},
-            f"seat {args.seat}: {args.pattern} {args.colour}",
+            {"seat": args.seat, "colour": args.colour, "pattern": args.pattern},
+            f"seat {args.seat or 'all'}: {args.pattern} {args.colour}",
         )
     elif action == "events":
         end = time.monotonic() + args.seconds

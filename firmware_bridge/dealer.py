@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_bridge.backends import Backend, resolve
-from firmware_bridge.errors import DeviceError, FrameError, LinkError
+from firmware_bridge.errors import DeviceError, FrameError, LinkError, ProtocolError
 from firmware_bridge.framing import Frame
 from firmware_bridge.link import Link, LinkStats, RebootedWhileWaiting
 from firmware_bridge.messages import (
+    CARD_UNKNOWN,
     CARD_UNREADABLE,
     CardDealt,
     DealRequest,
@@ -36,6 +37,7 @@ from firmware_bridge.messages import (
     Target,
     card_from_code,
     decode_codes,
+    is_card_code,
 )
 from table.cards import Card
 
@@ -110,6 +112,13 @@ class DealtCard:
     face: Face
     card: Card | None  # None when the device does not read cards (or could not read this one)
     unreadable: bool = False
+
+    @property
+    def code(self) -> int:
+        """The card's code on the wire: its index, CARD_UNREADABLE or CARD_UNKNOWN."""
+        if self.card is not None:
+            return self.card.index
+        return CARD_UNREADABLE if self.unreadable else CARD_UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,14 +378,14 @@ class Dealer:
     def hello(self) -> DeviceInfo:
         frame = self._request(MsgType.HELLO)
         if frame.type != MsgType.HELLO_INFO:
-            raise DeviceError(f"HELLO answered with {frame.type:#04x}")
+            raise ProtocolError(f"HELLO answered with {_type_name(frame.type)}, not HELLO_INFO")
         self.info = DeviceInfo.from_hello(HelloInfo.decode(frame.payload, frame.boot))
         return self.info
 
     def status(self) -> DeviceStatus:
         frame = self._request(MsgType.STATUS)
         if frame.type != MsgType.STATUS_INFO:
-            raise DeviceError(f"STATUS answered with {frame.type:#04x}")
+            raise ProtocolError(f"STATUS answered with {_type_name(frame.type)}, not STATUS_INFO")
         s = StatusInfo.decode(frame.payload)
         self.last_status = DeviceStatus(s.hopper, s.homed, s.door_open, s.busy, s.last_error, s.position)
         return self.last_status
@@ -414,9 +423,13 @@ class Dealer:
 
     def set_led(self, seat: int, colour: tuple[int, int, int], pattern: Pattern | str = Pattern.SOLID) -> None:
         """Raw LED control: ``seat`` 1..N or 0 for every seat, an RGB colour and a pattern."""
-        p = pattern if isinstance(pattern, Pattern) else Pattern[str(pattern).upper()]
-        if any(not 0 <= c <= 255 for c in colour):
-            raise ValueError(f"colour components must be 0..255: {colour}")
+        try:
+            p = pattern if isinstance(pattern, Pattern) else Pattern[str(pattern).upper()]
+        except KeyError:
+            names = ", ".join(x.name.lower() for x in Pattern)
+            raise ValueError(f"LED pattern must be one of {names}, not {pattern!r}") from None
+        if self.info is not None and not 0 <= seat <= self.info.seats:
+            raise ValueError(f"seat {seat}: the machine has {self.info.seats} seats (0 addresses every seat)")
         frame = self._request(MsgType.LED, LedRequest(seat, p, colour).encode())
         if frame.type == MsgType.FAILED:
             failed = Failed.decode(frame.payload)
@@ -435,12 +448,18 @@ class Dealer:
         payload = DealRequest(t, count, f).encode()
         progress: dict[int, DealtCard] = {}
 
+        lies: list[str] = []  # progress that cannot be right: the deal's result is not trusted
+
         def on_progress(frame: Frame) -> None:
             try:
                 cd = CardDealt.decode(frame.payload)
             except FrameError:
                 return
-            if cd.number not in progress:
+            if not (1 <= cd.number <= count and cd.total == count and cd.target == t and cd.face == f):
+                lies.append(f"CARD_DEALT {cd.number} of {cd.total} to {cd.target} for a deal of {count} to {t}")
+            elif not is_card_code(cd.code):
+                lies.append(f"CARD_DEALT with card code {cd.code}, outside the protocol")
+            elif cd.number not in progress:
                 dealt = DealtCard(cd.number, cd.target, cd.face, card_from_code(cd.code), cd.code == CARD_UNREADABLE)
                 progress[cd.number] = dealt
                 self._emit(CardDealtEvent(frame.request, dealt))
@@ -455,11 +474,14 @@ class Dealer:
                 return DealResult(t, f, count, dealt, ErrorCode.DEVICE_REBOOTED, f"{exc}; {after}", hopper)
             except LinkError as exc:
                 raise DealInterrupted(f"deal to {t}: {exc}", tuple(progress[n] for n in sorted(progress))) from exc
+            if lies:
+                raise ProtocolError(f"deal to {t}: {lies[0]}")
             if frame.type == MsgType.DONE:
-                codes = decode_codes(frame.payload, "DONE")
+                codes = _checked_cards(decode_codes(frame.payload, "DONE"), count, progress, exact=True)
                 return DealResult(t, f, count, self._dealt(codes, t, f))
             if frame.type == MsgType.FAILED:
                 failed = Failed.decode(frame.payload)
+                _checked_cards(failed.cards, count, progress, exact=False)
                 code = ErrorCode.DEVICE_REBOOTED if failed.code is ErrorCode.STALE_BOOT else failed.code
                 dealt = self._dealt(failed.cards, t, f)
                 if code is ErrorCode.DEVICE_REBOOTED:
@@ -467,7 +489,7 @@ class Dealer:
                     after, hopper = self._recover_quietly()
                     return DealResult(t, f, count, dealt, code, f"{REASONS[code]}; {after}", hopper)
                 return DealResult(t, f, count, dealt, code, REASONS.get(code, code.name))
-            raise DeviceError(f"DEAL answered with {frame.type:#04x}")
+            raise ProtocolError(f"DEAL answered with {_type_name(frame.type)}, not DONE or FAILED")
 
     @staticmethod
     def _dealt(codes: tuple[int, ...], target: Target, face: Face) -> tuple[DealtCard, ...]:
@@ -482,3 +504,30 @@ class Dealer:
         except (LinkError, DeviceError) as exc:
             return f"recovery pending ({exc})", None
         return f"re-homed; {status.hopper} cards in the hopper", status.hopper
+
+
+def _type_name(mtype: int) -> str:
+    try:
+        return MsgType(mtype).name
+    except ValueError:
+        return f"type {mtype:#04x}"
+
+
+def _checked_cards(
+    codes: tuple[int, ...], count: int, progress: dict[int, DealtCard], *, exact: bool
+) -> tuple[int, ...]:
+    """The card codes of a DEAL's final reply, refused as a :class:`ProtocolError` when they cannot be
+    right: more cards than asked (or, for DONE, fewer), codes outside the protocol, or a card other than
+    the one its CARD_DEALT reported."""
+    if len(codes) > count or (exact and len(codes) != count):
+        raise ProtocolError(
+            f"the device says it dealt {len(codes)} of {count} cards: a DEAL reply that cannot be right"
+        )
+    bad = [code for code in codes if not is_card_code(code)]
+    if bad:
+        raise ProtocolError(f"DEAL reply with card codes outside the protocol: {', '.join(map(str, bad))}")
+    for number, code in enumerate(codes, start=1):
+        seen = progress.get(number)
+        if seen is not None and seen.code != code:
+            raise ProtocolError(f"card {number} reported as code {seen.code}, then as {code} in the final reply")
+    return codes

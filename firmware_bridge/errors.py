@@ -17,3 +17,9 @@ class FrameError(BridgeError, ValueError):
 
 class DeviceError(BridgeError, RuntimeError):
     """The device answered a command with an error code (``code``, ``recoverable``)."""
+
+
+class ProtocolError(DeviceError):
+    """A well-framed reply that cannot be right: the wrong reply type for the command, more cards than
+    were asked for, card codes outside the protocol. The device (or whatever speaks for it) is not to be
+    trusted with this command's result."""

@@ -158,6 +158,11 @@ def card_from_code(code: int) -> Card | None:
     return ALL_CARDS[code] if code < len(ALL_CARDS) else None
 
 
+def is_card_code(code: int) -> bool:
+    """A code the protocol allows for a dealt card: a card's index, CARD_UNREADABLE or CARD_UNKNOWN."""
+    return 0 <= code < len(ALL_CARDS) or code in (CARD_UNREADABLE, CARD_UNKNOWN)
+
+
 def card_code(card: Card | None) -> int:
     return CARD_UNKNOWN if card is None else card.index
 
@@ -197,6 +202,10 @@ class LedRequest:
     colour: tuple[int, int, int] = (0, 0, 0)
 
     def encode(self) -> bytes:
+        if not 0 <= self.seat <= 255:
+            raise ValueError(f"LED seat must be 0 (every seat) or 1..255, not {self.seat}")
+        if len(self.colour) != 3 or any(not 0 <= c <= 255 for c in self.colour):
+            raise ValueError(f"colour components must be 0..255: {self.colour}")
         return bytes([self.seat, self.pattern, *self.colour])
 
     @classmethod

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from firmware_bridge.errors import BridgeError
 from firmware_bridge.firmware import core as firmware_core
 from firmware_bridge.firmware import proto
 from firmware_bridge.messages import CARD_UNKNOWN, Face, Target, TargetKind
@@ -488,9 +489,16 @@ class SimServer:
         """Close the pty master: to the host this is a USB cable pulled out."""
         self._stop_thread()
         self._wire.close()
-        if self._link_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self._link_path.unlink()
+        self._remove_own_link()
+
+    def _remove_own_link(self) -> None:
+        """Remove the link only while it is still the one this server made (pointing at its pty)."""
+        link = self._link_path
+        if link is None:
+            return
+        with contextlib.suppress(OSError):
+            if os.readlink(link) == getattr(self._wire, "slave_name", None):
+                link.unlink()
 
     def plug(self) -> None:
         """A new pty behind the same path (as udev's stable by-id link): the cable is back."""
@@ -505,9 +513,7 @@ class SimServer:
     def stop(self) -> None:
         self._stop_thread()
         self._wire.close()
-        if self._link_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self._link_path.unlink()
+        self._remove_own_link()
         if self._tmpdir is not None:
             with contextlib.suppress(OSError):
                 os.rmdir(self._tmpdir)
@@ -538,12 +544,18 @@ def serve_pty(sim: Simulator, *, link: str | Path | None = None) -> SimServer:
         tmpdir = tempfile.mkdtemp(prefix="cardtable-dealer-")
         link = Path(tmpdir) / "tty"
     link_path = Path(link)
+    _check_link_free(link_path)
     wire = PtyWire()
-    _point(link_path, wire.slave_name)
+    try:
+        _point(link_path, wire.slave_name)
+    except BaseException:
+        wire.close()
+        raise
     thread, stopping = _start_thread(sim, wire, "dealer-sim-pty")
     server = SimServer(sim, str(link_path), wire, thread, stopping, link_path, tmpdir)
 
     def restart() -> None:
+        _check_link_free(link_path)
         new_wire = PtyWire()
         _point(link_path, new_wire.slave_name)
         server._wire = new_wire
@@ -553,12 +565,37 @@ def serve_pty(sim: Simulator, *, link: str | Path | None = None) -> SimServer:
     return server
 
 
+class LinkPathTaken(BridgeError, FileExistsError):
+    """The path asked for the pty's link holds something this simulator did not make."""
+
+
+def _check_link_free(link: Path) -> None:
+    """Refuse a link path that holds anything but a stale pty link.
+
+    A regular file, a folder, or a link to anything that exists is someone else's: it is never replaced
+    (nor deleted on exit). A dangling link into ``/dev/pts/`` is what a killed simulator leaves
+    behind: that one is replaced.
+    """
+    if not os.path.lexists(link):
+        return
+    if link.is_symlink():
+        target = os.readlink(link)
+        if target.startswith("/dev/pts/") and not os.path.exists(link):
+            return
+        raise LinkPathTaken(f"will not replace {link}: it is a link to {target}, not a stale pty link of a simulator")
+    raise LinkPathTaken(f"will not replace {link}: it exists and is not a link this simulator made")
+
+
 def _point(link: Path, target: str) -> None:
-    tmp = link.with_name(link.name + ".new")
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
+    """Make ``link`` point at ``target`` at once (a temporary link of a unique name, then a rename)."""
+    tmp = Path(tempfile.mktemp(prefix=f".{link.name}.", dir=link.parent))
     os.symlink(target, tmp)
-    os.replace(tmp, link)
+    try:
+        os.replace(tmp, link)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 def serve_tcp(sim: Simulator, port: int = 0, *, host: str = "127.0.0.1") -> SimServer:
