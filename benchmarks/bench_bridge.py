@@ -112,9 +112,9 @@ def deals(n: int, speed: float, faults: list[str]) -> dict[str, object]:
 
 def reboots(cards: int = 120, garbled: bool = False) -> dict[str, float]:
     """A board that reboots after every 7 cards, mid-deal: how fast the host notices, and nothing twice."""
-    from firmware_bridge.backends import sim_backend
     from firmware_bridge.dealer import LinkEvent
     from firmware_bridge.messages import ErrorCode
+    from firmware_bridge.sim_backends import sim_backend
     from firmware_bridge.simulator import Faults, Simulator
     from table.cards import multi_pack
 

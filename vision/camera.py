@@ -10,6 +10,10 @@
 ``sim:chinese-ten,3``  the simulated table (:mod:`vision.simtable`) with a random demo script
 =====================  ===============================================================
 
+A scheme beyond the built-in ones registers itself, as pyserial's URL handlers and gpiozero's pin
+factories do: an entry point in the group ``cardtable.camera_schemes`` (the simulator's ``sim:``), or
+:func:`register_scheme` at run time. This module never imports the simulator.
+
 Options follow a ``?``: ``fps=15``, ``width=1280``, ``height=720``, ``realtime=1`` (pace a file or
 the simulator at ``fps`` and drop frames a slow reader misses), ``loop=1`` (files and folders), and
 for ``sim:`` also ``seed``, ``tilt``, ``yaw``, ``noise``, ``blur``, ``script=random|none``.
@@ -26,8 +30,9 @@ import random
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -41,6 +46,7 @@ from vision.errors import CameraError
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v", ".mjpeg", ".mjpg")
 WARMUP_FRAMES = 15
+SCHEME_ENTRY_POINTS = "cardtable.camera_schemes"  # schemes that register themselves (the simulator's sim:)
 
 
 @dataclass(frozen=True, eq=False)
@@ -405,11 +411,41 @@ def _options(query: str) -> dict[str, str]:
     return dict(parse_qsl(query, keep_blank_values=True))
 
 
-def _num(opts: dict[str, str], key: str, default: float, spec: str) -> float:
+def number_option(opts: dict[str, str], key: str, default: float, spec: str) -> float:
+    """The number option ``key`` of ``spec`` (``default`` when absent); a :class:`CameraError` if it is not one."""
     try:
         return float(opts.get(key, default))
     except ValueError:
         raise CameraError(f"{spec}: option {key}={opts[key]!r} is not a number") from None
+
+
+def flag_option(opts: dict[str, str], key: str) -> bool:
+    """Whether the yes/no option ``key`` is on (``1``, ``true``, ``yes``); off when absent."""
+    return opts.get(key, "0") in ("1", "true", "yes")
+
+
+SchemeOpener = Callable[[str, str, dict[str, str]], CameraSource]
+"""Builds (not opens) the source of a spec from the spec, what follows its ``scheme:`` and its options."""
+
+_schemes: dict[str, SchemeOpener] = {}
+
+
+def register_scheme(scheme: str, opener: SchemeOpener) -> None:
+    """Open ``scheme:...`` specs with ``opener`` (at run time; installed schemes are entry points)."""
+    _schemes[scheme] = opener
+
+
+def scheme_opener(scheme: str) -> SchemeOpener | None:
+    """The opener registered for ``scheme``: at run time, else by an installed entry point; None if none."""
+    if scheme not in _schemes:
+        for point in entry_points(group=SCHEME_ENTRY_POINTS, name=scheme):
+            _schemes[scheme] = point.load()
+    return _schemes.get(scheme)
+
+
+def scheme_names() -> list[str]:
+    """The schemes registered now (the built-in ones are not listed)."""
+    return sorted({*_schemes, *(point.name for point in entry_points(group=SCHEME_ENTRY_POINTS))})
 
 
 def open_camera(spec: str, **overrides: Any) -> CameraSource:
@@ -425,11 +461,11 @@ def camera_for(spec: str, **overrides: Any) -> CameraSource:
     base, _, query = spec.partition("?") if not spec.startswith(("rtsp:", "http:", "https:")) else (spec, "", "")
     opts = _options(query)
     opts.update({k: str(v) for k, v in overrides.items()})
-    fps = _num(opts, "fps", 15.0, spec)
-    realtime = opts.get("realtime", "0") in ("1", "true", "yes")
-    loop = opts.get("loop", "0") in ("1", "true", "yes")
-    width = int(_num(opts, "width", 1280, spec))
-    height = int(_num(opts, "height", 720, spec))
+    fps = number_option(opts, "fps", 15.0, spec)
+    realtime = flag_option(opts, "realtime")
+    loop = flag_option(opts, "loop")
+    width = int(number_option(opts, "width", 1280, spec))
+    height = int(number_option(opts, "height", 720, spec))
     scheme, sep, rest = base.partition(":")
     if not sep or len(scheme) == 1:  # a bare path (or a Windows drive letter)
         scheme, rest = ("folder", base) if Path(base).is_dir() else ("file", base)
@@ -448,29 +484,11 @@ def camera_for(spec: str, **overrides: Any) -> CameraSource:
         return VideoCaptureSource(spec, rest, live=False, fps=fps, realtime=realtime, loop=loop)
     if scheme == "folder":
         return FolderSource(spec, rest, fps=fps, realtime=realtime, loop=loop)
-    if scheme == "sim":
-        from vision.simtable import SimCamera, SimTable
-        from vision.zones import parse_mat_spec
-
-        layout = parse_mat_spec(rest or "chinese-ten,3")
-        if "width" not in opts and "height" not in opts:  # the camera a mat of this size needs
-            from vision.simtable import default_camera
-
-            width, height = default_camera(layout).width, default_camera(layout).height
-        camera = SimCamera(
-            width=width, height=height, tilt_deg=_num(opts, "tilt", 15.0, spec), yaw_deg=_num(opts, "yaw", 0.0, spec)
-        )
-        seed = int(_num(opts, "seed", 0, spec))
-        sim = SimTable(
-            layout,
-            seed=seed,
-            camera=camera,
-            fps=fps,
-            noise=_num(opts, "noise", 3.0, spec),
-            blur=_num(opts, "blur", 0.0, spec),
-        )
-        limit = int(_num(opts, "frames", 0, spec)) or None
-        return SimSource(
-            sim, spec=spec, fps=fps, realtime=realtime, script=opts.get("script", "random"), seed=seed, limit=limit
-        )
-    raise CameraError(f"{spec}: unknown camera scheme {scheme!r} (picam:, usb:N, rtsp://, file:, folder:, sim:)")
+    opener = scheme_opener(scheme)
+    if opener is not None:
+        return opener(spec, rest, opts)
+    known = ", ".join(["picam:", "usb:N", "rtsp://", "file:", "folder:", *(f"{name}:" for name in scheme_names())])
+    raise CameraError(
+        f"{spec}: unknown camera scheme {scheme!r} ({known}; a scheme installed as an entry point needs the "
+        "package reinstalled: make setup)"
+    )

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision.camera import SimSource, flag_option, number_option
 from vision.events import BACK, UNKNOWN
 from vision.faces import render_back, render_face
 from vision.mat import draw_mat
@@ -935,3 +936,42 @@ class RandomPlay:
             sim.take([lay[0].id], None, seat=seat)
         else:
             self._deal()
+
+
+def open_sim_source(spec: str, rest: str, opts: dict[str, str]) -> SimSource:
+    """The ``sim:GAME,PLAYERS`` camera (registered by scheme: the entry point ``sim`` in the group
+    ``cardtable.camera_schemes``): a :class:`SimTable` of that mat, with ``seed``, ``tilt``, ``yaw``,
+    ``noise``, ``blur``, ``frames`` and ``script=random|none`` options."""
+    from vision.zones import parse_mat_spec
+
+    fps = number_option(opts, "fps", 15.0, spec)
+    layout = parse_mat_spec(rest or "chinese-ten,3")
+    if "width" not in opts and "height" not in opts:  # the camera a mat of this size needs
+        width, height = default_camera(layout).width, default_camera(layout).height
+    else:
+        width, height = int(number_option(opts, "width", 1280, spec)), int(number_option(opts, "height", 720, spec))
+    camera = SimCamera(
+        width=width,
+        height=height,
+        tilt_deg=number_option(opts, "tilt", 15.0, spec),
+        yaw_deg=number_option(opts, "yaw", 0.0, spec),
+    )
+    seed = int(number_option(opts, "seed", 0, spec))
+    sim = SimTable(
+        layout,
+        seed=seed,
+        camera=camera,
+        fps=fps,
+        noise=number_option(opts, "noise", 3.0, spec),
+        blur=number_option(opts, "blur", 0.0, spec),
+    )
+    limit = int(number_option(opts, "frames", 0, spec)) or None
+    return SimSource(
+        sim,
+        spec=spec,
+        fps=fps,
+        realtime=flag_option(opts, "realtime"),
+        script=opts.get("script", "random"),
+        seed=seed,
+        limit=limit,
+    )

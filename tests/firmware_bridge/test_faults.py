@@ -13,12 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge.backends import serial_backend, sim_backend
+from firmware_bridge.backends import serial_backend
 from firmware_bridge.dealer import Dealer, DealInterrupted, LinkEvent
 from firmware_bridge.errors import LinkError
 from firmware_bridge.framing import Frame
 from firmware_bridge.link import Link, open_serial
 from firmware_bridge.messages import ErrorCode, MsgType
+from firmware_bridge.sim_backends import sim_backend
 from firmware_bridge.simulator import Faults, Simulator, serve_pty
 from table.cards import multi_pack, shuffled, standard_pack
 
