@@ -7,6 +7,10 @@ the referee judging them into the engine, the dealer driven over the serial link
 every input journalled. At the end: the score table and whether the refereed result equals the
 simulation's truth. Killed and run again with the same command, the game resumes where it was.
 
+``--web [HOST:]PORT`` serves the table page while the game runs (docs/web.md); with ``--host-answers`` the
+players leave the referee's questions to the host page, and ``--doubt P`` makes the camera doubt some cards laid
+on the layout so that the referee asks about them.
+
 Exit codes: 0 the refereed result equals the truth; 1 it differs (or the game did not finish);
 2 bad arguments.
 """
@@ -66,16 +70,53 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
     parser.add_argument("--new", action="store_true", help="start a new game even if this one is open")
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
+    from table.web.address import add_web_argument
+
+    add_web_argument(parser, "the game live, with the host's controls")
+    parser.add_argument(
+        "--host-answers",
+        action="store_true",
+        help="with --web: the players leave the referee's questions to the host page instead of their buttons",
+    )
+    parser.add_argument(
+        "--doubt",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="Chinese Ten: the camera doubts a card laid on the layout with probability P, so the referee asks",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     journal_path = args.journal or default_path()
-    if args.game != "chinese-ten":
-        from table.demo import run_frog_garbage
+    if args.host_answers and args.web is None:
+        print("cardtable demo: --host-answers needs --web (the host answers on the table page)", file=sys.stderr)
+        return 2
+    if not 0.0 <= args.doubt <= 1.0:
+        print(f"cardtable demo: --doubt is a probability from 0 to 1, not {args.doubt}", file=sys.stderr)
+        return 2
+    args.page = None
+    if args.web is not None:
+        from table.web.table_page import TablePage
 
-        args.journal = journal_path
-        return run_frog_garbage.run_cli(args)
-    return run_chinese_ten(args, journal_path)
+        try:
+            args.page = TablePage.start(
+                args.web, players=args.players, journal=journal_path, out=sys.stderr if args.json else sys.stdout
+            )
+        except TableError as exc:
+            print(f"cardtable demo: {exc}", file=sys.stderr)
+            return 2
+    try:
+        if args.game != "chinese-ten":
+            from table.demo import run_frog_garbage
+
+            args.journal = journal_path
+            return run_frog_garbage.run_cli(args)
+        return run_chinese_ten(args, journal_path)
+    finally:
+        if args.page is not None:
+            args.page.linger(args.web_linger, sys.stderr if args.json else sys.stdout)
+            args.page.stop()
 
 
 def _resume_seed(journal_path: Path, prefix: str) -> int | None:
@@ -120,6 +161,8 @@ def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
         record=args.record,
         timeout=args.timeout,
         new=args.new,
+        doubt=args.doubt,
+        host_answers=args.host_answers,
     )
     view = None if args.json else TerminalView()
     if not args.json:
@@ -131,7 +174,7 @@ def run_chinese_ten(args: argparse.Namespace, journal_path: Path) -> int:
     if args.deals is not None or args.match:
         return _run_match(cfg, args, view)
     try:
-        result = run_demo(cfg, view=view)
+        result = run_demo(cfg, view=view, page=args.page)
     except (TableError, OSError) as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 1
@@ -177,7 +220,7 @@ def _run_match(cfg: object, args: argparse.Namespace, view: object) -> int:
         print("cardtable demo: --deals must be at least 1", file=sys.stderr)
         return 2
     try:
-        match = run_match(cfg, deals=args.deals, view=view)  # type: ignore[arg-type]
+        match = run_match(cfg, deals=args.deals, view=view, page=args.page)  # type: ignore[arg-type]
     except (TableError, OSError) as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 1

@@ -1,6 +1,7 @@
 """``cardtable history`` lists the journalled matches and games; ``cardtable export GAME_ID`` writes
 a journalled game's record (``docs/records.md``), which ``cardtable replay`` accepts and which
-reproduces the score the table kept.
+reproduces the score the table kept. ``cardtable history --web [HOST:]PORT`` serves the journal's games on
+the table page (its replay viewer steps through any of them) until interrupted.
 
 Exit codes: 0 done; 1 no such game, or the game cannot be exported; 2 the journal cannot be read.
 """
@@ -27,6 +28,9 @@ def _journal_arg(parser: argparse.ArgumentParser) -> None:
 def configure_history(parser: argparse.ArgumentParser) -> None:
     _journal_arg(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per match and game")
+    from table.web.address import add_web_argument
+
+    add_web_argument(parser, "the journal's games and their replays, until Ctrl-C", linger=False)
 
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +87,9 @@ def run_history(args: argparse.Namespace) -> int:
     journal = _open(args.journal)
     if journal is None:
         return 2
+    if args.web is not None:
+        journal.close()
+        return _serve(args.web, journal.path)
     with journal:
         games = journal.games()
         matches = {m.id: m for m in journal.matches()}
@@ -119,6 +126,21 @@ def run_history(args: argparse.Namespace) -> int:
             if m.totals:
                 totals = " ".join(f"{k}:{v}" for k, v in m.totals.get("totals", {}).items())
                 print(f"match {m.id}: {m.game} {m.rules}, totals {totals}{' (finished)' if m.finished else ''}")
+    return 0
+
+
+def _serve(address: Any, path: Path) -> int:
+    from table.web.table_page import TablePage
+
+    try:
+        page = TablePage.start(address, journal=path, live=False)
+    except TableError as exc:
+        print(f"cardtable history: {exc}", file=sys.stderr)
+        return 2
+    try:
+        page.linger(None)
+    finally:
+        page.stop()
     return 0
 
 

@@ -12,6 +12,10 @@ confirm, undo and dispute. The terminal takes the same commands, one a line::
     dispute [SEAT] [why]    override the seat's open flag
     quit                    stop; the same command later resumes the game
 
+``--web [HOST:]PORT`` serves the table page beside the game (docs/web.md): the camera's view, the game as the
+referee knows it, flags, questions and moves; the host's page (its URL carries the token, printed at start and
+drawn as a QR code) answers with a tap, which becomes the same input as the terminal's command.
+
 Every input is journalled before it is acted on; killed and started again with the same command,
 the game continues where it was. Exit codes: 0 the game finished (or quit), 2 bad configuration.
 """
@@ -40,6 +44,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--journal", type=Path, default=None, help=f"SQLite journal (default: table.toml or {default_path()})"
     )
+    from table.web.address import add_web_argument
+
+    add_web_argument(parser, "the game live, with the host's controls")
 
 
 def parse_command(line: str, players: int) -> Any:
@@ -109,6 +116,14 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
     from vision.zones import layout_for, load_layout
 
     journal_path = args.journal or (Path(cfg.journal) if cfg.journal else default_path())
+    page = None
+    if args.web is not None:
+        from table.web.table_page import TablePage
+
+        # raises AddressError (a TableError) when it cannot listen, before anything else starts
+        page = TablePage.start(
+            args.web, players=cfg.players, journal=journal_path, token=cfg.web.token, names=cfg.seat_name
+        )
     journal = Journal(journal_path)
     key = f"play:{cfg.game}:{cfg.rules}:{cfg.players}"
     session, first = GameSession.open(
@@ -129,6 +144,8 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
         flush=True,
     )
     loop = TableLoop(session, view=TerminalView(names=names))
+    if page is not None:
+        page.attach(session, loop, dealer_machine=cfg.dealer.port is not None)
     device = None
     if cfg.dealer.port:
         from firmware_bridge.dealer import Dealer
@@ -146,6 +163,7 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
     layout = load_layout(cfg.camera.layout) if cfg.camera.layout else layout_for(cfg.game, cfg.players)
     camera = open_camera(cfg.camera.spec)
     watcher = TableWatcher(layout, Recognizer(threads=1, learned=cfg.camera.learned))
+    on_frame = page.camera(watcher) if page is not None else None
     stopping = threading.Event()
     quit_requested = threading.Event()
 
@@ -157,6 +175,8 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
             try:
                 for event in watcher.process(frame.image, frame_index=frame.index, timestamp=frame.timestamp):
                     loop.post(input_from_event(event))
+                if on_frame is not None:
+                    on_frame(frame.image, frame.index)
             except Exception as exc:  # one bad frame never stops the table
                 print(f"cardtable play: frame {frame.index} skipped: {exc}", file=sys.stderr)
 
@@ -199,4 +219,7 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
     else:
         print(f"stopped; `cardtable play {cfg.game} --players {cfg.players}` resumes game {session.game_id}")
     journal.close()
+    if page is not None:
+        page.linger(args.web_linger)
+        page.stop()
     return 0

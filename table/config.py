@@ -83,6 +83,14 @@ class GpioConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class WebConfig:
+    token: str | None = None  # the table page's host token; None: a new one each start
+
+
+_TOKEN = re.compile(r"^[A-Za-z0-9_\-.~]{16,128}$")
+
+
+@dataclass(frozen=True, slots=True)
 class TableConfig:
     game: str = "chinese-ten"
     rules: str = "pagat"
@@ -97,6 +105,7 @@ class TableConfig:
     journal: str | None = None
     match_target: int | None = None  # G4A: 1000; None: one deal (or the rule set's default)
     deals: int = 1  # deals in a match when no target applies
+    web: WebConfig = WebConfig()
 
     def seat_name(self, seat: int) -> str:
         if seat < len(self.seats):
@@ -123,7 +132,7 @@ def load_config(path: str | Path, *, game: str | None = None, players: int | Non
 
 def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: int | None = None) -> TableConfig:
     """Check a parsed TOML mapping. ``game``/``players`` from the command line take precedence."""
-    _only(data, "", {"table", "seats", "camera", "dealer", "gpio", "leds", "rules"})
+    _only(data, "", {"table", "seats", "camera", "dealer", "gpio", "leds", "rules", "web"})
     table = _section(data, "table")
     _only(table, "table", {"game", "rules", "players", "first_dealer", "journal", "match_target", "deals"})
     game = game or _get(table, "table.game", str, "chinese-ten")
@@ -235,6 +244,12 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
             raise ConfigError(f"leds.{role}", f"a colour written #rrggbb, not {value!r}")
         leds[role] = value.lower()
 
+    web_section = _section(data, "web")
+    _only(web_section, "web", {"token"})
+    token = _get(web_section, "web.token", str, None)
+    if token is not None and not _TOKEN.match(token):
+        raise ConfigError("web.token", "16 to 128 characters of letters, digits and - _ . ~")
+
     return TableConfig(
         game=game,
         rules=rules,
@@ -249,6 +264,7 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         journal=journal,
         match_target=match_target,
         deals=deals,
+        web=WebConfig(token),
     )
 
 

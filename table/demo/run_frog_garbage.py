@@ -88,6 +88,7 @@ class FrogGarbageDemo:
     senses: str = "direct"  # or "vision": SimTable frames through the real camera pipeline
     verbose: bool = False
     new: bool = False  # start a new game even when one with this key is open (else it is resumed)
+    host_answers: bool = False  # the players leave the referee's questions to the host (the table page)
 
     @property
     def rule_name(self) -> str:
@@ -216,7 +217,13 @@ def _rgb(text: str) -> tuple[int, int, int]:
     return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)
 
 
-def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action]], None] | None = None) -> DemoOutcome:
+def run(
+    cfg: FrogGarbageDemo,
+    *,
+    on_actions: Callable[[Input | None, list[Action]], None] | None = None,
+    page: Any = None,
+) -> DemoOutcome:
+    """``page``: a :class:`table.web.table_page.TablePage` to show the game on (``--web``)."""
     from gpiozero.pins.mock import MockFactory
 
     t0 = time.monotonic()
@@ -261,6 +268,8 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
 
         camera = CameraSenses(cfg.game, cfg.players, cfg.seed, post)
         scene = camera.scene
+        if page is not None:
+            camera.on_frame = page.camera(camera.watcher)
     else:
         scene = DirectScene(post)
 
@@ -294,6 +303,8 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
             ) from exc
     if on_actions is not None:
         ctl.loop.listeners.append(on_actions)
+    if page is not None:
+        page.attach(ctl.session, ctl.loop)
     stop = threading.Event()
 
     resting = threading.Event()  # the world's thread has seen the pause
@@ -317,7 +328,7 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
         """People confirm (short press) the card the referee names when it is the card just laid where
         the referee asks about, and say no (hold) otherwise (``confirms``)."""
         prompt = holder["ctl"].referee.prompt
-        if prompt is None or prompt is answered[0] or not idle():
+        if cfg.host_answers or prompt is None or prompt is answered[0] or not idle():
             return
         answered[0] = prompt
         long = not confirms(scene, prompt)
@@ -366,6 +377,8 @@ def run(cfg: FrogGarbageDemo, *, on_actions: Callable[[Input | None, list[Action
                 new = Controller(cfg, dealer, factory, new=False)
                 if on_actions is not None:
                     new.loop.listeners.append(on_actions)
+                if page is not None:
+                    page.attach(new.session, new.loop)
                 holder["ctl"] = new
                 restarts += 1
                 new.loop.start(new.first)
@@ -653,6 +666,7 @@ def run_cli(args: argparse.Namespace) -> int:
         senses=senses,
         timeout=float(getattr(args, "timeout", 900.0)),
         new=bool(getattr(args, "new", False)),
+        host_answers=bool(getattr(args, "host_answers", False)),
     )
     quiet = bool(args.json)
 
@@ -666,7 +680,7 @@ def run_cli(args: argparse.Namespace) -> int:
                 print(f"  cleared: seat {a['seat']} {a['rule']} ({a['how']})", flush=True)
 
     try:
-        outcome = run(cfg, on_actions=None if quiet else show)
+        outcome = run(cfg, on_actions=None if quiet else show, page=getattr(args, "page", None))
     except (ConfigError, TableError) as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 2

@@ -59,6 +59,8 @@ class DemoConfig:
     dealer: int = 0
     match_id: int | None = None
     number: int = 1  # the deal's number within its match
+    doubt: float = 0.0  # the camera doubts a card appearing on the layout with this probability: the referee asks
+    host_answers: bool = False  # the players leave the referee's questions to the host (the table page)
 
     @property
     def key(self) -> str:
@@ -175,8 +177,13 @@ class Presser:
 
 
 def run_demo(
-    cfg: DemoConfig, *, view: View | None = None, on_start: Callable[[GameSession], None] | None = None
+    cfg: DemoConfig,
+    *,
+    view: View | None = None,
+    on_start: Callable[[GameSession], None] | None = None,
+    page: Any = None,
 ) -> DemoResult:
+    """``page``: a :class:`table.web.table_page.TablePage` to show the game on (``--web``)."""
     from gpiozero.pins.mock import MockFactory
 
     from table.controller.adapters import SeatButtons
@@ -208,6 +215,8 @@ def run_demo(
     assert isinstance(referee, ChineseTenReferee)
     wlog = WorldLog(Path(f"{cfg.journal}.world-{session.game_id}.jsonl"), keep=session.resumed)
     loop = TableLoop(session, view=view)
+    if page is not None:
+        page.attach(session, loop)
     prompts = [0]
 
     def count_prompts(inp: Input | None, actions: list[Action]) -> None:
@@ -236,6 +245,8 @@ def run_demo(
         from table.demo.vision_senses import VisionSenses
 
         senses = VisionSenses(cfg, loop)
+        if page is not None:
+            senses.on_frame = page.camera(senses.watcher)
     world = World(
         rules=referee.rules,
         players=cfg.players,
@@ -250,6 +261,7 @@ def run_demo(
         hopper=senses.hopper,
         cheat_kinds=CHEATS if cfg.card_reader else tuple(c for c in CHEATS if c != OUT_OF_TURN),
     )
+    world.answers_prompts = not cfg.host_answers
     senses.attach(world, wlog)
     loop.dealer = senses.dealer
     from firmware_bridge.leds import RecordingLeds
@@ -344,7 +356,7 @@ class MatchResult:
         return bool(self.deals) and all(d.agree for d in self.deals)
 
 
-def run_match(cfg: DemoConfig, *, deals: int | None = None, view: View | None = None) -> MatchResult:
+def run_match(cfg: DemoConfig, *, deals: int | None = None, view: View | None = None, page: Any = None) -> MatchResult:
     """Deal after deal (the deal passing left) until the match is over: the rule set's target
     (G4A: 1000 points) or ``deals`` deals with margins added up. Each deal is a demo game with
     its own seed (``seed + deal - 1``); a killed match resumes in the deal it was in."""
@@ -382,7 +394,7 @@ def run_match(cfg: DemoConfig, *, deals: int | None = None, view: View | None = 
                 "number": number,
             }
         )
-        result = run_demo(deal_cfg, view=view)
+        result = run_demo(deal_cfg, view=view, page=page)
         out.append(result)
         if result.refereed is None and result.truth is not None:
             break  # the deal did not finish: stop here, the same command resumes it

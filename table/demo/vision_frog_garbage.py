@@ -85,6 +85,7 @@ class CameraSenses:
         self.fast = fast
         self.frames = 0
         self.error: str | None = None
+        self.on_frame: Callable[[Any, int], None] | None = None  # the table page's camera hook
         self._quiet = 0
         self._signature: tuple[int, int] = (0, 0)
 
@@ -117,6 +118,8 @@ class CameraSenses:
                     events = []  # a killed controller's pipeline: what it saw dies with it
                 for event in events:
                     self.post(input_from_event(event))
+                if self.on_frame is not None:
+                    self.on_frame(frame.image, frame.index)
                 signature = (self.sim._order, len(self.sim.cards))
                 busy = self.sim.busy or frame.hand or bool(events) or signature != self._signature
                 self._signature = signature

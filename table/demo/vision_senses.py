@@ -11,15 +11,19 @@ the host, exactly as a real machine's card is on the table before its reply arri
 
 from __future__ import annotations
 
+import dataclasses
+import random
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from table.cards import Card
 from table.controller.adapters import MachineDealer, input_from_event
 from table.controller.loop import TableLoop
+from table.controller.referee import Input
 from table.demo.runner import DemoConfig, WorldLog, _Senses
 from table.demo.world import World
 
@@ -59,6 +63,8 @@ class VisionSenses(_Senses):
         self._signature: tuple[int, int] = (0, 0)
         self._writer: Any = None
         self.error: str | None = None
+        self.on_frame: Callable[[Any, int], None] | None = None  # the table page's camera hook
+        self._doubts = random.Random(cfg.seed * 7919 + 1)
 
     # -- the dealer machine ------------------------------------------------------------------------
 
@@ -116,7 +122,9 @@ class VisionSenses(_Senses):
                 frame = self.sim.next_frame()
                 events = self.watcher.process(frame.image, frame_index=frame.index, timestamp=frame.timestamp)
                 for event in events:
-                    self.loop.post(input_from_event(event))
+                    self.loop.post(self._doubted(input_from_event(event)))
+                if self.on_frame is not None:
+                    self.on_frame(frame.image, frame.index)
                 if self._writer is not None:
                     self._writer.write(frame.image)
                 signature = (self.sim._order, len(self.sim.cards))  # any change to the table restarts the count
@@ -136,6 +144,18 @@ class VisionSenses(_Senses):
 
             self.error = f"{type(exc).__name__}: {exc}"
             traceback.print_exc()
+
+    def _doubted(self, inp: Input) -> Input:
+        """With ``--doubt P``, a card appearing on the layout is reported as doubted with probability P, so the
+        referee asks the seat to confirm it (as it does for a card the camera cannot name for sure)."""
+        if (
+            self.cfg.doubt
+            and inp.kind == "appeared"
+            and inp.zone == "layout"
+            and self._doubts.random() < self.cfg.doubt
+        ):
+            return dataclasses.replace(inp, data={**inp.data, "doubt": True})
+        return inp
 
     def idle(self) -> bool:
         signature = (self.sim._order, len(self.sim.cards))

@@ -133,6 +133,7 @@ class World:
         self._deal_complete_hook: Callable[[], list[Card]] | None = None
         self.finished = False
         self.hold_live = False
+        self.answers_prompts = True  # False: the players leave the referee's questions to the host (the table page)
         self._instant = False
         self.restoring = False
         self._restore_hopper: list[Card] = []
@@ -186,7 +187,7 @@ class World:
             self._waiting = step
 
     def _answer_prompt(self) -> None:
-        if self.hold_live:
+        if self.hold_live or not self.answers_prompts:
             return
         seen = self.observe()
         if seen.prompt_yes is None or seen.prompt_serial == self._answered_prompt:

@@ -1,0 +1,84 @@
+"""``--web`` on the commands: ``cardtable history --web`` serves the journal's games without a live table;
+bad addresses and option mixes are refused before anything starts."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from table.demo.runner import DemoConfig, run_demo
+from tests.web.conftest import post_input, request
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cardtable(*args: str) -> list[str]:
+    return [sys.executable, "-m", "table", *args]
+
+
+def test_history_serves_the_journals_games_and_their_replays_without_host_controls(tmp_path: Path) -> None:
+    journal = tmp_path / "j.db"
+    result = run_demo(DemoConfig(players=3, seed=4, journal=journal, senses="direct", timeout=60))
+    assert result.agree
+    proc = subprocess.Popen(
+        _cardtable("history", "--journal", str(journal), "--web", "127.0.0.1:0"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("watch: http://127.0.0.1:"), first + (proc.stderr.read() if proc.poll() else "")
+        url = first.split()[1]
+        second = proc.stdout.readline()
+        assert not second.startswith("host:")  # no live table: no host to be
+        state = request(url, "/api/state").json()
+        assert state["live"] is False and state["game"] is None
+        games = request(url, "/api/games").json()["games"]
+        assert [(g["id"], g["status"], g["game"]) for g in games] == [(result.game_id, "finished", "chinese-ten")]
+        replay = request(url, f"/api/games/{result.game_id}/replay").json()
+        assert replay["agrees"] and replay["steps"][-1]["state"]["result"] == result.refereed
+        assert post_input(url, {"command": "undo"}, None).status == 401
+        assert post_input(url, {"command": "undo"}, "a-guess-at-the-random-token").status == 403
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(timeout=15)
+        finally:
+            proc.kill()
+    assert code == 0
+
+
+def test_bad_web_options_are_refused_before_anything_starts(tmp_path: Path) -> None:
+    journal = tmp_path / "j.db"
+    bad = subprocess.run(
+        _cardtable("demo", "--web", "localhost:99999", "--journal", str(journal)),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "port must be a number from 0 to 65535" in bad.stderr
+    mixed = subprocess.run(
+        _cardtable("demo", "--host-answers", "--journal", str(journal)),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert mixed.returncode == 2 and "--host-answers needs --web" in mixed.stderr
+    assert not journal.exists()
+    started = time.monotonic()
+    missing = subprocess.run(
+        _cardtable("history", "--journal", str(tmp_path / "none.db"), "--web", "0"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert missing.returncode == 2 and "no journal at" in missing.stderr and time.monotonic() - started < 30
