@@ -4,10 +4,13 @@ frame into a JPEG for the viewers in a thread of its own.
 
 The camera thread only hands over references (:meth:`FrameEncoder.offer`); the encoder sends a frame when
 the table moved or what was recognised changed, at most ``fps`` a second, and none while the table is still.
+A frame goes to the viewers inside its stream message (the JPEG in base64, encoded once for all of them), so
+a viewer costs the server one write a frame, not a request.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -94,7 +97,7 @@ class WatcherFrames:
 class EncodedFrame:
     seq: int
     jpeg: bytes
-    notice: bytes  # the FrameJson, as sent on the stream
+    notice: bytes  # the FrameJson, as sent on the stream (with the JPEG in base64)
 
 
 class FrameEncoder:
@@ -106,8 +109,8 @@ class FrameEncoder:
         wanted: Callable[[], bool],
         *,
         fps: float = 8.0,
-        max_width: int = 960,
-        quality: int = 75,
+        max_width: int = 800,
+        quality: int = 70,
         still_level: int = 10,
         keep: int = 4,
     ) -> None:
@@ -209,7 +212,9 @@ class FrameEncoder:
                     for z in frame.zones
                 ],
             )
-            encoded = EncodedFrame(self._seq, buf.tobytes(), json.dumps(notice, separators=(",", ":")).encode())
+            jpeg = buf.tobytes()
+            notice["jpeg"] = base64.b64encode(jpeg).decode("ascii")
+            encoded = EncodedFrame(self._seq, jpeg, json.dumps(notice, separators=(",", ":")).encode())
             self._sent_thumb, self._sent_cards = thumb, cards
             with self._recent_lock:
                 self._recent[encoded.seq] = encoded

@@ -111,8 +111,8 @@ class ZoneJson(TypedDict):
     polygon: list[list[float]]
 
 
-class FrameJson(TypedDict):
-    """A frame's notice on the stream; the picture itself is ``/api/frame.jpg?seq=SEQ``."""
+class FrameJson(TypedDict, total=False):
+    """A frame on the stream: the picture (``jpeg``, base64; also ``/api/frame.jpg?seq=SEQ``) and what was seen."""
 
     seq: int
     index: int
@@ -120,6 +120,7 @@ class FrameJson(TypedDict):
     height: int
     cards: list[SeenCardJson]
     zones: list[ZoneJson]
+    jpeg: str
 
 
 def empty_state(players: int = 0) -> State:

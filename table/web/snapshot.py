@@ -143,7 +143,7 @@ def state_of(
         ledger=[LedgerLine(account=str(k), amount=int(v)) for k, v in (view.get("pots") or {}).items()],
         flags=list(ledger.flags.values()),
         prompt=prompt,
-        asking=view.get("choice") or view.get("awaiting") or None,
+        asking=view.get("choice") or None,
         messages=[str(m) for m in view.get("messages", [])][-MESSAGES_SHOWN:],
         dealer=DealerState(
             machine=dealer_machine,
@@ -226,6 +226,8 @@ def _table_rows(view: Mapping[str, Any]) -> list[TableRow]:
     elif game == "garbage":
         rows.append(TableRow(label="hand", cards=[], text=f"{view.get('hand')} of {view.get('hands')}"))
         rows.append(TableRow(label="turn-up row", cards=_cards(view.get("turnup")), text=""))
+        if view.get("awaiting"):
+            rows.append(TableRow(label="awaiting", cards=[], text=str(view["awaiting"])))
     if view.get("dealer") is not None and game != "chinese-ten":
         rows.append(TableRow(label="dealer", cards=[], text=f"seat {view['dealer']}"))
     return rows

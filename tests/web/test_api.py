@@ -3,6 +3,7 @@ and without the token, malformed inputs, limits, and many viewers coming and goi
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import socket
@@ -249,15 +250,15 @@ def test_frames_are_sent_when_the_table_moves_and_not_while_it_is_still(
     table.page.feed.publish_frame(_frame(0))
     assert viewer.wait_for(lambda: len(viewer.of("frame")) == 1)
     notice = viewer.of("frame")[0]
-    assert notice["width"] == 960 and notice["height"] == 540  # scaled to the page's width
-    assert notice["cards"] == [
-        {"card": "7H", "confidence": 0.98, "corners": [[75.0, 75.0], [195.0, 75.0], [195.0, 247.5], [75.0, 247.5]]}
-    ]
+    assert notice["width"] == 800 and notice["height"] == 450  # scaled to the page's width: 1280 -> 800
+    corners = [[round(x * 0.625, 1), round(y * 0.625, 1)] for x, y in _frame(0).cards[0].corners]
+    assert notice["cards"] == [{"card": "7H", "confidence": 0.98, "corners": corners}]
     assert notice["zones"][0]["label"] == "Layout"
     jpeg = request(table.url, f"/api/frame.jpg?seq={notice['seq']}")
     assert jpeg.status == 200 and jpeg.headers["content-type"] == "image/jpeg"
+    assert base64.b64decode(notice["jpeg"]) == jpeg.body  # the stream carries the same picture
     picture = cv2.imdecode(np.frombuffer(jpeg.body, np.uint8), cv2.IMREAD_COLOR)
-    assert picture.shape == (540, 960, 3) and picture[150, 110].mean() > 200 and picture[400, 800].mean() < 80
+    assert picture.shape == (450, 800, 3) and picture[150, 110].mean() > 200 and picture[400, 700].mean() < 80
     for _ in range(5):  # the same table again: nothing to send
         table.page.feed.publish_frame(_frame(0))
         time.sleep(0.15)
@@ -267,7 +268,7 @@ def test_frames_are_sent_when_the_table_moves_and_not_while_it_is_still(
     assert newcomer.of("frame") == [notice]
     table.page.feed.publish_frame(_frame(200))  # the card moved
     assert viewer.wait_for(lambda: len(viewer.of("frame")) == 2)
-    assert viewer.of("frame")[1]["cards"][0]["corners"][0] == [225.0, 75.0]
+    assert viewer.of("frame")[1]["cards"][0]["corners"][0] == [187.5, 62.5]
 
 
 def test_the_stream_says_hello_then_each_verdicts_events_and_state(

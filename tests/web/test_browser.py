@@ -79,7 +79,7 @@ class Demo:
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
 
-    def line(self, prefix: str, timeout: float = 60) -> str:
+    def line(self, prefix: str, timeout: float = 180) -> str:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             found = [line for line in self.lines if line.startswith(prefix)]
@@ -140,7 +140,7 @@ def test_watch_and_host_pages_of_a_running_demo(tmp_path: Path, browser: Any) ->
         "--web",
         "127.0.0.1:0",
         "--web-linger",
-        "60",
+        "600",
         "--journal",
         str(journal),
     )
@@ -165,7 +165,7 @@ def test_watch_and_host_pages_of_a_running_demo(tmp_path: Path, browser: Any) ->
         # the watch page: the camera's cards outlined and named, the seats, no controls
         browser.get(watch_url)
         watch = browser.current_window_handle
-        _until(lambda: css("#overlay g.seen[data-card]"), 60, "cards outlined on the camera's frame")
+        _until(lambda: css("#overlay g.seen[data-card]"), 180, "cards outlined on the camera's frame")
         named = set(read("#overlay g.seen", "e.dataset.card"))
         assert named - {"back", "unknown"}, named
         assert css("#overlay g.zone[data-zone='layout']")
@@ -179,12 +179,12 @@ def test_watch_and_host_pages_of_a_running_demo(tmp_path: Path, browser: Any) ->
         browser.get(host_url)
         _until(lambda: browser.find_element(By.ID, "role").text == "host", 20, "the host's token to be accepted")
         assert "token" not in browser.current_url  # the token left the address bar
-        first_question = _until(lambda: css("#prompt-controls button[data-command='confirm']"), 90, "a question")
+        first_question = _until(lambda: css("#prompt-controls button[data-command='confirm']"), 240, "a question")
         question = read("#prompt-text")[0]
         assert question.startswith("seat ") and "is it" in question
         browser.save_screenshot(str(shots / "web-host.png"))
         first_question[0].click()
-        received = _until(lambda: _host_inputs(journal), 20, "the referee to receive the tap")
+        received = _until(lambda: _host_inputs(journal), 60, "the referee to receive the tap")
         inp, actions = received[0]
         assert inp == {"src": "terminal", "kind": "confirm", "text": "table page"}
         assert any(a["do"] == "override" and a["who"] == "host" and "the card is" in a["what"] for a in actions)
@@ -200,7 +200,7 @@ def test_watch_and_host_pages_of_a_running_demo(tmp_path: Path, browser: Any) ->
             browser.switch_to.window(watch)
             return bool(read("#flags li.flag")) and any(p > 0 for p in points())
 
-        _until(progressed, 150, "a flag and points on the watch page")
+        _until(progressed, 400, "a flag and points on the watch page")
         text, rule = read("#flags li.flag", "[e.textContent, e.dataset.rule]")[0]
         assert text.startswith("seat ") and rule in (
             "out-of-turn",

@@ -100,7 +100,7 @@ function showFrame(notice) {
   img.onerror = () => {
     page.loading = false;
   };
-  img.src = "/api/frame.jpg?seq=" + shown.seq;
+  img.src = "data:image/jpeg;base64," + shown.jpeg;
 }
 
 function drawOverlay(frame) {
