@@ -202,8 +202,10 @@ def test_malformed_inputs_get_an_error_and_the_game_goes_on(table: Table, body: 
 
 
 def test_inputs_are_rate_limited_per_client(table: Table) -> None:
-    answers = [post_input(table.url, {"command": "undo"}, TOKEN).status for _ in range(14)]
-    assert answers[:10] == [202] * 10 and 429 in answers[10:]
+    answers: list[int] = []
+    while 429 not in answers and len(answers) < 40:  # 5 a second refill: 40 in a row outrun it on any machine
+        answers.append(post_input(table.url, {"command": "undo"}, TOKEN).status)
+    assert answers[:10] == [202] * 10 and answers[-1] == 429
     refused = post_input(table.url, {"command": "undo"}, "wrong-token-but-limited-too")
     assert refused.status == 429 and int(refused.headers["retry-after"]) >= 1
     _judge_all(table.loop)
@@ -308,13 +310,13 @@ def test_fifty_viewers_connect_get_every_event_and_leave(
     assert all([(e["seq"], e["text"]) for e in v.of("event")] == first for v in viewers)
     for v in viewers[:25]:
         v.close()
-    end = time.monotonic() + 5
+    end = time.monotonic() + 30
     while table.page.feed.viewer_count > 25 and time.monotonic() < end:
         time.sleep(0.05)
     assert table.page.feed.viewer_count == 25
     for v in viewers[25:]:
         v.close()
-    while table.page.feed.viewer_count and time.monotonic() < end + 5:
+    while table.page.feed.viewer_count and time.monotonic() < end + 30:
         time.sleep(0.05)
     assert table.page.feed.viewer_count == 0
     assert request(table.url, "/api/state").status == 200

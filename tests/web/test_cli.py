@@ -21,7 +21,7 @@ def _cardtable(*args: str) -> list[str]:
 
 def test_history_serves_the_journals_games_and_their_replays_without_host_controls(tmp_path: Path) -> None:
     journal = tmp_path / "j.db"
-    result = run_demo(DemoConfig(players=3, seed=4, journal=journal, senses="direct", timeout=60))
+    result = run_demo(DemoConfig(players=3, seed=4, journal=journal, senses="direct", timeout=300))
     assert result.agree
     proc = subprocess.Popen(
         _cardtable("history", "--journal", str(journal), "--web", "127.0.0.1:0"),

@@ -26,7 +26,7 @@ def test_the_page_follows_a_refereed_game_and_replays_it_from_the_journal(
         viewer = stream_reader(page.server.watch_url)
         assert viewer.wait_for(lambda: viewer.kinds()[:1] == ["hello"])
         result = run_demo(
-            DemoConfig(players=3, seed=3, cheat=0.2, journal=journal, senses="direct", timeout=60), page=page
+            DemoConfig(players=3, seed=3, cheat=0.2, journal=journal, senses="direct", timeout=300), page=page
         )
         assert result.refereed is not None and result.agree and result.flags
         url = page.server.watch_url

@@ -55,7 +55,8 @@ def test_a_frog_or_garbage_demo_is_followed_to_its_refereed_result(tmp_path: Pat
     page = TablePage.start(parse_address("127.0.0.1:0"), players=3, journal=journal, out=io.StringIO(), qr=False)
     try:
         outcome = run(
-            FrogGarbageDemo(game, players=3, seed=2, cheat=0.2, journal=journal, senses="direct", timeout=90), page=page
+            FrogGarbageDemo(game, players=3, seed=2, cheat=0.2, journal=journal, senses="direct", timeout=300),
+            page=page,
         )
         assert outcome.agree and outcome.refereed is not None
         state = request(page.server.watch_url, "/api/state").json()
