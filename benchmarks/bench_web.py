@@ -2,15 +2,17 @@
 
 1. The referee loop's latency (an input posted to ``TableLoop`` until it is journalled, judged and carried out,
    the page's listener included) for the same journalled Chinese Ten game replayed input by input, paced like a
-   busy table: without the page, with the page and no viewer, and with the page and ``--viewers`` live viewers
-   (server-sent-event clients in another process, each reading the stream as the page does: frames inline)
-   while a camera thread offers 1280x720 frames at 15 a second, a moving table's. Conditions take turns round
-   by round, so the machine's other load falls on all of them alike.
-2. Event-to-page latency: from the moment an event is published to the moment the page's ``EventSource``
-   receives it, in headless Chromium (``--no-browser`` skips it), and to the Python viewers.
-3. The page's weight before any frame: the HTML, script, style and icon, and the stream's hello.
+   busy table, in four conditions: without the page; with the page and no viewer; with the page and
+   ``--viewers`` live viewers (server-sent-event clients in another process, each reading the whole stream as
+   the page does, frames included); and the same with headless Chromium showing the page too (its rendering
+   runs on this machine's two cores, where at a real table it runs on a phone). With the page a camera thread
+   offers 1280x720 frames of a moving table at 15 a second. Conditions take turns round by round, so the
+   machine's other load falls on all of them alike.
+2. Event-to-page latency: from the moment an event is published to the moment the page's ``EventSource`` in
+   Chromium receives it (``--no-browser`` skips it), and to the Python viewers.
+3. The page's weight before any frame: the HTML, script, style and icon, and the state at a game's end.
 
-    .venv/bin/python benchmarks/bench_web.py                       # 5 rounds of 3 conditions, 20 viewers
+    .venv/bin/python benchmarks/bench_web.py                       # 5 rounds, 20 viewers, with Chromium
     .venv/bin/python benchmarks/bench_web.py --rounds 1 --no-browser
 """
 
@@ -120,7 +122,15 @@ def camera_frames() -> list[Any]:
 
 
 def run_condition(
-    condition: str, inputs: list[Any], opening: dict[str, Any], *, viewers: int, pace_s: float, browser: Any
+    condition: str,
+    inputs: list[Any],
+    opening: dict[str, Any],
+    *,
+    viewers: int,
+    pace_s: float,
+    browser: Any,
+    viewer_nice: int = 0,
+    journal_dir: str | None = None,
 ) -> dict[str, Any]:
     from table.controller.core import GameSession
     from table.controller.loop import TableLoop
@@ -128,7 +138,7 @@ def run_condition(
     from table.web.address import parse_address
     from table.web.table_page import TablePage
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=journal_dir) as tmp:
         journal = Journal(Path(tmp) / "j.db")
         session, first = GameSession.open(journal, key="bench", **opening)
         loop = TableLoop(session)
@@ -162,16 +172,17 @@ def run_condition(
 
             camera = threading.Thread(target=offer, daemon=True)
             camera.start()
-            if condition == "viewers":
+            if condition in ("viewers", "viewers and a browser"):
                 proc = subprocess.Popen(
-                    [sys.executable, __file__, "--viewer-process", page.server.watch_url, str(viewers)],
+                    ["nice", "-n", str(viewer_nice), sys.executable, __file__, "--viewer-process"]
+                    + [page.server.watch_url, str(viewers)],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     text=True,
                 )
                 assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
                 watching_since = time.monotonic()
-                if browser is not None:
+                if condition == "viewers and a browser":
                     browser.get(page.server.watch_url)
                     browser.execute_script(
                         "window.benchSeen = []; const s = new EventSource('/api/stream');"
@@ -179,7 +190,8 @@ def run_condition(
                         " window.benchSeen.push([JSON.parse(e.data).seq, Date.now()]));"
                     )
                 end = time.monotonic() + 10
-                while feed.viewer_count < viewers + (2 if browser is not None else 0) and time.monotonic() < end:
+                watching = viewers + (2 if condition == "viewers and a browser" else 0)
+                while feed.viewer_count < watching and time.monotonic() < end:
                     time.sleep(0.05)
                 time.sleep(0.5)
         loop.start(first)
@@ -196,7 +208,7 @@ def run_condition(
             latencies.append(time.perf_counter() - t0)
         time.sleep(1.0)  # the last events reach the viewers
         out: dict[str, Any] = {"latencies": latencies}
-        if browser is not None and condition == "viewers":
+        if condition == "viewers and a browser":
             browser_arrivals = [(int(s), t / 1000) for s, t in browser.execute_script("return window.benchSeen")]
             out["browser"] = [t - published[s] for s, t in browser_arrivals if s in published]
         if proc is not None:
@@ -208,6 +220,8 @@ def run_condition(
             out["viewers"] = [t - published[s] for arr in report["arrivals"] for s, t in arr if s in published]
             out["viewer_counts"] = report["counts"]
             out["events_published"] = len(published)
+        if condition == "viewers and a browser":
+            browser.get("about:blank")
         stop.set()
         if camera is not None:
             camera.join()
@@ -262,6 +276,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--pace-ms", type=float, default=20.0, help="between two inputs (default 20: 50 a second)")
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument(
+        "--viewer-nice",
+        type=int,
+        default=0,
+        help="run the viewers' process at this niceness (the viewers are the phones' work, not the table's)",
+    )
+    parser.add_argument(
+        "--journal-dir",
+        default=None,
+        help="where the replayed games' journals go (default: the system's temporary folder; /dev/shm takes the "
+        "disk's fsync out of the figures, leaving the processor's share)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
     if args.viewer_process:
@@ -270,7 +296,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inputs, opening = journalled_game(Path(tmp) / "game.db", args.seed)
         browser = None if args.no_browser else open_browser(Path(tmp) / "chromium")
-        conditions = ("no page", "no viewer", "viewers")
+        conditions = ("no page", "no viewer", "viewers") + (() if args.no_browser else ("viewers and a browser",))
         runs: dict[str, list[dict[str, Any]]] = {c: [] for c in conditions}
         try:
             for r in range(args.rounds):
@@ -283,6 +309,8 @@ def main() -> None:
                             viewers=args.viewers,
                             pace_s=args.pace_ms / 1000,
                             browser=browser,
+                            viewer_nice=args.viewer_nice,
+                            journal_dir=args.journal_dir,
                         )
                     )
                 print(f"round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
@@ -295,6 +323,8 @@ def main() -> None:
         "rounds": args.rounds,
         "viewers": args.viewers,
         "pace_ms": args.pace_ms,
+        "viewer_nice": args.viewer_nice,
+        "journal_dir": args.journal_dir or tempfile.gettempdir(),
         "loop_ms": {},
     }
     for condition in conditions:
@@ -307,7 +337,7 @@ def main() -> None:
             "round_medians": [round(m, 3) for m in medians],
         }
     with_viewers = runs["viewers"]
-    viewer_lat = [x * 1000 for run in with_viewers for x in run.get("viewers", [])]
+    viewer_lat = [x * 1000 for run in with_viewers for x in run["viewers"]]
     report["event_to_viewer_ms"] = {
         "count": len(viewer_lat),
         "median": round(statistics.median(viewer_lat), 1),
@@ -316,7 +346,7 @@ def main() -> None:
         "expected": sum(run["events_published"] for run in with_viewers) * args.viewers,
     }
     if not args.no_browser:
-        page_lat = [x * 1000 for run in with_viewers for x in run.get("browser", [])]
+        page_lat = [x * 1000 for run in runs["viewers and a browser"] for x in run["browser"]]
         report["event_to_page_ms"] = {
             "count": len(page_lat),
             "median": round(statistics.median(page_lat), 1),
