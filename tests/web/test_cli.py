@@ -82,3 +82,51 @@ def test_bad_web_options_are_refused_before_anything_starts(tmp_path: Path) -> N
         timeout=60,
     )
     assert missing.returncode == 2 and "no journal at" in missing.stderr and time.monotonic() - started < 30
+
+
+def test_play_serves_the_live_table_and_a_hosts_tap_is_journalled(tmp_path: Path) -> None:
+    """``cardtable play --web``: a real table (the simulated camera, mock seat buttons) with its page; the host's
+    tap reaches the referee through the terminal's path; ``quit`` on stdin ends the game and the page."""
+    from table.journal import Journal
+
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(
+        '[camera]\nspec = "sim:chinese-ten,3?script=none"\n[gpio]\npin_factory = "mock"\n'
+        '[web]\ntoken = "a-configured-host-token"\n'
+    )
+    journal = tmp_path / "j.db"
+    proc = subprocess.Popen(
+        _cardtable("play", "chinese-ten", "--players", "3", "--config", str(cfg), "--journal", str(journal))
+        + ["--web", "127.0.0.1:0", "--web-linger", "0"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        watch = proc.stdout.readline()
+        host = proc.stdout.readline()
+        assert watch.startswith("watch: http://127.0.0.1:"), watch + (proc.stderr.read() if proc.poll() else "")
+        url = watch.split()[1]
+        assert host.strip() == f"host: {url}?token=a-configured-host-token"
+        end = time.monotonic() + 120  # the page starts first; the game follows once the camera is open
+        while not (state := request(url, "/api/state").json())["live"] and time.monotonic() < end:
+            time.sleep(0.2)
+        assert state["live"] and state["game"] == "chinese-ten" and state["players"] == 3
+        assert post_input(url, {"command": "confirm", "why": "from the test"}, "a-configured-host-token").status == 202
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            if any("override by host" in m for m in request(url, "/api/state").json()["messages"]):
+                break
+            time.sleep(0.2)
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        code = proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert code == 0
+    with Journal(journal) as j:
+        inputs = [e.body for e in j.entries(j.games()[0].id, kinds=("input",)) if e.body["src"] == "terminal"]
+    assert inputs == [{"src": "terminal", "kind": "confirm", "text": "from the test"}]
