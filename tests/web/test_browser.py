@@ -217,6 +217,17 @@ def test_watch_and_host_pages_of_a_running_demo(tmp_path: Path, browser: Any) ->
         browser.save_screenshot(str(shots / "web-phone.png"))
         assert css("[data-command]") == []  # the watch page has no controls, now or ever
         assert not browser.find_element(By.ID, "host-panel").is_displayed()
+        # the replay viewer steps through the journalled game (this one, still being played)
+        browser.set_window_size(1280, 1000)
+        browser.switch_to.window(watch)
+        browser.execute_script("document.querySelector('#games li button.replay').click()")
+        where = _until(lambda: read("#replay-where")[0] if read("#replay-where")[0] else None, 60, "the replay")
+        assert where.startswith("step 0 of ") and int(where.split()[-1]) > 5
+        browser.execute_script("document.getElementById('replay-last').click()")
+        assert read("#replay-where")[0] == f"step {where.split()[-1]} of {where.split()[-1]}"
+        assert read("#moves li") and not browser.find_element(By.ID, "camera-panel").is_displayed()
+        browser.execute_script("document.getElementById('replay-close').click()")
+        _until(lambda: browser.find_element(By.ID, "camera-panel").is_displayed(), 10, "the live table again")
         taps = _host_inputs(journal)
         assert len(taps) >= 1 and all(i["src"] == "terminal" and i["kind"] == "confirm" for i, _ in taps)
     finally:

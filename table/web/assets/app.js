@@ -41,6 +41,7 @@ function connect() {
   stream.addEventListener("hello", (e) => {
     const state = JSON.parse(e.data);
     page.moves = state.moves || [];
+    if (!page.live || state.game_id !== page.live.game_id) loadGames().catch(() => {});
     page.live = state;
     setConn("live", true);
     draw();
@@ -49,11 +50,14 @@ function connect() {
     const ev = JSON.parse(e.data);
     if (ev.kind === "move") page.moves.push(ev.text);
     else if (ev.kind === "unmove") page.moves.pop();
-    if (ev.kind === "over") loadGames();
+    if (ev.kind === "over") loadGames().catch(() => {});
   });
   stream.addEventListener("state", (e) => {
     const state = JSON.parse(e.data);
-    if (page.live && state.game_id !== page.live.game_id) page.moves = [];
+    if (page.live && state.game_id !== page.live.game_id) {
+      page.moves = [];
+      loadGames().catch(() => {}); // a new game is in the journal
+    }
     page.live = state;
     draw();
   });
@@ -370,4 +374,3 @@ function wire() {
 wire();
 checkHost().catch(() => {});
 connect();
-loadGames().catch(() => {});
