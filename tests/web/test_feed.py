@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
+from table.web.errors import TooManyViewers
 from table.web.feed import TableFeed, Viewer
 from table.web.model import Event, empty_state
 
@@ -65,3 +68,17 @@ def test_publishing_keeps_the_move_list_and_numbers_the_events() -> None:
     assert snapshot["moves"] == ["seat 0 plays 8H"] and snapshot["seq"] == 4
     feed.publish(state | {"game_id": 8}, [])  # the next deal starts a new list
     assert json.loads(feed.snapshot())["moves"] == []
+
+
+def test_viewers_beyond_the_limit_are_refused_and_a_leaving_one_frees_a_place() -> None:
+    async def run() -> None:
+        feed = TableFeed(max_viewers=2)
+        first, _ = feed.add_viewer()
+        feed.add_viewer()
+        with pytest.raises(TooManyViewers, match="2 viewers"):
+            feed.add_viewer()
+        feed.remove_viewer(first)
+        feed.add_viewer()
+        assert feed.viewer_count == 2
+
+    asyncio.run(run())
