@@ -1,4 +1,4 @@
-"""The demo table's targets, measured (results in docs/performance.md, "Table controller").
+"""The demo table's targets, measured (results in docs/performance.md, "Demo").
 
 1. ``--games`` seeded 3-player Chinese Ten demo games with ``--cheat`` through the real pipeline
    (SimTable frames -> ONNX recogniser -> tracker -> referee; dealer simulator on a pty; mock GPIO),
@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from kill_loop import run_with_kills  # noqa: E402
 
-from table.demo.runner import DemoConfig, run_demo  # noqa: E402
+from table.demo.config import DemoConfig  # noqa: E402
+from table.demo.runner import run_demo  # noqa: E402
 
 
 def _entries(journal: Path) -> int:

@@ -36,7 +36,8 @@ from typing import Any
 
 from kill_loop import run_with_kills
 
-from table.demo.run_frog_garbage import FrogGarbageDemo, run
+from table.demo.config import DemoConfig
+from table.demo.runner import run_demo
 
 FROG = (
     ("foster-1909", 3),
@@ -80,7 +81,7 @@ def games(
         if kills:
             rng = random.Random(seed)
             kill_at = tuple(sorted(rng.randrange(5, 120 if game == "frog" else 200) for _ in range(3)))
-        cfg = FrogGarbageDemo(
+        cfg = DemoConfig(
             game,
             rules=rules,
             players=players,
@@ -92,8 +93,9 @@ def games(
             timeout=300 if senses == "direct" else 1500,
             senses=senses,
             deals=deals if game == "frog" else None,
+            fast=True,
         )
-        out = run(cfg)
+        out = run_demo(cfg)
         rows.append(
             {
                 "seed": seed,

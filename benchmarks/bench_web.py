@@ -82,7 +82,8 @@ def viewer_process(url: str, n: int) -> None:
 def journalled_game(journal: Path, seed: int) -> tuple[list[Any], dict[str, Any]]:
     """A refereed demo game (perfect senses, cheating bots): its inputs, and how to open one like it."""
     from table.controller.referee import Input
-    from table.demo.runner import DemoConfig, run_demo
+    from table.demo.config import DemoConfig
+    from table.demo.runner import run_demo
     from table.journal import Journal
 
     result = run_demo(DemoConfig(players=3, seed=seed, cheat=0.2, journal=journal, senses="direct", timeout=120))

@@ -3,7 +3,7 @@ recognition of the table watcher detected both ways.
 
     .venv/bin/python benchmarks/learned_at_the_table.py --game garbage|frog [--seed S]
 
-The match runs as ``cardtable demo`` runs it through the camera pipeline (``table.demo.run_frog_garbage``: Garbage,
+The match runs as ``cardtable demo`` runs it through the camera pipeline (``table.demo.runner``: Garbage,
 standard rules, seed 1, cheats 0.1; Frog, 1909 rules, seed 3, one deal, cheats 0.15, as their tests play them).
 Every full-frame recognition (``Recognizer.recognize``: the first frame, every 30th, a large change) is detected by
 the shipped detector and by ``vision.learned_detect.detect_learned``, each timed on one core; the learned outlines
@@ -41,7 +41,8 @@ MATCHES = {
 
 
 def watch_match(game: str, seed: int | None = None) -> dict[str, Any]:
-    from table.demo.run_frog_garbage import FrogGarbageDemo, run
+    from table.demo import runner
+    from table.demo.config import DemoConfig
 
     nets = OutlineNets()
     handed: collections.Counter[str] = collections.Counter()
@@ -73,8 +74,10 @@ def watch_match(game: str, seed: int | None = None) -> dict[str, Any]:
     recognizer_module.Recognizer.recognize = recognize  # type: ignore[method-assign]
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            out = run(
-                FrogGarbageDemo(game, players=3, journal=Path(tmp) / "journal.db", senses="vision", timeout=600, **spec)
+            out = runner.run_demo(
+                DemoConfig(
+                    game, players=3, journal=Path(tmp) / "journal.db", senses="vision", fast=True, timeout=600, **spec
+                )
             )
     finally:
         recognizer_module.Recognizer.recognize = original  # type: ignore[method-assign]

@@ -119,11 +119,15 @@ class TableLoop:
         self.inputs.put(inp)
 
     @property
+    def judged(self) -> bool:
+        """Every input posted so far has been judged (device commands may still be running)."""
+        with self._lock:
+            return self._judging == 0
+
+    @property
     def idle(self) -> bool:
         """Nothing queued, nothing being judged, no device command running."""
-        with self._lock:
-            judging = self._judging
-        return judging == 0 and not self.dealer_worker.busy
+        return self.judged and not self.dealer_worker.busy
 
     # -- the loop --------------------------------------------------------------------------------
 

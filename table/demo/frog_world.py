@@ -16,18 +16,21 @@ flagged puts the table right.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from functools import partial
 from typing import Any
 
 from table.cards import Card, frog_pack, shuffled
 from table.controller.referee import OUT_OF_TURN, Input
 from table.controller.referee_frog import DISCARD_COUNT, REVOKE, TRICK_DISTURBED, deal_summary
-from table.demo.frog_garbage_base import Cheat, DirectScene, GatedDealer, ScriptWorld, Step
+from table.demo.dealers import GatedDealer
+from table.demo.scenes import Scene
+from table.demo.world import Cheat, Controls, ScriptWorld, Step
+from table.demo.world_log import WorldRecord
 from table.frog.bots import HeuristicBot
 from table.frog.match import FrogMatch
 from table.frog.play import legal_plays
-from table.frog.rules import Contract, RuleSet
+from table.frog.rules import RuleSet
 from table.frog.state import CHICO_TRUMPS, FrogDeal, Phase
 
 
@@ -45,21 +48,18 @@ class FrogWorld(ScriptWorld):
         cheat: float,
         deals: int,
         card_reader: bool,
-        scene: DirectScene,
+        scene: Scene,
         dealer: GatedDealer,
-        leds: Callable[[], dict[int, str]],
-        idle: Callable[[], bool],
-        press: Callable[[int, bool], None],
-        terminal: Callable[[Input], None],
+        controls: Controls,
+        record: WorldRecord,
     ) -> None:
-        super().__init__(leds=leds, idle=idle, press=press, terminal=terminal)
+        super().__init__(scene, controls, record)
         self.rules = rules
         self.players = players
         self.seed = seed
         self.cheat = cheat
         self.deals = deals
         self.card_reader = card_reader
-        self.scene = scene
         self.dealer = dealer
         self.rng = random.Random(seed * 7919 + 3)
         self.match = FrogMatch(rules, players, first_dealer=0)
@@ -160,7 +160,7 @@ class FrogWorld(ScriptWorld):
         count = 3
         if self._cheats_now():
             count = self.rng.choice((2, 4))
-            self.cheats.append(Cheat(self.deal_no, bidder, DISCARD_COUNT, ()))
+            self.cheats.append(Cheat(("deal", self.deal_no), bidder, DISCARD_COUNT, ()))
         self.discard_ids = []
         for i in range(count):
             label = str(cards[i]) if i < 3 else str(next(c for c in shadow.hand(bidder) or ()))
@@ -203,7 +203,7 @@ class FrogWorld(ScriptWorld):
             if kind == OUT_OF_TURN:
                 other = self.rng.choice([s for s in truth.active if s != seat and hands[s]])
                 wrong = self.rng.choice(hands[other])
-                self.cheats.append(Cheat(self.deal_no, other, OUT_OF_TURN, (str(wrong),)))
+                self.cheats.append(Cheat(("deal", self.deal_no), other, OUT_OF_TURN, (str(wrong),)))
                 ids = [self.scene.place(str(wrong), "trick")]
                 yield self.idle
                 yield from self.wait(self.led_is(other, "error"))
@@ -211,7 +211,7 @@ class FrogWorld(ScriptWorld):
                 yield from self.wait(self.led_not(other, "error"))
             elif kind == REVOKE:
                 bad = self.rng.choice([c for c in hands[seat] if c not in legal])
-                self.cheats.append(Cheat(self.deal_no, seat, REVOKE, (str(bad),)))
+                self.cheats.append(Cheat(("deal", self.deal_no), seat, REVOKE, (str(bad),)))
                 if self.card_reader:
                     ids = [self.scene.place(str(bad), "trick")]
                     yield self.idle
@@ -233,7 +233,7 @@ class FrogWorld(ScriptWorld):
                 yield from self.wait(self.led_not(bidder, "error"))
             first = False
             if kind == TRICK_DISTURBED:
-                self.cheats.append(Cheat(self.deal_no, seat, TRICK_DISTURBED, (str(card),)))
+                self.cheats.append(Cheat(("deal", self.deal_no), seat, TRICK_DISTURBED, (str(card),)))
                 taken = trick_ids.pop()
                 yield from self.act(partial(self.scene.take, [taken]))
                 yield from self.wait(self.led_is(seat, "error"))
@@ -253,6 +253,17 @@ class FrogWorld(ScriptWorld):
 
     # -- results --------------------------------------------------------------------------------------
 
+    def comparable(self, result: dict[str, Any] | None) -> Any:
+        """What must agree between the referee and the truth: chips and points per seat, and per deal
+        the contract, bidder, score and chips (not move indices, which differ with the widow shown)."""
+        if result is None:
+            return None
+        deals = [
+            (d.get("contract"), d.get("bidder"), d.get("scored"), d.get("chips"), d.get("points"))
+            for d in result.get("deals", [])
+        ]
+        return result["seats"], deals, result.get("balances"), result.get("loser")
+
     def truth_result(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "game": "frog",
@@ -266,18 +277,3 @@ class FrogWorld(ScriptWorld):
             out["balances"] = [self.match.balance(s) for s in range(self.players)]
             out["loser"] = self.match.loser
         return out
-
-
-def comparable(result: dict[str, Any] | None) -> Any:
-    """What must agree between the referee and the truth: chips and points per seat, and per deal
-    the contract, bidder, score and chips (not move indices, which differ with the widow shown)."""
-    if result is None:
-        return None
-    deals = [
-        (d.get("contract"), d.get("bidder"), d.get("scored"), d.get("chips"), d.get("points"))
-        for d in result.get("deals", [])
-    ]
-    return result["seats"], deals, result.get("balances"), result.get("loser")
-
-
-__all__ = ["FrogWorld", "comparable", "Contract"]

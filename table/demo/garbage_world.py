@@ -14,14 +14,16 @@ wrong coin claim would not be physical, so it is not among the cheats: coins are
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from functools import partial
 from typing import Any
 
 from table.cards import Card, shuffled
-from table.controller.referee import Input
-from table.controller.referee_garbage import EXTRA_CARD, HAND_DISTURBED, TURNUP
-from table.demo.frog_garbage_base import Cheat, DirectScene, GatedDealer, ScriptWorld, Step
+from table.controller.referee_garbage import EXTRA_CARD, HAND_DISTURBED
+from table.demo.dealers import GatedDealer
+from table.demo.scenes import Scene
+from table.demo.world import Cheat, Controls, ScriptWorld, Step
+from table.demo.world_log import WorldRecord
 from table.garbage import AwaitCard, AwaitMove, GarbageGame, GarbageRules
 from table.garbage.bots import choose_move
 from table.garbage.record import result as game_result
@@ -41,19 +43,16 @@ class GarbageWorld(ScriptWorld):
         players: int,
         seed: int,
         cheat: float,
-        scene: DirectScene,
+        scene: Scene,
         dealer: GatedDealer,
-        leds: Callable[[], dict[int, str]],
-        idle: Callable[[], bool],
-        press: Callable[[int, bool], None],
-        terminal: Callable[[Input], None],
+        controls: Controls,
+        record: WorldRecord,
     ) -> None:
-        super().__init__(leds=leds, idle=idle, press=press, terminal=terminal)
+        super().__init__(scene, controls, record)
         self.rules = rules
         self.players = players
         self.seed = seed
         self.cheat = cheat
-        self.scene = scene
         self.dealer = dealer
         self.truth = GarbageGame(players, rules=rules)
         self.rng = random.Random(seed * 31 + 1)
@@ -151,7 +150,7 @@ class GarbageWorld(ScriptWorld):
             seat = self.rng.choice(live)
             held = self.in_hand[seat]
             card, cid = held.pop(self.rng.randrange(len(held)))
-            self.cheats.append(Cheat(truth.deal, seat, HAND_DISTURBED, (str(card),)))
+            self.cheats.append(Cheat(("deal", truth.deal), seat, HAND_DISTURBED, (str(card),)))
             yield from self.act(partial(self.scene.take, [cid]))
             yield from self.wait(self.led_is(seat, "error"))
             back: list[int] = []
@@ -161,7 +160,7 @@ class GarbageWorld(ScriptWorld):
             return
         seat = self.rng.randrange(self.players)
         card = self.rng.choice(truth.pack)
-        self.cheats.append(Cheat(truth.deal, seat, EXTRA_CARD, (str(card),)))
+        self.cheats.append(Cheat(("deal", truth.deal), seat, EXTRA_CARD, (str(card),)))
         ids: list[int] = []
         yield from self.act(lambda: ids.append(self.scene.place(str(card), f"seat:{seat}")))
         yield from self.wait(self.led_is(seat, "error"))
@@ -171,12 +170,8 @@ class GarbageWorld(ScriptWorld):
     def truth_result(self) -> dict[str, Any]:
         return game_result(self.truth)
 
-
-def comparable(result: dict[str, Any] | None) -> Any:
-    """Coins per seat, the kitty and each hand's outcome must agree."""
-    if result is None:
-        return None
-    return result["seats"], result["kitty"], result["hands"]
-
-
-__all__ = ["GarbageWorld", "comparable", "TURNUP"]
+    def comparable(self, result: dict[str, Any] | None) -> Any:
+        """Coins per seat, the kitty and each hand's outcome must agree."""
+        if result is None:
+            return None
+        return result["seats"], result["kitty"], result["hands"]

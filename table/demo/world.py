@@ -1,81 +1,40 @@
-"""The simulated world of the demo table: bot players acting on a physical table.
+"""The demo world: bot players acting on a physical table, one design for every game.
 
-The world is the table's reality: the deck the dealer machine holds, the cards in each player's
-hand, the cards lying on the mat, and the true game (an engine state driven by the bots). The
-controller never reads it; it only sees the world through the camera (the scene the world draws
-on), the dealer machine and the seat buttons, exactly as at a real table.
+The world is the table's reality (the deck the dealer machine holds, the cards in each player's hand, the
+cards on the mat, the true game driven by the bots). The controller never reads it; it sees the world only
+through the senses (the scene the world draws on), the dealer machine's answers and the seat buttons,
+exactly as at a real table.
 
-Bots play by a script: wait for the seat's turn (its LED), place a card, take the pair, wait for the
-flip, take its pair. With ``cheat`` probability a bot breaks a rule first (a card out of turn, a
-second card, a compulsory capture skipped, a non-matching or wrong card taken), waits for the
-referee's flag (the seat LED turning to error, with a time limit), then puts the table right, so the
-true game stays the legal one. Every injected cheat is listed in :attr:`World.cheats`.
-
-The script is a generator of steps; :meth:`World.tick` runs it until it must wait. Its position
-(steps done) and the deck order are the world's whole persistent state: after a kill the world is
-rebuilt from the seed and fast-forwarded to the same position (:meth:`World.fast_forward`).
+Each game's world (:mod:`table.demo.chinese_ten_world`, :mod:`table.demo.frog_world`,
+:mod:`table.demo.garbage_world`) is a :class:`ScriptWorld`: a generator script of steps, each a physical
+action or a wait, run one tick at a time from the senses' thread. With ``cheat`` probability a bot breaks a
+rule the table can see, waits for the referee's flag (its seat LED turning to ``error``, with a time limit),
+then puts the table right, so the true game stays the legal one; every cheat is listed in
+:attr:`ScriptWorld.cheats` and paired with the flag that caught it (:func:`match_flags`).
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
-from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
-from table.cards import Card
-from table.chinese_ten import ChineseTenState, Phase, RuleSet
-from table.chinese_ten.bots import make_bots
-from table.chinese_ten.moves import Move
-from table.chinese_ten.state import DEALT_TO_PLAYERS, LAYOUT_SIZE
-from table.controller.referee import CAPTURE_COMPULSORY, NON_MATCHING, OUT_OF_TURN, TWO_CARDS, WRONG_CARD
+from table.controller.referee import Flag, Input
+from table.controller.referee_base import prompt_yes_cards
+from table.demo.scenes import Scene
+from table.demo.world_log import WorldRecord
 
-CHEATS = (OUT_OF_TURN, TWO_CARDS, CAPTURE_COMPULSORY, NON_MATCHING, WRONG_CARD)
-FLAG_WAIT_TICKS = 400  # how long a cheating bot waits for the referee before putting things right
-
-
-class Scene(Protocol):
-    """What the world draws on: :class:`vision.simtable.SimTable`, or a direct event source.
-    Zones are the mat's names, seats numbered from 1 there (``seat:1``, ``capture:1``)."""
-
-    def place(
-        self,
-        card: str,
-        zone: str,
-        *,
-        face_up: bool = True,
-        slot: int | None = None,
-        seat: int | None = None,
-        animate: bool = True,
-    ) -> int: ...
-
-    def take(
-        self,
-        card_ids: Sequence[int],
-        to_zone: str | None,
-        *,
-        face_up: bool | None = False,
-        slot: int | None = None,
-        seat: int | None = None,
-        animate: bool = True,
-        name: str = "take",
-    ) -> None: ...
-
-
-@dataclass(frozen=True)
-class Observed:
-    """What the players can see of the controller: LED roles per seat and an open prompt."""
-
-    leds: dict[int, str]
-    prompt_yes: tuple[str, ...] | None = None  # the cards whose answer is yes; None: no prompt open
-    prompt_seat: int | None = None
-    prompt_serial: int = 0
+Step = Callable[[], bool]  # True: done; False: wait and ask again next tick
+FLAG_WAIT_TICKS = 3000  # how long a cheating player waits for the referee before putting things right
+TICK_STEPS = 64  # script steps a tick may run before it lets the senses look again
 
 
 @dataclass
 class Cheat:
-    turn: int
+    """A rule a bot broke on purpose (``at``: when, as ``("turn", 6)`` or ``("deal", 2)``); ``flagged`` once
+    the referee caught it."""
+
+    at: tuple[str, int]
     seat: int
     rule: str
     cards: tuple[str, ...]
@@ -83,7 +42,7 @@ class Cheat:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "turn": self.turn,
+            self.at[0]: self.at[1],
             "seat": self.seat,
             "rule": self.rule,
             "cards": list(self.cards),
@@ -91,158 +50,136 @@ class Cheat:
         }
 
 
-Step = Callable[[], bool]  # True: done; False: wait and ask again next tick
+@dataclass(frozen=True)
+class Controls:
+    """What the players see of the controller and how they reach it."""
+
+    leds: Callable[[], dict[int, str]]  # each seat's LED role
+    prompt: Callable[[], dict[str, Any] | None]  # the referee's open question about a card
+    idle: Callable[[], bool]  # the table is quiet and the controller has judged everything
+    press: Callable[[int, bool], None]  # a finger on a seat button (long or short), back once posted
+    terminal: Callable[[Input], None]  # something entered at the terminal
 
 
-@dataclass
-class World:
-    rules: RuleSet
-    players: int
-    seed: int
-    cheat: float = 0.0
-    dealer: int = 0
-    bots: Sequence[str] = ()
-    scene: Scene | None = None
-    observe: Callable[[], Observed] = lambda: Observed({})
-    idle: Callable[[], bool] = lambda: True
-    press: Callable[[int, bool], None] = lambda seat, long: None
-    on_log: Callable[[dict[str, Any]], None] = lambda entry: None
-    hopper: Callable[[], list[Card]] = lambda: []
-    # Without the dealer's card reader nothing tells the camera whose hand a card came from, so a
-    # play out of turn looks like the playing seat's own: the bots then do not try it.
-    cheat_kinds: tuple[str, ...] = CHEATS
+class ScriptWorld:
+    """A world run by a generator script, one tick at a time from the senses' thread."""
 
-    def __post_init__(self) -> None:
-        kinds = list(self.bots) or ["greedy"] * self.players
-        self._bots = make_bots(kinds, self.seed)
-        self.rng = random.Random(self.seed * 1_000_003 + 17)
-        self.hands: list[list[Card]] = [[] for _ in range(self.players)]
-        self.layout_dealt: list[Card] = []
-        self.dealt_log: list[tuple[str, Card]] = []
-        self.deck: list[Card] = []  # the machine's deck in dealing order, once known
-        self.truth: ChineseTenState | None = None
-        self.ids: dict[Card, int] = {}  # scene ids of the cards on the mat
+    def __init__(self, scene: Scene, controls: Controls, record: WorldRecord | None = None) -> None:
+        self.scene = scene
+        self.controls = controls
+        self.leds = controls.leds
+        self.idle = controls.idle
+        self.record = record or WorldRecord()
         self.cheats: list[Cheat] = []
-        self.flips: list[Card] = []
         self.steps_done = 0
-        self.fast_forward_to = 0
-        self.turn = 0
-        self._script = self._run()
-        self._waiting: Step | None = None
-        self._answered_prompt = 0
-        self._deal_complete_hook: Callable[[], list[Card]] | None = None
-        self.finished = False
-        self.hold_live = False
+        self.answers = 0  # presses answering the referee's questions about a card
         self.answers_prompts = True  # False: the players leave the referee's questions to the host (the table page)
-        self._instant = False
-        self.restoring = False
-        self._restore_hopper: list[Card] = []
+        self.finished = False
+        self.error: str | None = None
+        self._script: Generator[Step, None, None] | None = None
+        self._waiting: Step | None = None
+        self._answered: dict[str, Any] | None = None
 
-    # -- physical inputs from the dealer machine ---------------------------------------------------
+    def script(self) -> Generator[Step, None, None]:
+        raise NotImplementedError
 
-    def on_dealt(self, target: str, card: Card, face: str) -> None:
-        """The machine put ``card`` at ``target`` (device names: ``seat:1``.., ``layout``)."""
-        self.dealt_log.append((target, card))
-        if not self.restoring:
-            self.on_log({"dealt": [target, str(card), face]})
-        if target.startswith("seat:"):
-            self.hands[int(target.split(":")[1]) - 1].append(card)
-        elif target == "layout":
-            self._scene_place(card, "layout", seat=None, animate=False)
-            if len(self.layout_dealt) < LAYOUT_SIZE and self.truth is None:
-                self.layout_dealt.append(card)
-            else:
-                self.flips.append(card)
-        if len(self.dealt_log) == DEALT_TO_PLAYERS + LAYOUT_SIZE and self.truth is None:
-            self.deal_complete(list(self._restore_hopper) if self.restoring else self.hopper())
+    def truth_result(self) -> dict[str, Any] | None:
+        """The true game's result, in the referee's result shape."""
+        raise NotImplementedError
 
-    def deal_complete(self, hopper: Sequence[Card]) -> None:
-        """The deal is done; ``hopper`` is what the machine still holds (the stock, top first)."""
-        hands = [list(h) for h in self.hands]
-        self.deck = [c for _, c in self.dealt_log] + list(hopper)
-        self.truth = ChineseTenState(
-            self.rules,
-            players=self.players,
-            dealer=self.dealer,
-            layout=self.layout_dealt,
-            hands=hands,
-            stock=list(hopper),
-        )
+    def comparable(self, result: dict[str, Any] | None) -> Any:
+        """What of a result must agree between the referee and the truth."""
+        raise NotImplementedError
 
-    # -- the script --------------------------------------------------------------------------------
+    def restore(self, log: list[dict[str, Any]]) -> None:
+        """Rebuild the table, the dealer's deck and the truth from the world's log of a killed run (the
+        entries that really happened): the script re-run from the seed against it (:meth:`fast_forward`).
+        Answers to prompts are not the script's: they are left out."""
+        self.record.replay = [e for e in log if "prompt" not in e]
+        self.record.pos = 0
+        self.fast_forward()
+
+    def go_live(self) -> None:
+        """A restarted controller has re-read the table: the players may move again."""
+
+    # -- the players' hands ------------------------------------------------------------------------
+
+    def press(self, seat: int, long: bool) -> None:
+        """A bot's finger on its seat button (skipped in a replay: the journal has it)."""
+        self.record.do({"press": [seat, long]}, lambda: self.controls.press(seat, long), lambda: None)
+
+    def terminal(self, inp: Input) -> None:
+        """Something a player enters at the terminal (skipped in a replay: the journal has it)."""
+        self.record.do({"say": inp.to_json()}, lambda: self.controls.terminal(inp), lambda: None)
+
+    def answer_prompt(self) -> None:
+        """People confirm (short press) the card the referee names when it is the card just laid where the
+        referee asks about, and say no (hold) otherwise (:func:`confirms`). The answer is logged, not
+        replayed: a lost answer is asked again."""
+        prompt = self.controls.prompt()
+        if not self.answers_prompts or prompt is None or prompt is self._answered or not self.idle():
+            return
+        self._answered = prompt
+        long = not confirms(self.scene, prompt)
+        self.answers += 1
+        self.record.write({"prompt": [int(prompt["seat"]), long]})
+        self.controls.press(int(prompt["seat"]), long)
+
+    # -- running the script ------------------------------------------------------------------------
+
+    def fast_forward(self) -> None:
+        """Re-run the script up to the end of ``record.replay``: the table, the dealer's deck, the
+        truth and every random draw as they were when the log ended (waits pass at once)."""
+        from table.demo.world_log import ReplayDiverged
+
+        if self._script is None:
+            self._script = self.script()
+        self._waiting = None
+        while self.record.replaying and not self.finished:
+            try:
+                self._waiting = next(self._script)
+            except StopIteration:
+                self.finished = True
+            except ReplayDiverged:
+                raise
+            except Exception as exc:
+                self.error = f"{type(exc).__name__}: {exc}"
+                self.finished = True
+        if self.record.replaying:
+            raise ReplayDiverged(
+                f"the script ended with {len(self.record.replay) - self.record.pos} logged actions not replayed"
+            )
+        # the wait the script stopped at is asked live from the next tick on
 
     def tick(self) -> None:
-        """Run the script until it has to wait."""
-        self._answer_prompt()
-        for _ in range(64):
+        """Answer an open question, then run the script until it has to wait."""
+        self.answer_prompt()
+        if self.finished:
+            return
+        if self._script is None:
+            self._script = self.script()
+        for _ in range(TICK_STEPS):
             if self._waiting is not None:
                 if not self._waiting():
                     return
                 self._waiting = None
             try:
-                step = next(self._script)
+                self._waiting = next(self._script)
             except StopIteration:
                 self.finished = True
                 return
-            self._waiting = step
+            except Exception as exc:  # a world bug ends the demo with a message, not a hang
+                self.error = f"{type(exc).__name__}: {exc}"
+                self.finished = True
+                return
 
-    def _answer_prompt(self) -> None:
-        if self.hold_live or not self.answers_prompts:
-            return
-        seen = self.observe()
-        if seen.prompt_yes is None or seen.prompt_serial == self._answered_prompt:
-            return
-        self._answered_prompt = seen.prompt_serial
-        on_mat = {str(c) for c in self.ids}
-        right = any(card in on_mat for card in seen.prompt_yes)
-        seat = seen.prompt_seat if seen.prompt_seat is not None else 0
-        self.press(seat, not right)
-
-    def _scene_place(self, card: Card, zone: str, *, seat: int | None, animate: bool = True) -> None:
-        if self.scene is not None:
-            self.ids[card] = self.scene.place(
-                str(card),
-                zone,
-                face_up=True,
-                seat=None if seat is None else seat + 1,
-                animate=animate and not self._fast(),
-            )
-        else:
-            self.ids[card] = len(self.ids) + 1
-
-    def _scene_take(self, cards: Sequence[Card], seat: int, *, to_capture: bool = True) -> None:
-        ids = [self.ids.pop(c) for c in cards]
-        if self.scene is not None:
-            self.scene.take(
-                ids,
-                f"capture:{seat + 1}" if to_capture else None,
-                face_up=False,
-                seat=seat + 1,
-                animate=not self._fast(),
-            )
-
-    def _fast(self) -> bool:
-        return self._instant or self.steps_done < self.fast_forward_to
-
-    def _act(self, do: Callable[[], None]) -> Generator[Step, None, None]:
-        """One physical action: counted (the world's position), carried out, then wait until the
-        table has settled and the controller has seen it. While fast-forwarding after a restart
-        actions happen at once and silently; the first live one waits until ``hold_live`` drops."""
-        fast = self._fast()
-        if not fast and self.hold_live:
-            yield lambda: not self.hold_live
-        self._instant = fast
+    def act(self, do: Callable[[], object]) -> Generator[Step, None, None]:
+        """One physical action, then wait until the controller has judged it."""
         self.steps_done += 1
-        if not fast:
-            self.on_log({"step": self.steps_done})
         do()
-        self._instant = False
-        if not fast:
-            yield self.idle
+        yield self.idle
 
-    def _wait(self, cond: Callable[[], bool], ticks: int) -> Generator[Step, None, None]:
-        if self._fast():
-            return
+    def wait(self, cond: Callable[[], bool], ticks: int = FLAG_WAIT_TICKS) -> Generator[Step, None, None]:
         left = [ticks]
 
         def step() -> bool:
@@ -251,137 +188,45 @@ class World:
 
         yield step
 
-    def _flipped(self, flips_done: int) -> bool:
-        return len(self.flips) > flips_done
+    def led_is(self, seat: int, role: str) -> Callable[[], bool]:
+        return lambda: self.idle() and self.leds().get(seat) == role
 
-    def _led(self, seat: int, role: str) -> Callable[[], bool]:
-        return lambda: self.observe().leds.get(seat) == role and self.idle()
+    def led_not(self, seat: int, role: str) -> Callable[[], bool]:
+        return lambda: self.idle() and self.leds().get(seat) != role
 
-    def _run(self) -> Generator[Step, None, None]:
-        yield lambda: self.truth is not None
-        truth = self.truth
-        assert truth is not None
-        if truth.opening_capture:  # four of a kind in the first layout: the dealer takes them at once
-            yield from self._act(lambda: self._scene_take(list(truth.opening_capture), self.dealer))
-        while truth.phase in (Phase.PLAY, Phase.FLIP):
-            seat = truth.to_act
-            if truth.phase is Phase.PLAY:
-                self.turn += 1
-                move = self._bots[seat].choose(truth)
-                yield from self._wait(self._led(seat, "turn"), 2000)
-                kind = self._pick_cheat(truth, move)
-                yield from self._play(truth, move, kind)
-                truth.play(move.seat, move.card, move.take)
-            else:
-                flips_done = truth.moves_made // 2
-                yield partial(self._flipped, flips_done)
-                if not self._fast():
-                    yield self.idle  # the flipped card is seen before anyone touches it
-                if self.flips[flips_done] is not truth.stock_top:
-                    raise RuntimeError(
-                        f"the machine flipped {self.flips[flips_done]}, the stock top is {truth.stock_top}"
-                    )
-                move = self._bots[seat].choose(truth)
-                if move.take:
-                    yield from self._act(partial(self._scene_take, [move.card, *move.take], move.seat))
-                truth.flip(move.card, move.take)
-        # opening captures at the deal are the dealer's to gather
-        yield from ()
 
-    def _pick_cheat(self, truth: ChineseTenState, move: Move) -> str | None:
-        if self.cheat <= 0 or self.rng.random() >= self.cheat:
-            return None
-        seat = move.seat
-        hand = truth.hand(seat) or ()
-        others = [s for s in range(self.players) if s != seat and (truth.hand(s) or ())]
-        non_targets = [c for c in truth.layout if c not in move.take]
-        options = []
-        if others and OUT_OF_TURN in self.cheat_kinds:
-            options.append(OUT_OF_TURN)
-        if move.take and len(move.take) == 1:
-            if len(hand) >= 2:
-                options.append(TWO_CARDS)
-            if () not in truth.takes(move.card):
-                options.append(CAPTURE_COMPULSORY)
-            if non_targets:
-                options.append(NON_MATCHING)
-                options.append(WRONG_CARD)
-        if not options:
-            return None
-        return self.rng.choice(options)
+def confirms(scene: Scene, prompt: dict[str, Any]) -> bool:
+    """Whether a player looking at the table confirms the referee's "is the card just placed X?" (or "is
+    it a heart?"): the card laid last in the zone the question is about is one of the prompt's yes cards
+    (any of them on the mat when the prompt names no zone)."""
+    zone = (prompt.get("input") or {}).get("zone")
+    yes = prompt_yes_cards(prompt)
+    return bool(scene.newest_in(str(zone)) in yes) if zone else any(scene.on_mat(card) for card in yes)
 
-    def _play(self, truth: ChineseTenState, move: Move, kind: str | None) -> Generator[Step, None, None]:
-        seat, card = move.seat, move.card
-        pair = [card, *move.take]
-        if kind == OUT_OF_TURN:
-            other = self.rng.choice([s for s in range(self.players) if s != seat and (truth.hand(s) or ())])
-            wrong = self.rng.choice(list(truth.hand(other) or ()))
-            self.cheats.append(Cheat(self.turn, other, kind, (str(wrong),)))
-            yield from self._act(lambda: self._scene_place(wrong, "layout", seat=other))
-            yield from self._wait(self._led(other, "error"), FLAG_WAIT_TICKS)
-            yield from self._act(lambda: self._scene_take([wrong], other, to_capture=False))
-            yield from self._wait(lambda: self.observe().leds.get(other) != "error" and self.idle(), FLAG_WAIT_TICKS)
-        yield from self._act(lambda: self._scene_place(card, "layout", seat=seat))
-        if kind == TWO_CARDS:
-            second = self.rng.choice([c for c in (truth.hand(seat) or ()) if c is not card])
-            self.cheats.append(Cheat(self.turn, seat, kind, (str(card), str(second))))
-            yield from self._act(lambda: self._scene_place(second, "layout", seat=seat))
-            yield from self._wait(self._led(seat, "error"), FLAG_WAIT_TICKS)
-            yield from self._act(lambda: self._scene_take([second], seat, to_capture=False))
-        elif kind == CAPTURE_COMPULSORY:
-            self.cheats.append(Cheat(self.turn, seat, kind, (str(card),)))
-            yield from self._act(lambda: None if self._fast() else self.press(seat, False))
-            yield from self._wait(self._led(seat, "error"), FLAG_WAIT_TICKS)
-        elif kind in (NON_MATCHING, WRONG_CARD):
-            bystander = self.rng.choice([c for c in truth.layout if c not in move.take])
-            wrong_pair = [card, bystander] if kind == NON_MATCHING else [move.take[0], bystander]
-            self.cheats.append(Cheat(self.turn, seat, kind, tuple(str(c) for c in wrong_pair)))
-            yield from self._act(lambda: self._scene_take(wrong_pair, seat))
-            yield from self._wait(self._led(seat, "error"), FLAG_WAIT_TICKS)
-            for back in wrong_pair:
-                yield from self._act(partial(self._scene_place, back, "layout", seat=seat))
-        if move.take:
-            yield from self._act(lambda: self._scene_take(pair, seat))
-        yield from self._wait(lambda: self.observe().leds.get(seat) != "error" and self.idle(), FLAG_WAIT_TICKS)
 
-    # -- restart ---------------------------------------------------------------------------------
-
-    def fast_forward(self, log: Sequence[dict[str, Any]]) -> list[Card] | None:
-        """Rebuild the table from the world's log (after a kill): the deals the machine made and
-        the actions the bots took, all at once and unseen. Returns the machine's remaining deck
-        (None when it was never shuffled)."""
-        steps = [int(e["step"]) for e in log if "step" in e]
-        self.fast_forward_to = max(steps, default=0)
-        self.hold_live = True
-        self.restoring = True
-        hopper: list[Card] | None = None
-        try:
-            for entry in log:
-                if "hopper" in entry:
-                    hopper = [Card.parse(c) for c in entry["hopper"]]
-                elif "dealt" in entry:
-                    target, card_text, face = entry["dealt"]
-                    card = Card.parse(card_text)
-                    if hopper is not None and card in hopper:
-                        hopper.remove(card)
-                    self._restore_hopper = hopper or []
-                    self.on_dealt(target, card, face)
-                elif "step" in entry:
-                    while self.steps_done < int(entry["step"]) and not self.finished:
-                        before = self.steps_done
-                        self.tick()
-                        if self.steps_done == before:
-                            break
-        finally:
-            self.restoring = False
-        return hopper
-
-    # -- results -----------------------------------------------------------------------------------
-
-    def truth_result(self) -> dict[str, Any] | None:
-        st = self.truth
-        if st is None or st.outcome is None:
-            return None
-        from table.controller.referee_chinese_ten import result_json
-
-        return result_json(st)
+def match_flags(flags: Iterable[Flag], cheats: list[Cheat]) -> list[dict[str, Any]]:
+    """Pair each flag with the cheat it caught: same seat and rule, a card in common (or none named)."""
+    out = []
+    open_cheats = list(cheats)
+    for flag in flags:
+        matched = None
+        for cheat in open_cheats:
+            cards_agree = bool(set(cheat.cards) & set(flag.cards)) or not (cheat.cards or flag.cards)
+            if cheat.seat == flag.seat and cheat.rule == flag.rule and cards_agree:
+                matched = cheat
+                break
+        if matched is not None:
+            matched.flagged = True
+            open_cheats.remove(matched)
+        out.append(
+            {
+                "id": flag.id,
+                "seat": flag.seat,
+                "rule": flag.rule,
+                "cards": list(flag.cards),
+                "message": flag.message,
+                "state": flag.state,
+                "matched": matched is not None,
+            }
+        )
+    return out

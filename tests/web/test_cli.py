@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from table.demo.runner import DemoConfig, run_demo
+from table.demo.config import DemoConfig
+from table.demo.runner import run_demo
 from tests.web.conftest import post_input, request
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from table.demo.runner import DemoConfig, run_demo
+from table.demo.config import DemoConfig
+from table.demo.runner import run_demo
 from table.journal import Journal
 from table.web.address import parse_address
 from table.web.replay import ReplayError, replay_game

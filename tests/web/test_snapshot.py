@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from table.controller.registry import referee_module
-from table.demo.run_frog_garbage import FrogGarbageDemo, run
+from table.demo.config import DemoConfig
+from table.demo.runner import run_demo
 from table.web.address import parse_address
 from table.web.snapshot import Ledger, rule_text, state_of
 from table.web.table_page import TablePage
@@ -54,8 +55,8 @@ def test_a_frog_or_garbage_demo_is_followed_to_its_refereed_result(tmp_path: Pat
     journal = tmp_path / "j.db"
     page = TablePage.start(parse_address("127.0.0.1:0"), players=3, journal=journal, out=io.StringIO(), qr=False)
     try:
-        outcome = run(
-            FrogGarbageDemo(game, players=3, seed=2, cheat=0.2, journal=journal, senses="direct", timeout=300),
+        outcome = run_demo(
+            DemoConfig(game, players=3, seed=2, cheat=0.2, journal=journal, senses="direct", timeout=300),
             page=page,
         )
         assert outcome.agree and outcome.refereed is not None

@@ -16,11 +16,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from table.cli import main
-from table.demo.runner import DemoConfig, DemoResult, run_demo
+from table.demo.config import DemoConfig, DemoResult
+from table.demo.runner import run_demo
 
 ROOT = Path(__file__).resolve().parents[3]
 MODEL = ROOT / "models" / "cardnet.onnx"
@@ -250,33 +252,47 @@ def test_terminal_view_shows_layout_seats_flags_and_leds() -> None:
     )
     asked = render_panel(dict(view, prompt={"seat": 1, "card": "7H", "alternatives": []}), {})
     suit = render_panel(dict(view, prompt={"seat": 1, "card": None, "suit": "H", "alternatives": ["7H"]}), {})
-    assert "ASK seat 1: is it 7H?" in asked and "ASK seat 1: is it a heart?" in suit  # session 11
+    assert "ASK seat 1: is it 7H?" in asked and "ASK seat 1: is it a heart?" in suit
 
 
 def test_the_demo_players_answer_a_suit_question_by_the_card_they_see() -> None:
-    """The Chinese Ten demo's players (session 11): asked "is it a club?", a player presses (yes) when a
+    """The Chinese Ten demo's players: asked "is it a club?", a player presses (yes) when a
     card the answer stands for (`referee_base.prompt_yes_cards`: the clubs still possible) lies on the
     mat, and holds (no) otherwise; each question is answered once."""
     from table.cards import Card
     from table.chinese_ten import rules_by_name
     from table.controller.referee_base import prompt_yes_cards
-    from table.demo.world import Observed, World
+    from table.demo.chinese_ten_world import ChineseTenWorld
+    from table.demo.scenes import DirectScene
+    from table.demo.world import Controls
 
     presses: list[tuple[int, bool]] = []
-    seen = [Observed({})]
-    world = World(
+    asked: list[dict[str, Any] | None] = [None]
+    controls = Controls(
+        leds=dict,
+        prompt=lambda: asked[0],
+        idle=lambda: True,
+        press=lambda seat, long: presses.append((seat, long)),
+        terminal=lambda inp: None,
+    )
+    world = ChineseTenWorld(
         rules_by_name("pagat"),
         players=3,
         seed=1,
-        observe=lambda: seen[0],
-        press=lambda seat, long: presses.append((seat, long)),
+        cheat=0.0,
+        dealer=0,
+        scene=DirectScene(lambda inp: None),
+        controls=controls,
+        on_log=lambda entry: None,
+        hopper=list,
+        load=lambda cards: None,
     )
     world.ids = {Card.parse("KC"): 1, Card.parse("5H"): 2}
-    clubs = prompt_yes_cards({"card": None, "suit": "C", "alternatives": ["KC", "2C", "9D"]})
-    spades = prompt_yes_cards({"card": None, "suit": "S", "alternatives": ["KS", "2S", "9D"]})
-    seen[0] = Observed({}, clubs, 2, 1)
+    clubs_asked = {"seat": 2, "card": None, "suit": "C", "alternatives": ["KC", "2C", "9D"]}
+    clubs = prompt_yes_cards(clubs_asked)
+    asked[0] = clubs_asked
     world.tick()
     world.tick()  # the same question again: not answered twice
-    seen[0] = Observed({}, spades, 2, 2)
+    asked[0] = {"seat": 2, "card": None, "suit": "S", "alternatives": ["KS", "2S", "9D"]}
     world.tick()
     assert clubs == ("KC", "2C") and presses == [(2, False), (2, True)]

@@ -15,8 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from table.demo.frog_garbage_base import INPUT_ENTRIES
-from table.demo.run_frog_garbage import KILL_ENV, kept_entries
+from table.demo.world_log import INPUT_ENTRIES, KILL_ENV, kept_entries
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from table.demo.run_frog_garbage import FrogGarbageDemo, run
+from table.demo.config import DemoConfig
+from table.demo.runner import run_demo
 
 
 @pytest.mark.parametrize(
@@ -23,7 +24,7 @@ from table.demo.run_frog_garbage import FrogGarbageDemo, run
 )
 def test_rule_set_refereed_equals_truth_with_cheats(tmp_path: Path, rules: str, players: int, reader: bool) -> None:
     """Every cheat flagged, none invented, chips equal to the truth; per rule set."""
-    cfg = FrogGarbageDemo(
+    cfg = DemoConfig(
         "frog",
         rules=rules,
         players=players,
@@ -32,8 +33,9 @@ def test_rule_set_refereed_equals_truth_with_cheats(tmp_path: Path, rules: str, 
         card_reader=reader,
         journal=tmp_path / "j.db",
         timeout=120,
+        senses="direct",
     )
-    out = run(cfg)
+    out = run_demo(cfg)
     assert out.error is None
     assert out.agree, (out.refereed, out.truth)
     assert not out.missed and not out.invented
@@ -49,8 +51,8 @@ def test_cheats_of_every_kind_are_caught(tmp_path: Path) -> None:
     """Out of turn, revoke, trick disturbed and discard count all occur and are all caught."""
     kinds: set[str] = set()
     for seed, reader in ((8, True), (11, False)):
-        out = run(
-            FrogGarbageDemo(
+        out = run_demo(
+            DemoConfig(
                 "frog",
                 players=3,
                 seed=seed,
@@ -58,6 +60,7 @@ def test_cheats_of_every_kind_are_caught(tmp_path: Path) -> None:
                 card_reader=reader,
                 journal=tmp_path / f"{seed}.db",
                 timeout=120,
+                senses="direct",
             )
         )
         assert out.agree and not out.missed and not out.invented
@@ -67,8 +70,8 @@ def test_cheats_of_every_kind_are_caught(tmp_path: Path) -> None:
 
 def test_controller_killed_and_restarted_finishes_with_the_true_chips(tmp_path: Path) -> None:
     """Issue 9: resume after kill: the journal replay rebuilds the referee; the game ends true."""
-    out = run(
-        FrogGarbageDemo(
+    out = run_demo(
+        DemoConfig(
             "frog",
             rules="modern",
             players=3,
@@ -78,6 +81,7 @@ def test_controller_killed_and_restarted_finishes_with_the_true_chips(tmp_path: 
             journal=tmp_path / "k.db",
             kill_at=(10, 45, 90),
             timeout=120,
+            senses="direct",
         )
     )
     assert out.restarts == 3

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from table.demo.run_frog_garbage import FrogGarbageDemo, run
+from table.demo.config import DemoConfig
+from table.demo.runner import run_demo
 
 
 def test_frog_deal_through_the_camera_pipeline_equals_truth(tmp_path: Path) -> None:
     """foster-1909, 3 players, one deal (seed 3: a Chico contract played out, with cheats) seen only
     through the camera: refereed result equals truth, cheats all flagged, no flag invented."""
-    cfg = FrogGarbageDemo(
+    cfg = DemoConfig(
         "frog",
         rules="foster-1909",
         players=3,
@@ -23,8 +24,9 @@ def test_frog_deal_through_the_camera_pipeline_equals_truth(tmp_path: Path) -> N
         journal=tmp_path / "vision.db",
         senses="vision",
         timeout=240,
+        fast=True,
     )
-    out = run(cfg)
+    out = run_demo(cfg)
     assert out.error is None
     assert out.truth is not None and out.truth["deals"] and out.truth["deals"][0].get("contract")
     assert out.agree, (out.refereed, out.truth)

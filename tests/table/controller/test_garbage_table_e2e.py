@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from table.demo.run_frog_garbage import FrogGarbageDemo, run
+from table.demo.config import DemoConfig
+from table.demo.runner import run_demo
 
 
 @pytest.mark.parametrize(
@@ -21,7 +22,7 @@ from table.demo.run_frog_garbage import FrogGarbageDemo, run
     ],
 )
 def test_rule_set_refereed_equals_truth_with_cheats(tmp_path: Path, rules: str, players: int, reader: bool) -> None:
-    cfg = FrogGarbageDemo(
+    cfg = DemoConfig(
         "garbage",
         rules=rules,
         players=players,
@@ -30,8 +31,9 @@ def test_rule_set_refereed_equals_truth_with_cheats(tmp_path: Path, rules: str, 
         card_reader=reader,
         journal=tmp_path / "j.db",
         timeout=120,
+        senses="direct",
     )
-    out = run(cfg)
+    out = run_demo(cfg)
     assert out.error is None
     assert out.agree, (out.refereed, out.truth)
     assert out.cheats and not out.missed and not out.invented
@@ -39,9 +41,16 @@ def test_rule_set_refereed_equals_truth_with_cheats(tmp_path: Path, rules: str, 
 
 
 def test_controller_killed_and_restarted_finishes_with_the_true_coins(tmp_path: Path) -> None:
-    out = run(
-        FrogGarbageDemo(
-            "garbage", players=3, seed=9, cheat=0.1, journal=tmp_path / "k.db", kill_at=(12, 70, 150), timeout=120
+    out = run_demo(
+        DemoConfig(
+            "garbage",
+            players=3,
+            seed=9,
+            cheat=0.1,
+            journal=tmp_path / "k.db",
+            kill_at=(12, 70, 150),
+            timeout=120,
+            senses="direct",
         )
     )
     assert out.restarts == 3

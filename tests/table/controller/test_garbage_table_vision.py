@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from table.demo.run_frog_garbage import FrogGarbageDemo, run
+from table.demo.config import DemoConfig
+from table.demo.runner import run_demo
 from vision.zones import layout_for
 
 
@@ -20,7 +21,7 @@ from vision.zones import layout_for
 def test_garbage_match_through_the_camera_pipeline_equals_truth(tmp_path: Path) -> None:
     """standard, 3 players, seed 1: both kinds of cheat happen; the refereed coins, kitty and every
     hand's outcome equal the truth's."""
-    cfg = FrogGarbageDemo(
+    cfg = DemoConfig(
         "garbage",
         rules="standard",
         players=3,
@@ -29,8 +30,9 @@ def test_garbage_match_through_the_camera_pipeline_equals_truth(tmp_path: Path) 
         journal=tmp_path / "vision.db",
         senses="vision",
         timeout=400,
+        fast=True,
     )
-    out = run(cfg)
+    out = run_demo(cfg)
     assert out.error is None
     assert out.truth is not None and len(out.truth["hands"]) == 3
     assert out.agree, (out.refereed, out.truth)
@@ -59,7 +61,7 @@ def test_garbage_controller_killed_three_times_with_camera_senses_equals_truth(t
     """Resume after kill through the camera: the controller dies three times (journal closed, loop
     abandoned) and a new one, with a new camera pipeline numbering its tracks from 1, re-reads the
     table. Before the re-read fixes this run ended with 8 flags matching no cheat."""
-    cfg = FrogGarbageDemo(
+    cfg = DemoConfig(
         "garbage",
         rules="standard",
         players=3,
@@ -69,8 +71,9 @@ def test_garbage_controller_killed_three_times_with_camera_senses_equals_truth(t
         senses="vision",
         timeout=500,
         kill_at=(40, 120, 200),
+        fast=True,
     )
-    out = run(cfg)
+    out = run_demo(cfg)
     assert out.error is None and out.restarts == 3
     assert out.agree, (out.refereed, out.truth)
     assert not out.missed and not out.invented, out.flags
@@ -81,9 +84,8 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
     decide on a KC dealt to seat 7 (KS 0.33, KC 0.14), the referee asked "is the card just placed KS?",
     and the simulated dealer confirmed because a KS lay elsewhere on the mat; the match's bingo then
     paid a winner too many. A player looks at the card just laid in the zone asked about."""
-    from table.demo.frog_garbage_base import DirectScene
-    from table.demo.run_frog_garbage import confirms
-    from table.demo.vision_frog_garbage import SimScene
+    from table.demo.scenes import DirectScene, SimScene
+    from table.demo.world import confirms
     from vision.simtable import SimTable
 
     direct = DirectScene(lambda inp: None)
@@ -114,7 +116,7 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
                 },
             )
 
-        # "is it a club?" (session 11): yes when the card just laid there is a club still possible
+        # "is it a club?": yes when the card just laid there is a club still possible
         assert suit("C", ["KC", "2C", "9D"], "seat:7") and not suit("D", ["KC", "9D", "2D"], "seat:7")
         assert not suit("S", ["KS", "3S"], "seat:7")  # a spade lies elsewhere on the mat
         assert suit("S", ["KS", "3S"], None) and not suit("H", ["KH", "3H"], None)

@@ -16,7 +16,7 @@ from vision.zones import layout_for
 
 
 def test_a_match_is_watched_both_ways_and_the_recogniser_restored(monkeypatch) -> None:
-    import table.demo.run_frog_garbage as demo
+    import table.demo.runner as demo
 
     layout = layout_for("garbage", 3)
     sim = SimTable(layout, seed=4, camera=SimCamera(tilt_deg=15))
@@ -32,7 +32,7 @@ def test_a_match_is_watched_both_ways_and_the_recogniser_restored(monkeypatch) -
         return SimpleNamespace(error=None, agree=True)
 
     original = Recognizer.recognize
-    monkeypatch.setattr(demo, "run", fake_run)
+    monkeypatch.setattr(demo, "run_demo", fake_run)
     out = bench.watch_match("garbage")
     assert Recognizer.recognize is original
     assert out["full_frames"] == 2 and sum(out["handed_on"].values()) == 2
