@@ -1,4 +1,4 @@
-"""Game records: load JSON, dispatch to the game's replayer, and small helpers to read fields.
+"""Game records: load JSON, dispatch to the game's replayer, and small readers of fields.
 
 Each game module named in ``GAMES`` provides:
 

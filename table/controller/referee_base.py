@@ -134,7 +134,7 @@ class RefereeBookkeeping:
         """Ask ``seat`` whether the sighting ``inp`` is ``ranked[0]``; every other possible card follows in
         turn until people say yes. The game cannot go on without the card and the camera reports a card
         once, so a sighting given up after a few names left a game waiting for ever (Garbage seed 5 at the
-        camera table, session 10). Once the camera's first guesses are refused the suit is asked first
+        camera table). Once the camera's first guesses are refused the suit is asked first
         (:func:`next_question`), so a card is named in at most about 18 presses, not 51."""
         self._put(
             out,

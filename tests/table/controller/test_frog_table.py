@@ -712,7 +712,7 @@ def test_card_the_camera_cannot_agree_on_is_identified_not_taken_for_a_back() ->
 
 
 def test_a_played_card_none_of_whose_candidates_is_right_is_asked_about_until_named(answer_until_named: Any) -> None:
-    """As in Garbage (session 10, a camera run that waited for ever): a card played to the trick and
+    """As in Garbage (a camera run that waited for ever): a card played to the trick and
     reported `unknown` with six wrong candidates, all possible. The player refuses the first three by
     name, is asked the suit, then the cards of that suit best first, until the true one is named;
     confirmed, the play is made and the deal goes on as the engine's."""

@@ -561,11 +561,11 @@ def test_turned_card_the_camera_cannot_agree_on_is_asked_about() -> None:
 
 
 def test_a_card_none_of_whose_candidates_is_right_is_asked_about_until_named(answer_until_named: Any) -> None:
-    """Found in a camera run (session 10, Garbage seed 5, 8 players, no card reader): a card reported
+    """Found in a camera run (Garbage seed 5, 8 players, no card reader): a card reported
     `unknown` whose six candidates were all wrong; the dealer said no to each, the referee gave the
     sighting up and the deal waited for ever (the camera reports a card once). Every possible card may
     be asked now: the camera's first three guesses by name, then the suit, then the cards of that suit
-    best first (session 11: 51 names one by one took dozens of presses). The dealer answers as a person
+    best first (51 names one by one took dozens of presses). The dealer answers as a person
     looking at the card; it is named, confirmed, and the match goes on to the true result."""
     t, truth, d, card = _a_card_turned_up_without_a_reader()
     wrong = [w for w in dict.fromkeys(str(c) for c in truth.stock_cards()) if w[-1] != str(card)[-1]][:6]
