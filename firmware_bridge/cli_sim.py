@@ -91,6 +91,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duplicate", type=_probability, default=0.0, help="probability a frame is sent twice")
     parser.add_argument("--delay-ms", type=_non_negative_float, default=0.0, help="delay every frame from the device")
     parser.add_argument("--reboot-every", type=_non_negative, default=0, help="reboot after every N cards dealt")
+    parser.add_argument(
+        "--slowdown",
+        type=_positive,
+        default=1.0,
+        help="the mechanics take this many times what the machine states (a worn feed wheel, a weak supply)",
+    )
     parser.add_argument("--jam-every", type=_non_negative, default=0, help="jam on every Nth feed")
     parser.add_argument("--log", metavar="FILE", help="append JSON Lines of what the machine physically did")
 
@@ -116,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             faults=Faults(args.drop, args.corrupt, args.duplicate, args.delay_ms),
             reboot_every=args.reboot_every,
             jam_every=args.jam_every,
+            slowdown=args.slowdown,
             log=args.log,
         )
     except (BridgeError, ValueError, OSError) as exc:

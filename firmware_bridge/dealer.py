@@ -20,7 +20,7 @@ from typing import Any
 from firmware_bridge.backends import Backend, resolve
 from firmware_bridge.errors import DeviceError, FrameError, LinkError, ProtocolError
 from firmware_bridge.framing import Frame
-from firmware_bridge.link import Link, LinkStats, RebootedWhileWaiting
+from firmware_bridge.link import Link, LinkStats, NoFinalReply, RebootedWhileWaiting
 from firmware_bridge.messages import (
     CARD_UNKNOWN,
     CARD_UNREADABLE,
@@ -35,6 +35,7 @@ from firmware_bridge.messages import (
     Pattern,
     StatusInfo,
     Target,
+    Timing,
     card_from_code,
     decode_codes,
     is_card_code,
@@ -54,10 +55,31 @@ REASONS = {
     ErrorCode.ABORTED: "stopped on request",
     ErrorCode.HOST_SILENT: "the device stopped its motors: the host went quiet",
     ErrorCode.DEVICE_REBOOTED: "the device rebooted in the middle of the command",
+    ErrorCode.STALE_REQUEST: "the device refused a request id it had already acted on (not acted on again)",
+    ErrorCode.TIMED_OUT: "no result in the time the command needs: the host stopped the machine",
     ErrorCode.HOMING_FAILED: "homing failed: service the carousel",
     ErrorCode.MOTOR_FAULT: "motor fault: service the machine",
     ErrorCode.INTERNAL: "internal device error",
 }
+
+
+# What the host assumes of a device that does not state its times (HELLO_INFO without them).
+UNSTATED_TIMING = Timing(card_ms=1000, move_ms=10000, shuffle_ms=30000)
+
+
+# The most the host believes of a device's stated times: a machine that says a card takes a minute
+# would otherwise keep a 52-card deal waiting for the best part of an hour.
+MOST_BELIEVED = Timing(card_ms=10_000, move_ms=30_000, shuffle_ms=120_000)
+
+
+def _believable(stated: Timing | None) -> Timing:
+    if stated is None:
+        return UNSTATED_TIMING
+    return Timing(
+        min(stated.card_ms, MOST_BELIEVED.card_ms),
+        min(stated.move_ms, MOST_BELIEVED.move_ms),
+        min(stated.shuffle_ms, MOST_BELIEVED.shuffle_ms),
+    )
 
 
 class DealError(DeviceError):
@@ -223,6 +245,7 @@ class Dealer:
         self._needs_recovery = False
         self._needs_hello = False
         self.info: DeviceInfo | None = None
+        self.timing = UNSTATED_TIMING
         self.last_status: DeviceStatus | None = None
         try:
             self.link = Link(
@@ -341,9 +364,8 @@ class Dealer:
         self._emit(LinkEvent(state, reason))
 
     # ---- commands -------------------------------------------------------------------------------
-    def _request(self, mtype: MsgType, payload: bytes = b"", **kw: Any) -> Frame:
-        reply = self.link.request(mtype, payload, timeout=self.timeout, **kw)
-        return reply.final
+    def _request(self, mtype: MsgType, payload: bytes = b"", *, limit: float | None = None) -> Frame:
+        return self.link.request(mtype, payload, timeout=self.timeout, limit=limit).final
 
     def _prepare(self) -> None:
         """Before an action: after a reconnect or a reboot, re-read the device and re-home it."""
@@ -379,8 +401,26 @@ class Dealer:
         frame = self._request(MsgType.HELLO)
         if frame.type != MsgType.HELLO_INFO:
             raise ProtocolError(f"HELLO answered with {_type_name(frame.type)}, not HELLO_INFO")
-        self.info = DeviceInfo.from_hello(HelloInfo.decode(frame.payload, frame.boot))
+        try:
+            hello = HelloInfo.decode(frame.payload, frame.boot)
+        except FrameError as exc:
+            raise ProtocolError(f"HELLO_INFO that cannot be read: {exc}") from None
+        self.info = DeviceInfo.from_hello(hello)
+        self.timing = _believable(hello.timing)
+        self.link.answers_query = hello.answers_query
+        self.link.resync_ids(hello.newest_request)
         return self.info
+
+    def limit(self, mtype: MsgType, count: int = 0) -> float:
+        """The most seconds ``mtype`` (of ``count`` cards) may take: what the device states the work takes,
+        a quarter more, plus ``timeout`` for the wire. A command past it is stopped and accounted for."""
+        t = self.timing
+        work_ms = {
+            MsgType.HOME: t.move_ms,
+            MsgType.SHUFFLE: t.shuffle_ms,
+            MsgType.DEAL: t.move_ms + count * t.card_ms,
+        }.get(mtype, 0)
+        return 1.25 * work_ms / 1000 + self.timeout
 
     def status(self) -> DeviceStatus:
         frame = self._request(MsgType.STATUS)
@@ -393,23 +433,49 @@ class Dealer:
     def _action(self, mtype: MsgType, payload: bytes = b"") -> Frame:
         with self._command_lock:
             self._prepare()
-            try:
-                frame = self._request(mtype, payload)
-            except RebootedWhileWaiting as exc:
-                self._recover_quietly()
-                raise DealError(f"{mtype.name}: {exc}", ErrorCode.DEVICE_REBOOTED) from None
+            return self._long(mtype, payload)
+
+    def _long(self, mtype: MsgType, payload: bytes = b"") -> Frame:
+        """HOME or SHUFFLE: their final reply, or :class:`DealError` saying why there is none."""
+        try:
+            frame = self._request(mtype, payload, limit=self.limit(mtype))
+        except RebootedWhileWaiting as exc:
+            self._recover_quietly()
+            raise DealError(f"{mtype.name}: {exc}", ErrorCode.DEVICE_REBOOTED) from None
+        except NoFinalReply as exc:
+            settled = self._settle(exc, mtype)
+            if settled is None:
+                raise DealError(f"{mtype.name}: {exc}; the device never acted on it", ErrorCode.TIMED_OUT) from None
+            frame = settled
             if frame.type == MsgType.FAILED:
                 failed = Failed.decode(frame.payload)
-                raise DealError(f"{mtype.name} failed: {REASONS.get(failed.code, failed.code.name)}", failed.code)
-            return frame
+                code = ErrorCode.TIMED_OUT if failed.code is ErrorCode.ABORTED else failed.code
+                raise DealError(f"{mtype.name}: {exc}; {REASONS.get(code, code.name)}", code) from None
+        if frame.type == MsgType.FAILED:
+            failed = Failed.decode(frame.payload)
+            raise DealError(f"{mtype.name} failed: {REASONS.get(failed.code, failed.code.name)}", failed.code)
+        if frame.type != MsgType.DONE:
+            raise ProtocolError(f"{mtype.name} answered with {_type_name(frame.type)}, not DONE or FAILED")
+        return frame
+
+    def _settle(self, exc: NoFinalReply, mtype: MsgType) -> Frame | None:
+        """After giving up on a long command: stop the machine (it may still be at it), then ask the device
+        what became of the command. Returns its final reply (DONE, or FAILED with the cards dealt before),
+        or None when the device never acted on it (and never will). Raises :class:`NoFinalReply` or
+        :class:`LinkError` when the device cannot say."""
+        try:
+            self.stop()
+        except LinkError:
+            pass  # the query below says whether it matters
+        try:
+            return self.link.outcome(exc.request, mtype, timeout=self.timeout)
+        except LinkError as why:
+            raise NoFinalReply(f"{exc}; {why}", exc.request, accepted=exc.accepted, progress=exc.progress) from None
 
     def home(self) -> None:
         """Find the carousel's zero position (HOME); raises :class:`DealError` if it fails."""
         with self._command_lock:
-            frame = self._request(MsgType.HOME)
-            if frame.type == MsgType.FAILED:
-                failed = Failed.decode(frame.payload)
-                raise DealError(f"HOME failed: {REASONS.get(failed.code, failed.code.name)}", failed.code)
+            self._long(MsgType.HOME)
 
     def shuffle(self) -> int:
         """Shuffle the hopper; returns the number of cards in it."""
@@ -467,29 +533,83 @@ class Dealer:
         with self._command_lock:
             self._prepare()
             try:
-                frame = self.link.request(MsgType.DEAL, payload, timeout=self.timeout, on_progress=on_progress).final
+                frame = self.link.request(
+                    MsgType.DEAL,
+                    payload,
+                    timeout=self.timeout,
+                    limit=self.limit(MsgType.DEAL, count),
+                    on_progress=on_progress,
+                ).final
             except RebootedWhileWaiting as exc:
                 dealt = tuple(progress[n] for n in sorted(progress))
                 after, hopper = self._recover_quietly()
                 return DealResult(t, f, count, dealt, ErrorCode.DEVICE_REBOOTED, f"{exc}; {after}", hopper)
+            except NoFinalReply as exc:
+                return self._deal_settled(exc, t, f, count, progress, lies)
             except LinkError as exc:
                 raise DealInterrupted(f"deal to {t}: {exc}", tuple(progress[n] for n in sorted(progress))) from exc
-            if lies:
-                raise ProtocolError(f"deal to {t}: {lies[0]}")
-            if frame.type == MsgType.DONE:
-                codes = _checked_cards(decode_codes(frame.payload, "DONE"), count, progress, exact=True)
-                return DealResult(t, f, count, self._dealt(codes, t, f))
-            if frame.type == MsgType.FAILED:
-                failed = Failed.decode(frame.payload)
-                _checked_cards(failed.cards, count, progress, exact=False)
-                code = ErrorCode.DEVICE_REBOOTED if failed.code is ErrorCode.STALE_BOOT else failed.code
-                dealt = self._dealt(failed.cards, t, f)
-                if code is ErrorCode.DEVICE_REBOOTED:
-                    dealt = tuple(progress[n] for n in sorted(progress))
-                    after, hopper = self._recover_quietly()
-                    return DealResult(t, f, count, dealt, code, f"{REASONS[code]}; {after}", hopper)
-                return DealResult(t, f, count, dealt, code, REASONS.get(code, code.name))
-            raise ProtocolError(f"DEAL answered with {_type_name(frame.type)}, not DONE or FAILED")
+            return self._deal_result(frame, t, f, count, progress, lies)
+
+    def _deal_result(
+        self,
+        frame: Frame,
+        t: Target,
+        f: Face,
+        count: int,
+        progress: dict[int, DealtCard],
+        lies: list[str],
+        why: str = "",
+    ) -> DealResult:
+        """The result of a DEAL from its final reply, checked against the progress heard."""
+        if lies:
+            raise ProtocolError(f"deal to {t}: {lies[0]}")
+        if frame.type == MsgType.DONE:
+            codes = _checked_cards(decode_codes(frame.payload, "DONE"), count, progress, exact=True)
+            return DealResult(t, f, count, self._dealt(codes, t, f))
+        if frame.type == MsgType.FAILED:
+            failed = Failed.decode(frame.payload)
+            _checked_cards(failed.cards, count, progress, exact=False)
+            code = ErrorCode.DEVICE_REBOOTED if failed.code is ErrorCode.STALE_BOOT else failed.code
+            dealt = self._dealt(failed.cards, t, f)
+            if code is ErrorCode.DEVICE_REBOOTED:
+                dealt = tuple(progress[n] for n in sorted(progress))
+                after, hopper = self._recover_quietly()
+                return DealResult(t, f, count, dealt, code, f"{REASONS[code]}; {after}", hopper)
+            if why and code is ErrorCode.ABORTED:  # stopped by the host when the time ran out
+                code = ErrorCode.TIMED_OUT
+            reason = REASONS.get(code, code.name)
+            if code is ErrorCode.TIMED_OUT:
+                reason = f"{why}; the host stopped the machine after {len(dealt)} of {count} cards"
+            elif why:
+                reason = f"{reason} ({why})"
+            return DealResult(t, f, count, dealt, code, reason)
+        raise ProtocolError(f"DEAL answered with {_type_name(frame.type)}, not DONE or FAILED")
+
+    def _deal_settled(
+        self,
+        exc: NoFinalReply,
+        t: Target,
+        f: Face,
+        count: int,
+        progress: dict[int, DealtCard],
+        lies: list[str],
+    ) -> DealResult:
+        """No final reply in time: stop the machine and ask what became of the deal, so the result says
+        exactly how many cards went out; DealInterrupted (with the cards reported) when the device cannot say."""
+        try:
+            final = self._settle(exc, MsgType.DEAL)
+        except LinkError as why:
+            reported = tuple(progress[n] for n in sorted(progress))
+            raise DealInterrupted(
+                f"deal to {t}: {why}; {len(reported)} of {count} cards reported dealt, "
+                "the device did not say how many went out",
+                reported,
+            ) from None
+        if final is None:
+            return DealResult(
+                t, f, count, (), ErrorCode.TIMED_OUT, f"{exc}; the device never acted on it: no card went out"
+            )
+        return self._deal_result(final, t, f, count, progress, lies, why=str(exc))
 
     @staticmethod
     def _dealt(codes: tuple[int, ...], target: Target, face: Face) -> tuple[DealtCard, ...]:

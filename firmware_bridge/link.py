@@ -7,7 +7,6 @@ Opened by URL through pyserial: ``/dev/ttyACM0``, a pty path, ``socket://host:po
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import queue
 import random
@@ -17,9 +16,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from firmware_bridge.errors import LinkError
+from firmware_bridge.errors import FrameError, LinkError
 from firmware_bridge.framing import Frame, Packetizer
-from firmware_bridge.messages import ACTIONS, FINAL_REPLIES, ErrorCode, MsgType
+from firmware_bridge.messages import (
+    ACTIONS,
+    FINAL_REPLIES,
+    ErrorCode,
+    MsgType,
+    Query,
+    RequestState,
+    RequestStatus,
+    known_final_bytes,
+)
+from firmware_bridge.pending import Assembly, NoFinalReply, NoRecord, Pending, progress_codes
 
 log = logging.getLogger(__name__)
 
@@ -82,16 +91,6 @@ class Reply:
     round_trip_s: float
 
 
-class _Pending:
-    __slots__ = ("request", "type", "boot", "frames")
-
-    def __init__(self, request: int, mtype: int, boot: int) -> None:
-        self.request = request
-        self.type = mtype
-        self.boot = boot
-        self.frames: queue.SimpleQueue[Frame | BaseException] = queue.SimpleQueue()
-
-
 class Link:
     """A framed, self-healing link to one device."""
 
@@ -127,10 +126,12 @@ class Link:
         self._down_reason = "not opened"
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
-        self._pending: dict[int, _Pending] = {}
-        self._ids = itertools.cycle(range(1, 0x10000))
-        for _ in range(random.randrange(0x10000)):  # start anywhere: ids remembered from an earlier host
-            next(self._ids)
+        self._pending: dict[int, Pending] = {}
+        # Start anywhere (ids an earlier host used may be remembered); HELLO_INFO then says where the
+        # device's newest action id is, and resync_ids moves past it.
+        self._next_id = random.randrange(1, 0x10000)
+        self._id_lock = threading.Lock()
+        self.answers_query = False  # the device answers QUERY (HELLO_INFO says so): polls ask for the result
         self._srtt: float | None = None
         self._last_tx = 0.0
         self.last_rx = 0.0
@@ -251,9 +252,7 @@ class Link:
         self.stats.reboots += 1
         self._retired_boots.add(old)
         self.boot_id = new
-        with self._state_lock:
-            pendings = list(self._pending.values())
-        for pending in pendings:
+        for pending in self._waiting():
             if pending.type in ACTIONS and pending.boot == old:
                 pending.frames.put(RebootedWhileWaiting(old, new))
         self.on_state("rebooted", f"boot id {old:#06x} -> {new:#06x}")
@@ -290,10 +289,13 @@ class Link:
             with contextlib.suppress(LinkError):
                 self._write(Frame(MsgType.HEARTBEAT, 0, self.boot_id or 0).encode())
 
-    def _fail_all(self, exc: BaseException) -> None:
+    def _waiting(self) -> list[Pending]:
+        """Every request waited for, once (a request polled with QUERY is also filed under their ids)."""
         with self._state_lock:
-            pendings = list(self._pending.values())
-        for pending in pendings:
+            return list({id(p): p for p in self._pending.values()}.values())
+
+    def _fail_all(self, exc: BaseException) -> None:
+        for pending in self._waiting():
             pending.frames.put(exc)
 
     # ---- writing and requests ---------------------------------------------------------------------
@@ -314,84 +316,238 @@ class Link:
     def send_event(self, mtype: MsgType, payload: bytes = b"") -> None:
         self._write(Frame(mtype, 0, self.boot_id or 0, payload).encode())
 
+    def new_request_id(self) -> int:
+        """The next request id (1..65535, wrapping, never 0)."""
+        with self._id_lock:
+            request = self._next_id
+            self._next_id = request % 0xFFFF + 1
+            return request
+
+    def resync_ids(self, newest: int) -> None:
+        """Number the next requests after ``newest``, the device's newest action id (from HELLO_INFO):
+        a device refuses action ids at or behind the ones it has acted on this boot."""
+        if not newest:
+            return
+        with self._id_lock:
+            ahead = (self._next_id - newest) & 0xFFFF
+            if not 0 < ahead < 0x8000:
+                self._next_id = newest % 0xFFFF + 1
+
     def request(
         self,
         mtype: MsgType,
         payload: bytes = b"",
         *,
         timeout: float = 2.0,
+        limit: float | None = None,
         on_progress: Callable[[Frame], None] | None = None,
     ) -> Reply:
-        """Send a command and wait for its one final reply, resending the same request id until it comes.
+        """Send a command and wait for its one final reply, resending the same request id until the device
+        has it, then polling for the result (QUERY, or the command again on a device without QUERY).
 
-        Raises :class:`LinkError` when the link is down or lost, or no final reply came within
-        ``timeout`` s of silence, and :class:`RebootedWhileWaiting` when the device rebooted under an action.
+        ``timeout``: how long the device may stay silent (no frame of any kind), and how long it may take
+        to accept the command. ``limit``: the most seconds the whole command may take (from what it asks
+        of the machine; ``timeout`` when None). Progress never extends it.
+
+        Raises :class:`NoFinalReply` (a :class:`LinkError`) when either runs out, :class:`LinkError` when
+        the link is down or lost, and :class:`RebootedWhileWaiting` when the device rebooted under an action.
         """
-        request = next(self._ids)
+        request = self.new_request_id()
         boot = self.boot_id or 0
-        pending = _Pending(request, mtype, boot)
-        data = Frame(mtype, request, boot, payload).encode()
-        progress: list[Frame] = []
+        pending = Pending(request, mtype, boot)
         with self._state_lock:
             self._pending[request] = pending
         self.stats.requests += 1
-        start = time.monotonic()
-        attempts = 0
-        lost = 0  # sends that heard nothing back before the next one: what redundancy is for
-        last_answered = True
-        running = False
-        poll = self.rto
-        deadline = start + timeout
         try:
-            while True:
-                # one more copy per unanswered send: a garbled line gets redundancy at once, a clean one none
-                self._write(data * min(self.copies + lost, self.MAX_COPIES))
-                if attempts:
-                    if last_answered:
-                        self.stats.polls += 1
-                    else:
-                        self.stats.retries += 1
-                attempts += 1
-                answered = False
-                wait_until = min(deadline, time.monotonic() + (poll if running else self.rto))
-                while True:
-                    remaining = wait_until - time.monotonic()
-                    if remaining <= 0:
-                        break
-                    try:
-                        item = pending.frames.get(timeout=remaining)
-                    except queue.Empty:
-                        break
-                    if isinstance(item, BaseException):
-                        raise item
-                    answered = True
-                    if attempts == 1 and not running:  # Karn: time only the first answer to a first try
-                        self._sample_rtt(time.monotonic() - start)
-                    if item.type in FINAL_REPLIES:
-                        return Reply(item, tuple(progress), attempts, time.monotonic() - start)
-                    if item.type == MsgType.CARD_DEALT:
-                        progress.append(item)
-                        if on_progress is not None:
-                            on_progress(item)
-                        poll = self.rto  # it is moving: the result may be near
-                    elif not running:
-                        poll = self.rto
-                    running = True  # ACK or progress: the device has it; poll for the result
-                    deadline = max(deadline, time.monotonic() + timeout)  # silence, not duration, times out
-                    wait_until = min(deadline, time.monotonic() + poll)
-                last_answered = answered
-                if not answered:
-                    lost += 1
-                if time.monotonic() >= deadline:
-                    raise LinkError(f"no answer to {mtype.name} (request {request}) after {attempts} tries")
-                if running:  # back off while the device is busy; poll briskly again after a loss
-                    poll = min(poll * 2, self.MAX_POLL_S) if answered else self.rto
+            return self._exchange(
+                pending,
+                Frame(mtype, request, boot, payload).encode(),
+                timeout=timeout,
+                limit=timeout if limit is None else limit,
+                on_progress=on_progress,
+            )
         finally:
-            with self._state_lock:
-                del self._pending[request]
-            self._adapt(1 + lost)
+            self._forget(pending)
+            self._adapt(1 + pending.lost)
+
+    def outcome(self, request: int, mtype: MsgType, *, timeout: float = 2.0) -> Frame | None:
+        """Ask the device what became of ``request`` (QUERY), after the host stopped waiting for it.
+
+        Returns its final reply (DONE or FAILED, from the device's memory), or None when the device has no
+        record of it: it never acted on it, and from that answer on it never will. Waits while the device
+        says the request is still running. Raises :class:`NoFinalReply` when no answer comes in ``timeout``
+        s, or :class:`LinkError` when the device does not answer QUERY.
+        """
+        if not self.answers_query:
+            raise LinkError("the device does not answer QUERY: it cannot say what became of a request")
+        pending = Pending(request, mtype, self.boot_id or 0)
+        pending.accepted = True
+        pending.settling = True
+        with self._state_lock:
+            if request in self._pending:
+                raise LinkError(f"request {request} is still being waited for")
+            self._pending[request] = pending
+        try:
+            reply = self._exchange(pending, b"", timeout=timeout, limit=timeout, on_progress=None)
+        except NoRecord:
+            return None
+        finally:
+            self._forget(pending)
+        return reply.final
+
+    def _forget(self, pending: Pending) -> None:
+        with self._state_lock:
+            for rid in (pending.request, *pending.aliases):
+                if self._pending.get(rid) is pending:
+                    del self._pending[rid]
+
+    def _send_poll(self, pending: Pending, command: bytes, copies: int) -> None:
+        """Ask a running command for its result: QUERY (a fresh id, answered to this pending) or, on a
+        device without QUERY, the command again (answered ACK while running, then from memory)."""
+        if not self.answers_query:
+            self._write(command * copies)
+            return
+        query_id = self.new_request_id()
+        with self._state_lock:
+            self._pending[query_id] = pending
+            pending.aliases.append(query_id)
+            while len(pending.aliases) > self.MAX_ALIASES:  # answers to old polls are no longer awaited
+                old = pending.aliases.pop(0)
+                if self._pending.get(old) is pending:
+                    del self._pending[old]
+        offset = pending.assembly.next_offset() if pending.assembly is not None else 0
+        query = Query(pending.request, offset, copies).encode()
+        self._write(Frame(MsgType.QUERY, query_id, self.boot_id or 0, query).encode() * copies)
+
+    def _exchange(
+        self,
+        pending: Pending,
+        command: bytes,
+        *,
+        timeout: float,
+        limit: float,
+        on_progress: Callable[[Frame], None] | None,
+    ) -> Reply:
+        start = time.monotonic()
+        progress: list[Frame] = []
+        attempts = 0
+        last_answered = True
+        poll = self.rto
+        accept_by = start + timeout  # the device must take the command within this
+        finish_by = start + max(limit, timeout)  # and finish it within this
+        while True:
+            # one more copy per unanswered send: a garbled line gets redundancy at once, a clean one none
+            copies = min(self.copies + pending.lost, self.MAX_COPIES)
+            if pending.accepted:
+                self._send_poll(pending, command, copies)
+            else:
+                self._write(command * copies)
+            if attempts:
+                if last_answered:
+                    self.stats.polls += 1
+                else:
+                    self.stats.retries += 1
+            attempts += 1
+            answered = False
+            now = time.monotonic()
+            wait_until = min(finish_by, now + (poll if pending.accepted else self.rto))
+            while True:
+                remaining = wait_until - time.monotonic()
+                if remaining <= 0:
+                    break
+                try:
+                    item = pending.frames.get(timeout=remaining)
+                except queue.Empty:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                answered = True
+                if attempts == 1 and not pending.accepted:  # Karn: time only the first answer to a first try
+                    self._sample_rtt(time.monotonic() - start)
+                final = self._take(pending, item, progress, on_progress)
+                if final is not None:
+                    return Reply(final, tuple(progress), attempts, time.monotonic() - start)
+                if pending.accepted:
+                    wait_until = min(finish_by, time.monotonic() + poll)
+            last_answered = answered
+            if not answered:
+                pending.lost += 1
+            now = time.monotonic()
+            silent_for = now - max(self.last_rx, start)
+            if not pending.accepted and now >= accept_by:
+                raise NoFinalReply(
+                    f"no answer to {pending.name} (request {pending.request}) after {attempts} tries",
+                    pending.request,
+                    accepted=False,
+                    progress=tuple(progress),
+                )
+            if pending.accepted and silent_for >= timeout:
+                raise NoFinalReply(
+                    f"the device went silent for {silent_for:.1f} s during {pending.name} (request {pending.request})",
+                    pending.request,
+                    accepted=True,
+                    progress=tuple(progress),
+                )
+            if now >= finish_by:
+                raise NoFinalReply(
+                    f"no result for {pending.name} (request {pending.request}) in {finish_by - start:.1f} s, "
+                    "longer than the device says it takes",
+                    pending.request,
+                    accepted=pending.accepted,
+                    progress=tuple(progress),
+                )
+            # back off while the device is busy; poll briskly again after a loss
+            poll = min(poll * 2, self.MAX_POLL_S) if answered else self.rto
+
+    def _take(
+        self,
+        pending: Pending,
+        item: Frame,
+        progress: list[Frame],
+        on_progress: Callable[[Frame], None] | None,
+    ) -> Frame | None:
+        """Account for one frame answering ``pending``; return the final reply once it is known."""
+        if item.type == MsgType.REQUEST_STATE:
+            try:
+                state = RequestState.decode(item.payload)
+            except FrameError:
+                return None
+            if state.request != pending.request:
+                return None
+            if state.state is RequestStatus.NONE:
+                if pending.settling:
+                    raise NoRecord()
+                if pending.accepted:
+                    raise NoFinalReply(
+                        f"the device has no record of {pending.name} (request {pending.request}) any more",
+                        pending.request,
+                        accepted=True,
+                        progress=tuple(progress),
+                    )
+                return None
+            pending.accepted = True
+            if state.state is RequestStatus.RUNNING:
+                return None
+            if pending.assembly is None or pending.assembly.type != state.state:
+                known = known_final_bytes(pending.type, state.state, state.size, progress_codes(progress))
+                pending.assembly = Assembly(int(state.state), state.size, known)
+            pending.assembly.add(state.offset, state.chunk)
+            if pending.assembly.complete:
+                return Frame(pending.assembly.type, pending.request, item.boot, pending.assembly.payload())
+            return None
+        if item.request != pending.request:
+            return None  # an answer to one of our QUERYs that is not a REQUEST_STATE (a device refusing it)
+        if item.type in FINAL_REPLIES:
+            return item
+        if item.type == MsgType.CARD_DEALT:
+            progress.append(item)
+            if on_progress is not None:
+                on_progress(item)
+        pending.accepted = True  # ACK or progress: the device has it; poll for the result
+        return None
 
     MAX_COPIES = 8
+    MAX_ALIASES = 64
 
     def _sample_rtt(self, rtt: float) -> None:
         self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
@@ -425,4 +581,4 @@ def error_name(code: int) -> str:
         return f"0x{code:02x}"
 
 
-__all__ = ["Link", "LinkStats", "Reply", "RebootedWhileWaiting", "open_serial"]
+__all__ = ["Link", "LinkStats", "NoFinalReply", "Reply", "RebootedWhileWaiting", "open_serial"]

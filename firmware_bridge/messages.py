@@ -26,6 +26,7 @@ class MsgType(enum.IntEnum):
     STOP = 0x07
     HEARTBEAT = 0x08
     CONFIG = 0x09  # payload: reply copies 1..8 (redundancy on a bad link)
+    QUERY = 0x0A  # payload: request u16, offset u8, copies u8: what became of that request
     # device -> host: replies to a request id
     HELLO_INFO = 0x81
     STATUS_INFO = 0x82
@@ -33,6 +34,7 @@ class MsgType(enum.IntEnum):
     CARD_DEALT = 0x84
     DONE = 0x85
     FAILED = 0x86
+    REQUEST_STATE = 0x87  # the answer to QUERY
     DEVICE_HEARTBEAT = 0x88
     # device -> host: events (request id 0)
     BOOT = 0xA0
@@ -42,7 +44,9 @@ class MsgType(enum.IntEnum):
     BUTTON = 0xA4
 
 
-FINAL_REPLIES = frozenset({MsgType.HELLO_INFO, MsgType.STATUS_INFO, MsgType.DONE, MsgType.FAILED})
+FINAL_REPLIES = frozenset(
+    {MsgType.HELLO_INFO, MsgType.STATUS_INFO, MsgType.DONE, MsgType.FAILED, MsgType.REQUEST_STATE}
+)
 # Commands that move something or change state: refused when addressed to another boot.
 ACTIONS = frozenset({MsgType.HOME, MsgType.SHUFFLE, MsgType.DEAL, MsgType.LED, MsgType.STOP})
 LONG_ACTIONS = frozenset({MsgType.HOME, MsgType.SHUFFLE, MsgType.DEAL})
@@ -63,6 +67,8 @@ class ErrorCode(enum.IntEnum):
     ABORTED = 0x09  # stopped by a STOP command
     HOST_SILENT = 0x0A  # the host went quiet: motors stopped
     DEVICE_REBOOTED = 0x0B  # host-side: the device rebooted while the command was in flight
+    STALE_REQUEST = 0x0C  # a request id already acted on this boot (and forgotten), or older: not acted on
+    TIMED_OUT = 0x0D  # host-side: no result in the time the command needs; the host stopped the machine
     HOMING_FAILED = 0x80
     MOTOR_FAULT = 0x81
     INTERNAL = 0x82
@@ -218,6 +224,17 @@ class LedRequest:
 
 
 CAP_CARD_READER = 0x01
+CAP_QUERY = 0x02  # answers QUERY, and never acts twice on a request id in one boot
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """What the device states the longest one card, one carousel move (homing included) and one
+    shuffle take, in ms: the host caps a command's total time from them."""
+
+    card_ms: int
+    move_ms: int
+    shuffle_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,14 +245,26 @@ class HelloInfo:
     seats: int
     leds: int
     boot_id: int = 0  # from the frame header
+    answers_query: bool = False
+    timing: Timing | None = None  # None from a device that does not state it
+    newest_request: int = 0  # the newest action request id of this boot (0: none yet)
 
     def encode(self) -> bytes:
-        caps = CAP_CARD_READER if self.card_reader else 0
-        return bytes([self.protocol, *self.firmware, caps, self.seats, self.leds])
+        caps = (CAP_CARD_READER if self.card_reader else 0) | (CAP_QUERY if self.answers_query else 0)
+        head = bytes([self.protocol, *self.firmware, caps, self.seats, self.leds])
+        if self.timing is None:
+            return head
+        t = self.timing
+        return head + b"".join(v.to_bytes(2, "big") for v in (t.card_ms, t.move_ms, t.shuffle_ms, self.newest_request))
 
     @classmethod
     def decode(cls, payload: bytes, boot_id: int = 0) -> HelloInfo:
         _need(payload, 7, "HELLO_INFO", exact=False)  # later versions may append fields
+        timing = None
+        newest = 0
+        if len(payload) >= 15:
+            card, move, shuffle, newest = (int.from_bytes(payload[i : i + 2], "big") for i in range(7, 15, 2))
+            timing = Timing(card, move, shuffle)
         return cls(
             payload[0],
             (payload[1], payload[2], payload[3]),
@@ -243,7 +272,66 @@ class HelloInfo:
             payload[5],
             payload[6],
             boot_id,
+            bool(payload[4] & CAP_QUERY),
+            timing,
+            newest,
         )
+
+
+QUERY_CHUNK = 8  # bytes of a final reply's payload one REQUEST_STATE carries
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """QUERY: what became of ``request``; its final reply's payload from ``offset``, in ``copies`` copies."""
+
+    request: int
+    offset: int = 0
+    copies: int = 1
+
+    def encode(self) -> bytes:
+        return self.request.to_bytes(2, "big") + bytes([self.offset, self.copies])
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Query:
+        _need(payload, 4, "QUERY")
+        return cls(int.from_bytes(payload[:2], "big"), payload[2], payload[3])
+
+
+class RequestStatus(enum.IntEnum):
+    """The ``state`` byte of REQUEST_STATE: a final reply's type, ACK while running, or NONE."""
+
+    NONE = 0  # no record: never received, or acted on and forgotten; from now on never acted on
+    RUNNING = MsgType.ACK
+    DONE = MsgType.DONE
+    FAILED = MsgType.FAILED
+
+
+@dataclass(frozen=True, slots=True)
+class RequestState:
+    """REQUEST_STATE: ``request``'s state; ``size`` is the final reply's payload length (cards dealt so
+    far while a DEAL runs), ``chunk`` that payload's bytes from ``offset`` (at most QUERY_CHUNK)."""
+
+    request: int
+    state: RequestStatus
+    size: int
+    offset: int
+    chunk: bytes = b""
+
+    def encode(self) -> bytes:
+        return self.request.to_bytes(2, "big") + bytes([self.state, self.size, self.offset]) + self.chunk
+
+    @classmethod
+    def decode(cls, payload: bytes) -> RequestState:
+        _need(payload, 5, "REQUEST_STATE", exact=False)
+        try:
+            state = RequestStatus(payload[2])
+        except ValueError:
+            raise FrameError(f"REQUEST_STATE with unknown state {payload[2]:#04x}") from None
+        chunk = bytes(payload[5:])
+        if len(chunk) > QUERY_CHUNK or (chunk and payload[4] + len(chunk) > payload[3]):
+            raise FrameError(f"REQUEST_STATE chunk of {len(chunk)} bytes at {payload[4]} of a {payload[3]}-byte reply")
+        return cls(int.from_bytes(payload[:2], "big"), state, payload[3], payload[4], chunk)
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,8 +422,28 @@ def describe(frame_type: int, payload: bytes) -> str:
             return f"CARD_DEALT {CardDealt.decode(payload)}"
         if t is MsgType.FAILED:
             return f"FAILED {Failed.decode(payload)}"
+        if t is MsgType.QUERY:
+            return f"QUERY {Query.decode(payload)}"
+        if t is MsgType.REQUEST_STATE:
+            return f"REQUEST_STATE {RequestState.decode(payload)}"
         if t is MsgType.DONE and payload:
             return f"DONE cards={decode_codes(payload, 'DONE')}"
     except FrameError as exc:
         return f"{t.name} malformed ({exc})"
     return f"{t.name} {payload.hex()}".rstrip()
+
+
+def known_final_bytes(command: int, final: int, size: int, cards: dict[int, int]) -> dict[int, int]:
+    """The bytes of a DEAL's final reply payload that CARD_DEALT progress already told (offset -> byte),
+    so a QUERY need fetch only the rest: DONE is ``[n, card 1..n]``, FAILED ``[code, n, card 1..n]``."""
+    if command != MsgType.DEAL:
+        return {}
+    if final == MsgType.DONE and size >= 1:
+        known = {0: size - 1}
+        known.update({number: code for number, code in cards.items() if 1 <= number <= size - 1})
+        return known
+    if final == MsgType.FAILED and size >= 2:
+        known = {1: size - 2}
+        known.update({number + 1: code for number, code in cards.items() if 1 <= number <= size - 2})
+        return known
+    return {}

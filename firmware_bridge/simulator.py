@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import json
+import math
 import os
 import pty
 import random
@@ -87,7 +88,7 @@ class SimMechanics:
         self.events: list[tuple[int, bytes]] = []
 
     def _wait(self, ms: float) -> float:
-        return ms / self.sim.speed
+        return ms * self.sim.slowdown / self.sim.speed
 
     def homed(self) -> bool:
         return self.is_homed
@@ -97,6 +98,17 @@ class SimMechanics:
 
     def door_open(self) -> bool:
         return self.sim.door_is_open
+
+    def timing(self) -> tuple[int, int, int]:
+        """(card_ms, move_ms, shuffle_ms) at this speed: the most one card (a vibrate-and-retry and the
+        exit sensor's timeouts included), one carousel move or homing, and a shuffle of the hopper take."""
+        t, speed = self.sim.timing, self.sim.speed
+        card = t.feed_ms + t.reverse_ms + t.see_timeout_ms + t.vibrate_ms + t.feed_ms + t.see_timeout_ms
+        card += t.clear_timeout_ms
+        move = max(t.home_ms, t.step_ms * (self.sim.seats + 5) / 2)
+        shuffle = t.shuffle_ms_per_card * max(len(self.sim.hopper), 52)
+        card_ms, move_ms, shuffle_ms = (min(0xFFFF, math.ceil(ms / speed)) for ms in (card, move, shuffle))
+        return card_ms, move_ms, shuffle_ms
 
     def poll_events(self) -> list[tuple[int, bytes]]:
         events, self.events = self.events, []
@@ -194,11 +206,15 @@ class Simulator:
         log: str | Path | IO[str] | None = None,
         heartbeat_ms: int = 250,
         timing: Timing | None = None,
+        slowdown: float = 1.0,
     ) -> None:
         if not 1 <= seats <= 12:
             raise ValueError(f"seats must be 1..12, not {seats}")
-        if speed <= 0:
-            raise ValueError("speed must be positive")
+        if not (math.isfinite(speed) and speed > 0):
+            raise ValueError("speed must be a positive number")
+        if not (math.isfinite(slowdown) and slowdown > 0):
+            raise ValueError("slowdown must be a positive number")
+        self.slowdown = slowdown  # a fault: the mechanics take this many times what the device states
         self.seats = seats
         self.card_reader = card_reader
         self.rng = random.Random(seed)

@@ -13,17 +13,78 @@
 #   hopper_count() -> int, door_open() -> bool, homed() -> bool
 #   set_led(seat, pattern, r, g, b)   seat 0 = every seat
 #   poll_events()    -> list of (type, payload) the hardware noticed (door, buttons)
+#   timing()         -> (card_ms, move_ms, shuffle_ms): the most one card, one carousel move (homing
+#                       included) and one shuffle may take; stated in HELLO_INFO so the host can cap
+#                       a command's total time
+#
+# Request ids: the final replies of the last MEMORY actions are remembered and repeated on a retry;
+# beyond them a ReplayWindow tells, for the WINDOW ids behind the newest, which were acted on. An
+# action whose id was acted on (or is older than the window) is never acted on again in this boot:
+# it is refused with STALE_REQUEST. Reads (HELLO, STATUS, CONFIG, QUERY) are answered afresh.
 
 try:
     from firmware_bridge.firmware import proto
 except ImportError:  # on the Pico the modules sit side by side in /
     import proto
 
-FIRMWARE_VERSION = (1, 0, 0)
-MEMORY = 32  # remembered final replies (request id -> encoded frame)
+FIRMWARE_VERSION = (1, 1, 0)
+MEMORY = 32  # remembered final replies of actions (request id -> encoded frame, type, payload)
+WINDOW = 2048  # action request ids behind the newest that are told apart (acted on or not)
 KIND_SEAT = 0
 KIND_SLOUGH = 4
 KINDS = 6  # seat, widow, layout, stock, slough, turnup
+
+
+class ReplayWindow:
+    """Which action request ids this boot has acted on, for the WINDOW ids behind the newest one.
+
+    Ids are 16-bit and wrap: an id up to half the space ahead of the newest is new (serial number
+    arithmetic, RFC 1982). An id older than the window cannot be told apart and counts as seen.
+    """
+
+    def __init__(self):
+        self.newest = 0  # 0: no action yet this boot (request id 0 is never a command)
+        self.bits = bytearray(WINDOW // 8)
+
+    def _behind(self, req):
+        """How far ``req`` is behind the newest id (0: it is the newest; negative: ahead)."""
+        d = (self.newest - req) & 0xFFFF
+        return d if d < 0x8000 else d - 0x10000
+
+    def _bit(self, req):
+        i = req % WINDOW
+        return i >> 3, 1 << (i & 7)
+
+    def seen(self, req):
+        if not self.newest:
+            return False
+        behind = self._behind(req)
+        if behind < 0:
+            return False
+        if behind >= WINDOW:
+            return True
+        byte, mask = self._bit(req)
+        return bool(self.bits[byte] & mask)
+
+    def mark(self, req):
+        if self.newest:
+            behind = self._behind(req)
+            if behind >= WINDOW:
+                return
+            if behind < 0:  # ahead: slide the window, forgetting the marks of the ids it passes over
+                ahead = -behind
+                if ahead >= WINDOW:
+                    for i in range(len(self.bits)):
+                        self.bits[i] = 0
+                else:
+                    for k in range(1, ahead + 1):
+                        byte, mask = self._bit((self.newest + k) & 0xFFFF)
+                        self.bits[byte] &= ~mask & 0xFF
+                self.newest = req
+        else:
+            self.newest = req
+        byte, mask = self._bit(req)
+        self.bits[byte] |= mask
 
 
 class Core:
@@ -39,9 +100,10 @@ class Core:
         self.heartbeat_ms = heartbeat_ms
         self.host_timeout_ms = host_timeout_ms
         self.deframer = proto.Deframer()
-        self.memory = {}
+        self.memory = {}  # request id -> (encoded final frame, final type, payload), actions only
         self.memory_order = []
-        self.repeats = {}  # request id -> retries seen (insertion ordered, bounded)
+        self.window = ReplayWindow()
+        self.repeats = {}  # request id -> times seen before (insertion ordered, bounded)
         self.job = None
         self.job_req = 0
         self.job_type = 0
@@ -67,29 +129,52 @@ class Core:
             seen.append(frame)
             self.handle(mtype, req, boot, payload, now)
 
-    def _emit(self, mtype, req, payload=b""):
+    def _emit(self, mtype, req, payload=b"", copies=0):
         frame = proto.encode_frame(mtype, req, self.boot_id, payload)
-        self.send(frame * self.copies if req else frame)
+        self.send(frame * (copies or self.copies) if req else frame)
         return frame
 
-    def _final(self, req, mtype, payload=b""):
-        frame = self._emit(mtype, req, payload)
-        self.memory[req] = frame
-        self.memory_order.append(req)
-        if len(self.memory_order) > MEMORY:
-            self.memory.pop(self.memory_order.pop(0), None)
+    def _final(self, req, mtype, payload=b"", remember=True):
+        """The one final reply to ``req``; an action's is remembered for retries and QUERY."""
+        frame = self._emit(mtype, req, payload, self._copies(req))
+        if remember:
+            self.memory[req] = (frame, mtype, bytes(payload))
+            self.memory_order.append(req)
+            if len(self.memory_order) > MEMORY:
+                self.memory.pop(self.memory_order.pop(0), None)
 
-    def _fail(self, req, code, cards=None):
+    def _copies(self, req):
+        """Copies of an answer: the standing count, plus one for every time the host asked before."""
+        n = self.repeats.get(req, -1) + 1
+        self.repeats[req] = n
+        if len(self.repeats) > MEMORY:
+            self.repeats.pop(next(iter(self.repeats)))
+        return min(self.copies + n, proto.MAX_COPIES)
+
+    def _fail(self, req, code, cards=None, remember=True):
         self.last_error = code
         payload = bytes((code,))
         if cards is not None:
             payload += bytes((len(cards),)) + bytes(cards)
-        self._final(req, proto.FAILED, payload)
+        self._final(req, proto.FAILED, payload, remember)
 
     def _hello_payload(self):
-        caps = 1 if self.card_reader else 0
+        caps = proto.CAP_QUERY | (proto.CAP_CARD_READER if self.card_reader else 0)
         v = FIRMWARE_VERSION
-        return bytes((proto.VERSION, v[0], v[1], v[2], caps, self.seats, self.leds))
+        card_ms, move_ms, shuffle_ms = self.hw.timing()
+        newest = self.window.newest
+        return bytes((proto.VERSION, v[0], v[1], v[2], caps, self.seats, self.leds)) + bytes(
+            (
+                card_ms >> 8,
+                card_ms & 0xFF,
+                move_ms >> 8,
+                move_ms & 0xFF,
+                shuffle_ms >> 8,
+                shuffle_ms & 0xFF,
+                newest >> 8,
+                newest & 0xFF,
+            )
+        )
 
     def status_payload(self):
         hw = self.hw
@@ -106,47 +191,81 @@ class Core:
 
     # ---- commands -----------------------------------------------------------------------
     def handle(self, mtype, req, boot, payload, now):
+        if mtype not in proto.ACTIONS:
+            self._read(mtype, req, payload)
+            return
         old = self.memory.get(req)
-        if old is not None or (req == self.job_req and self.job is not None):
+        if old is not None:
             # A retry: the host missed our answer. Answer from memory (never act twice), one more
             # copy for every repeat, so a bad line gets more redundancy exactly where it is needed.
-            n = self.repeats.get(req, 0) + 1
-            self.repeats[req] = n
-            if len(self.repeats) > MEMORY:
-                self.repeats.pop(next(iter(self.repeats)))
-            if old is None:  # still running: a poll as often as a retry, so no extra copies
-                self._emit(proto.ACK, req)
-            else:
-                self.send(old * min(self.copies + n, proto.MAX_COPIES))
+            self.send(old[0] * self._copies(req))
             return
-        if boot and boot != self.boot_id and mtype in proto.ACTIONS:
+        if req == self.job_req and self.job is not None:
+            self._emit(proto.ACK, req)  # still running: a poll as often as a retry, so no extra copies
+            return
+        if self.window.seen(req):
+            # Acted on earlier in this boot and forgotten, or older than the window: never again.
+            self._fail(req, proto.E_STALE_REQUEST, remember=False)
+            return
+        self.window.mark(req)
+        if boot and boot != self.boot_id:
             self._fail(req, proto.E_STALE_BOOT)
             return
         self.acted += 1
-        if mtype == proto.HELLO:
-            self._final(req, proto.HELLO_INFO, self._hello_payload())
-        elif mtype == proto.STATUS:
-            self._final(req, proto.STATUS_INFO, self.status_payload())
-        elif mtype == proto.LED:
+        if mtype == proto.LED:
             if len(payload) != 5 or payload[0] > self.seats or payload[1] > 4:
                 self._fail(req, proto.E_BAD_REQUEST)
             else:
                 self.hw.set_led(payload[0], payload[1], payload[2], payload[3], payload[4])
                 self._final(req, proto.DONE)
-        elif mtype == proto.CONFIG:
-            if len(payload) != 1 or not 1 <= payload[0] <= proto.MAX_COPIES:
-                self._fail(req, proto.E_BAD_REQUEST)
-            else:
-                self.copies = payload[0]
-                self._final(req, proto.DONE)
         elif mtype == proto.STOP:
             if self.job is not None:
                 self._abort(proto.E_ABORTED)
             self._final(req, proto.DONE)
-        elif mtype in (proto.HOME, proto.SHUFFLE, proto.DEAL):
+        else:  # HOME, SHUFFLE, DEAL
             self._start(mtype, req, payload, now)
+
+    def _read(self, mtype, req, payload):
+        """Commands that change nothing the host cannot set again: answered afresh, never remembered."""
+        self.acted += 1
+        if mtype == proto.HELLO:
+            self._final(req, proto.HELLO_INFO, self._hello_payload(), False)
+        elif mtype == proto.STATUS:
+            self._final(req, proto.STATUS_INFO, self.status_payload(), False)
+        elif mtype == proto.CONFIG:
+            if len(payload) != 1 or not 1 <= payload[0] <= proto.MAX_COPIES:
+                self._fail(req, proto.E_BAD_REQUEST, remember=False)
+            else:
+                self.copies = payload[0]
+                self._final(req, proto.DONE, b"", False)
+        elif mtype == proto.QUERY:
+            self._query(req, payload)
         else:
-            self._fail(req, proto.E_BAD_REQUEST)
+            self._fail(req, proto.E_BAD_REQUEST, remember=False)
+
+    def _query(self, req, payload):
+        """REQUEST_STATE: what became of a request (its final reply in chunks, running, or no record)."""
+        if len(payload) != 4:
+            self._fail(req, proto.E_BAD_REQUEST, remember=False)
+            return
+        asked = (payload[0] << 8) | payload[1]
+        offset = payload[2]
+        copies = max(1, min(payload[3], proto.MAX_COPIES))
+        chunk = b""
+        old = self.memory.get(asked)
+        if old is not None:
+            state, size = old[1], len(old[2])
+            chunk = old[2][offset : offset + proto.QUERY_CHUNK]
+        elif asked == self.job_req and self.job is not None:
+            state = proto.ACK
+            size = len(self.job_cards) if self.job_type == proto.DEAL else 0
+        else:
+            state, size = proto.STATE_NONE, 0
+            if asked and not self.window.seen(asked):
+                self.window.mark(asked)  # settled: a copy arriving later is never acted on
+        head = bytes((asked >> 8, asked & 0xFF, state, size, offset))
+        frame = proto.encode_frame(proto.REQUEST_STATE, req, self.boot_id, head + chunk)
+        self.send(frame * max(copies, self.copies))
 
     def _start(self, mtype, req, payload, now):
         if self.job is not None:

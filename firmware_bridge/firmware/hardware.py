@@ -59,6 +59,14 @@ class PicoHardware:
     def card_at_exit(self):
         return self.exit.value() == 0
 
+    def timing(self):
+        """(card_ms, move_ms, shuffle_ms): the most one card, one move (homing included) and one shuffle take."""
+        cfg = self.cfg
+        card_ms = 2 * cfg.SEE_TIMEOUT_MS + cfg.VIBRATE_MS + 2 * cfg.REVERSE_MS + cfg.CLEAR_TIMEOUT_MS
+        move_ms = cfg.HOME_MAX_STEPS * 2 * cfg.STEP_US // 1000 + 1
+        shuffle_ms = cfg.SHUFFLE_MS if self.shuffler is not None else 0
+        return min(card_ms, 0xFFFF), min(move_ms, 0xFFFF), min(shuffle_ms, 0xFFFF)
+
     def poll_events(self):
         door = self.door.value()
         if door != self.last_door:

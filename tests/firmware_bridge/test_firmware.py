@@ -18,9 +18,12 @@ from firmware_bridge.messages import ErrorCode, MsgType
 def test_firmware_constants_match_the_host_catalogue() -> None:
     for t in MsgType:
         assert getattr(proto, t.name) == t.value, t.name
+    host_only = {ErrorCode.DEVICE_REBOOTED, ErrorCode.TIMED_OUT}
     for code in ErrorCode:
-        if code is not ErrorCode.DEVICE_REBOOTED and code is not ErrorCode.OK:  # host-only / named OK
+        if code not in host_only and code is not ErrorCode.OK:  # OK is named OK in the firmware
             assert getattr(proto, "E_" + code.name) == code.value, code.name
+        else:
+            assert not hasattr(proto, "E_" + code.name), code.name
 
 
 def test_firmware_encodes_golden_frames_byte_for_byte(golden) -> None:
@@ -154,7 +157,7 @@ def run(core: Any, out: list[bytes], frame: Frame, *, until_ms: int = 20000) -> 
         due = core.tick(now)
         replies += p.data_received(b"".join(out))
         out.clear()
-        if any(r.request == frame.request and r.type in (0x81, 0x82, 0x85, 0x86) for r in replies):
+        if any(r.request == frame.request and r.type in (0x81, 0x82, 0x85, 0x86, 0x87) for r in replies):
             break
         now += max(1, min(due, 5))
     return [r for r in replies if r.request == frame.request]
@@ -244,3 +247,81 @@ def test_firmware_sources_stay_micropython_friendly() -> None:
         compile(text, name, "exec")
         for banned in ("from __future__", "import typing", "from dataclasses", "from collections", "import enum"):
             assert banned not in text, f"{name} uses {banned}"
+
+
+# ---- request ids: never acted on twice in one boot -------------------------------------------------
+
+
+def final(replies: list[Frame]) -> Frame:
+    return next(r for r in reversed(replies) if r.type in (MsgType.DONE, MsgType.FAILED, MsgType.REQUEST_STATE))
+
+
+def test_pico_replay_older_than_its_memory_is_refused_not_dealt_again(pico) -> None:
+    """The device remembers 32 final replies; a replay of a DEAL older than those used to deal again."""
+    core, hw, out = pico
+    run(core, out, Frame(MsgType.HOME, 100, 0x1234))
+    deal = Frame(MsgType.DEAL, 101, 0x1234, bytes([0, 1, 1, 0]))
+    assert final(run(core, out, deal)).type == MsgType.DONE
+    for i in range(40):  # 40 newer actions push the DEAL's reply out of memory
+        assert final(run(core, out, Frame(MsgType.LED, 102 + i, 0x1234, bytes([1, 1, i, 0, 0])))).type == MsgType.DONE
+    again = final(run(core, out, deal))
+    assert again.type == MsgType.FAILED and again.payload == bytes([ErrorCode.STALE_REQUEST])
+    assert hw.hopper_count() == 51  # one card, not two
+
+
+def test_pico_refuses_ids_behind_its_window_and_accepts_late_ones_inside_it(pico) -> None:
+    core, hw, out = pico
+    run(core, out, Frame(MsgType.HOME, 5000, 0x1234))
+    led = bytes([1, 1, 0, 0, 0])
+    old = final(run(core, out, Frame(MsgType.LED, 5000 - 2500, 0x1234, led)))  # never seen, but too old to tell
+    assert old.type == MsgType.FAILED and old.payload[0] == ErrorCode.STALE_REQUEST
+    late = final(run(core, out, Frame(MsgType.LED, 4990, 0x1234, led)))  # a slower thread's command: not seen yet
+    assert late.type == MsgType.DONE
+    assert final(run(core, out, Frame(MsgType.LED, 4990, 0x1234, led))) == late  # its retry: from memory
+    assert core.acted == 2
+
+
+def test_pico_request_ids_wrap_around(pico) -> None:
+    core, hw, out = pico
+    led = bytes([1, 1, 0, 0, 0])
+    for request in (65533, 65535, 1, 2):
+        assert final(run(core, out, Frame(MsgType.LED, request, 0x1234, led))).type == MsgType.DONE, request
+    stale = final(run(core, out, Frame(MsgType.LED, 65534, 0x1234, led)))  # behind, inside the window, unseen
+    assert stale.type == MsgType.DONE
+    assert final_hello(run(core, out, Frame(MsgType.HELLO, 3, 0))).payload[13:15] == bytes([0, 2])  # newest: 2
+
+
+def test_pico_query_tells_the_result_in_chunks_and_settles_unknown_ids(pico) -> None:
+    from firmware_bridge.messages import Query, RequestState, RequestStatus
+
+    core, hw, out = pico
+    run(core, out, Frame(MsgType.HOME, 10, 0x1234))
+    assert final(run(core, out, Frame(MsgType.DEAL, 11, 0x1234, bytes([0, 2, 10, 0])))).type == MsgType.DONE
+    pieces = []
+    for offset in (0, 8):
+        state = RequestState.decode(
+            final(run(core, out, Frame(MsgType.QUERY, 12 + offset, 0, Query(11, offset, 1).encode()))).payload
+        )
+        assert state.request == 11 and state.state is RequestStatus.DONE and state.size == 11
+        pieces.append(state.chunk)
+    assert b"".join(pieces) == bytes([10] + [proto.CARD_UNKNOWN] * 10)
+    unknown = RequestState.decode(final(run(core, out, Frame(MsgType.QUERY, 30, 0, Query(20, 0, 1).encode()))).payload)
+    assert unknown.state is RequestStatus.NONE
+    late = final(run(core, out, Frame(MsgType.DEAL, 20, 0x1234, bytes([0, 2, 1, 0]))))  # the settled id arrives late
+    assert late.type == MsgType.FAILED and late.payload[0] == ErrorCode.STALE_REQUEST
+    assert hw.hopper_count() == 42
+
+
+def test_pico_states_its_times(pico) -> None:
+    from firmware_bridge.firmware import config
+    from firmware_bridge.messages import HelloInfo
+
+    core, hw, out = pico
+    info = HelloInfo.decode(final_hello(run(core, out, Frame(MsgType.HELLO, 1, 0))).payload)
+    assert info.answers_query and info.timing is not None
+    assert info.timing.card_ms >= 2 * config.SEE_TIMEOUT_MS + config.CLEAR_TIMEOUT_MS
+    assert info.timing.move_ms >= config.HOME_MAX_STEPS * 2 * config.STEP_US // 1000
+
+
+def final_hello(replies: list[Frame]) -> Frame:
+    return next(r for r in replies if r.type == MsgType.HELLO_INFO)

@@ -35,7 +35,7 @@ def done(codes: list[int]) -> Callable[[Frame, DealRequest], list[Frame]]:
 
 
 def run_cli(url: str, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["dealer", "--port", url, "--timeout", "1", *args])
+    code = main(["dealer", "--port", url, *args])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -50,12 +50,12 @@ def test_a_done_listing_more_cards_than_asked_is_a_protocol_error(capsys: pytest
         assert code == 2 and "dealt 10 of 3" not in out
         assert_one_line(err)
         assert "10 of 3" in err and "cannot be right" in err
-        with Dealer.open(device.url, timeout=1) as dealer, pytest.raises(ProtocolError):
+        with Dealer.open(device.url) as dealer, pytest.raises(ProtocolError):
             dealer.deal("seat:2", 3)
 
 
 def test_a_done_listing_fewer_cards_than_asked_is_a_protocol_error() -> None:
-    with FakeDevice(deal_answer(done([0xFF])), tcp=True) as device, Dealer.open(device.url, timeout=1) as dealer:
+    with FakeDevice(deal_answer(done([0xFF])), tcp=True) as device, Dealer.open(device.url) as dealer:
         with pytest.raises(ProtocolError, match="1 of 3"):
             dealer.deal("seat:2", 3)
 
@@ -81,7 +81,7 @@ def test_a_failed_listing_more_cards_than_asked_is_a_protocol_error() -> None:
     def failed(frame: Frame, _: DealRequest) -> list[Frame]:
         return [Frame(MsgType.FAILED, frame.request, BOOT, bytes([0x01]) + encode_codes([1, 2, 3, 4]))]
 
-    with FakeDevice(deal_answer(failed), tcp=True) as device, Dealer.open(device.url, timeout=1) as dealer:
+    with FakeDevice(deal_answer(failed), tcp=True) as device, Dealer.open(device.url) as dealer:
         with pytest.raises(ProtocolError, match="4 of 2"):
             dealer.deal("seat:1", 2)
 
@@ -94,7 +94,7 @@ def test_progress_that_contradicts_the_final_reply_is_a_protocol_error() -> None
             Frame(MsgType.DONE, frame.request, BOOT, encode_codes([8])),
         ]
 
-    with FakeDevice(deal_answer(lies), tcp=True) as device, Dealer.open(device.url, timeout=1) as dealer:
+    with FakeDevice(deal_answer(lies), tcp=True) as device, Dealer.open(device.url) as dealer:
         with pytest.raises(ProtocolError, match="card 1"):
             dealer.deal("seat:1", 1)
 
@@ -107,7 +107,7 @@ def test_progress_for_another_target_is_a_protocol_error() -> None:
             Frame(MsgType.DONE, frame.request, BOOT, encode_codes([7])),
         ]
 
-    with FakeDevice(deal_answer(elsewhere), tcp=True) as device, Dealer.open(device.url, timeout=1) as dealer:
+    with FakeDevice(deal_answer(elsewhere), tcp=True) as device, Dealer.open(device.url) as dealer:
         with pytest.raises(ProtocolError, match="seat:3"):
             dealer.deal("seat:1", 1)
 
@@ -133,4 +133,4 @@ def test_hello_answered_with_the_wrong_type_is_one_line_exit_2(capsys: pytest.Ca
         assert_one_line(err)
         assert "HELLO answered with DONE" in err
         with pytest.raises(BridgeError):
-            Dealer.open(device.url, timeout=1)
+            Dealer.open(device.url)
