@@ -1,0 +1,213 @@
+"""Fault benchmark of the dealer link: deals of 1-52 cards at normal mechanical speed through a garbled
+wire, checked card by card against the simulator's log of what it physically dealt.
+
+    .venv/bin/python benchmarks/bench_dealer_faults.py [--deals 1000] [--speed 1] [--seed 1] [--out FILE]
+
+The simulator runs as `cardtable dealer-sim --tcp 0` in its own process, as a board behind ser2net would,
+with 5% of bytes corrupted, 5% dropped and 1% of frames duplicated in both directions (`--clean` for
+none). For every deal the host's result must say exactly what the log says went out: its target, its
+cards in order, and how many; a deal the host could not account for counts as unknown. Targets: every
+card reaches its target exactly once, no request is acted on twice, and no deal is unknown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from firmware_bridge.backends import serial_backend
+from firmware_bridge.dealer import Dealer, DealInterrupted
+from firmware_bridge.errors import BridgeError
+from firmware_bridge.link import LinkStats
+from firmware_bridge.messages import MsgType
+
+TARGETS = ["seat:1", "seat:2", "seat:3", "seat:4", "layout", "widow", "stock"]
+GARBLED = ["--corrupt", "0.05", "--drop", "0.05", "--duplicate", "0.01"]
+
+
+@dataclass
+class DealRecord:
+    target: str
+    count: int
+    seconds: float
+    limit_s: float
+    code: str  # the result's ErrorCode name, or "UNKNOWN" when the host could not account for it
+    reported: list[str]  # the cards the host says went out, in order ("?" for an unread card)
+    reason: str = ""
+
+
+@dataclass
+class Summary:
+    deals: int
+    cards_asked: int
+    cards_dealt: int
+    speed: float
+    wire: str
+    seconds: float
+    ok: int
+    failed_with_count: dict[str, int]
+    unknown: int
+    exact: int  # deals whose result equals the log: target, cards in order, count
+    wrong: list[str] = field(default_factory=list)
+    requests_acted_on_twice: int = 0
+    median_deal_s: float = 0.0
+    max_over_limit_s: float = 0.0
+    retries: int = 0
+    polls: int = 0
+    crc_errors: int = 0
+    bad_frames: int = 0
+    copies: int = 1
+
+
+def start_sim(args: argparse.Namespace, packs: int, log: Path) -> tuple[subprocess.Popen[str], str]:
+    cmd = [sys.executable, "-m", "table.cli", "dealer-sim", "--tcp", "0", "--seats", "4", "--card-reader"]
+    cmd += ["--packs", str(packs), "--seed", str(args.seed), "--speed", str(args.speed), "--log", str(log)]
+    cmd += [] if args.clean else GARBLED
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    return proc, proc.stdout.readline().strip()
+
+
+def run(args: argparse.Namespace) -> tuple[Summary, list[DealRecord]]:
+    rng = random.Random(args.seed)
+    plan = [(rng.choice(TARGETS), rng.randint(1, 52)) for _ in range(args.deals)]
+    asked = sum(n for _, n in plan)
+    records: list[DealRecord] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "truth.jsonl"
+        proc, url = start_sim(args, asked // 52 + 2, log)
+        start = time.monotonic()
+        try:
+            with Dealer(serial_backend(url), timeout=args.timeout) as dealer:
+                for i, (target, count) in enumerate(plan, start=1):
+                    t0 = time.monotonic()
+                    try:
+                        result = dealer.deal(target, count)
+                        code, cards, reason = result.code.name, [_name(c) for c in result.cards], result.reason
+                    except DealInterrupted as exc:
+                        code, cards, reason = "UNKNOWN", [_name(d.card) for d in exc.dealt], str(exc)
+                    except BridgeError as exc:
+                        code, cards, reason = "UNKNOWN", [], f"{type(exc).__name__}: {exc}"
+                    limit = dealer.limit(MsgType.DEAL, count)
+                    records.append(DealRecord(target, count, time.monotonic() - t0, limit, code, cards, reason))
+                    if i % args.every == 0 or i == len(plan):
+                        done = sum(r.count for r in records)
+                        print(
+                            f"{i}/{len(plan)} deals, {done} cards asked, {time.monotonic() - start:.0f} s; "
+                            f"not ok: {sum(r.code != 'OK' for r in records)}",
+                            flush=True,
+                        )
+                stats = dealer.stats
+                copies = dealer.link.copies
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+        elapsed = time.monotonic() - start
+        truth = [json.loads(line) for line in log.read_text().splitlines()]
+    return _judge(args, records, truth, elapsed, stats, copies), records
+
+
+def _name(card: object) -> str:
+    return "?" if card is None else str(card)
+
+
+def _judge(
+    args: argparse.Namespace,
+    records: list[DealRecord],
+    truth: list[dict[str, object]],
+    elapsed: float,
+    stats: LinkStats,
+    copies: int,
+) -> Summary:
+    """Each result against the log. The log's deal lines come in groups, one per request id, in the order
+    of the deals; a deal that sent no card out has no group."""
+    dealt = [t for t in truth if t["action"] == "deal"]
+    groups: list[list[dict[str, object]]] = []
+    for t in dealt:
+        if groups and groups[-1][0]["request"] == t["request"]:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    per_request = Counter(group[0]["request"] for group in groups)
+    wrong: list[str] = []
+    exact = 0
+    g = 0
+    for i, r in enumerate(records, start=1):
+        group = groups[g] if g < len(groups) else []
+        if r.code == "UNKNOWN":
+            took = bool(group) and all(t["target"] == r.target for t in group)
+            g += took
+            logged = len(group) if took else 0
+            wrong.append(f"deal {i} ({r.count} to {r.target}): the host does not know ({r.reason}); the log: {logged}")
+            continue
+        if not r.reported:  # the host says no card went out: the next group belongs to a later deal
+            exact += 1
+            continue
+        g += 1
+        logged = [str(t["card"]) for t in group]
+        whole = r.code != "OK" or len(r.reported) == r.count
+        if whole and logged == r.reported and all(t["target"] == r.target for t in group):
+            exact += 1
+        else:
+            wrong.append(f"deal {i} ({r.count} to {r.target}): the host {r.code} {r.reported}, the log {logged}")
+    if g != len(groups):
+        wrong.append(f"{len(groups) - g} groups of cards in the log that no result accounts for")
+    over = [r.seconds - r.limit_s for r in records]
+    return Summary(
+        deals=len(records),
+        cards_asked=sum(r.count for r in records),
+        cards_dealt=len(dealt),
+        speed=args.speed,
+        wire="clean" if args.clean else " ".join(GARBLED),
+        seconds=round(elapsed, 1),
+        ok=sum(r.code == "OK" for r in records),
+        failed_with_count=dict(Counter(r.code for r in records if r.code not in ("OK", "UNKNOWN"))),
+        unknown=sum(r.code == "UNKNOWN" for r in records),
+        exact=exact,
+        wrong=wrong[:20],
+        requests_acted_on_twice=sum(n > 1 for n in per_request.values()),
+        median_deal_s=round(statistics.median(r.seconds for r in records), 2),
+        max_over_limit_s=round(max(over), 2),
+        retries=stats.retries,
+        polls=stats.polls,
+        crc_errors=stats.crc_errors,
+        bad_frames=stats.bad_frames,
+        copies=copies,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--speed", type=float, default=1.0, help="mechanics this many times faster (1: normal)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=2.0, help="the host's timeout (silence, and margin)")
+    parser.add_argument("--clean", action="store_true", help="no faults on the wire")
+    parser.add_argument("--every", type=int, default=50, help="print progress every N deals")
+    parser.add_argument("--out", type=Path, help="write the summary and every deal as JSON")
+    args = parser.parse_args()
+    summary, records = run(args)
+    print(json.dumps(asdict(summary), indent=1))
+    if args.out is not None:
+        args.out.write_text(json.dumps({"summary": asdict(summary), "deals": [asdict(r) for r in records]}) + "\n")
+    ok = (
+        summary.exact == summary.deals
+        and summary.unknown == 0
+        and summary.requests_acted_on_twice == 0
+        and not summary.wrong
+    )
+    print("targets met" if ok else "TARGETS MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
