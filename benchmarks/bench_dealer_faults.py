@@ -97,8 +97,11 @@ def run(args: argparse.Namespace) -> tuple[Summary, list[DealRecord]]:
                         code, cards, reason = "UNKNOWN", [_name(d.card) for d in exc.dealt], str(exc)
                     except BridgeError as exc:
                         code, cards, reason = "UNKNOWN", [], f"{type(exc).__name__}: {exc}"
-                    limit = dealer.limit(MsgType.DEAL, count)
+                    # a host from before the time caps (PYTHONPATH to an older tree, for a before-and-after) has none
+                    limit = dealer.limit(MsgType.DEAL, count) if hasattr(dealer, "limit") else float("nan")
                     records.append(DealRecord(target, count, time.monotonic() - t0, limit, code, cards, reason))
+                    if code != "OK":
+                        print(f"deal {i} ({count} to {target}): {code}, {len(cards)} cards: {reason}", flush=True)
                     if i % args.every == 0 or i == len(plan):
                         done = sum(r.count for r in records)
                         print(
@@ -176,7 +179,7 @@ def _judge(
         wrong=wrong[:20],
         requests_acted_on_twice=sum(n > 1 for n in per_request.values()),
         median_deal_s=round(statistics.median(r.seconds for r in records), 2),
-        max_over_limit_s=round(max(over), 2),
+        max_over_limit_s=round(max(over), 2) if over else 0.0,
         retries=stats.retries,
         polls=stats.polls,
         crc_errors=stats.crc_errors,

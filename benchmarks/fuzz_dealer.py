@@ -179,7 +179,7 @@ def host_session(answer: Callable[[Frame], list[Frame]], errors: list[str]) -> N
     try:
         with FakeDevice(answer, heartbeat_s=0.05) as device:
             try:
-                dealer = Dealer.open(device.url, timeout=0.25)
+                dealer = Dealer.open(device.url, timeout=0.25, settle_s=0.5)
             except BridgeError:
                 return
             try:

@@ -63,6 +63,11 @@ REASONS = {
 }
 
 
+# After giving up on a command, how long the host keeps asking what became of it: the answer is what
+# says how many cards went out, so it is worth more patience than an ordinary reply.
+SETTLE_TIMEOUTS = 3
+MIN_SETTLE_S = 5.0
+
 # What the host assumes of a device that does not state its times (HELLO_INFO without them).
 UNSTATED_TIMING = Timing(card_ms=1000, move_ms=10000, shuffle_ms=30000)
 
@@ -233,9 +238,19 @@ class _Listeners:
 class Dealer:
     """A card dealer machine with seat LEDs. Open with :meth:`open`; close with ``close()`` or ``with``."""
 
-    def __init__(self, backend: Backend, *, timeout: float = 2.0, home: bool = True, heartbeat_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        timeout: float = 2.0,
+        home: bool = True,
+        heartbeat_s: float = 1.0,
+        settle_s: float | None = None,
+    ) -> None:
         self.backend = backend
         self.timeout = timeout
+        # after giving up on a command, how long to keep asking what became of it
+        self.settle_s = max(SETTLE_TIMEOUTS * timeout, MIN_SETTLE_S) if settle_s is None else settle_s
         self.events: queue.Queue[DealerEvent] = queue.Queue(maxsize=10000)
         self._listeners = _Listeners()
         self._dispatch: queue.SimpleQueue[DealerEvent | None] = queue.SimpleQueue()
@@ -275,6 +290,7 @@ class Dealer:
         backend: str | Backend | None = None,
         timeout: float = 2.0,
         home: bool = True,
+        settle_s: float | None = None,
         **sim_options: Any,
     ) -> Dealer:
         """Open a dealer: ``Dealer.open("/dev/ttyACM0")``, ``Dealer.open(backend="sim", seats=3)``.
@@ -283,7 +299,7 @@ class Dealer:
         """
         chosen = resolve(url, backend, **sim_options)
         try:
-            return cls(chosen, timeout=timeout, home=home)
+            return cls(chosen, timeout=timeout, home=home, settle_s=settle_s)
         except BaseException:
             chosen.close()
             raise
@@ -466,9 +482,14 @@ class Dealer:
         try:
             self.stop()
         except LinkError:
-            pass  # the query below says whether it matters
+            pass  # the query below says whether it matters, and stops it again while it runs
         try:
-            return self.link.outcome(exc.request, mtype, timeout=self.timeout)
+            return self.link.outcome(
+                exc.request,
+                mtype,
+                timeout=self.settle_s,
+                on_running=lambda: self.link.send(MsgType.STOP),
+            )
         except LinkError as why:
             raise NoFinalReply(f"{exc}; {why}", exc.request, accepted=exc.accepted, progress=exc.progress) from None
 

@@ -7,14 +7,17 @@ Opened by URL through pyserial: ``/dev/ttyACM0``, a pty path, ``socket://host:po
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import queue
 import random
+import struct
+import termios
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from firmware_bridge.errors import FrameError, LinkError
 from firmware_bridge.framing import Frame, Packetizer
@@ -54,7 +57,39 @@ def open_serial(url: str) -> Port:
         port: Port = serial.serial_for_url(url, baudrate=115200, timeout=0.05, exclusive=True)
     except (serial.SerialException, OSError, ValueError) as exc:
         raise LinkError(f"cannot open {url}: {exc}") from exc
+    if url.startswith("socket://"):
+        return SocketPort(port)
     return port
+
+
+class SocketPort:
+    """pyserial's ``socket://`` port with a true ``in_waiting``.
+
+    pyserial's says 1 whenever any byte waits, so a reader asking for ``in_waiting`` bytes got one byte
+    per call: three system calls a byte in Python, which on a busy machine could not keep up with a
+    device repeating its replies on a bad line. The socket's own count (FIONREAD) lets it take all.
+    """
+
+    def __init__(self, port: Any) -> None:
+        self._port = port
+
+    @property
+    def in_waiting(self) -> int:
+        try:
+            count = fcntl.ioctl(self._port.fileno(), termios.FIONREAD, b"\0\0\0\0")
+            return int(struct.unpack("i", count)[0])
+        except (OSError, ValueError, AttributeError):
+            return int(self._port.in_waiting)
+
+    def read(self, size: int = 1) -> bytes:
+        return bytes(self._port.read(size))
+
+    def write(self, data: bytes) -> int | None:
+        written: int | None = self._port.write(data)
+        return written
+
+    def close(self) -> None:
+        self._port.close()
 
 
 @dataclass(slots=True)
@@ -370,19 +405,32 @@ class Link:
             self._forget(pending)
             self._adapt(1 + pending.lost)
 
-    def outcome(self, request: int, mtype: MsgType, *, timeout: float = 2.0) -> Frame | None:
+    def send(self, mtype: MsgType, payload: bytes = b"") -> None:
+        """Write a command once under a fresh request id, waiting for nothing (a repeated STOP)."""
+        self._write(Frame(mtype, self.new_request_id(), self.boot_id or 0, payload).encode() * self.copies)
+
+    def outcome(
+        self,
+        request: int,
+        mtype: MsgType,
+        *,
+        timeout: float = 2.0,
+        on_running: Callable[[], None] | None = None,
+    ) -> Frame | None:
         """Ask the device what became of ``request`` (QUERY), after the host stopped waiting for it.
 
         Returns its final reply (DONE or FAILED, from the device's memory), or None when the device has no
         record of it: it never acted on it, and from that answer on it never will. Waits while the device
         says the request is still running. Raises :class:`NoFinalReply` when no answer comes in ``timeout``
-        s, or :class:`LinkError` when the device does not answer QUERY.
+        s, or :class:`LinkError` when the device does not answer QUERY. ``on_running`` is called (at most
+        twice a second) while the device says the request runs: to stop it again.
         """
         if not self.answers_query:
             raise LinkError("the device does not answer QUERY: it cannot say what became of a request")
         pending = Pending(request, mtype, self.boot_id or 0)
         pending.accepted = True
         pending.settling = True
+        pending.on_running = on_running
         with self._state_lock:
             if request in self._pending:
                 raise LinkError(f"request {request} is still being waited for")
@@ -433,8 +481,7 @@ class Link:
         attempts = 0
         last_answered = True
         poll = self.rto
-        accept_by = start + timeout  # the device must take the command within this
-        finish_by = start + max(limit, timeout)  # and finish it within this
+        finish_by = start + max(limit, timeout)  # the command's cap; a silent device is given up sooner
         while True:
             # one more copy per unanswered send: a garbled line gets redundancy at once, a clean one none
             copies = min(self.copies + pending.lost, self.MAX_COPIES)
@@ -474,24 +521,20 @@ class Link:
                 pending.lost += 1
             now = time.monotonic()
             silent_for = now - max(self.last_rx, start)
-            if not pending.accepted and now >= accept_by:
+            if silent_for >= timeout:
+                said = "no answer to" if not pending.accepted else "the device went silent during"
                 raise NoFinalReply(
-                    f"no answer to {pending.name} (request {pending.request}) after {attempts} tries",
+                    f"{said} {pending.name} (request {pending.request}): nothing heard for {silent_for:.1f} s, "
+                    f"{attempts} tries",
                     pending.request,
-                    accepted=False,
-                    progress=tuple(progress),
-                )
-            if pending.accepted and silent_for >= timeout:
-                raise NoFinalReply(
-                    f"the device went silent for {silent_for:.1f} s during {pending.name} (request {pending.request})",
-                    pending.request,
-                    accepted=True,
+                    accepted=pending.accepted,
                     progress=tuple(progress),
                 )
             if now >= finish_by:
+                what = "no result for" if pending.accepted else "the device never took"
                 raise NoFinalReply(
-                    f"no result for {pending.name} (request {pending.request}) in {finish_by - start:.1f} s, "
-                    "longer than the device says it takes",
+                    f"{what} {pending.name} (request {pending.request}) in {finish_by - start:.1f} s "
+                    f"({attempts} tries), longer than the device says it takes",
                     pending.request,
                     accepted=pending.accepted,
                     progress=tuple(progress),
@@ -527,6 +570,9 @@ class Link:
                 return None
             pending.accepted = True
             if state.state is RequestStatus.RUNNING:
+                if pending.on_running is not None and time.monotonic() >= pending.next_nudge:
+                    pending.next_nudge = time.monotonic() + 0.5
+                    pending.on_running()
                 return None
             if pending.assembly is None or pending.assembly.type != state.state:
                 known = known_final_bytes(pending.type, state.state, state.size, progress_codes(progress))

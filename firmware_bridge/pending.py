@@ -4,6 +4,7 @@ its final reply as it is put together from REQUEST_STATE chunks (see docs/protoc
 from __future__ import annotations
 
 import queue
+from collections.abc import Callable
 
 from firmware_bridge.errors import LinkError
 from firmware_bridge.framing import Frame
@@ -51,7 +52,19 @@ class Assembly:
 
 
 class Pending:
-    __slots__ = ("request", "type", "boot", "frames", "accepted", "settling", "lost", "aliases", "assembly")
+    __slots__ = (
+        "request",
+        "type",
+        "boot",
+        "frames",
+        "accepted",
+        "settling",
+        "lost",
+        "aliases",
+        "assembly",
+        "on_running",
+        "next_nudge",
+    )
 
     def __init__(self, request: int, mtype: int, boot: int) -> None:
         self.request = request
@@ -63,6 +76,8 @@ class Pending:
         self.lost = 0  # sends that heard nothing back before the next one: what redundancy is for
         self.aliases: list[int] = []  # ids of the QUERYs asking about this request
         self.assembly: Assembly | None = None
+        self.on_running: Callable[[], None] | None = None  # settling: stop it again while it runs
+        self.next_nudge = 0.0
 
     @property
     def name(self) -> str:

@@ -145,18 +145,28 @@ def run_sim(*args: str) -> subprocess.Popen[str]:
     )
 
 
+def refused(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """The output of a simulator expected to exit at once; one still serving is stopped, not left behind."""
+    try:
+        return proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("the simulator started instead of refusing") from None
+
+
 def test_sim_refuses_to_replace_a_file_that_is_not_its_link(tmp_path: Path) -> None:
     precious = tmp_path / "f.txt"
     precious.write_text("keep me\n")
     proc = run_sim("--link", str(precious))
-    out, err = proc.communicate(timeout=30)
+    out, err = refused(proc)
     assert proc.returncode == 2 and out == ""
     assert "will not replace" in err and "Traceback" not in err
     assert not precious.is_symlink() and precious.read_text() == "keep me\n"
     other = tmp_path / "other-link"
     other.symlink_to(precious)
     proc = run_sim("--link", str(other))
-    _, err = proc.communicate(timeout=30)
+    _, err = refused(proc)
     assert proc.returncode == 2 and "will not replace" in err
     assert os.readlink(other) == str(precious) and precious.read_text() == "keep me\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt", "other-link"]  # no temporary link left

@@ -346,3 +346,26 @@ def test_a_slow_wire_delays_but_loses_nothing() -> None:
         for i in range(6):
             assert dealer.deal(f"seat:{i % 2 + 1}").ok
     assert [d["target"] for d in sim.deals()] == ["seat:1", "seat:2"] * 3
+
+
+@pytest.mark.timeout(30)
+def test_a_socket_port_says_how_many_bytes_wait() -> None:
+    """pyserial's socket:// port says 1 however many bytes wait, so the reader took one byte a call and
+    fell behind a device repeating its replies on a bad line; the link's port tells the true count."""
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = open_serial(f"socket://127.0.0.1:{server.getsockname()[1]}")
+    conn, _ = server.accept()
+    try:
+        conn.sendall(bytes(range(1, 201)))
+        deadline = time.monotonic() + 5
+        while port.in_waiting < 200 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert port.in_waiting == 200
+        assert port.read(port.in_waiting) == bytes(range(1, 201))
+        assert port.in_waiting == 0
+    finally:
+        port.close()
+        conn.close()
+        server.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.cobs import cobs_decode, cobs_encode
@@ -50,6 +50,9 @@ def test_golden_bad_frames_are_rejected_and_counted(golden) -> None:
     assert p.stats.crc_errors == 1
 
 
+@settings(
+    deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)  # a busy machine can take longer than hypothesis's 200 ms for one example
 @given(st.binary(max_size=600))
 def test_cobs_round_trip(data: bytes) -> None:
     encoded = cobs_encode(data)
@@ -57,7 +60,7 @@ def test_cobs_round_trip(data: bytes) -> None:
     assert cobs_decode(encoded) == data
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=400))
 def test_packetizer_never_raises_on_random_bytes(data: bytes) -> None:
     p = Packetizer()
@@ -75,7 +78,7 @@ frames = st.builds(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.binary(max_size=40), frames), max_size=8), st.integers(1, 50))
 def test_frames_survive_garbage_between_them(items, chunk: int) -> None:
     """Garbage then a delimiter resynchronises: every frame after garbage is found, in order."""

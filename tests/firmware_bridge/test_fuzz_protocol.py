@@ -56,7 +56,7 @@ def scripts(draw: st.DrawFn) -> list[list[Frame]]:
 
 
 def test_decoders_refuse_with_frame_errors_only() -> None:
-    @settings(max_examples=400, deadline=None)
+    @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.binary(max_size=MAX_PAYLOAD))
     def check(payload: bytes) -> None:
         for decode in (
@@ -101,7 +101,7 @@ def test_the_host_meets_any_frames_with_a_bridge_error_or_a_result(script: list[
     with FakeDevice(answer, heartbeat_s=0.05) as device:
         start = time.monotonic()
         try:
-            dealer = Dealer.open(device.url, timeout=0.25)
+            dealer = Dealer.open(device.url, timeout=0.25, settle_s=0.5)
         except BridgeError:
             return
         try:
@@ -141,7 +141,7 @@ def device_inputs(draw: st.DrawFn, boot: int) -> list[tuple[Frame, int]]:
     return draw(st.lists(st.tuples(command, st.integers(0, 300)), max_size=40))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_the_device_never_raises_and_never_acts_twice_on_one_request(data: st.DataObject) -> None:
     sim = Simulator(seats=4, speed=50, card_reader=True, seed=1)

@@ -89,7 +89,7 @@ def test_progress_forever_does_not_extend_the_wait() -> None:
             stop.set()
         return standard(frame) or []
 
-    with FakeDevice(answer, heartbeat_s=0.05) as device, Dealer.open(device.url, timeout=1.0) as dealer:
+    with FakeDevice(answer, heartbeat_s=0.05) as device, Dealer.open(device.url, timeout=1.0, settle_s=2.0) as dealer:
         start = time.monotonic()
         with pytest.raises(DealInterrupted) as info:
             dealer.deal("seat:1", 3)
@@ -159,7 +159,7 @@ def test_a_silent_device_is_given_up_after_the_timeout_with_the_count_it_reporte
             ]
         return standard(frame) or []
 
-    with FakeDevice(answer) as device, Dealer.open(device.url, timeout=1.0) as dealer:
+    with FakeDevice(answer) as device, Dealer.open(device.url, timeout=1.0, settle_s=2.0) as dealer:
         start = time.monotonic()
         with pytest.raises(DealInterrupted) as info:
             dealer.deal("seat:1", 4)  # its cap is over 26 s
