@@ -33,10 +33,14 @@ from table.chinese_ten.state import (
     Deal,
 )
 from table.errors import CardConflictError, ConfigError, IllegalMoveError, RecordError
-from table.records import card_at, cards_at, need
+from table.records import card_at, cards_at, need, only_keys, seat_at
 
 GAME = "chinese-ten"
 _MOVE_KEYS = {"seat", "play", "flip", "take", "time", "note"}
+_RECORD_KEYS = {"game", "rules", "options", "players", "dealer", "deal", "deck", "moves", "deals", "note"}
+_MATCH_KEYS = {"game", "rules", "options", "players", "dealer", "deals", "note"}
+_MATCH_DEAL_KEYS = {"dealer", "deal", "deck", "moves", "note"}
+_DEAL_KEYS = {"hands", "layout", "stock"}
 
 
 # -- reading a record ---------------------------------------------------------------------------
@@ -72,6 +76,7 @@ def read_deal(obj: dict[str, Any], where: str, players: int, dealer: int) -> Dea
     path = f"{prefix}deal"
     if not isinstance(spec, dict):
         raise RecordError(path, f"expected an object with hands, layout and stock, got {json.dumps(spec)}")
+    only_keys(spec, _DEAL_KEYS, path)
     placed: list[tuple[str, Card]] = []
     layout = cards_at(need(spec, "layout", list, path), f"{path}.layout")
     if len(layout) != LAYOUT_SIZE:
@@ -120,14 +125,14 @@ def _read_int(obj: dict[str, Any], key: str, default: int | None, where: str) ->
     return value
 
 
-def read_move(raw: object, where: str) -> tuple[str, int, Card, Any]:
+def read_move(raw: object, where: str, players: int) -> tuple[str, int, Card, Any]:
     """``(kind, seat, card, take)`` of one move; ``take`` is ``None``, a card or a list of cards."""
     if not isinstance(raw, dict):
         raise RecordError(where, f'a move is an object such as {{"seat": 1, "play": "7H"}}, got {json.dumps(raw)}')
     unknown = sorted(set(raw) - _MOVE_KEYS)
     if unknown:
         raise RecordError(f"{where}.{unknown[0]}", "unknown key; a move has seat, play or flip, and take")
-    seat: int = need(raw, "seat", int, where)
+    seat = seat_at(raw, players, where)
     if ("play" in raw) == ("flip" in raw):
         raise RecordError(where, "a move has exactly one of 'play' and 'flip'")
     kind = "play" if "play" in raw else "flip"
@@ -143,7 +148,7 @@ def replay_moves(state: ChineseTenState, moves: object, where: str, label: str =
     """Apply the record's moves; an illegal one raises :class:`IllegalMoveError` with its index."""
     if not isinstance(moves, list):
         raise RecordError(where, f"expected a list of moves, got {json.dumps(moves)[:80]}")
-    parsed = [read_move(raw, f"{where}[{i}]") for i, raw in enumerate(moves)]
+    parsed = [read_move(raw, f"{where}[{i}]", state.players) for i, raw in enumerate(moves)]
     for i, (kind, seat, card, take) in enumerate(parsed):
         try:
             if kind == "play":
@@ -190,7 +195,9 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     if not 0 <= dealer < players:
         raise RecordError("dealer", f"the dealer is a seat 0 to {players - 1}, got {dealer}")
     if "deals" in record:
+        only_keys(record, _MATCH_KEYS, "")
         return _replay_match(record, rules, players, dealer)
+    only_keys(record, _RECORD_KEYS - {"deals"}, "")
     deal = read_deal(record, "", players, dealer)
     state = _new_state(rules, deal, players, dealer, "")
     replay_moves(state, record.get("moves", []), "moves")
@@ -214,6 +221,7 @@ def _replay_match(record: dict[str, Any], rules: RuleSet, players: int, dealer: 
         where = f"deals[{d}]"
         if not isinstance(raw, dict):
             raise RecordError(where, f"expected an object with a deal and its moves, got {json.dumps(raw)[:80]}")
+        only_keys(raw, _MATCH_DEAL_KEYS, where)
         if "dealer" in raw:
             given = need(raw, "dealer", int, where)
             if given != match.dealer:

@@ -29,9 +29,12 @@ from table.frog.match import FrogMatch
 from table.frog.play import FROG_PACK
 from table.frog.rules import CONTRACT_WORDS, Contract, RuleSet, rule_set
 from table.frog.state import FrogDeal, Phase
-from table.records import card_at, cards_at, need
+from table.records import card_at, cards_at, need, only_keys, seat_at
 
 _ACTIONS = ("bid", "trump", "widow", "discard", "play")
+_MOVE_KEYS = {"seat", *_ACTIONS, "time", "note"}
+_DEAL_KEYS = {"deck", "hands", "widow", "moves", "note"}
+_SESSION_KEYS = {"game", "rules", "options", "players", "dealer", "deals", "note"}
 _SUITS = {s.char: s for s in Suit} | {s.name.lower(): s for s in Suit} | {s.symbol: s for s in Suit}
 
 
@@ -50,6 +53,12 @@ def _rules(record: dict[str, Any]) -> RuleSet:
 
 
 def _deal_from(rules: RuleSet, match: FrogMatch, spec: dict[str, Any], where: str) -> FrogDeal:
+    if "deck" in spec and ("hands" in spec or "widow" in spec):
+        extra = "hands" if "hands" in spec else "widow"
+        raise RecordError(
+            f"{where}.{extra}" if where else extra,
+            "a deal gives its cards once: a deck (the widow is what is left of it), or hands and a widow",
+        )
     try:
         if "deck" in spec:
             deck = cards_at(spec["deck"], f"{where}.deck")
@@ -73,9 +82,8 @@ def _deal_from(rules: RuleSet, match: FrogMatch, spec: dict[str, Any], where: st
 def _apply(deal: FrogDeal, move: Any, where: str, index: int, prefix: str) -> None:
     if not isinstance(move, dict):
         raise RecordError(where, f'a move is an object such as {{"seat": 1, "play": "AS"}}, got {json.dumps(move)}')
-    seat = need(move, "seat", int, where)
-    if not 0 <= seat < deal.players:
-        raise RecordError(f"{where}.seat", f"no seat {seat} at a table of {deal.players}")
+    only_keys(move, _MOVE_KEYS, where)
+    seat = seat_at(move, deal.players, where)
     kinds = [k for k in _ACTIONS if k in move]
     if len(kinds) != 1:
         raise RecordError(where, f"a move has exactly one of {', '.join(_ACTIONS)}; got {sorted(move)}")
@@ -121,9 +129,11 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     if not 0 <= dealer < players:
         raise RecordError("dealer", f"no seat {dealer} at a table of {players}")
     if "deals" in record:
+        only_keys(record, _SESSION_KEYS, "")
         specs = need(record, "deals", list, "")
         base = "deals"
     else:
+        only_keys(record, _SESSION_KEYS - {"deals"} | _DEAL_KEYS, "")
         specs, base = [record], ""
     points = [0] * players
     deal_results: list[dict[str, Any]] = []
@@ -132,6 +142,8 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         where = f"{base}[{d}]" if base else ""
         if not isinstance(spec, dict):
             raise RecordError(where, "a deal is an object with moves")
+        if base:
+            only_keys(spec, _DEAL_KEYS, where)
         prefix = f"deal {d + 1}: " if len(specs) > 1 else ""
         if match.over:
             raise IllegalMoveError(f"{prefix}the match is over: seat {match.loser} could not pay", index=0)

@@ -15,10 +15,14 @@ from typing import Any
 from table.cards import Card
 from table.errors import CardConflictError, ConfigError, IllegalMoveError, RecordError, TableError
 from table.garbage import bots
-from table.garbage.core import KITTY, MOVE_KINDS, AwaitCard, HandResults, Move
+from table.garbage.core import BINGO, KITTY, MOVE_KINDS, POT, AwaitCard, HandResults, Move
 from table.garbage.rules import GarbageRules, rules_from_json, rules_named, rules_to_json
 from table.garbage.state import DeckFeeder, GarbageGame, Played
-from table.records import card_at, cards_at, need
+from table.records import card_at, cards_at, need, only_keys, seat_at
+
+_RECORD_KEYS = {"game", "players", "rules", "first_dealer", "deals", "moves", "note"}
+_DEAL_KEYS = {"seed", "deck", "reshuffle_seed", "cards", "note"}
+_MOVE_KEYS = {"seat", "move", "card", "time", "note"}
 
 
 def _rules(record: dict[str, Any]) -> GarbageRules:
@@ -29,11 +33,12 @@ def _rules(record: dict[str, Any]) -> GarbageRules:
         raise RecordError(where, exc.reason) from None
 
 
-def _move(value: object, index: int) -> Move:
+def _move(value: object, index: int, players: int) -> Move:
     where = f"moves[{index}]"
     if not isinstance(value, dict):
         raise RecordError(where, 'expected an object such as {"seat": 2, "move": "buy"}')
-    seat = need(value, "seat", int, where)
+    only_keys(value, _MOVE_KEYS, where)
+    seat = seat_at(value, players, where)
     kind = need(value, "move", str, where)
     if kind not in MOVE_KINDS:
         raise RecordError(f"{where}.move", f"unknown move {kind!r}; expected one of {', '.join(MOVE_KINDS)}")
@@ -48,9 +53,12 @@ class _CardSource:
         self.where = where
         self.explicit: list[Card] | None = None
         self.used = 0
+        only_keys(deal, _DEAL_KEYS, where)
         keys = [k for k in ("seed", "deck", "cards") if k in deal]
         if len(keys) != 1:
             raise RecordError(where, 'give exactly one of "seed", "deck" or "cards"')
+        if "reshuffle_seed" in deal and keys[0] != "deck":
+            raise RecordError(f"{where}.reshuffle_seed", 'goes with "deck" only')
         if keys[0] == "seed":
             self.feeder: DeckFeeder | None = DeckFeeder.seeded(game.pack, need(deal, "seed", int, where))
         elif keys[0] == "deck":
@@ -96,6 +104,7 @@ class _CardSource:
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
     """Replay a Garbage record; the result names every seat's coins and each hand's outcome."""
+    only_keys(record, _RECORD_KEYS, "")
     players = need(record, "players", int, "")
     rules = _rules(record)
     try:
@@ -107,7 +116,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         raise RecordError("first_dealer", f"must be a seat 0..{players - 1}, not {first}")
     deals = need(record, "deals", list, "")
     raw_moves = need(record, "moves", list, "") if "moves" in record else []
-    moves = [_move(m, i) for i, m in enumerate(raw_moves)]
+    moves = [_move(m, i, players) for i, m in enumerate(raw_moves)]
     game = GarbageGame(players, rules=rules, first_dealer=first)
     if len(deals) > game.deals:
         raise RecordError(
@@ -169,10 +178,15 @@ def result(game: GarbageGame, *, awaiting: str | None = None) -> dict[str, Any]:
             for s in range(game.players)
         ],
         "kitty": game.ledger.balance(KITTY),
+        # the coins on the table in the hand in progress (antes, bets, bingo stakes): with them the
+        # seats and the kitty add up to coins_total whenever the record stops
+        "pots": {"poker": game.ledger.balance(POT), "bingo": game.ledger.balance(BINGO)},
         "coins_total": game.ledger.total,
         "ledger_entries": len(game.ledger.entries),
         "hands": [_hand_summary(h) for h in game.results],
     }
+    if not game.over and out["hands"]:
+        out["hands"][-1]["in_progress"] = True  # its pots are in "pots" until the hand settles them
     if awaiting:
         out["awaiting"] = awaiting
     return out
