@@ -12,6 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from table.errors import TableError
+
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("table.cli_demo", "run the demo table (no hardware needed)"),
@@ -19,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("table.cli_replay", "replay a game record and print the result as JSON"),
     "history": ("table.cli_history", "list journalled games and matches"),
     "export": ("table.cli_history", "write the game record of a journalled game"),
+    "journal": ("table.cli_journal", "check a journal, or go on with one refused as damaged"),
     "recognize": ("vision.cli_recognize", "find and name the cards in images or videos"),
     "watch": ("vision.cli_watch", "print table events from a camera"),
     "mat": ("vision.cli_mat", "draw a printable play mat"),
@@ -54,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args._run(args))
+    except TableError as exc:  # the commands handle their own; this edge keeps any other to one line
+        print(f"cardtable {args.command}: {exc}", file=sys.stderr)
+        return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -10,7 +10,9 @@ the simulation's truth. Killed and run again with the same command, the game res
 players leave the referee's questions to the host page, and ``--doubt P`` makes the camera doubt some cards laid
 on the layout so that the referee asks about them.
 
-Exit codes: 0 the refereed result equals the truth; 1 it differs (or the game did not finish); 2 bad arguments.
+Exit codes: 0 the refereed result equals the truth; 1 it differs (or the game did not finish);
+2 bad arguments, or the journal is not a journal; 3 the journal is damaged or shorter than its seal
+records (refused, nothing written: ``docs/journal.md``); 4 another controller holds the journal.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 from table.demo.config import DEFAULT_RULES, GAMES, DemoConfig, DemoResult, resume_seed
 from table.errors import ConfigError, TableError
-from table.journal import default_path
+from table.journal import JournalError, claim, default_path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -102,6 +104,16 @@ def run(args: argparse.Namespace) -> int:
     except (TableError, ValueError) as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 2
+    try:
+        lock = claim(cfg.journal)  # this demo is the journal's one controller until it ends
+    except JournalError as exc:
+        print(f"cardtable demo: {exc}", file=sys.stderr)
+        return exc.exit_code
+    with lock:
+        return _serve(cfg, args)
+
+
+def _serve(cfg: DemoConfig, args: argparse.Namespace) -> int:
     page = None
     if args.web is not None:
         from table.web.table_page import TablePage

@@ -17,7 +17,11 @@ referee knows it, flags, questions and moves; the host's page (its URL carries t
 drawn as a QR code) answers with a tap, which becomes the same input as the terminal's command.
 
 Every input is journalled before it is acted on; killed and started again with the same command,
-the game continues where it was. Exit codes: 0 the game finished (or quit), 2 bad configuration.
+the game continues where it was. The command is the journal's one controller while it runs.
+
+Exit codes: 0 the game finished (or quit); 1 the table stopped on an error; 2 bad configuration, or
+the journal is not a journal; 3 the journal is damaged or shorter than its seal records (refused,
+nothing written: ``docs/journal.md``); 4 another controller holds the journal.
 """
 
 from __future__ import annotations
@@ -28,9 +32,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from table.config import TableConfig, load_config, parse_config
+from table.config import TableConfig, check_gpio, check_rules, load_config, parse_config
 from table.errors import ConfigError, TableError
-from table.journal import default_path
+from table.journal import JournalError, claim, default_path
 
 COMMANDS = ("confirm", "reject", "correct", "undo", "dispute", "quit")
 
@@ -82,28 +86,43 @@ def run(args: argparse.Namespace) -> int:
             cfg = load_config(args.config, game=args.game, players=args.players)
         else:
             cfg = parse_config({}, game=args.game, players=args.players)
-        from table.controller.registry import referee_module
-
-        # the game's own referee checks the rule set, its options and the player count
-        referee_module(cfg.game).make_referee(
-            rules=cfg.rules,
-            players=cfg.players,
-            dealer=cfg.first_dealer,
-            options=dict(cfg.options),
-            card_reader=cfg.dealer.card_reader,
-            dealer_machine=cfg.dealer.port is not None,
-        )
+        check_rules(cfg)  # the game's own referee checks the rule set, its options and the player count
+        _check_layout(cfg)
+        check_gpio(cfg)
     except (ConfigError, ValueError) as exc:
         print(f"cardtable play: configuration: {exc}", file=sys.stderr)
         return 2
+    journal_path = args.journal or (Path(cfg.journal) if cfg.journal else default_path())
     try:
-        return _play(cfg, args)
-    except (TableError, OSError) as exc:
+        lock = claim(journal_path)  # held until the table stops: one controller per journal
+    except JournalError as exc:
         print(f"cardtable play: {exc}", file=sys.stderr)
-        return 1
+        return exc.exit_code
+    with lock:
+        try:
+            return _play(cfg, args, journal_path)
+        except JournalError as exc:
+            print(f"cardtable play: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except (TableError, OSError) as exc:
+            print(f"cardtable play: {exc}", file=sys.stderr)
+            return 1
 
 
-def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
+def _check_layout(cfg: TableConfig) -> None:
+    """A zone layout file given in ``camera.layout`` must load (checked before the journal is opened)."""
+    if cfg.camera.layout is None:
+        return
+    from vision.errors import VisionError
+    from vision.zones import load_layout
+
+    try:
+        load_layout(cfg.camera.layout)
+    except (VisionError, OSError, ValueError) as exc:
+        raise ConfigError("camera.layout", f"{cfg.camera.layout}: {exc}") from None
+
+
+def _play(cfg: TableConfig, args: argparse.Namespace, journal_path: Path) -> int:
     from table.config import DEFAULT_LEDS
     from table.controller.adapters import LedDriver, MachineDealer, SeatButtons, input_from_event
     from table.controller.core import GameSession
@@ -115,7 +134,6 @@ def _play(cfg: TableConfig, args: argparse.Namespace) -> int:
     from vision.watcher import TableWatcher
     from vision.zones import layout_for, load_layout
 
-    journal_path = args.journal or (Path(cfg.journal) if cfg.journal else default_path())
     page = None
     if args.web is not None:
         from table.web.table_page import TablePage

@@ -32,8 +32,12 @@ def _rule_set_names() -> dict[str, tuple[str, ...]]:
 RULE_SETS: dict[str, tuple[str, ...]] = _rule_set_names()
 DEFAULT_RULES = {"chinese-ten": "pagat", "frog": "foster-1909", "garbage": "standard"}
 
-# Pins a Raspberry Pi exposes as BCM GPIO numbers on its header.
+# Pins a Raspberry Pi exposes as BCM GPIO numbers on its header, and those it uses itself.
 GPIO_PINS = range(0, 28)
+RESERVED_PINS = {2: "the I2C bus's SDA", 3: "the I2C bus's SCL", 14: "the UART's TXD", 15: "the UART's RXD"}
+# The dealer machine addresses a seat LED as one byte, 0 meaning all: LED index i is sent as i + 1.
+LED_INDEXES = range(0, 255)
+MAX_CONFIG_BYTES = 1024 * 1024
 
 LED_ROLES = ("idle", "turn", "error", "capture", "confirm", "winner")
 DEFAULT_LEDS: dict[str, str] = {
@@ -122,12 +126,25 @@ def load_config(path: str | Path, *, game: str | None = None, players: int | Non
     ``game`` and ``players`` (from the command line) take precedence over the file."""
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+    except IsADirectoryError:
+        raise ConfigError(str(path), "a folder, not a table.toml") from None
     except OSError as exc:
         raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(str(path), f"larger than {MAX_CONFIG_BYTES // 1024} KiB: not a table.toml")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), f"not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), f"not valid TOML: {exc}") from None
-    return parse_config(data, game=game, players=players)
+    except RecursionError:
+        raise ConfigError(str(path), "not valid TOML: nested too deeply for a table.toml") from None
+    cfg = parse_config(data, game=game, players=players)
+    if cfg.camera.layout is not None and not Path(cfg.camera.layout).is_file():
+        raise ConfigError("camera.layout", f"no layout file {cfg.camera.layout} (a path from the current folder)")
+    return cfg
 
 
 def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: int | None = None) -> TableConfig:
@@ -176,12 +193,12 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         name = _get(s, f"{where}.name", str, f"seat {i}")
         if not name.strip():
             raise ConfigError(f"{where}.name", "must not be empty")
-        button = _get(s, f"{where}.button", int, None)
-        if button is not None and button not in GPIO_PINS:
-            raise ConfigError(f"{where}.button", f"a BCM GPIO pin 0 to 27, not {button}")
+        button = _pin(s, f"{where}.button")
         led = _get(s, f"{where}.led", int, None)
-        if led is not None and led < 0:
-            raise ConfigError(f"{where}.led", "an LED index from 0")
+        if led is not None and led not in LED_INDEXES:
+            raise ConfigError(
+                f"{where}.led", f"an LED index from {LED_INDEXES[0]} to {LED_INDEXES[-1]} (the dealer's), not {led}"
+            )
         seats.append(SeatConfig(name, button, led))
 
     cam = _section(data, "camera")
@@ -300,6 +317,65 @@ def _get(section: Mapping[str, Any], key: str, kind: type | tuple[type, ...], de
 
 def _pin(section: Mapping[str, Any], key: str) -> int | None:
     pin = _get(section, key, int, None)
-    if pin is not None and pin not in GPIO_PINS:
+    if pin is None:
+        return None
+    if pin not in GPIO_PINS:
         raise ConfigError(key, f"a BCM GPIO pin 0 to 27, not {pin}")
+    if pin in RESERVED_PINS:
+        raise ConfigError(key, f"pin {pin} is {RESERVED_PINS[pin]} on a Raspberry Pi; choose another pin")
     return pin  # type: ignore[no-any-return]
+
+
+def check_rules(cfg: TableConfig, *, card_reader: bool | None = None, dealer_machine: bool | None = None) -> None:
+    """Ask the game's own referee whether it takes the rule set, its options and the player count;
+    a problem is a :class:`ConfigError` naming the whole key (``rules.options.capture_compulsory``,
+    ``table.players``)."""
+    from table.controller.registry import referee_module
+
+    try:
+        referee_module(cfg.game).make_referee(
+            rules=cfg.rules,
+            players=cfg.players,
+            dealer=cfg.first_dealer,
+            options=dict(cfg.options),
+            card_reader=cfg.dealer.card_reader if card_reader is None else card_reader,
+            dealer_machine=(cfg.dealer.port is not None) if dealer_machine is None else dealer_machine,
+        )
+    except ConfigError as exc:
+        raise ConfigError(_full_key(cfg, exc.key), exc.reason) from None
+    except (ValueError, TypeError) as exc:  # a value of a type the rule set cannot take
+        raise ConfigError("rules.options", str(exc)) from None
+
+
+def _full_key(cfg: TableConfig, key: str) -> str:
+    head = key.split(".", 1)[0].split("[", 1)[0]
+    if head in cfg.options:
+        return f"rules.options.{key}"
+    if key in ("players", "rules", "first_dealer"):
+        return f"table.{key}"
+    return key
+
+
+def check_gpio(cfg: TableConfig) -> None:
+    """With the Pi's own pins (``gpio.pin_factory = "default"``) and a pin configured, make sure this
+    machine has GPIO at all, so a table started off a Pi says how to run without it."""
+    used = [(f"seats[{i}].button", s.button) for i, s in enumerate(cfg.seats)]
+    used += [("gpio.status_led", cfg.gpio.status_led), ("gpio.buzzer", cfg.gpio.buzzer)]
+    first = next((key for key, pin in used if pin is not None), None)
+    if first is None or cfg.gpio.pin_factory == "mock":
+        return
+    import warnings
+
+    from gpiozero import Device
+    from gpiozero.exc import GPIOZeroError
+
+    try:
+        with warnings.catch_warnings():  # gpiozero warns once per library it tries
+            warnings.simplefilter("ignore")
+            Device.ensure_pin_factory()
+    except (GPIOZeroError, OSError) as exc:
+        raise ConfigError(
+            first,
+            f"this machine has no GPIO pins for it ({exc}); to play without buttons, leave out the seats' "
+            'button keys (the terminal takes confirm, undo, dispute), or try them with [gpio] pin_factory = "mock"',
+        ) from None

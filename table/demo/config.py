@@ -115,7 +115,7 @@ def resume_seed(journal_path: Path, game: str, rules: str, players: int) -> int 
     if not journal_path.exists():
         return None
     prefix = f"demo:{game}:{rules}:{players}:"
-    with Journal(journal_path) as journal:
+    with Journal(journal_path, read_only=True) as journal:
         for game_row in reversed(journal.games()):
             key = game_row.key
             if game_row.status == "open" and key.startswith(prefix) and key.count(":") == prefix.count(":") + 3:

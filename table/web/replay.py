@@ -74,7 +74,7 @@ def summary(game: GameRow) -> GameSummary:
 
 
 def list_games(journal_path: Path) -> list[GameSummary]:
-    with Journal(journal_path) as journal:
+    with Journal(journal_path, read_only=True) as journal:
         return [summary(g) for g in reversed(journal.games())]
 
 
@@ -92,7 +92,7 @@ def describe_input(inp: Input) -> str:
 
 
 def replay_game(journal_path: Path, game_id: int) -> Replay:
-    with Journal(journal_path) as journal:
+    with Journal(journal_path, read_only=True) as journal:
         try:
             game = journal.game(game_id)
         except KeyError:

@@ -348,9 +348,8 @@ def test_export_replays_to_the_same_coins(tmp_path: Path) -> None:
 def test_resume_after_kill_finishes_with_the_true_coins(tmp_path: Path) -> None:
     """Issue 9: kill at any moment, reopen: the journal replay rebuilds the referee."""
     inputs, t, truth = _inputs("high-stakes", 4, 12)
-    path = tmp_path / "g.db"
     for cut in (len(inputs) // 3, len(inputs) * 4 // 5):
-        path.unlink(missing_ok=True)
+        path = tmp_path / f"g{cut}.db"
         journal = Journal(path)
         session, _ = GameSession.open(
             journal, key="g", game="garbage", rules="high-stakes", players=4, card_reader=True

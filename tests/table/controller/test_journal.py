@@ -51,7 +51,7 @@ def test_journal_is_in_wal_mode(tmp_path: Path) -> None:
 def test_not_a_journal_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(JournalError, match="not a usable journal"):
+    with pytest.raises(JournalError, match="not a cardtable journal"):
         Journal(bad)
 
 
