@@ -24,7 +24,7 @@ def _killed_journal(path: Path, entries: int, *, games: int = 1) -> Path:
     script = textwrap.dedent(f"""
         import os, signal
         from table.journal import Journal
-        j = Journal({str(path)!r})
+        j = Journal({str(path)!r}, synchronous="NORMAL")  # after kill -9 the files are as under FULL
         ids = [j.new_game(key=f"demo:{{g}}", game="chinese-ten", rules="pagat", players=3) for g in range({games})]
         for i in range({entries}):
             j.append(ids[i % len(ids)], "input", {{"n": i, "pad": "x" * 200}})
