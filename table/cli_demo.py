@@ -101,6 +101,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         cfg = config_from(args)
+    except JournalError as exc:  # a damaged or busy journal met while looking for a game to resume
+        print(f"cardtable demo: {exc}", file=sys.stderr)
+        return exc.exit_code
     except (TableError, ValueError) as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 2
