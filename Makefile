@@ -20,4 +20,4 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy table models vision firmware_bridge
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 --dist worksteal -q
