@@ -12,8 +12,8 @@
 * The **verifier** answers for any outline how likely it is on its card (``OutlineNets.trust``, for
   ``vision.outline_judge``).
 
-The networks were found and are trained by ``benchmarks/keypoint_{spike,cascade,verifier}.py``;
-``models/training/outline_nets.py`` exports them and writes ``models/outline_nets.json``, checked here at load.
+``python -m models.training.build outline`` trains them (``models/training/outline_*.py``) and writes
+``models/outline_nets.json``, checked here at load.
 They read frames of 16:9; ``vision.learned_detect`` hands other frames to the shipped detector.
 """
 
@@ -251,6 +251,35 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def find_outlines(
+    first: Any, checker: Any, frame: np.ndarray, threshold: float = THRESHOLD, keep: float = KEEP, doubt: float = DOUBT
+) -> LearnedOutlines:
+    """The outlines of ``frame`` (BGR, 16:9) by the ``first`` stage and the ``checker`` (sessions), each step timed."""
+    to_full = frame.shape[1] / HALF[0]
+    t0 = time.perf_counter()
+    half, quarter = pyramid(frame)
+    t1 = time.perf_counter()
+    answer = first.run(None, {first.get_inputs()[0].name: as_input(quarter)})[0][0]
+    every, peaks = rough_outlines(answer, min(doubt, threshold))  # one decoding for both least peaks
+    rough = [q for q, peak in zip(every, peaks, strict=True) if peak >= threshold]
+    t2 = time.perf_counter()
+    moved, probs = check(half, quarter, rough, checker)
+    kept = surest(moved, probs, keep)
+    low = [q for q, off in zip(every, off_every(every, kept), strict=True) if off]
+    full = [order_corners(q * to_full) for q in kept]
+    t3 = time.perf_counter()
+    snapped = snap_to_edges(frame, full) if full else []
+    t4 = time.perf_counter()
+    return LearnedOutlines(
+        full,
+        snapped,
+        [order_corners(q * to_full) for q in low],
+        [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))],
+        half,
+        quarter,
+    )
+
+
 class OutlineNets:
     """The three networks as onnxruntime sessions (``threads`` each), loaded from the files ``meta`` names beside it
     and checked against it: each file's SHA-256 and the sizes the pipeline cuts (a network made for another input
@@ -289,29 +318,7 @@ class OutlineNets:
         self, frame: np.ndarray, threshold: float = THRESHOLD, keep: float = KEEP, doubt: float = DOUBT
     ) -> LearnedOutlines:
         """The outlines of ``frame`` (BGR, 16:9), each step timed."""
-        to_full = frame.shape[1] / HALF[0]
-        t0 = time.perf_counter()
-        half, quarter = pyramid(frame)
-        t1 = time.perf_counter()
-        answer = self.first.run(None, {self.first.get_inputs()[0].name: as_input(quarter)})[0][0]
-        every, peaks = rough_outlines(answer, min(doubt, threshold))  # one decoding for both least peaks
-        rough = [q for q, peak in zip(every, peaks, strict=True) if peak >= threshold]
-        t2 = time.perf_counter()
-        moved, probs = check(half, quarter, rough, self.checker)
-        kept = surest(moved, probs, keep)
-        low = [q for q, off in zip(every, off_every(every, kept), strict=True) if off]
-        full = [order_corners(q * to_full) for q in kept]
-        t3 = time.perf_counter()
-        snapped = snap_to_edges(frame, full) if full else []
-        t4 = time.perf_counter()
-        return LearnedOutlines(
-            full,
-            snapped,
-            [order_corners(q * to_full) for q in low],
-            [1000 * (b - a) for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4))],
-            half,
-            quarter,
-        )
+        return find_outlines(self.first, self.checker, frame, threshold, keep, doubt)
 
     def trust(
         self, frame: np.ndarray, quads: list[np.ndarray], levels: tuple[np.ndarray, np.ndarray] | None = None

@@ -16,8 +16,8 @@ import numpy as np
 from models.training import dataset, designs
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m models.training.build_crops", description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, required=True)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--out", type=Path, required=True)
@@ -48,7 +48,11 @@ def main() -> None:
     ap.add_argument(
         "--jumbo", action="store_true", help="deal only from the font styles of --font-styles with jumbo indices"
     )
-    args = ap.parse_args()
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
     if args.jumbo:
         from models.training.font_faces import is_jumbo  # Pillow: a training-only dependency
 
@@ -61,7 +65,7 @@ def main() -> None:
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     # The deck names and this command travel with the crops, for the record of a fine-tune on them.
-    command = "python -m models.training.build_crops " + " ".join(sys.argv[1:])
+    command = "python -m models.training.build_crops " + " ".join(sys.argv[1:] if argv is None else argv)
     np.savez(args.out, crops=crops, labels=labels, decks=np.array(sorted(decks)), command=np.array(command))
     print(
         f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "

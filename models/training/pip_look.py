@@ -234,14 +234,15 @@ def build_part(seed: int, styles: str, scenes: int, out: Path) -> Path:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m models.training.pip_look", description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=1500, help="scenes per crop batch (PARTS)")
     ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--seed", type=int, default=77, help="training seed")
     ap.add_argument("--threads", type=int, default=2, help="processes building crops, then torch threads")
     ap.add_argument("--crops", type=Path, nargs="+", help="train on these crop batches instead (.npz)")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "pipnet.onnx")
+    ap.add_argument("--work", type=Path, default=CACHE, help="where the crop batches are built and kept")
     ap.add_argument(
         "--accuracy",
         type=int,
@@ -249,7 +250,11 @@ def main(argv: list[str] | None = None) -> None:
         help="only measure --out on the held-out designs (SCENES per design and kind, seeds 2024 and "
         "2025) and store the result in its metadata",
     )
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
     if args.accuracy is not None:
         meta_path = args.out.with_suffix(".json")
         meta = json.loads(meta_path.read_text())
@@ -259,11 +264,13 @@ def main(argv: list[str] | None = None) -> None:
         return
     t0 = time.time()
     files = args.crops
-    if files is None:  # the crop batches, built in parallel (cached under .cache: a rerun trains at once)
+    if files is None:  # the crop batches, built in parallel (kept in --work: a rerun trains at once)
         from concurrent.futures import ProcessPoolExecutor
 
-        CACHE.mkdir(exist_ok=True)
-        todo = [(seed, styles, args.scenes, CACHE / f"pip_crops_{seed}_{args.scenes}.npz") for seed, styles in PARTS]
+        args.work.mkdir(parents=True, exist_ok=True)
+        todo = [
+            (seed, styles, args.scenes, args.work / f"pip_crops_{seed}_{args.scenes}.npz") for seed, styles in PARTS
+        ]
         missing = [t for t in todo if not t[3].exists()]
         if missing:
             with ProcessPoolExecutor(args.threads) as pool:

@@ -290,8 +290,8 @@ def export(net, path: Path) -> None:  # type: ignore[no-untyped-def]
     )
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description="Train cardnet and export it to models/")
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m models.training.train", description="Train cardnet and export it.")
     ap.add_argument("--scenes", type=int, default=2400, help="training scenes to synthesise")
     ap.add_argument("--hard-share", type=float, default=0.3, help="share of hard scenes among scenes with cards")
     ap.add_argument(
@@ -325,7 +325,11 @@ def main() -> None:
         metavar="A,B,C,D",
         help="channels of the four convolution blocks (default 24,40,72,96, the shipped network)",
     )
-    args = ap.parse_args()
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
     t_start = time.time()
 
     decks = designs.training_decks() | (designs.font_decks() if args.font_share > 0 else {})
