@@ -12,7 +12,7 @@
 * ``--calibrated``: the recogniser is given each scene's table plane, as on a table calibrated from its
   mat (card shapes judged on the table, not in the tilted image).
 * The recogniser finds the cards with the learned outline networks first, the shipped detector only where they leave
-  a doubt (``vision.learned_detect``, the default since session 45); the speed part counts the frames handed on.
+  a doubt (``vision.learned_detect``, the default); the speed part counts the frames handed on.
   ``--no-learned``: the shipped detector alone.
 * Speed: 1280x720 frames with 12 cards, one thread (OpenCV and onnxruntime), detection and
   classification timed separately; median over the frames. With ``--calibrated`` each frame's detection is

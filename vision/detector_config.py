@@ -65,18 +65,18 @@ class DetectorConfig:
     # (``vision/size_search.py``, ``size_pass_cards``), where no card was found and with two cards found to give
     # the size. On the table plane the size is the deck's within ``size_tolerance``; in a tilted image
     # perspective spreads it (``size_tolerance_image``), and the pass runs there with ``size_pass_image``: where no
-    # plane is estimated (too few cards found for one), since session 36's one weaker side (``size_gap_support``);
-    # before it, the image search found fewer cards for more false ones (docs/performance.md, session 36).
+    # plane is estimated (too few cards found for one), since one weaker side (``size_gap_support``);
+    # before it, the image search found fewer cards for more false ones (docs/performance.md).
     size_pass: bool = True
     size_pass_image: bool = True
     # each side's share on edges of its direction, in the search: 0.7 against 0.8 found 7 hard and 8 realistic
-    # cards more on the validation set, 8 and 3 hard more on the held-out (image, calibrated; session 32)
+    # cards more on the validation set, 8 and 3 hard more on the held-out (image, calibrated)
     size_level: float = 0.7
     size_tolerance: float = 0.06
     size_tolerance_image: float = 0.15
     # Every side of a rectangle the size search finds lies on the edge map (within 2 px) for this share. 0.85 (a side
     # under a glare spot) found 3-4 realistic cards more over the six held-out seeds, but on the validation sets
-    # realistic -1 and hard 0 with more false cards: not taken (docs/performance.md, session 35).
+    # realistic -1 and hard 0 with more false cards: not taken (docs/performance.md).
     size_side_support: float = 0.9
     # ... except one side, which may lie on edges for only this share where its misses are one stretch clear of its
     # ends (a glare spot washing out part of it; ``size_pass.sides_on_edges``): this many samples at either end (the
@@ -93,30 +93,29 @@ class DetectorConfig:
     size_cloth_share: float = 0.9
     size_cloth_tolerance: float = 15.0
     # The search's direction maps are dilated this square, so a side two pixels off its edge (a card 3 degrees
-    # from the directions searched) still counts; 3 lost such cards (docs/performance.md, session 16).
+    # from the directions searched) still counts; 3 lost such cards (docs/performance.md).
     size_grow: int = 5
     # an outline whose sides on the plane are this far off the median's (one that took in the cloth beside its
     # card) is searched over again by the size pass as if it were not there, and a rectangle found over it
-    # replaces it (0: off). Chosen on the validation set: 0.1, 0.15 and 0.2 measured (session 32, docs/performance.md)
+    # replaces it (0: off). Chosen on the validation set: 0.1, 0.15 and 0.2 measured (docs/performance.md)
     size_rescue_off: float = 0.15
     # The card directions the search tries: those the edge pixels favour most. A wood grain's or a cloth's
     # diagonal stripes can take a bin and its neighbours two apart, and 6 then left out a card of its own
     # direction. Against 6, 9 found 9 hard cards more and 3 fewer (image) and 7 more (calibrated) over the six
     # held-out seeds, realistic the same, and 16 hard more on the validation sets. Cost: the size pass's mean
-    # +1.4 ms a frame on detect_stages' frames, detection's mean +0.2 ms on bench_recognition's (docs/performance.md,
-    # session 29).
+    # +1.4 ms a frame on detect_stages' frames, detection's mean +0.2 ms on bench_recognition's (docs/performance.md).
     size_angles: int = 9
     # The size pass's search only where a card's area of paper (the Otsu mask, opened 5x5: ``frame_cues.paper_left``)
     # lies outside the cards found, as ``replan_gate``; without it, any paper a card's perimeter long (a coin's
     # glint, a rim the outlines leave) started a search. The same cards over the six held-out seeds (image and
     # calibrated) and on the validation sets; the size pass's median 6.4 -> 4.1 ms a frame on ``detect_stages.py``'s
-    # speed frames (docs/performance.md, session 35).
+    # speed frames (docs/performance.md).
     size_pass_gate: bool = True
     # Snap the outlines (``snap``) before the plane estimate and the size pass take the deck's size from them:
     # rough outlines of a design with a printed frame line lie on that line, several percent inside the card.
     snap_early: bool = True
     # The first stage again on the edge map with chroma edges at these thresholds added, where paper lies
-    # outside the cards found (grey cards on a pale felt of their brightness). On since session 27, gated
+    # outside the cards found (grey cards on a pale felt of their brightness). On, gated
     # (below): over six held-out seeds hard found +20 (image) and +14 (calibrated) cards, realistic +1 each,
     # for ~3 ms more detection a frame (docs/performance.md, sessions 25 and 27).
     faint_chroma_pass: bool = True
@@ -124,7 +123,7 @@ class DetectorConfig:
     faint_chroma_high: int = 45
     # ... and only where a card's area of the paper outside the cards found is greyer, by this much chroma, than
     # that paper's median (a grey card on a pale coloured felt; a pale cloth alone is one colour): the pass then
-    # runs on under half the frames and keeps 25 of its 30 held-out hard cards (docs/performance.md, session 27)
+    # runs on under half the frames and keeps 25 of its 30 held-out hard cards (docs/performance.md)
     faint_chroma_gate: float = 12.0
     faint_pass: bool = (
         False  # low-threshold Canny where nothing was found: ~6 ms for +0.2% found; the paper cues cover it
@@ -154,14 +153,14 @@ class DetectorConfig:
     # card's printed frame (or a piece of the card): the deck's rectangle around it is taken when every side
     # lies on edges, however well the outline itself does (0 turns this off). Where none fits at the
     # outline's own pose, it is searched turned a quarter too (``deck_fit_across``): a printed frame can be
-    # wider than tall. Chosen on the validation set (docs/performance.md, session 22).
+    # wider than tall. Chosen on the validation set (docs/performance.md).
     deck_fit_small: float = 0.8
     deck_fit_across: bool = True
     # Where no rectangle of the deck's size fits around an outline under deck_fit_small, one whose sides differ
     # from the deck's by up to this share is searched for about the outline's centre: the deck is the median
     # outline, and a card can be a few percent larger (0 turns this off). For every outline searched with
     # ``deck_fit_sizes_all``: on the validation set +2 realistic and +5 hard cards more over four runs, for
-    # 1.3-3.4 ms more a frame, not taken (docs/performance.md, session 23).
+    # 1.3-3.4 ms more a frame, not taken (docs/performance.md).
     deck_fit_sizes: float = 0.08
     deck_fit_sizes_all: bool = False
     # An outline off the deck's size (``deck_fit_error``) that lies on edges as well as the deck's rectangle (the
@@ -169,9 +168,9 @@ class DetectorConfig:
     # replaced too, where no rectangle lies better (``deck_fit_off_size``): by the rectangle (also resized) whose
     # sides lie on edges for 0.9, with a card's paper margin, and on every side whiter inside than outside (by
     # ``size_whiter``) for ``deck_fit_whiter`` of it: a card's edge on the table, not a printed frame line inside
-    # the card with paper on both sides. On since session 28: over six held-out seeds hard found +26 (image) and
+    # the card with paper on both sides. On: over six held-out seeds hard found +26 (image) and
     # +19 (calibrated) cards, realistic +1 and +2; on validation (both modes) hard +44 and realistic +12, with
-    # fewer false cards (docs/performance.md, session 28).
+    # fewer false cards (docs/performance.md).
     deck_fit_off_size: bool = True
     deck_fit_whiter: float = 0.5
     # The rectangle found is then snapped onto the edges only where that moves no corner by this much (card
@@ -191,12 +190,12 @@ class DetectorConfig:
     # Where no plane fits every outline, it is sought without one of them, in turn for each of this many
     # whose area is furthest from the median (``plane_from_cards``'s ``drop``): a court card outlined on its
     # printed frame among five to seven outlines bent the fit and the frame had no plane, so the deck fit could
-    # not move that outline onto its card. Chosen on the validation set (docs/performance.md, session 23).
+    # not move that outline onto its card. Chosen on the validation set (docs/performance.md).
     plane_drop: int = 2
     # With a plane estimated from the cards, the candidates where no card was found are judged again with the
     # plane's shape tests (as on a calibrated table): a card squeezed by a strong tilt is longer than
     # ``max_aspect`` in the image but a card on the plane. Raising ``max_aspect`` instead (1.95, 2.05) found
-    # as many hard cards but lost realistic ones and added false cards (docs/performance.md, session 23).
+    # as many hard cards but lost realistic ones and added false cards (docs/performance.md).
     plane_rescue: bool = True
     # Without a calibrated table (and with ``estimate_plane``), detect the frame a second time with the plane
     # estimated from the first detection's final outlines given as if calibrated (``replan``): the shape tests,
@@ -206,11 +205,11 @@ class DetectorConfig:
     # sets: realistic named +6 and 0, hard named +7 and -1); over the six held-out seeds hard named 8,459 ->
     # 8,472, realistic +1, hard false cards fewer. It costs a second detection of each such frame; a calibrated table
     # (the table watcher's) has
-    # nothing to estimate and is not affected (docs/performance.md, session 33).
+    # nothing to estimate and is not affected (docs/performance.md).
     replan: bool = True
     # ``replan`` only where a card's area of paper (the Otsu mask, opened 5x5) lies outside the first detection's
     # outlines: where none does (felt or wood with every card found; 18 of ``detect_stages.py``'s 40 speed frames)
-    # the second detection has no card to find (docs/performance.md, session 34).
+    # the second detection has no card to find (docs/performance.md).
     replan_gate: bool = True
     # How far perspective can turn a card's opposite sides apart: sine of the angle between them per pixel
     # of their distance. A camera 30 degrees off vertical with a ~65-degree lens gives about 0.0006; the

@@ -16,7 +16,7 @@ FAST_SETTINGS: tuple[str, ...] = ("size_pass_estimated=false", "size_pass_image=
 """``--fast``: no size pass on the plane estimated from the cards nor on the image (the pass still runs on a
 calibrated table), and no second detection on that plane (``replan``). The pass is the largest share of image-mode
 detection on pale tables; what leaving it out costs and saves is measured in docs/performance.md ("The fast
-image mode"); the second detection doubles image-mode detection (session 33)."""
+image mode"); the second detection doubles image-mode detection."""
 
 
 class DetectorSettingError(VisionError, ValueError):

@@ -22,7 +22,7 @@ from vision.plane_from_cards import plane_from_cards
 from vision.quads import centre_on_any
 
 JUDGE = OutlineJudge()
-"""The shipped judge (``vision.outline_judge``: session 42's cues and rescue, session 43's size cue)."""
+"""The shipped judge (``vision.outline_judge``: cues and rescue, size cue)."""
 GROW = 0.6
 """A doubtful region is its outline's bounding box grown by this share of the box's larger side on every side: a
 card the outline is off holds the outline's place."""
@@ -89,7 +89,7 @@ def detect_learned(
     outlines, and the shipped detector's (``config``; the good outlines as the deck) in the doubtful regions of
     the poor ones and of the doubtful peaks, where no good outline lies already. ``plane``: the calibrated table
     (image pixels -> table); without one each region is detected on the plane the good outlines give, where they
-    give one. A region's edge can cut a card the networks did not give, and a cut card is not found (session 43:
+    give one. A region's edge can cut a card the networks did not give, and a cut card is not found (
     one frame of a Garbage match; detecting such frames whole cost more on the validation set than it won).
     A region detection whose centre lies on a kept outline is a piece of that card cut by the region's edge (as
     ``Recognizer.recognize_regions`` judges it), not another card. ``ignore``: polygons that hold no card (the mat's

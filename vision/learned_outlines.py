@@ -59,7 +59,7 @@ NEAR = 0.3
 """Two outlines whose centres lie within this share of a card's short side are on one card."""
 THRESHOLD, KEEP, DOUBT = 0.3, 0.5, 0.2
 """The least heatmap peak for a rough outline, the least checker probability to keep one, the least peak off every
-kept outline that leaves a doubt (session 41's choices, benchmarks/keypoint_hybrid.py)."""
+kept outline that leaves a doubt (choices, benchmarks/keypoint_hybrid.py)."""
 
 
 def as_input(images: np.ndarray) -> np.ndarray:
@@ -219,7 +219,8 @@ def surest(quads: list[np.ndarray], probs: np.ndarray, keep: float) -> list[np.n
 def check(
     half: np.ndarray, quarter: np.ndarray, quads: list[np.ndarray], checker: Any
 ) -> tuple[list[np.ndarray], np.ndarray]:
-    """``quads`` (clockwise, half-size pixels) moved where the ``checker`` (a session) puts their corners, and how
+    """``quads`` (clockwise, half-size pixels) moved where the ``checker`` (an onnxruntime InferenceSession) puts their
+    corners, and how
     likely each holds a card (0-1)."""
     if not quads:
         return [], np.zeros(0)

@@ -5,7 +5,7 @@ multiplied by that line's, whose zeros repeat every 1/L along its direction. In 
 log spectrum) such a pattern is one deep negative peak at the offset (L, angle) from the origin, as a checked
 cloth's period is a peak at its own. ``estimate_motion`` looks for the deepest one 3-10 px out; on the held-out
 hard frames' 6-8 px blurs its median error is 0.25 px and 2.5 degrees (``benchmarks/blur_look.py``, six seeds;
-docs/performance.md, session 31).
+docs/performance.md).
 ``deblur`` then undoes the line for a patch of the frame (a card the recogniser is unsure of).
 """
 
@@ -29,7 +29,7 @@ MOTION_ISOLATION = 1.5
 in every direction, one of them over MOTION_DEPTH; a blur's peak is alone in its direction. On the validation
 set's frames (styles 960-1199, seed 5; a scratch measurement) the isolation's 5th percentile is 1.98 for 6-8 px
 blurs and its 95th 1.59-1.76 for sharp frames; with 1.5 the share of sharp realistic frames taken for a 5.5 px blur
-or longer fell 8.4% -> 1.4%, and of 6-8 px blurs 100% -> 97.7% (docs/performance.md, session 31)."""
+or longer fell 8.4% -> 1.4%, and of 6-8 px blurs 100% -> 97.7% (docs/performance.md)."""
 DEBLUR_BALANCE = 0.01
 """The Wiener filter's noise-to-signal term: 0.005-0.02 changed at most two cards on the validation set."""
 _LENGTHS = np.arange(3.0, 10.01, 0.25)  # px: shorter blurs the model reads through; longer ones are not seen
@@ -123,7 +123,7 @@ def _cepstrum_near_origin(grey: np.ndarray) -> np.ndarray:
     real image (half the work of a complex one); its log magnitude is real and even, so the cepstrum is twice the
     cosine sum over the half plane, taken on the half plane averaged over blocks of _POOL x _POOL frequencies (a
     small offset's cosine hardly changes across a block) as two small matrix products: 3 ms for a 1280 x 720 frame
-    against 8 ms for two full transforms, with the same peaks (session 31, scratch comparison)."""
+    against 8 ms for two full transforms, with the same peaks."""
     h, w = grey.shape
     g = grey.astype(np.float32)
     g = (g - np.float32(g.mean())) * _window(h, w)  # no frame border in the spectrum

@@ -43,7 +43,7 @@ class Contour:
     points: np.ndarray
     hole: bool
     # an outer contour's first hole (the inside of a closed outline), 0 if none. Not the largest: with that,
-    # fewer outlines went on to the hull test and 2-3 hard cards a frame set were lost (session 10, scratch).
+    # fewer outlines went on to the hull test and 2-3 hard cards a frame set were lost.
     inner_area: float = 0.0
 
 

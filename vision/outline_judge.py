@@ -27,7 +27,7 @@ MIN_FOR_SIZE = 3
 """The fewest outlines in a frame for their median area to tell the deck's size."""
 SETTLED = 2.0
 """An outline whose snap moved none of the checker's corners this many full-resolution pixels or more is settled: its
-corners lay on the frame's edges already, and the verifier is not asked about it (session 45: about half of the speed
+corners lay on the frame's edges already, and the verifier is not asked about it (about half of the speed
 frames' outlines, 0.3 ms a frame; over the six held-out seeds one hard card less named, the same realistic ones)."""
 
 
@@ -100,12 +100,12 @@ def rescue(
 @dataclass(frozen=True)
 class OutlineJudge:
     """``step``: the least colour step a side's sample must see (``step_support``); ``support``: the least share of the
-    weakest side's samples on such steps (session 42's choices); ``trust``: the verifier's least trust (0.5 in session
-    42; 0.8 since session 45, when the learned path became the default: a realistic card more named on the model
+    weakest side's samples on such steps; ``trust``: the verifier's least trust (0.8 since the learned path became the
+    default: a realistic card more named on the model
     card's frames and over six seeds, fewer false cards, and no speed frame more handed on). ``size_image``
     / ``size_plane``: the shares of the median outline's area (in the image, or on the table's plane where it is
     known) an outline must lie between, in frames of ``MIN_FOR_SIZE`` outlines or more: the cards of one deck are one
-    size, and two cards that touch, taken for one, are twice it (session 43: the Garbage table's turn-up row). On the
+    size, and two cards that touch, taken for one, are twice it (the Garbage table's turn-up row). On the
     held-out frames true cards lie at 0.65-1.49 of the median in the image, 0.90-1.11 on the plane."""
 
     step: float = 20.0

@@ -78,20 +78,20 @@ flat cards of ``test_the_second_look_also_reads_through_moved_outlines`` than no
 against 65 in a scratch run; the surest: 70). On twelve seed-and-mode sets (evaluate --scenes 20, seeds 2024, 99, 7, 11,
 31,
 53) hard named rose at ten and was unchanged at two (about +65 cards of 17,280), wrong +3 cards, realistic
-named about +5 of 13,500 (docs/performance.md, session 16)."""
+named about +5 of 13,500 (docs/performance.md)."""
 SECOND_LOOK_BELOW = 0.7
 """A card named with a top-1 probability under this also gets the second look: such readings are the
 guesses among the named (a 6D read as 5D at 0.48 through an outline a little off, 0.92 through the true
-one): a referee asks about an unknown card but acts on a wrong one. Session 9 chose 0.55 on the model card's
+one): a referee asks about an unknown card but acts on a wrong one. 0.55 was chosen on the model card's
 frames (wrong readings 0.17% -> 0.0% realistic and 0.76% -> 0.49% hard). The second look has since gained
-moved outlines, zoomed crops and the suit look and names more of the cards it reads; at 0.7 (session 30) a
+moved outlines, zoomed crops and the suit look and names more of the cards it reads; at 0.7 a
 bellot QC read JC at 0.64 is named QC, and so is a plastic JC read JC at 0.553 that the pip look, unsure of
 clubs or spades, then left unknown. Validation (validate_fonts --detect --second-look-below X,
 four sets), against 0.55: realistic named +5 and wrong -4, hard named +21 and wrong +3; 0.65, 0.75 and 0.85
 gave hard named +20, +22 and +21 with wrong +1, +7 and +12. Held-out (evaluate --scenes 20, six
 seeds): realistic named 6,659 -> 6,662 (image) and 6,660 -> 6,662 (calibrated), every seed at 99.5% or more;
 hard named +1 and -1. Classification time on bench_recognition's speed frames unchanged (2.6 ms a frame)
-(docs/performance.md, session 30)."""
+(docs/performance.md)."""
 SECOND_LOOK_ZOOMS: tuple[float, ...] = (1.15, 1.3)
 """... and through index crops zoomed out by each of these (``rectify.corner_crops``'s ``zoom``: the crop
 covers that many times the usual part of the card from its corner): each reading is one more member of the
@@ -103,7 +103,7 @@ untrained font styles: realistic named 98.29 -> 98.74% and 98.17 -> 98.63%, wron
 1.19 -> 1.15%; hard named 92.50 -> 93.72% and 92.88 -> 93.78%, wrong 2.99 -> 3.02% and 3.51 -> 3.44%), then
 measured on the held-out designs (evaluate --scenes 20, six seeds): realistic named 6,646 -> 6,650 of 6,683
 (image) and 6,649 -> 6,652 (calibrated), hard named +19 and +23 of 8,640, hard wrong 94 -> 91 and 87 -> 85
-(docs/performance.md, session 20)."""
+(docs/performance.md)."""
 ONE_CORNER_SURE = 0.9
 """A card whose first index corner the model reads at this probability or more (its top output, "none"
 included) is named from that corner alone; only the others are read through their second corner too (one
@@ -112,8 +112,8 @@ multiply-accumulates a crop) and most cards are sure at one corner: the second c
 own-drawn cards and 245 of 677 held-out ones, classification 5.67 -> 3.67 and 5.54 -> 4.06 ms a frame
 (``benchmarks/bench_classifier_models.py models/cardnet.onnx [--held-out 5] [--both-corners]``). On the
 validation set every figure was the same with both corners; on the held-out designs (evaluate --scenes 20,
-six seeds, image and calibrated) every count too but one hard card more found and named (docs/performance.md,
-session 21). None: always both corners."""
+six seeds, image and calibrated) every count too but one hard card more found and named (docs/performance.md). None:
+always both corners."""
 SUIT_LOOK_SHIFT = 0.08
 """The second look also reads each unsure card through index crops moved this fraction of the card's
 height towards its middle, and weighs the readings' geometric mean by the suit that reading sees
@@ -134,7 +134,7 @@ validation set (two sets of 240 untrained font styles, true outlines): hard name
 2,801 of 2,880, wrong 87 -> 38 and 99 -> 61; realistic named 2,190 -> 2,210 of 2,218 and 2,153 -> 2,164 of
 2,183. 0.97 named 3 and 6 hard cards more (wrong 34 and 54) but had the pip model read four times as many
 cards (6.4 of 12 realistic cards a frame against 1.6: most cards named from one index corner are at 0.9-0.97),
-3-4 ms more a frame (``benchmarks/pip_look_cost.py``; docs/performance.md, session 24)."""
+3-4 ms more a frame (``benchmarks/pip_look_cost.py``; docs/performance.md)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,13 +152,13 @@ BLUR_LOOK_BELOW = 0.9
 """A face card still named under this top-1 probability after the second look and the pip look (or left unknown), in a
 frame whose cepstrum shows a motion blur (``vision.motion_blur``: ``MOTION_DEPTH``, ``MOTION_ISOLATION``), is read
 again, with every look, from a patch of the frame around it deconvolved for that blur; that reading replaces the
-first where it names a card, but never turns a card named a face into a back (session 37). Most hard cards found and
+first where it names a card, but never turns a card named a face into a back. Most hard cards found and
 not named were in frames smeared 6-8 px, their indices past the model; deconvolved, many read again. Chosen on the
 validation set (validate_fonts --detect, four sets of 240 untrained font styles, against no blur look): hard named
 +12, +5, +12, +5 of 2,880 each, wrong -6, 0, -6, 0; realistic the same card for card. Held-out, six seeds (evaluate
 --scenes 20): hard named 8,416 -> 8,447 (image) and 8,434 -> 8,463 (calibrated) of 8,640, wrong 32 -> 24 and 33 ->
 26, realistic the same card for card. Naming costs about 2.3 ms more a hard frame, nothing measurable on
-bench_recognition's speed frames (docs/performance.md, session 31)."""
+bench_recognition's speed frames (docs/performance.md)."""
 BLUR_LOOK_LENGTH = 5.5
 """... and only for a blur this long or longer (px). The model reads through shorter ones (the model card's hard frames
 with 3-5 px blurs: every card found was named), and on the validation set's realistic frames the look with every
@@ -180,7 +180,7 @@ class Recognizer:
     ``pip_look``: weigh unsure face cards by the pip model (``pip_model_path``, default ``models/pipnet.onnx``)
     read from the whole card, below ``pip_look_below``. ``blur_look``: read face cards still unsure (under
     ``blur_look_below``) again from the frame deconvolved for its motion blur, where it has a clear one
-    (``BLUR_LOOK_BELOW``, ``BLUR_LOOK_LENGTH``). ``learned`` (the default since session 45): find the cards with
+    (``BLUR_LOOK_BELOW``, ``BLUR_LOOK_LENGTH``). ``learned`` (the default): find the cards with
     the learned outline networks first (``vision.learned_detect``; their metadata ``outline_nets``, default
     ``models/outline_nets.json``), the shipped detector only where they leave a doubt; ``False``: the shipped
     detector alone.
@@ -212,7 +212,7 @@ class Recognizer:
         self.classifier = OnnxClassifier(path, self.meta, threads=threads)
         # numpy's products here are 4 x 4 to a few hundred rows: OpenBLAS's worker threads win nothing on them
         # but spin on another core between calls (detection 61 ms of CPU for 44 ms of wall time with two threads,
-        # 41.5 for 41.5 with one: docs/performance.md, session 18), so BLAS gets the classifier's thread count
+        # 41.5 for 41.5 with one: docs/performance.md), so BLAS gets the classifier's thread count
         threadpool_limits(limits=threads, user_api="blas")
         self.min_confidence = self.meta.min_confidence if min_confidence is None else min_confidence
         self.min_margin = self.meta.min_margin if min_margin is None else min_margin
@@ -350,7 +350,7 @@ class Recognizer:
     def _dropped(self, label: str, p_none: float) -> bool:
         """Whether an outline read ``label`` with this "none" probability is not a card. One read "unknown" is
         dropped at a lower "none" probability: on the validation set no card read so had over 0.15 of it,
-        while phone screens beside cards had 0.25-0.33 (session 22)."""
+        while phone screens beside cards had 0.25-0.33."""
         return p_none >= (self.meta.unknown_not_a_card if label == UNKNOWN else self.meta.not_a_card)
 
     def _decide_again(self, probs: np.ndarray, named: list[tuple[str, float]], which: list[int]) -> None:

@@ -66,7 +66,7 @@ def size_pass_cards(
     that overlaps such an outline for 0.2 takes its place (the outline's index is added to ``replaced``); no other
     is taken (the first search saw the rest of that paper). ``deck``: outlines (detection scale) of cards known
     elsewhere, which size the deck with ``quads`` (``detect_cards``' ``deck``). Such an
-    outline had hidden its card's own sides from the search (``benchmarks/size_pass_misses.py``, session 32)."""
+    outline had hidden its card's own sides from the search (``benchmarks/size_pass_misses.py``)."""
     searched = not config.size_pass_gate or paper_left(otsu, quads, min_card_area(config))
     sizing = quads + (deck or [])  # the deck's size: the cards found and those known around the frame
     out = _cards_of_size(small, edges, quads, sizing, config, near_edges, otsu, paper) if searched else []
@@ -192,7 +192,7 @@ def _cards_of_size(
     ]
     outlines = list(map_quads(back, rects))  # in the frame (the cards found are ``quads``)
     # the tests that do not depend on the cards found so far, cheapest first, the margins for all rectangles
-    # at once (a frame can give over a hundred rectangles, and the margins reject most: session 18)
+    # at once (a frame can give over a hundred rectangles, and the margins reject most)
     shaped = [
         i
         for i, quad in enumerate(outlines)
@@ -226,7 +226,7 @@ def _search_space(
     """The homography from detection pixels to the size search's pixels and the search image's size: the
     identity without a table plane; with one, the plane scaled so that the cards found are as wide there as
     in the frame (None if the view would then be over four times the frame's area: a plane far off the view).
-    (A search at half this scale, refined after, lost many of the cards it finds: session 13, scratch.)"""
+    (A search at half this scale, refined after, lost many of the cards it finds.)"""
     h, w = shape[:2]
     if config.plane is None:
         return np.eye(3), (w, h)
@@ -249,7 +249,7 @@ def _to_plane(config: DetectorConfig) -> np.ndarray:
 
 
 _REGION_MARGIN = 8  # pixels: the blur, Canny's Sobel and the 5x5 erosion reach 1 + 1 + 2; Canny's hysteresis
-# can follow an edge further, so the margin makes the region's edges the whole view's in practice (docs, session 21)
+# can follow an edge further, so the margin makes the region's edges the whole view's in practice (docs)
 
 
 _BAND_T = np.linspace(0.15, 0.85, 15)[:, None]

@@ -49,8 +49,8 @@ def favoured_directions(directions: np.ndarray, count: int, least: float = 1.0) 
     by their count with their
     two neighbours' (a side between two bins counts for both), and each ranked bin stands for the fullest of
     those three: ranked alone, the 3-bin sum peaked a bin beside a card's own between two cards' directions
-    and the two-bins-apart rule then kept that card's bin out (session 14: +1 realistic, +4 hard cards over
-    the calibrated frames of seeds 2024, 99, 7). Tried and dropped (session 13): the mean of the directions
+    and the two-bins-apart rule then kept that card's bin out (+1 realistic, +4 hard cards over
+    the calibrated frames of seeds 2024, 99, 7). Tried and dropped: the mean of the directions
     near each bin, and bins centred on multiples of ``_BIN``: each lost a card or two on the held-out frames."""
     bins = int(round(90 / _BIN))
     raw = np.bincount((directions % 90.0 / _BIN).astype(np.intp) % bins, minlength=bins).astype(np.float64)

@@ -195,7 +195,7 @@ class TableWatcher:
     calibration goes to the recogniser as ``plane``: card shapes are judged on the mat, where every card
     is a rectangle, not in the tilted image. ``regional``: detect a change only around it (``recognize_regions``,
     the shipped detector in the regions) instead of the whole frame; by default only for a recogniser without the
-    learned outline networks, since with them a whole frame costs less than the regions (session 45,
+    learned outline networks, since with them a whole frame costs less than the regions (
     docs/performance.md "The learned path is the default recogniser")."""
 
     def __init__(

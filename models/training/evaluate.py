@@ -236,14 +236,15 @@ def _pixels(text: str) -> int:
 
 def add_clear_band_argument(ap: argparse.ArgumentParser, note: str = "") -> None:
     """``--clear-band PX`` (``args.clear_band``): the card scenes drawn with the clutter after the cards, PX clear
-    of them (``SceneSpec.clear_band``; 7: the frames as drawn before session 35); a negative band is a usage error."""
+    of them (``SceneSpec.clear_band``; 7: the clutter kept 7 px clear of the cards); a negative band is a usage
+    error."""
     ap.add_argument(
         "--clear-band",
         type=_pixels,
         default=0,
         metavar="PX",
         help="draw the clutter after the cards, this many pixels clear of them (SceneSpec.clear_band; 7: "
-        "the frames as drawn before session 35, with a band of bare table round each card on "
+        "the frames with a band of bare table round each card on "
         "clutter)" + note,
     )
 

@@ -122,7 +122,7 @@ def render_design(name: str, path: Path, width: int = 200, *, cache: Path = CACH
 
     The cards are written into a temporary folder beside it that is then renamed into place, so a reader
     (a parallel test worker rendering the same design) sees a whole design or none: written in place, one
-    worker read a PNG that another was still rewriting (session 18)."""
+    worker read a PNG that another was still rewriting."""
     folder = cache / name.replace(":", "_")
     if (folder / "ok").exists():
         return folder

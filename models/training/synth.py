@@ -222,7 +222,7 @@ class SceneSpec:
     face_down: float = 0.08  # chance that a card is a back
     background: str | None = None
     hard: bool = False
-    # Clutter lies under the cards (0), or (the generator before session 35: 7) is drawn over the table after the
+    # Clutter lies under the cards (0), or (7: the older drawing) is drawn over the table after the
     # cards but this many pixels clear of them, which leaves a band of bare table round every card on a hand or a
     # chip: a second rectangle no real table shows. The detector's regression tests pin frames drawn that way.
     clear_band: int = 0
@@ -423,7 +423,7 @@ def make_scene(
             faces.append(deck(label))
             scene.cards.append((label, quad))
     others = [c for c in clutter if c != "edge"]
-    if spec.clear_band:  # the drawing of before session 35: the cards, then the clutter kept clear of them
+    if spec.clear_band:  # the older drawing: the cards, then the clutter kept clear of them
         for face, (_, quad) in zip(faces, scene.cards, strict=True):
             _composite(img, face, quad)
         layer = img.copy()
@@ -444,13 +444,13 @@ def make_scene(
 
 
 PINNED_CLEAR_BAND = 7
-"""``SceneSpec.clear_band`` of every frame drawn before session 35."""
+"""``SceneSpec.clear_band`` of the older drawing (clutter kept clear of the cards)."""
 
 
 def make_pinned_scene(
     rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(), labels: list[str] | None = None
 ) -> Scene:
-    """``make_scene`` as it drew every frame before session 35 (``PINNED_CLEAR_BAND``): the frames the detector's and
+    """``make_scene`` as the older drawing drew every frame (``PINNED_CLEAR_BAND``): the frames the detector's and
     the recogniser's regression tests pin by seed and index."""
     return make_scene(rng, deck, replace(spec, clear_band=PINNED_CLEAR_BAND), labels)
 

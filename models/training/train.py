@@ -150,7 +150,7 @@ def motion_blur(xs: Any, gen: Any, share: float, longest: int = 13) -> Any:
 
     The camera's motion blur of 6-8 px on a card 75-110 px wide is 8-14 px once the warp has scaled its
     index corner up to 32 px wide; the 3x3 blur of :func:`degrade` is far from that, and it was the hard
-    scenes' largest loss (model only 84% on them, docs/performance.md, session 10). Each crop gets its own
+    scenes' largest loss (model only 84% on them, docs/performance.md). Each crop gets its own
     kernel: one grouped convolution over every channel of every blurred crop."""
     import math
 

@@ -128,7 +128,7 @@ def validation_scenes(
     """The validation set's frames as (style, kind, n, scene): for each style, ``scenes`` realistic then
     ``scenes`` hard scenes dealt from the generator seeded [seed, style], those with no card left out. Every
     measurement on the set deals them here, so that its modes and benchmarks see the same frames.
-    ``clear_band``: ``SceneSpec.clear_band`` (7: the frames as drawn before session 35)."""
+    ``clear_band``: ``SceneSpec.clear_band`` (7: the frames as drawn with the clutter kept 7 px clear of the cards)."""
     from models.training.font_faces import font_deck  # Pillow: a training-only dependency
 
     for style in styles:

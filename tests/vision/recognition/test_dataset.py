@@ -332,7 +332,7 @@ def test_card_outline_is_the_detected_outline_or_else_the_true_one_jittered() ->
 
 def test_clutter_lies_under_the_cards_with_no_band_of_bare_table_round_them(monkeypatch: pytest.MonkeyPatch) -> None:
     """``make_scene``: the table's clutter (hands, chips, coins, phones) lies under the cards, right up to each card's
-    edge. The generator before session 35 (``make_pinned_scene``, ``clear_band`` 7) kept the clutter 7 px clear of
+    edge. The older generator (``make_pinned_scene``, ``clear_band`` 7) kept the clutter 7 px clear of
     every card, a band of bare table that no real table shows; its cards are placed by the same random draws."""
     import cv2
 
@@ -365,7 +365,8 @@ def test_clutter_lies_under_the_cards_with_no_band_of_bare_table_round_them(monk
 def test_evaluate_clear_band_deals_the_frames_drawn_before_session_35_and_never_writes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``evaluate --clear-band 7``: both kinds of card scene drawn as before session 35 (``SceneSpec.clear_band``),
+    """``evaluate --clear-band 7``: both kinds of card scene drawn as the older generator drew them
+    (``SceneSpec.clear_band``),
     said in the record's command; by default 0 (clutter under the cards); with ``--write`` or below 0 an error."""
     from models.training import evaluate
 

@@ -16,8 +16,9 @@ from models.training.synth import make_pinned_scene as make_scene
 from vision.detect import DEFAULT_CONFIG as SHIPPED
 from vision.detect import detect_cards
 
-# ``make_scene`` here is ``make_pinned_scene``: these tests pin frames, by seed and index, as they were drawn before
-# session 35 (with a band of bare table round cards on clutter)
+# ``make_scene`` here is ``make_pinned_scene``: these tests pin frames, by seed and index, as they were drawn with the
+# clutter
+# kept clear of the cards (with a band of bare table round cards on clutter)
 
 ONCE = dataclasses.replace(SHIPPED, replan=False)
 """The shipped detector without ``replan``: one detection, for the tests of what one pass or setting does
@@ -271,8 +272,9 @@ def _held_out_scene(
     pinned: bool = True,
 ) -> Scene:
     """Scene ``index`` of ``design`` as ``models.training.evaluate.held_out_scenes`` deals it: the k-th design in
-    name order from a generator seeded [seed, k] (realistic ``NORMAL`` scenes unless ``spec``); as drawn before
-    session 35 (``make_pinned_scene``) unless not ``pinned``."""
+    name order from a generator seeded [seed, k] (realistic ``NORMAL`` scenes unless ``spec``); as drawn with the
+    clutter
+    kept clear of the cards (``make_pinned_scene``) unless not ``pinned``."""
     from models.training.evaluate import NORMAL
     from models.training.synth import make_scene as make_scene_now
 
@@ -454,7 +456,7 @@ def _cards_on_a_pale_patch() -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def test_an_outline_that_is_no_card_does_not_merge_the_cards_inside_it() -> None:
-    """Session 8: a candidate that cannot pass as a card itself, holding two or more outlines that do,
+    """a candidate that cannot pass as a card itself, holding two or more outlines that do,
     used to merge them into one group, and only the larger card came out (an 8D of gnome:simplistic on
     a striped cloth, seed 2024). It is dropped now: both cards are found."""
     frame, truth = _cards_on_a_pale_patch()
@@ -505,7 +507,7 @@ def _found_with(frames: list[tuple[np.ndarray, list[np.ndarray]]], **config: obj
 
 
 def test_cards_across_the_edge_of_a_pale_cloth_are_found_where_canny_leaves_a_gap() -> None:
-    """Session 8, the gap pass: cards lying across the border of a pink band. Canny breaks each card's
+    """The gap pass: cards lying across the border of a pink band. Canny breaks each card's
     edge where the border meets it, the card's inside leaks into the table, and without the pass 5 of
     the 15 cards are found; with it all 15, and nothing else."""
     frames = [_white_cards_on_a_pink_band(seed, 200, (194, 178, 201), 200.0) for seed in (1, 2, 3)]
@@ -514,7 +516,7 @@ def test_cards_across_the_edge_of_a_pale_cloth_are_found_where_canny_leaves_a_ga
 
 
 def test_white_cards_on_a_pink_cloth_of_their_own_grey_are_found_by_their_hue() -> None:
-    """Session 8, the hue pass: the cloth (BGR 225, 215, 250) is as grey and as bright in its darkest
+    """The hue pass: the cloth (BGR 225, 215, 250) is as grey and as bright in its darkest
     channel as the cards, and its chroma differs from theirs by less than chroma's Canny threshold: no
     edge and no paper cue finds them (0 of 15). Its hue does differ (pink against green-white), and the
     magenta-green opponent edges find all 15, and nothing else."""
@@ -550,7 +552,7 @@ def _grey_cards_on_pale_felt(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def test_grey_cards_on_a_pale_felt_of_their_brightness_are_found_on_fainter_chroma_edges() -> None:
-    """Session 25, ``faint_chroma_pass``: without it 11 of the 15 cards are found (a card whose outline
+    """``faint_chroma_pass``: without it 11 of the 15 cards are found (a card whose outline
     Canny breaks, and whose paper blob merges with the pale felt, has no candidate); with the first stage
     run again on chroma edges at 15/45, all 15, and nothing else."""
     frames = [_grey_cards_on_pale_felt(seed) for seed in (1, 2, 3)]
@@ -634,7 +636,7 @@ def _backs_on_a_striped_cloth(seed: int, cell: int) -> tuple[np.ndarray, list[np
 
 
 def test_backs_on_a_striped_cloth_are_found_by_their_printed_pattern() -> None:
-    """Session 9, the texture pass: with 8 px checks (4 px at detection scale) blurred into the border,
+    """The texture pass: with 8 px checks (4 px at detection scale) blurred into the border,
     the back's pattern edges run into its outline and the stripes meet it from outside; the holes, paper
     and filled-outline passes find 1 of these 10 cards; with the pattern's dense edges 5, and nothing
     else. (Still missed: 5 of 10; with 10 px checks the pass finds only 1 more, see docs/performance.md.)"""
@@ -679,7 +681,7 @@ def _white_cards_off_the_table_edge(
 
 @pytest.mark.parametrize("beyond", [0.0, 0.15, 0.3])
 def test_white_cards_reaching_onto_a_white_table_edge_are_found_from_three_sides(beyond: float) -> None:
-    """Session 9, the tab pass: card and white cloth are one region of paper with no edge between them,
+    """The tab pass: card and white cloth are one region of paper with no edge between them,
     so nothing else finds these cards (0 of 10). The region's outline goes round each card's three
     other sides; where the card reaches onto the cloth (15%, 30% of its length) its far end is placed
     for the proportions of the other cards found. All 10 found, within the match tolerance, and
@@ -724,7 +726,7 @@ def _open_outline(corners: list[tuple[int, int]], weak: float) -> tuple[np.ndarr
 
 
 def test_an_open_outline_with_one_weak_side_is_a_card_only_when_nearly_a_card_rectangle() -> None:
-    """Session 9 (``open_weak_side``): a white card on a pale pink cloth (held-out kde:tigullio-international,
+    """``open_weak_side``: a white card on a pale pink cloth (held-out kde:tigullio-international,
     seed 2024) had three sides on edges and the fourth on edges for 53%: its hull was refused (every
     side needs 0.85). Such an outline is a card now when the other sides are on edges for 0.9 and the
     shape is nearly a card's rectangle; a trapezoid (sides 1.3 apart, within the usual limit of 1.35 x
@@ -754,7 +756,7 @@ def test_an_open_outline_with_one_weak_side_is_a_card_only_when_nearly_a_card_re
 
 
 def test_an_open_outline_whose_weak_side_is_a_faint_colour_step_is_a_card() -> None:
-    """Session 10 (``open_step_share``): a grey card on a pale blue-grey table (held-out
+    """``open_step_share``: a grey card on a pale blue-grey table (held-out
     kde:tigullio-international, hard scene 114 of the model card's frames) had three sides on edges and the
     fourth on them for 24%, but the colour stepped by 13-18 all along it. The weak side is accepted when the colour (BGR
     distance, 3 px either side) steps
@@ -805,7 +807,7 @@ def _pieces(corners: list[tuple[int, int]], cut: tuple[float, float]) -> tuple[l
 
 
 def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_its_rectangle() -> None:
-    """Session 11 (``open_pairs``): the edge of a shadow across a white card on a grey table (held-out
+    """``open_pairs``: the edge of a shadow across a white card on a grey table (held-out
     kde:tigullio-international, hard scene 114 of the model card's frames) cut its outline into two open
     pieces, each half the card: neither was a card, both together are. A pair whose hull is not nearly a
     card's rectangle (the soft ring of a glare spot beside a card made one), or whose pieces cover too little
@@ -851,7 +853,7 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
         ("gnome:simplistic", 15, "back", 1, {"texture_pass": False}),  # on a red and sage striped cloth
         ("gnome:simplistic", 15, "back", 2, {"texture_pass": False}),
         ("gnome:plastic", 2, "back", 0, {"paper_nested": False}),  # its inner panel's paper, on a pale cloth
-        # on a pale pink cloth (its weak side is also a colour step: session 10's rule finds it too)
+        # on a pale pink cloth (its weak side is also a colour step: rule finds it too)
         ("kde:tigullio-international", 4, "8H", 0, {"open_weak_side": 2.0, "open_step_share": 2.0}),
         ("kde:tigullio-international", 18, "5C", 1, {"tab_pass": False}),  # reaching onto the white table edge
         ("kde:tigullio-international", 18, "8C", 1, {"tab_pass": False}),
@@ -866,7 +868,8 @@ def test_held_out_cards_that_session_9_passes_find(
     passes_off: dict,
 ) -> None:  # type: ignore[type-arg]
     """Realistic held-out scenes of the model card's evaluation (``models.training.evaluate``, seed 2024,
-    scene ``index`` of ``design``) where a card was missed before session 9: found now, and not with the
+    scene ``index`` of ``design``) where a card was missed before the texture and tab passes: found now, and not with
+    the
     pass that finds it turned off."""
     from dataclasses import replace
 
@@ -918,7 +921,7 @@ def test_the_plane_from_motion_blurred_outlines_is_not_refused(
     truth = next(q for lab, q in scene.cards if lab == label)
     assert match(truth, detect_cards(scene.image)) is not None
     # (``plane_drop=0``: leaving out the outline furthest off the median area gives the 9C's frame a plane at 4%
-    # too, session 23)
+    # too)
     assert match(truth, detect_cards(scene.image, replace(DEFAULT_CONFIG, plane_spread=0.04, plane_drop=0))) is None
     # the mechanism: the same outlines give a plane at 6% and none at 4%
     seen: list[list[np.ndarray]] = []
@@ -961,7 +964,7 @@ def _court_cards_cut_in_two_on_stripes(seed: int) -> tuple[np.ndarray, list[np.n
 
 
 def test_a_card_whose_paper_a_court_figure_cuts_in_two_is_found_from_both_pieces() -> None:
-    """Session 10, paper pairs: two paper blobs that touch, neither a card, whose hull is a card with every
+    """Paper pairs: two paper blobs that touch, neither a card, whose hull is a card with every
     side on edges. Without them 34 of these 50 cards are found, with them 48, and nothing else."""
     frames = [_court_cards_cut_in_two_on_stripes(seed) for seed in range(10)]
     assert _found_with(frames, paper_pairs=False)[0] <= 40
@@ -979,7 +982,7 @@ def test_a_card_whose_paper_a_court_figure_cuts_in_two_is_found_from_both_pieces
         (99, "gnome:bellot", 7, "KS", {"paper_pairs": False}),
         # hard scene 100 of the model card's frames: a grey card, one side a faint colour step (see above)
         (2025, "kde:tigullio-international", 0, "9H", {"open_step_share": 2.0}),
-        # session 11, hard scene 114: a shadow's edge across a white card cuts its outline in two (see above)
+        # hard scene 114: a shadow's edge across a white card cuts its outline in two (see above)
         (2025, "kde:tigullio-international", 14, "7H", {"open_pairs": False}),
     ],
 )
@@ -991,7 +994,7 @@ def test_held_out_cards_that_session_10_finds(
     label: str,
     passes_off: dict,
 ) -> None:  # type: ignore[type-arg]
-    """Held-out scenes where a card was missed before session 10: found now, and not with the rule that
+    """Held-out scenes where a card was missed before the paper pairs: found now, and not with the rule that
     finds it turned off. Seed 99: realistic scenes of ``benchmarks/bench_recognition.py``; seed 2025: hard
     scenes of the model card (``evaluate --seed 2024`` deals its hard scenes from 2025); scene ``index`` of
     ``design``."""
@@ -1114,7 +1117,7 @@ def test_held_out_court_cards_no_closed_outline_holds_are_found_by_their_size(
 ) -> None:  # type: ignore[type-arg]
     """The size pass (``DetectorConfig.size_pass``, ``vision/size_search.py``) on a calibrated table: court
     cards whose figure reaches their edge on a striped cloth, beside an arm or a glare patch, missed by every
-    other pass (session 13, ``benchmarks/missed_cards.py``), are found as rectangles of the deck's size; not
+    other pass (``benchmarks/missed_cards.py``), are found as rectangles of the deck's size; not
     with the pass off. Realistic scenes of ``evaluate --seed S`` (scene ``index`` of ``design``)."""
 
     scene = _held_out_scene(held_out_decks, design, seed, index)
@@ -1241,7 +1244,7 @@ def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixel
     pixels off its edge at detection scale still counts (the bellot QH lies 3 degrees from the directions
     searched). Realistic scene ``index`` of ``evaluate --seed S``: found, and not without each change. (The KC
     needed ``size_grow`` too while the search tried 6 card directions; with 9 one lies nearer its own. The QH
-    needs ``size_grow`` 5 at the search's level of 0.8, before session 32; at 0.7 its sides reach the level
+    needs ``size_grow`` 5 at the search's level of 0.8 (the stricter level); at 0.7 its sides reach the level
     with 3 as well.)"""
 
     scene = _held_out_scene(held_out_decks, design, seed, index)
@@ -1283,7 +1286,7 @@ def test_the_size_pass_searches_only_where_paper_is_left_over_and_on_the_image_o
     """On felt where every card is found no paper is left outside them, so the pass does not search (the gate
     that keeps its cost off most frames), with a plane or on the image. On a pale table it searches with a
     calibrated plane, with the plane of the cards, and without a plane (none estimated) on the image only with
-    ``size_pass_image`` (shipped on since session 36)."""
+    ``size_pass_image`` (on)."""
     from dataclasses import replace
 
     import vision.size_pass as size_pass
@@ -1668,7 +1671,7 @@ def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(hel
     its local paper mask is two blobs, the card's ends, because mid-card the neighbourhood is all card. Those
     two card-shaped pieces made the card's own outline look like a group of two cards, and it was dropped.
     Found with ``halves_apart``, not without (nor without the size pass's rescue of outlines off the deck's
-    size, ``size_rescue_off``, which since session 32 finds it too)."""
+    size, ``size_rescue_off``, which finds it too)."""
     from dataclasses import replace
 
     from vision.detect import DEFAULT_CONFIG
@@ -2034,9 +2037,9 @@ def test_first_indices_finds_each_corner_where_the_contour_first_passes_it() -> 
 def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """``size_side_support`` (0.9) and ``size_gap_support`` (0.8): every side of a size-pass rectangle lies on edges
     for 0.9, except one that may lie on them for 0.8 where its misses are one stretch clear of its ends. In
-    evaluate's realistic scene 46 at seed 11 as drawn since session 35 (``gnome:plastic``, calibrated) a QD and a 4S
+    evaluate's realistic scene 46 at seed 11 as drawn now (``gnome:plastic``, calibrated) a QD and a 4S
     lie on a pale arm under a glare spot, which washes out a stretch of a side of each to 0.88: the shipped pass
-    takes both, and without the one weaker side (``size_gap_support`` 0.9, the rule before session 36) it refuses
+    takes both, and without the one weaker side (``size_gap_support`` 0.9, the stricter rule) it refuses
     both."""
     from dataclasses import replace
 
@@ -2049,7 +2052,7 @@ def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
 
 
 def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_out_decks: dict) -> None:  # type: ignore[type-arg]
-    """``size_pass_image`` (on since session 36): seed 11's realistic scene 46 without calibration leaves three
+    """``size_pass_image`` (on): seed 11's realistic scene 46 without calibration leaves three
     outlines, too few for a plane, so the size pass searches the image (the deck's size from the outlines found,
     ``size_tolerance_image``); there it finds the QD and the 4S whose side a glare spot washes out. Off, neither."""
     from dataclasses import replace
@@ -2067,7 +2070,7 @@ def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_
 
 def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_stretch(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """``size_gap_support``, in the image (no calibration): evaluate's hard scene 44 at seed 2024 (drawn at seed 2025,
-    ``gnome:plastic``, since session 35) has a JC on a pale table under glare whose right side is a dashed line; one
+    ``gnome:plastic``, as drawn now) has a JC on a pale table under glare whose right side is a dashed line; one
     stretch of it lies off the edge map. The shipped detector finds it; with every side held to 0.9 it does not."""
     from dataclasses import replace
 

@@ -216,7 +216,7 @@ def test_a_poor_outline_is_rescued_by_its_outline_before_snapping_or_by_a_second
     assert snapped[2] is lost  # nothing better: still poor
     assert np.abs(snapped[3] - cards[3]).max() < 1.5  # snapped once more, onto the card
     assert judge.poor(_Trusting(0.3), frame, cards[:1], found).tolist() == [True]  # type: ignore[arg-type]
-    # session 45's least trust (0.8): an outline the verifier trusts 0.6 is poor, one it trusts 0.85 is not
+    # least trust (0.8): an outline the verifier trusts 0.6 is poor, one it trusts 0.85 is not
     assert judge.poor(_Trusting(0.6), frame, cards[:1], found).tolist() == [True]  # type: ignore[arg-type]
     assert judge.poor(_Trusting(0.85), frame, cards[:1], found).tolist() == [False]  # type: ignore[arg-type]
 
@@ -268,7 +268,7 @@ def test_learned_detection_finds_as_many_cards_as_the_shipped_detector(nets: Out
         by_nets += out.learned
         area += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in out.regions) / (1280 * 720)
         assert out.learned <= len(out.quads)
-    # measured (session 44's networks): learned 75 of 75, shipped 74, 67 by the networks; 5 frames of 8 had a part
+    # measured (networks): learned 75 of 75, shipped 74, 67 by the networks; 5 frames of 8 had a part
     # handed on, together 1.67 frames' area
     assert learned >= shipped - 1, (learned, shipped)
     assert by_nets >= 0.8 * cards  # most outlines are the networks'
@@ -276,8 +276,8 @@ def test_learned_detection_finds_as_many_cards_as_the_shipped_detector(nets: Out
 
 
 def test_the_networks_find_the_cards_of_the_simulated_table(nets: OutlineNets) -> None:
-    """The networks learned the simulated table's frames too (session 44: ``benchmarks/sim_scenes.py``), so a table the
-    demo's camera sees is not handed to the shipped detector: the networks of session 43, which had learned synthetic
+    """The networks learned the simulated table's frames too (``models.training.outline_scenes``), so a table the
+    demo's camera sees is not handed to the shipped detector: networks that had learned synthetic
     scenes only, gave none of these 9 cards and handed both frames on in regions. (A region around a doubtful peak
     may still be handed on; it is small.)"""
     from vision.simtable import SimCamera, SimTable
@@ -395,7 +395,7 @@ class _FakeNets(_Trusting):
 
 def test_a_piece_of_a_kept_card_the_shipped_detector_gives_in_a_region_is_not_another_card(monkeypatch) -> None:
     """A region's edge can cut a good learned outline's card; the shipped detector's outline of the piece inside the
-    region has its centre on that card (the Garbage table's 9 of spades, session 43) and is dropped, as
+    region has its centre on that card (the Garbage table's 9 of spades) and is dropped, as
     Recognizer.recognize_regions drops it; a card elsewhere in the region is kept."""
     import vision.learned_detect as learned
 

@@ -114,7 +114,7 @@ def test_unknown_not_a_card_defaults_to_not_a_card_in_older_metadata(tmp_path: P
 def test_a_retrained_models_thresholds_are_the_shipped_ones() -> None:
     """``train.base_meta`` (what a retrained model's metadata starts from) carries every threshold the shipped
     ``cardnet.json`` has, ``unknown_not_a_card`` included: without it a new model would drop outlines read
-    ``unknown`` only at ``not_a_card`` again (the phone screens of session 22)."""
+    ``unknown`` only at ``not_a_card`` again (phone screens beside the cards)."""
     from models.training.train import base_meta
 
     shipped = json.loads(metadata_path(DEFAULT_MODEL).read_text())["thresholds"]

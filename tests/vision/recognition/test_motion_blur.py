@@ -138,7 +138,7 @@ def test_the_blur_look_deblurs_only_frames_with_a_long_enough_motion_blur(monkey
     frame sharp, or smeared 4 px (under BLUR_LOOK_LENGTH: the model reads through it), nothing is deconvolved."""
     import vision.recognizer as recognizer
 
-    rec = Recognizer(threads=1, learned=False)  # the outlines of session 37's count
+    rec = Recognizer(threads=1, learned=False)  # the outlines of count
     calls: list[Motion] = []
 
     def counting(image: np.ndarray, motion: Motion) -> np.ndarray:
@@ -195,7 +195,7 @@ def test_held_out_cards_under_motion_blur_are_named_through_the_blur_look(
 def test_a_face_the_blur_look_reads_as_a_back_stays_the_face(held_out_decks: dict) -> None:  # type: ignore[type-arg]
     """evaluate --seed 99's hard frames (seed 100), gnome:neoclassical scene 12: a sharp frame that the estimator
     takes for one smeared 5.5 px or more. Its 7S, named under BLUR_LOOK_BELOW, is read again from a patch
-    deconvolved for that blur; the ringing reads as a back's pattern (``back`` 0.82 before session 37). A card
+    deconvolved for that blur; the ringing reads as a back's pattern (``back`` 0.82 without the rule). A card
     named a face keeps a face's name."""
     from models.training.dataset import match
 

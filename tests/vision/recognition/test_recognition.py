@@ -31,8 +31,9 @@ from vision.recognizer import (
     Recognizer,
 )
 
-# ``make_scene`` here is ``make_pinned_scene``: these tests pin frames, by seed and index, as they were drawn before
-# session 35 (with a band of bare table round cards on clutter)
+# ``make_scene`` here is ``make_pinned_scene``: these tests pin frames, by seed and index, as they were drawn with the
+# clutter
+# kept clear of the cards (with a band of bare table round cards on clutter)
 
 DATA = Path(__file__).parent / "data"
 needs_designs = pytest.mark.skipif(
@@ -75,8 +76,8 @@ def test_own_drawn_cards_on_generated_tables(recognizer: Recognizer) -> None:
         cards += len(scene.cards)
         found, named, false = found + f, named + n, false + x
     # measured: found 73/77 (model v4), 75/77 (v5, v6), 76/77 (v6 with the detectors since snapped sides
-    # stay parallel), 76/77 (v9, detector round 5, and with session 8's passes and second look), 77/77 (v9,
-    # session 20's code); named 73, 75, 76, 76, 76, 77; false 3, 2, 1, 1, 1, 0 (outlines of real cards off by
+    # stay parallel), 76/77 (v9, detector round 5, and with passes and second look), 77/77 (v9,
+    # code); named 73, 75, 76, 76, 76, 77; false 3, 2, 1, 1, 1, 0 (outlines of real cards off by
     # more than the 12% match)
     assert found >= 0.93 * cards, f"found {found}/{cards}"
     assert named >= 0.92 * cards, f"named {named}/{cards}"
@@ -240,10 +241,10 @@ def test_guesses_up_to_0_7_get_the_second_look(
     calibrated: bool,
     at_055: str,
 ) -> None:
-    """SECOND_LOOK_BELOW (0.7, session 30): the two realistic held-out cards found and not named at 0.55
+    """SECOND_LOOK_BELOW (0.7): the two realistic held-out cards found and not named at 0.55
     (evaluate --scenes 20 --seed 11 / --seed 31 --calibrated; scene ``index`` of ``design``) are named
     through the second look. One detection (``replan`` off), as then: the second detection on the estimated
-    plane (session 33) outlines the bellot QC so that it is named at 0.55 too."""
+    plane outlines the bellot QC so that it is named at 0.55 too."""
     from dataclasses import replace
 
     from models.training.evaluate import NORMAL
@@ -592,7 +593,7 @@ def test_classify_quads_keeps_order_and_count(recognizer: Recognizer) -> None:
 
 def test_recognizer_limits_blas_to_its_threads() -> None:
     """OpenBLAS's workers spin on another core between numpy's tiny products: the recogniser's thread count
-    holds for BLAS too (docs/performance.md, session 18: 61 ms of CPU for 44 ms of wall time without this)."""
+    holds for BLAS too ."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
     with threadpool_limits(limits=2, user_api="blas"):

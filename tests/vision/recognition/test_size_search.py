@@ -113,7 +113,7 @@ def test_directions_with_fewer_edges_than_the_least_are_not_tried() -> None:
 
 
 def test_a_cards_direction_beside_a_diagonal_grain_is_tried_at_the_shipped_count() -> None:
-    """``size_angles`` (9, session 29): a wood grain's diagonal stripes spread over 40-60 degrees fill bins two
+    """``size_angles`` (9): a wood grain's diagonal stripes spread over 40-60 degrees fill bins two
     apart, and with the table edges (1.5 and 85.5) they took all 6 tries before a card at 16.5 degrees (seed 7's
     hard scene of kde:tigullio-international, index 4: its 6H). The shipped count tries the card's bin."""
     from vision.detect import DEFAULT_CONFIG

@@ -93,9 +93,9 @@ def test_the_shipped_model_reads_untrained_jumbo_styles() -> None:
 def test_the_shipped_pair_decided_again_gives_the_recognisers_own_counts_and_a_looser_one_names_more() -> None:
     from vision.recognizer import Recognizer
 
-    # without the blur look, which names the one hard card these styles leave unknown (session 31); 24 styles:
-    # through their true outlines the first 16 are all named since SECOND_LOOK_BELOW is 0.7 (session 30), which
-    # leaves a looser pair nothing to name. Seed 6: in seed 5's scenes as drawn since session 35 (clutter under the
+    # without the blur look, which names the one hard card these styles leave unknown; 24 styles:
+    # through their true outlines the first 16 are all named since SECOND_LOOK_BELOW is 0.7, which
+    # leaves a looser pair nothing to name. Seed 6: in seed 5's scenes as drawn now (clutter under the
     # cards) the one unsure hard card is unknown under both pairs
     rec = Recognizer(blur_look=False)
     shipped = (rec.min_confidence, rec.min_margin)
@@ -363,8 +363,10 @@ def test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser(
 
 
 def test_validation_scenes_with_a_clear_band_are_the_frames_drawn_before_session_35() -> None:
-    """``validation_scenes(..., clear_band=7)`` (``validate_fonts --clear-band 7``) deals the frames as drawn before
-    session 35 (``make_pinned_scene``): the same cards as the default frames, which have the clutter under them.
+    """``validation_scenes(..., clear_band=7)`` (``validate_fonts --clear-band 7``) deals the frames as drawn with the
+    clutter
+    kept clear of the cards (``make_pinned_scene``): the same cards as the default frames, which have the clutter under
+    them.
     A negative band is a usage error."""
     from models.training.evaluate import NORMAL
     from models.training.font_faces import font_deck
