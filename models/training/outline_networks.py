@@ -15,6 +15,7 @@ Needs torch: the ``train`` extra (``pip install -e '.[train]'``); ``load_torch``
 
 from __future__ import annotations
 
+import pickle
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -143,7 +144,7 @@ def load_patch_net(torch: Any, path: Path, outputs: int) -> Any:
 def _load(torch: Any, path: Path, *keys: str) -> dict[str, Any]:
     try:
         saved = torch.load(path)
-    except (OSError, RuntimeError, EOFError) as e:
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
         raise TrainingError(f"{path}: cannot read a saved network: {e}") from e
     if not isinstance(saved, dict) or any(key not in saved for key in ("state", *keys)):
         raise TrainingError(f"{path}: not a saved outline network (wants {', '.join(('state', *keys))})")
