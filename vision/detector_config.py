@@ -117,7 +117,7 @@ class DetectorConfig:
     # The first stage again on the edge map with chroma edges at these thresholds added, where paper lies
     # outside the cards found (grey cards on a pale felt of their brightness). On, gated
     # (below): over six held-out seeds hard found +20 (image) and +14 (calibrated) cards, realistic +1 each,
-    # for ~3 ms more detection a frame (docs/performance.md, sessions 25 and 27).
+    # for ~3 ms more detection a frame (docs/performance.md).
     faint_chroma_pass: bool = True
     faint_chroma_low: int = 15
     faint_chroma_high: int = 45

@@ -3,8 +3,7 @@
 ``detect_learned`` takes the outlines of ``vision.learned_outlines`` that ``vision.outline_judge`` finds good, and
 hands to ``vision.detect.detect_in_region`` only the parts of the frame around a poor outline or a doubtful peak
 (``doubtful_regions``), on the plane the good outlines give (or the calibrated table's). Most frames need no part
-handed on. Measured against the shipped detector in ``benchmarks/keypoint_hybrid.py`` (sessions 41-42) and
-``benchmarks/bench_recognition.py --learned``: docs/performance.md.
+handed on. Measured against the shipped detector in ``benchmarks/bench_recognition.py``: docs/performance.md.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ NEAR = 0.3
 """Two outlines whose centres lie within this share of a card's short side are on one card."""
 THRESHOLD, KEEP, DOUBT = 0.3, 0.5, 0.2
 """The least heatmap peak for a rough outline, the least checker probability to keep one, the least peak off every
-kept outline that leaves a doubt (choices, benchmarks/keypoint_hybrid.py)."""
+kept outline that leaves a doubt."""
 
 
 def as_input(images: np.ndarray) -> np.ndarray:

@@ -5,8 +5,8 @@ does not trust it (``vision.learned_outlines.OutlineNets.trust``), or it is of a
 outlines (``areas``). Before a poor outline sends its part of the frame
 to the shipped detector it gets two more chances (``OutlineJudge.rescued``): its outline before snapping (the snap
 may have taken a printed border or a chip's edge) and itself snapped once more. An outline the snap hardly moved is
-not put to the verifier (``SETTLED``). Chosen in
-``benchmarks/keypoint_hybrid.py`` (sessions 41-42, docs/performance.md).
+not put to the verifier (``SETTLED``). Figures:
+docs/performance.md.
 """
 
 from __future__ import annotations

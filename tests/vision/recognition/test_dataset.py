@@ -362,7 +362,7 @@ def test_clutter_lies_under_the_cards_with_no_band_of_bare_table_round_them(monk
     assert banded > 500  # the old drawing's band of bare table, where the clutter runs under a card
 
 
-def test_evaluate_clear_band_deals_the_frames_drawn_before_session_35_and_never_writes(
+def test_evaluate_clear_band_deals_the_frames_drawn_with_a_clear_band_and_never_writes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``evaluate --clear-band 7``: both kinds of card scene drawn as the older generator drew them

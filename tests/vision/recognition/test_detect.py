@@ -859,7 +859,7 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
         ("kde:tigullio-international", 18, "8C", 1, {"tab_pass": False}),
     ],
 )
-def test_held_out_cards_that_session_9_passes_find(
+def test_held_out_cards_the_later_passes_find(
     held_out_decks: dict,
     design: str,
     index: int,  # type: ignore[type-arg]
@@ -986,7 +986,7 @@ def test_a_card_whose_paper_a_court_figure_cuts_in_two_is_found_from_both_pieces
         (2025, "kde:tigullio-international", 14, "7H", {"open_pairs": False}),
     ],
 )
-def test_held_out_cards_that_session_10_finds(
+def test_held_out_cards_of_the_model_cards_seeds_are_found(
     held_out_decks: dict,
     seed: int,
     design: str,  # type: ignore[type-arg]

@@ -362,7 +362,7 @@ def test_evaluate_writes_the_model_card_only_with_the_shipped_recogniser(
     assert f"{argv[0]} measures other settings than the shipped ones" in capsys.readouterr().err
 
 
-def test_validation_scenes_with_a_clear_band_are_the_frames_drawn_before_session_35() -> None:
+def test_validation_scenes_with_a_clear_band_are_the_frames_drawn_clear_of_clutter() -> None:
     """``validation_scenes(..., clear_band=7)`` (``validate_fonts --clear-band 7``) deals the frames as drawn with the
     clutter
     kept clear of the cards (``make_pinned_scene``): the same cards as the default frames, which have the clutter under
