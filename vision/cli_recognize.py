@@ -8,7 +8,9 @@ With ``--json`` one JSON object per line per image or video frame::
 (video frames also carry ``"frame": n``; ``--follow`` recognises them as the table watcher does, see
 ``Follower``). ``ms`` is the recognition time of that image (detection and classification, and with ``--mat``
 finding the mat; not file decoding). A file that cannot be read gets a clear message on stderr; the others are
-still processed and the exit status is 1 at the end.
+still processed and the exit status is 1 at the end. Images are read through ``vision.image_files``: their size
+from the header first, a giant one read shrunk (baseline JPEG) or refused, the codecs' own messages kept off
+stderr, a video that ends early an error after its last frame.
 
 ``--table-rect W,H,X0,Y0,X1,Y1,X2,Y2,X3,Y3`` calibrates a tilted view for every input: any rectangle
 lying on the table (the mat, a sheet of A4 paper: 210,297) of W x H and where its corners appear in the
@@ -25,7 +27,6 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from vision.detect import Region
 from vision.detector_settings import FAST_SETTINGS, detector_config
 from vision.errors import CalibrationError, ImageError, ModelError
 from vision.events import BACK, UNKNOWN
+from vision.image_files import MAX_FILE_BYTES, MAX_PIXELS, read_frames
 from vision.recognizer import (
     BLUR_LOOK_BELOW,
     ONE_CORNER_SURE,
@@ -49,18 +51,39 @@ from vision.recognizer import (
 from vision.watcher import ChangeGate
 from vision.zones import Layout, parse_mat_spec
 
-VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".h264"}
+
+def positive_int(text: str) -> int:
+    """A flag's count of at least 1 (``--max-frames``, ``--threads``): anything else is a usage error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="IMAGE_OR_VIDEO", help="image or video files")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="IMAGE_OR_VIDEO",
+        help=f"image or video files. An image over {MAX_PIXELS // 1_000_000} million pixels is read at 1/2, 1/4 or "
+        f"1/8 of its size when it is a baseline JPEG (with a note), otherwise refused; a file over "
+        f"{MAX_FILE_BYTES // (1024 * 1024)} MiB is refused; a video that ends before the frame count in its "
+        "header is an error after its last frame (exit 1)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per line per image or frame")
     parser.add_argument(
         "--annotate", metavar="OUT_DIR", type=Path, help="write each image with card outlines and names drawn on it"
     )
     parser.add_argument("--model", type=Path, default=None, help="ONNX model (default: models/cardnet.onnx)")
-    parser.add_argument("--threads", type=int, default=1, help="threads for onnxruntime and numpy's BLAS (default 1)")
-    parser.add_argument("--max-frames", type=int, default=None, metavar="N", help="at most N frames per video")
+    parser.add_argument(
+        "--threads", type=positive_int, default=1, help="threads for onnxruntime and numpy's BLAS (default 1)"
+    )
+    parser.add_argument(
+        "--max-frames", type=positive_int, default=None, metavar="N", help="at most N frames per video (N >= 1)"
+    )
     parser.add_argument(
         "--follow",
         action="store_true",
@@ -332,37 +355,6 @@ class Follower:
         return cards
 
 
-def read_frames(path: Path, max_frames: int | None = None) -> Iterator[tuple[int | None, np.ndarray]]:
-    """(frame index or None for a still image, BGR frame). Raises ImageError for unreadable input."""
-    if not path.exists():
-        raise ImageError("no such file")
-    if path.is_dir():
-        raise ImageError("is a directory")
-    if path.suffix.lower() not in VIDEO_SUFFIXES:
-        data = np.fromfile(str(path), np.uint8)
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-        if image is not None:
-            yield None, image
-            return
-        if path.suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"} or data.size == 0:
-            raise ImageError("not a readable image" + (" (empty file)" if data.size == 0 else ""))
-    capture = cv2.VideoCapture(str(path))
-    try:
-        if not capture.isOpened():
-            raise ImageError("not a readable image or video")
-        count = 0
-        while max_frames is None or count < max_frames:
-            ok, frame = capture.read()
-            if not ok or frame is None:
-                break
-            yield count, frame
-            count += 1
-        if count == 0:
-            raise ImageError("not a readable image or video (no frames)")
-    finally:
-        capture.release()
-
-
 def card_json(r: Recognition) -> dict[str, object]:
     return {
         "card": r.card,
@@ -420,8 +412,12 @@ def run(args: argparse.Namespace) -> int:
             mat.next_input()
         if follower is not None:
             follower.next_input()
+
+        def note(text: str, where: str = name) -> None:
+            print(f"cardtable recognize: {where}: {text}", file=sys.stderr)
+
         try:
-            for frame_no, frame in read_frames(path, args.max_frames):
+            for frame_no, frame in read_frames(path, args.max_frames, note):
                 start = time.perf_counter()
                 ignore: list[np.ndarray] = []
                 if mat is not None:
@@ -444,8 +440,7 @@ def run(args: argparse.Namespace) -> int:
                         raise ImageError(f"cannot write annotation {target}")
         except (ImageError, OSError) as exc:
             failed = True
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            print(f"cardtable recognize: {name}: {reason}", file=sys.stderr)
+            note(exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc))
         sys.stdout.flush()
     return 1 if failed else 0
 

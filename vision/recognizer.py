@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 from vision.change_regions import kept_and_reused
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
-from vision.errors import ImageError, SettingError
+from vision.errors import ImageError, ModelError, SettingError
 from vision.events import BACK, UNKNOWN
 from vision.faces import all_cards
 from vision.learned_detect import detect_learned
@@ -208,6 +208,8 @@ class Recognizer:
         outline_nets: str | Path | None = None,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        if not path.is_file():  # said before its metadata file beside it is looked for
+            raise ModelError(f"{path}: no such model file" + (" (a directory)" if path.is_dir() else ""))
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS, expected_crop=PIPELINE_CROP)
         self.classifier = OnnxClassifier(path, self.meta, threads=threads)
         # numpy's products here are 4 x 4 to a few hundred rows: OpenBLAS's worker threads win nothing on them

@@ -94,9 +94,67 @@ def test_video_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert all(o["image"] == str(video) and len(o["cards"]) >= 10 for o in objs)
 
 
-def test_missing_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["recognize", "--model", str(tmp_path / "none.onnx"), str(FELT)]) == 2
-    assert "cannot read model metadata" in capsys.readouterr().err
+def test_missing_model_is_a_clear_error_naming_the_onnx_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "none.onnx"
+    assert main(["recognize", "--model", str(missing), str(FELT)]) == 2
+    err = capsys.readouterr().err
+    assert f"{missing}: no such model file" in err and ".json" not in err
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--max-frames", "0"), ("--max-frames", "-1"), ("--threads", "0")])
+def test_a_count_under_one_is_a_usage_error(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["recognize", flag, value, str(FELT)])
+    assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == "" and f"argument {flag}: must be at least 1, got {value}" in out.err
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG whose header claims width x height and holds no pixels."""
+    import struct
+    import zlib
+
+    chunk = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk))
+
+
+def test_a_giant_image_is_refused_with_the_limit_and_the_rest_are_processed(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    giant = tmp_path / "giant.png"
+    giant.write_bytes(_png_header(20000, 20000))
+    assert main(["recognize", "--json", str(giant), str(FELT)]) == 1
+    out = capfd.readouterr()
+    assert [json.loads(x)["image"] for x in out.out.splitlines()] == [str(FELT)]
+    assert out.err == f"cardtable recognize: {giant}: image too large: 20000x20000 is over 40 million pixels " + (
+        "(shrink it, or save it as a baseline JPEG, which is read shrunk)\n"
+    )
+
+
+def test_a_video_cut_short_is_said_on_stderr_and_exit_1_after_its_frames(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    whole = tmp_path / "whole.mkv"
+    writer = cv2.VideoWriter(str(whole), cv2.VideoWriter_fourcc(*"MJPG"), 10, (160, 120))
+    if not writer.isOpened():
+        pytest.skip("no MJPG video writer in this OpenCV build")
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        writer.write(rng.integers(0, 255, (120, 160, 3), np.uint8))
+    writer.release()
+    cut = tmp_path / "cut.mkv"
+    data = whole.read_bytes()
+    cut.write_bytes(data[: len(data) * 11 // 20])
+    assert main(["recognize", "--json", "--no-learned", "--fast", str(cut)]) == 1
+    out = capfd.readouterr()
+    frames = [json.loads(x)["frame"] for x in out.out.splitlines()]
+    assert 0 < len(frames) < 20 and frames == list(range(len(frames)))
+    lines = out.err.splitlines()  # one line, ours: nothing from ffmpeg or libjpeg
+    assert len(lines) == 1 and lines[0].startswith(f"cardtable recognize: {cut}: the video ended at frame ")
+    assert "of 20: it is cut short or damaged" in lines[0]
 
 
 def test_detector_settings_reach_the_detector(capsys: pytest.CaptureFixture[str]) -> None:
