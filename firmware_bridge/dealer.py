@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_bridge.backends import Backend, resolve
-from firmware_bridge.errors import DeviceError, FrameError, LinkError, ProtocolError
+from firmware_bridge.errors import DeviceError, FrameError, LinkError, ProtocolError, RequestError
 from firmware_bridge.framing import Frame
 from firmware_bridge.link import Link, LinkStats, NoFinalReply, RebootedWhileWaiting
 from firmware_bridge.messages import (
@@ -514,9 +514,9 @@ class Dealer:
             p = pattern if isinstance(pattern, Pattern) else Pattern[str(pattern).upper()]
         except KeyError:
             names = ", ".join(x.name.lower() for x in Pattern)
-            raise ValueError(f"LED pattern must be one of {names}, not {pattern!r}") from None
+            raise RequestError(f"LED pattern must be one of {names}, not {pattern!r}") from None
         if self.info is not None and not 0 <= seat <= self.info.seats:
-            raise ValueError(f"seat {seat}: the machine has {self.info.seats} seats (0 addresses every seat)")
+            raise RequestError(f"seat {seat}: the machine has {self.info.seats} seats (0 addresses every seat)")
         frame = self._request(MsgType.LED, LedRequest(seat, p, colour).encode())
         if frame.type == MsgType.FAILED:
             failed = Failed.decode(frame.payload)
@@ -531,7 +531,7 @@ class Dealer:
         t = Target.parse(target)
         f = Face.parse(face)
         if self.info is not None and t.kind == 0 and t.index > self.info.seats:
-            raise ValueError(f"{t}: the machine has {self.info.seats} seats")
+            raise RequestError(f"{t}: the machine has {self.info.seats} seats")
         payload = DealRequest(t, count, f).encode()
         progress: dict[int, DealtCard] = {}
 

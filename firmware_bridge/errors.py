@@ -23,3 +23,8 @@ class ProtocolError(DeviceError):
     """A well-framed reply that cannot be right: the wrong reply type for the command, more cards than
     were asked for, card codes outside the protocol. The device (or whatever speaks for it) is not to be
     trusted with this command's result."""
+
+
+class RequestError(BridgeError, ValueError):
+    """A request refused before anything is sent or switched: a target, count, seat, pattern or pin out of
+    range, or an operation the backend does not offer."""

@@ -16,66 +16,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from table.errors import ConfigError
+from firmware_bridge.errors import RequestError
 
 Pin = int | str
 
 
 @dataclass(frozen=True, slots=True)
 class GpioPins:
-    """Pin map from configuration (``[gpio]`` in table.toml): BCM numbers or gpiozero pin names."""
+    """Pin map (table.toml's ``[gpio]``, read by :mod:`table.config`): BCM numbers or gpiozero pin names."""
 
     buttons: Mapping[int, Pin]  # seat (1-based) -> pin
     status_led: Pin | None = None
     buzzer: Pin | None = None
     long_press_s: float = 1.0
     debounce_s: float = 0.05
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], *, where: str = "gpio") -> GpioPins:
-        """Build from a parsed TOML table; raise ConfigError naming the key on any mistake."""
-        known = {"buttons", "status_led", "buzzer", "long_press_s", "debounce_s"}
-        for key in data:
-            if key not in known:
-                raise ConfigError(f"{where}.{key}", f"unknown key (expected one of {', '.join(sorted(known))})")
-        raw = data.get("buttons")
-        if not isinstance(raw, Mapping) or not raw:
-            raise ConfigError(f"{where}.buttons", "a table of seat number = pin, e.g. buttons = {1 = 5, 2 = 6}")
-        buttons: dict[int, Pin] = {}
-        for seat, pin in raw.items():
-            try:
-                number = int(seat)
-            except (TypeError, ValueError):
-                raise ConfigError(f"{where}.buttons.{seat}", "seat keys must be numbers 1..N") from None
-            if number < 1:
-                raise ConfigError(f"{where}.buttons.{seat}", "seats are numbered from 1")
-            buttons[number] = _pin(pin, f"{where}.buttons.{seat}")
-        led = _pin(data["status_led"], f"{where}.status_led") if data.get("status_led") is not None else None
-        buzzer = _pin(data["buzzer"], f"{where}.buzzer") if data.get("buzzer") is not None else None
-        used = [*buttons.values(), *(p for p in (led, buzzer) if p is not None)]
-        if len(set(map(str, used))) != len(used):
-            raise ConfigError(where, f"a pin is used twice: {used}")
-        long_press = _seconds(data.get("long_press_s", 1.0), f"{where}.long_press_s")
-        debounce = _seconds(data.get("debounce_s", 0.05), f"{where}.debounce_s")
-        if debounce >= long_press:
-            raise ConfigError(f"{where}.debounce_s", "must be shorter than long_press_s")
-        return cls(buttons, led, buzzer, long_press, debounce)
-
-
-def _pin(value: object, key: str) -> Pin:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, str))
-        or (isinstance(value, int) and not 0 <= value <= 27)
-    ):
-        raise ConfigError(key, f"not a GPIO pin: {value!r} (BCM 0..27 or a name such as 'GPIO17')")
-    return value
-
-
-def _seconds(value: object, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 10:
-        raise ConfigError(key, f"must be a number of seconds in (0, 10], not {value!r}")
-    return float(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +98,7 @@ class SeatButtons:
     def inject(self, seat: int, *, long: bool = False) -> ButtonPress:
         """A press from elsewhere (the terminal, a demo bot), delivered exactly like a real one."""
         if seat not in self._state:
-            raise ValueError(f"no button for seat {seat}")
+            raise RequestError(f"no button for seat {seat}")
         press = ButtonPress(seat, long, self.pins.long_press_s if long else 0.0)
         self._deliver(press)
         return press

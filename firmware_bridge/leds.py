@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from firmware_bridge.errors import RequestError
 from firmware_bridge.messages import Pattern
 
 Colour = tuple[int, int, int]
@@ -56,7 +57,7 @@ class _Seat:
 class SeatLeds:
     def __init__(self, sink: LedSink, seats: int, *, colours: LedColours | None = None) -> None:
         if seats < 1:
-            raise ValueError("seats must be at least 1")
+            raise RequestError("seats must be at least 1")
         self.sink = sink
         self.seats = seats
         self.colours = colours or LedColours()
@@ -125,7 +126,7 @@ class SeatLeds:
     # ---- internals ------------------------------------------------------------------------------
     def _check(self, seat: int) -> int:
         if seat not in self._seat:
-            raise ValueError(f"seat {seat} out of range 1..{self.seats}")
+            raise RequestError(f"seat {seat} out of range 1..{self.seats}")
         return seat
 
     def _set(self, seat: int, **flags: bool) -> None:

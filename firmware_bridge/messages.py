@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from firmware_bridge.errors import FrameError
+from firmware_bridge.errors import FrameError, RequestError
 from table.cards import ALL_CARDS, Card
 
 
@@ -114,15 +114,15 @@ class Target:
             kind = TargetKind[name.upper()]
         except KeyError:
             names = ", ".join(k.name.lower() for k in TargetKind)
-            raise ValueError(f"unknown target {text!r} (expected one of {names}; seats as seat:N)") from None
+            raise RequestError(f"unknown target {text!r} (expected one of {names}; seats as seat:N)") from None
         if kind is TargetKind.SEAT and not number:
-            raise ValueError(f"seat target needs a number: seat:N, not {text!r}")
+            raise RequestError(f"seat target needs a number: seat:N, not {text!r}")
         try:
             index = int(number) if number else 0
         except ValueError:
-            raise ValueError(f"target number in {text!r} is not an integer") from None
+            raise RequestError(f"target number in {text!r} is not an integer") from None
         if not 0 <= index <= 255 or (kind is TargetKind.SEAT and index < 1):
-            raise ValueError(f"target number in {text!r} out of range")
+            raise RequestError(f"target number in {text!r} out of range")
         return cls(kind, index)
 
     def __str__(self) -> str:
@@ -142,7 +142,7 @@ class Face(enum.IntEnum):
         try:
             return cls[str(value).upper()]
         except KeyError:
-            raise ValueError(f"face must be 'up' or 'down', not {value!r}") from None
+            raise RequestError(f"face must be 'up' or 'down', not {value!r}") from None
 
 
 class Pattern(enum.IntEnum):
@@ -189,7 +189,7 @@ class DealRequest:
 
     def encode(self) -> bytes:
         if not 1 <= self.count <= MAX_DEAL_COUNT:
-            raise ValueError(f"deal count must be 1..{MAX_DEAL_COUNT}, not {self.count}")
+            raise RequestError(f"deal count must be 1..{MAX_DEAL_COUNT}, not {self.count}")
         return bytes([self.target.kind, self.target.index, self.count, self.face])
 
     @classmethod
@@ -209,9 +209,9 @@ class LedRequest:
 
     def encode(self) -> bytes:
         if not 0 <= self.seat <= 255:
-            raise ValueError(f"LED seat must be 0 (every seat) or 1..255, not {self.seat}")
+            raise RequestError(f"LED seat must be 0 (every seat) or 1..255, not {self.seat}")
         if len(self.colour) != 3 or any(not 0 <= c <= 255 for c in self.colour):
-            raise ValueError(f"colour components must be 0..255: {self.colour}")
+            raise RequestError(f"colour components must be 0..255: {self.colour}")
         return bytes([self.seat, self.pattern, *self.colour])
 
     @classmethod

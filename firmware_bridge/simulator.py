@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from firmware_bridge.errors import BridgeError
+from firmware_bridge.errors import BridgeError, RequestError
 from firmware_bridge.firmware import core as firmware_core
 from firmware_bridge.firmware import proto
 from firmware_bridge.messages import CARD_UNKNOWN, Face, Target, TargetKind
@@ -209,11 +209,11 @@ class Simulator:
         slowdown: float = 1.0,
     ) -> None:
         if not 1 <= seats <= 12:
-            raise ValueError(f"seats must be 1..12, not {seats}")
+            raise RequestError(f"seats must be 1..12, not {seats}")
         if not (math.isfinite(speed) and speed > 0):
-            raise ValueError("speed must be a positive number")
+            raise RequestError("speed must be a positive number")
         if not (math.isfinite(slowdown) and slowdown > 0):
-            raise ValueError("slowdown must be a positive number")
+            raise RequestError("slowdown must be a positive number")
         self.slowdown = slowdown  # a fault: the mechanics take this many times what the device states
         self.seats = seats
         self.card_reader = card_reader
@@ -519,7 +519,7 @@ class SimServer:
     def plug(self) -> None:
         """A new pty behind the same path (as udev's stable by-id link): the cable is back."""
         if self._restart is None:
-            raise RuntimeError("only a pty server can be unplugged and plugged back")
+            raise RequestError("only a pty server can be unplugged and plugged back")
         self._restart()
 
     def _stop_thread(self) -> None:

@@ -172,6 +172,10 @@ for _suit in Suit:
 
 ALL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in Rank)
 
+CARD_CODES: tuple[str, ...] = tuple(str(c) for c in ALL_CARDS)
+"""The 52 card codes in ``Card.index`` order (suit-major: clubs, diamonds, hearts, spades; ace low): the
+order of the card classifier's face labels, which the shipped model's metadata must list the same way."""
+
 
 def parse_cards(texts: Iterable[str]) -> list[Card]:
     return [Card.parse(t) for t in texts]

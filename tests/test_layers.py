@@ -3,12 +3,16 @@ handlers and gpiozero's pin factories are found), never by importing them."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import firmware_bridge
+from firmware_bridge import errors as bridge_errors
 from firmware_bridge.backends import Backend, backend_factory, register_backend
 from firmware_bridge.dealer import Dealer
 from firmware_bridge.errors import LinkError
@@ -69,3 +73,35 @@ def test_a_backend_registered_at_run_time_is_used_and_an_unknown_one_is_a_clear_
     with Dealer.open(backend="bench", seats=3) as dealer:
         assert dealer.hello().seats == 3
     assert made == [{"seats": 3}]
+
+
+def _table_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {name for name in found if name == "table" or name.startswith("table.")}
+
+
+def test_the_bridge_takes_only_the_card_vocabulary_from_the_table() -> None:
+    bridge = Path(firmware_bridge.__file__).parent
+    used = {str(p.relative_to(bridge)): _table_imports(p) for p in sorted(bridge.rglob("*.py"))}
+    assert {name for names in used.values() for name in names} == {"table.cards"}, used
+
+
+def test_every_bridge_error_is_a_bridge_error() -> None:
+    for name in dir(bridge_errors):
+        value = getattr(bridge_errors, name)
+        if isinstance(value, type) and issubclass(value, Exception):
+            assert issubclass(value, bridge_errors.BridgeError), name
+    raised = set()
+    bridge = Path(firmware_bridge.__file__).parent
+    for path in bridge.rglob("*.py"):
+        if path.parent.name == "firmware":  # the device's own code, not the host's package
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and isinstance(node.exc.func, ast.Name):
+                raised.add(node.exc.func.id)
+    assert not raised & {"ValueError", "RuntimeError", "TypeError", "KeyError", "OSError", "ConfigError"}, raised

@@ -274,8 +274,3 @@ def render_back(*, width: int = 250, height: int = 350, style: int = 0) -> np.nd
                 cv2.rectangle(inner, (x, y), (x + step - 1, y + step - 1), light, -1)
     cv2.ellipse(inner, (iw // 2, ih // 2), (iw // 4, ih // 6), 0, 0, 360, paper, max(1, lw), cv2.LINE_AA)
     return img
-
-
-def all_cards() -> tuple[str, ...]:
-    """The 52 card codes in the order the classifier uses: AC 2C .. KC, AD .., AH .., AS .. KS."""
-    return tuple(r + s for s in SUITS for r in RANKS)

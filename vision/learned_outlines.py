@@ -28,13 +28,13 @@ from typing import Any, NamedTuple
 import cv2
 import numpy as np
 
+from models import shipped
 from vision.classify import cpu_session
 from vision.errors import ModelError
 from vision.rectify import order_corners
 from vision.snapping import snap_to_edges
 
-MODELS = Path(__file__).resolve().parents[1] / "models"
-DEFAULT_META = MODELS / "outline_nets.json"
+DEFAULT_META = shipped("outline_nets.json")
 FRAME = (1280, 720)
 """The frame size the networks learned at; any 16:9 frame is read at the same shares of it."""
 INPUT = (320, 180)

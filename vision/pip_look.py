@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models import shipped
 from vision.classify import cpu_session
 from vision.errors import ModelError
 from vision.rectify import card_homography
@@ -28,7 +29,7 @@ tells them apart only by design)."""
 PIP_H, PIP_W = 68, 48  # the whole card, portrait
 _WARP_H, _WARP_W = 2 * PIP_H, 2 * PIP_W  # warped at twice the size, then shrunk by area: no aliasing of the print
 NORMALISATION = "paper-white-grey"  # what ``normalise`` does; the metadata must name it
-DEFAULT_PIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "pipnet.onnx"
+DEFAULT_PIP_MODEL = shipped("pipnet.onnx")
 
 
 def card_image(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:

@@ -21,12 +21,13 @@ import cv2
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from models import shipped
+from table.cards import CARD_CODES
 from vision.change_regions import kept_and_reused
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, ModelError, SettingError
 from vision.events import BACK, UNKNOWN
-from vision.faces import all_cards
 from vision.learned_detect import detect_learned
 from vision.learned_outlines import DEFAULT_META as DEFAULT_OUTLINE_META
 from vision.learned_outlines import OutlineNets
@@ -43,7 +44,7 @@ from vision.rectify import (
     order_corners,
 )
 
-LABELS: tuple[str, ...] = (*all_cards(), BACK)
+LABELS: tuple[str, ...] = (*CARD_CODES, BACK)
 """Classifier outputs: the 52 faces "AC".."KC", "AD".., "AH".., "AS".."KS" (suit-major, as
 ``table.cards.Card.index``), then "back" for a face-down card."""
 
@@ -58,7 +59,7 @@ _SUIT_INDEX = np.array(["CDHS".index(label[1]) for label in LABELS[:_FACES]])
 _RANK_GROUP = rank_of_face(np.arange(_FACES))  # (52,): face -> its class of the pip model's rank head
 _RANK_GROUP_SIZE = np.bincount(_RANK_GROUP[:13]).astype(np.float32)  # faces of a suit in each class: 1, or 3 (courts)
 _SUIT_OF_FACE = np.eye(4, dtype=np.float32)[_SUIT_INDEX]  # (52, 4): face -> its suit, to sum by suit
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cardnet.onnx"
+DEFAULT_MODEL = shipped("cardnet.onnx")
 SECOND_LOOK_SCALES = (0.93, 0.965, 1.035, 1.07)
 """A card left ``unknown`` (or named under ``SECOND_LOOK_BELOW``) is classified again through its outline
 scaled about its centre by each of these, and named by the geometric mean of all five readings. Outlines

@@ -18,6 +18,7 @@ from firmware_bridge.dealer import (
     DoorEvent,
     HopperEmptyEvent,
 )
+from firmware_bridge.errors import RequestError
 from firmware_bridge.messages import ErrorCode, Face, Target
 from table.cards import Card, standard_pack
 
@@ -131,13 +132,13 @@ def test_leds_set_seat_colours(dealer: Dealer) -> None:
 
 
 def test_bad_arguments_are_refused_before_the_wire(dealer: Dealer) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(RequestError):
         dealer.deal("seat:99")
-    with pytest.raises(ValueError):
+    with pytest.raises(RequestError):
         dealer.deal("kitchen")
-    with pytest.raises(ValueError):
+    with pytest.raises(RequestError):
         dealer.deal("seat:1", 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(RequestError):
         dealer.deal("seat:1", face="sideways")
 
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from firmware_bridge.errors import RequestError
 from firmware_bridge.gpio import ButtonPress, GpioPins, SeatButtons, StatusPanel
-from table.errors import ConfigError
 
 
 class Clock:
@@ -87,32 +87,10 @@ def test_status_led_and_buzzer(factory: MockFactory) -> None:
         panel.fault()
 
 
-@pytest.mark.parametrize(
-    ("data", "key"),
-    [
-        ({}, "gpio.buttons"),
-        ({"buttons": {"one": 5}}, "gpio.buttons.one"),
-        ({"buttons": {"1": 99}}, "gpio.buttons.1"),
-        ({"buttons": {"1": 5, "2": 5}}, "gpio"),
-        ({"buttons": {"1": 5}, "long_press_s": -1}, "gpio.long_press_s"),
-        ({"buttons": {"1": 5}, "colour": 1}, "gpio.colour"),
-    ],
-)
-def test_bad_pin_map_names_the_key(data: dict, key: str) -> None:
-    with pytest.raises(ConfigError) as info:
-        GpioPins.from_mapping(data)
-    assert info.value.key == key
-
-
-def test_pin_map_from_configuration() -> None:
-    pins = GpioPins.from_mapping({"buttons": {"1": 5, "2": "GPIO6"}, "status_led": 17, "long_press_s": 0.8})
-    assert pins.buttons == {1: 5, 2: "GPIO6"} and pins.status_led == 17 and pins.long_press_s == 0.8
-
-
 def test_injected_press_is_delivered_like_a_real_one(factory: MockFactory) -> None:
     got: list[ButtonPress] = []
     with SeatButtons(PINS, pin_factory=factory, when_long_pressed=got.append) as buttons:
         buttons.inject(3, long=True)
         assert got == [ButtonPress(3, True, 1.0)] and buttons.events.get_nowait().meaning == "dispute"
-        with pytest.raises(ValueError):
+        with pytest.raises(RequestError, match="no button for seat 9"):
             buttons.inject(9)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from firmware_bridge.dealer import Dealer
+from firmware_bridge.errors import RequestError
 from firmware_bridge.leds import LedColours, RecordingLeds, SeatLeds
 from firmware_bridge.messages import Pattern
 
@@ -57,7 +58,7 @@ def test_unchanged_looks_send_nothing() -> None:
 
 
 def test_bad_seat_is_refused() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(RequestError, match="seat 3 out of range"):
         SeatLeds(RecordingLeds(), 2).error(3)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from models.training import font_faces
 from models.training.font_faces import FontFacesError, font_deck, font_style, rank_fonts, render_font_face
-from vision.faces import all_cards
+from table.cards import CARD_CODES
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,7 @@ def test_a_font_without_the_glyphs_is_rejected(tmp_path: Path) -> None:
 def test_every_card_renders_in_several_styles() -> None:
     for style in (0, 5, 17):
         h = round(120 * font_style(style).aspect)
-        for card in all_cards():
+        for card in CARD_CODES:
             img = render_font_face(card, style, width=120)
             assert img.shape == (h, 120, 3) and img.dtype == np.uint8
 
