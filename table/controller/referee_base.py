@@ -73,6 +73,39 @@ class RefereeBookkeeping:
         raise NotImplementedError
 
     def _person(self, inp: Input, out: list[Action]) -> None:
+        """A seat's button or the terminal (Frog and Garbage; Chinese Ten reads presses its own way): the
+        open prompt's answer, a flag disputed, or else the game's own decision (:meth:`_decide`). A short
+        press is ``short``, any other press ``long``; a long press while the seat has an open flag disputes
+        it."""
+        who = "host" if inp.seat is None else f"seat {inp.seat}"
+        why = inp.text or ("button" if inp.src == "button" else "terminal")
+        kind = inp.kind
+        if inp.src == "button":
+            kind = "short" if inp.kind == "short" else "long"
+        if self.prompt is not None and kind in ("short", "confirm", "reject", "long", "correct"):
+            self._answer_prompt(kind, inp, who, why, out)
+            return
+        open_flags = [f for f in self.flags.values() if f.state == "open" and (inp.seat is None or f.seat == inp.seat)]
+        if kind == "long" and open_flags and inp.src == "button":
+            kind = "dispute"
+        if kind == "dispute":
+            targets = [f for f in open_flags if inp.data.get("flag") in (None, f.id)]
+            if not targets:
+                out.append(self._say(f"{who}: no open flag to dispute"))
+                return
+            flag = targets[-1]
+            self._record_override(out, who, f"dispute flag {flag.id} ({flag.rule})", why)
+            self._clear(out, flag.id, "overridden")
+            self._disputed(flag, out)
+            return
+        self._decide(kind, inp, who, why, out)
+
+    def _disputed(self, flag: Flag, out: list[Action]) -> None:
+        """A game's work after ``flag`` was disputed and overridden (none by default)."""
+
+    def _decide(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
+        """A person's input that answers no prompt and disputes no flag: ``kind`` is the button press
+        (``short``/``long``) or the terminal's word; ``who`` and ``why`` go into overrides."""
         raise NotImplementedError
 
     def _control(self, inp: Input, out: list[Action]) -> None:
@@ -220,6 +253,16 @@ class RefereeBookkeeping:
         out.append(
             {"do": "prompt", "seat": prompt["seat"], "card": prompt["card"], "suit": prompt["suit"], "text": text}
         )
+
+
+def seat_of_zone(zone: str | None) -> int | None:
+    """The seat a table zone belongs to (``seat:2``, ``capture:2`` -> 2), or None."""
+    if zone and zone.startswith(("seat:", "capture:")):
+        try:
+            return int(zone.split(":", 1)[1])
+        except ValueError:
+            return None
+    return None
 
 
 SUIT_NAMES = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}

@@ -20,9 +20,9 @@ from table.errors import ConfigError
 from table.journal import Entry, GameRow
 
 REFEREES: dict[str, str] = {
-    "chinese-ten": "table.controller.referee_chinese_ten",
-    "frog": "table.controller.referee_frog",
-    "garbage": "table.controller.referee_garbage",
+    "chinese-ten": "table.chinese_ten.referee",
+    "frog": "table.frog.referee",
+    "garbage": "table.garbage.referee",
 }
 
 

@@ -301,7 +301,7 @@ class ChineseTenWorld(ScriptWorld):
         st = self.truth
         if st is None or st.outcome is None:
             return None
-        from table.controller.referee_chinese_ten import result_json
+        from table.chinese_ten.referee import result_json
 
         return result_json(st)
 

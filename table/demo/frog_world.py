@@ -22,7 +22,6 @@ from typing import Any
 
 from table.cards import Card, frog_pack, shuffled
 from table.controller.referee import OUT_OF_TURN, Input
-from table.controller.referee_frog import DISCARD_COUNT, REVOKE, TRICK_DISTURBED, deal_summary
 from table.demo.dealers import GatedDealer
 from table.demo.scenes import Scene
 from table.demo.world import Cheat, Controls, ScriptWorld, Step
@@ -30,6 +29,7 @@ from table.demo.world_log import WorldRecord
 from table.frog.bots import HeuristicBot
 from table.frog.match import FrogMatch
 from table.frog.play import legal_plays
+from table.frog.referee import DISCARD_COUNT, REVOKE, TRICK_DISTURBED, deal_summary
 from table.frog.rules import RuleSet
 from table.frog.state import CHICO_TRUMPS, FrogDeal, Phase
 

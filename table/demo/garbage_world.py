@@ -19,7 +19,6 @@ from functools import partial
 from typing import Any
 
 from table.cards import Card, shuffled
-from table.controller.referee_garbage import EXTRA_CARD, HAND_DISTURBED
 from table.demo.dealers import GatedDealer
 from table.demo.scenes import Scene
 from table.demo.world import Cheat, Controls, ScriptWorld, Step
@@ -27,6 +26,7 @@ from table.demo.world_log import WorldRecord
 from table.garbage import AwaitCard, AwaitMove, GarbageGame, GarbageRules
 from table.garbage.bots import choose_move
 from table.garbage.record import result as game_result
+from table.garbage.referee import EXTRA_CARD, HAND_DISTURBED
 
 ROW_CARDS = 8  # turned cards the row holds before the dealer sweeps it (the smallest layouts' row has 8 slots)
 

@@ -16,7 +16,11 @@ import pytest
 from table.cards import Card, frog_pack, shuffled
 from table.controller.core import GameSession
 from table.controller.referee import DEAL_COUNT, OUT_OF_TURN, Action, Input
-from table.controller.referee_frog import (
+from table.frog.bots import HeuristicBot
+from table.frog.deal import deal_cards, deal_plan
+from table.frog.play import legal_plays
+from table.frog.record import replay
+from table.frog.referee import (
     DISCARD_COUNT,
     REVOKE,
     TRICK_DISTURBED,
@@ -24,10 +28,6 @@ from table.controller.referee_frog import (
     export_record,
     make_referee,
 )
-from table.frog.bots import HeuristicBot
-from table.frog.deal import deal_cards, deal_plan
-from table.frog.play import legal_plays
-from table.frog.record import replay
 from table.frog.rules import Contract, rule_set
 from table.frog.state import FrogDeal, Phase
 from table.journal import Journal

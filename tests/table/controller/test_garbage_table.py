@@ -17,7 +17,10 @@ import pytest
 from table.cards import Card
 from table.controller.core import GameSession
 from table.controller.referee import OUT_OF_TURN, Action, Input
-from table.controller.referee_garbage import (
+from table.garbage import AwaitCard, AwaitMove, DeckFeeder, GarbageGame, rules_named
+from table.garbage.bots import choose_move
+from table.garbage.record import replay, result
+from table.garbage.referee import (
     EXTRA_CARD,
     HAND_DISTURBED,
     MISPLACED,
@@ -28,9 +31,6 @@ from table.controller.referee_garbage import (
     make_referee,
     target_of,
 )
-from table.garbage import AwaitCard, AwaitMove, DeckFeeder, GarbageGame, rules_named
-from table.garbage.bots import choose_move
-from table.garbage.record import replay, result
 from table.journal import Journal
 from table.ledger import Entry
 
@@ -377,8 +377,8 @@ def test_rule_options_come_from_the_configuration() -> None:
 
 def test_terminal_panels_draw_both_games() -> None:
     """The live view's panels read the referees' views (LED marks, flags, choices)."""
-    from table.controller.referee_frog import make_referee as make_frog
     from table.demo.view_frog_garbage import render
+    from table.frog.referee import make_referee as make_frog
 
     t, truth = new("buy", 3)
     play_match(t, truth, seed=8, until=lambda g: isinstance(g.step, AwaitMove))

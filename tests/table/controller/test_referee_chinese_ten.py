@@ -9,9 +9,9 @@ import pytest
 
 from table.cards import Card, parse_cards, shuffled, standard_pack
 from table.chinese_ten import ChineseTenState, rules_by_name
+from table.chinese_ten.referee import ChineseTenReferee, make_referee
 from table.controller.referee import Input
 from table.controller.referee_base import next_question
-from table.controller.referee_chinese_ten import ChineseTenReferee, make_referee
 
 Deck = list[Card]
 
@@ -381,7 +381,7 @@ def test_restart_during_the_deal_asks_for_an_unreported_layout_card_the_camera_m
     was lost, and on the re-read the camera is confident of a wrong face (a stock card). The referee
     does not guess: once the re-read is over it asks, a hold says no, the next offer is the true card,
     a press confirms; the deal then starts with the true layout and the game ends with the true score."""
-    from table.controller.referee_chinese_ten import result_json
+    from table.chinese_ten.referee import result_json
 
     deck, _, _ = find(3, one_target)
     layout, misread = deck[24:28], deck[40]

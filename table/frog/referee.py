@@ -40,8 +40,8 @@ from typing import Any
 
 from table.cards import Card, Suit, format_cards
 from table.controller import recognition
-from table.controller.referee import DEAL_COUNT, OUT_OF_TURN, Action, Input
-from table.controller.referee_base import RefereeBookkeeping
+from table.controller.referee import DEAL_COUNT, OUT_OF_TURN, Action, Flag, Input
+from table.controller.referee_base import RefereeBookkeeping, seat_of_zone
 from table.errors import CardConflictError, ConfigError, IllegalMoveError, RecordError
 from table.frog.deal import HAND_SIZE, WIDOW, WIDOW_SIZE, active_seats, deal_plan
 from table.frog.match import FrogMatch
@@ -59,15 +59,6 @@ FROG_VIOLATIONS = (OUT_OF_TURN, REVOKE, DISCARD_COUNT, TRICK_DISTURBED, DEAL_COU
 TABLE_OPTIONS = ("deals",)  # options of the table session, not of the rule set
 _FACES = frozenset(str(c) for c in FROG_PACK)
 _SUIT_BY_CHAR = {s.char: s for s in Suit} | {s.name.lower(): s for s in Suit}
-
-
-def _seat_of_zone(zone: str | None) -> int | None:
-    if zone and zone.startswith(("seat:", "capture:")):
-        try:
-            return int(zone.split(":", 1)[1])
-        except ValueError:
-            return None
-    return None
 
 
 class FrogReferee(RefereeBookkeeping):
@@ -456,29 +447,11 @@ class FrogReferee(RefereeBookkeeping):
 
     # -- people -----------------------------------------------------------------------------------
 
-    def _person(self, inp: Input, out: list[Action]) -> None:
-        who = "host" if inp.seat is None else f"seat {inp.seat}"
-        why = inp.text or ("button" if inp.src == "button" else "terminal")
-        kind = inp.kind
-        if inp.src == "button":
-            kind = "short" if inp.kind == "short" else "long"
-        if self.prompt is not None and kind in ("short", "confirm", "reject", "long", "correct"):
-            self._answer_prompt(kind, inp, who, why, out)
-            return
-        open_flags = [f for f in self.flags.values() if f.state == "open" and (inp.seat is None or f.seat == inp.seat)]
-        if kind == "long" and open_flags and inp.src == "button":
-            kind = "dispute"
-        if kind == "dispute":
-            targets = [f for f in open_flags if inp.data.get("flag") in (None, f.id)]
-            if not targets:
-                out.append(self._say(f"{who}: no open flag to dispute"))
-                return
-            flag = targets[-1]
-            self._record_override(out, who, f"dispute flag {flag.id} ({flag.rule})", why)
-            self._clear(out, flag.id, "overridden")
-            if flag.id == self.discard_flag:
-                self._try_discard(out, force=True)
-            return
+    def _disputed(self, flag: Flag, out: list[Action]) -> None:
+        if flag.id == self.discard_flag:
+            self._try_discard(out, force=True)
+
+    def _decide(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
         c = self.choice
         if c is not None and kind in ("bid", "trump", "short", "long", "confirm", "reject"):
             self._choose(kind, inp, who, why, out)
@@ -553,7 +526,7 @@ class FrogReferee(RefereeBookkeeping):
             came, zone = zone, inp.to
             if zone in (TRICK, WIDOW):
                 kind = "appeared"
-                hint_seat = hint_seat if hint_seat is not None else _seat_of_zone(came)
+                hint_seat = hint_seat if hint_seat is not None else seat_of_zone(came)
             elif came in (TRICK, WIDOW):
                 kind, zone = "removed", came
             else:
@@ -943,7 +916,7 @@ class FrogReferee(RefereeBookkeeping):
             return
         if card in self.to_gather:
             self.to_gather.remove(card)
-            taker = _seat_of_zone(inp.to)
+            taker = seat_of_zone(inp.to)
             if taker is not None and self.gather_winner is not None and taker != self.gather_winner:
                 out.append(
                     self._say(

@@ -36,7 +36,7 @@ from typing import Any
 
 from table.cards import Card
 from table.controller import recognition
-from table.controller.referee import OUT_OF_TURN, Action, Input
+from table.controller.referee import OUT_OF_TURN, Action, Flag, Input
 from table.controller.referee_base import RefereeBookkeeping
 from table.errors import CardConflictError, ConfigError, IllegalMoveError, RecordError
 from table.garbage import AwaitCard, AwaitMove, GarbageGame, GarbageRules, Move
@@ -364,28 +364,10 @@ class GarbageReferee(RefereeBookkeeping):
 
     # -- people ---------------------------------------------------------------------------------------
 
-    def _person(self, inp: Input, out: list[Action]) -> None:
-        who = "host" if inp.seat is None else f"seat {inp.seat}"
-        why = inp.text or ("button" if inp.src == "button" else "terminal")
-        kind = inp.kind
-        if inp.src == "button":
-            kind = "short" if inp.kind == "short" else "long"
-        if self.prompt is not None and kind in ("short", "confirm", "reject", "long", "correct"):
-            self._answer_prompt(kind, inp, who, why, out)
-            return
-        open_flags = [f for f in self.flags.values() if f.state == "open" and (inp.seat is None or f.seat == inp.seat)]
-        if kind == "long" and open_flags and inp.src == "button":
-            kind = "dispute"
-        if kind == "dispute":
-            targets = [f for f in open_flags if inp.data.get("flag") in (None, f.id)]
-            if not targets:
-                out.append(self._say(f"{who}: no open flag to dispute"))
-                return
-            flag = targets[-1]
-            self._record_override(out, who, f"dispute flag {flag.id} ({flag.rule})", why)
-            self._clear(out, flag.id, "overridden")
-            self.missing.pop(flag.id, None)
-            return
+    def _disputed(self, flag: Flag, out: list[Action]) -> None:
+        self.missing.pop(flag.id, None)
+
+    def _decide(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
         if self.waiting_load and kind in ("short", "confirm"):
             self.waiting_load = False
             # a new hand's pack or the reshuffled discards: the loop's lost-answer check counts from here

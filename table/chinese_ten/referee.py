@@ -47,22 +47,13 @@ from table.controller.referee import (
     Action,
     Input,
 )
-from table.controller.referee_base import RefereeBookkeeping
+from table.controller.referee_base import RefereeBookkeeping, seat_of_zone
 from table.errors import CardConflictError, IllegalMoveError, RecordError
 from table.journal import Entry, GameRow
 
 GAME = "chinese-ten"
 LAYOUT = "layout"
 STOCK = "stock"
-
-
-def _seat_of_zone(zone: str | None) -> int | None:
-    if zone and zone.startswith(("seat:", "capture:")):
-        try:
-            return int(zone.split(":", 1)[1])
-        except ValueError:
-            return None
-    return None
 
 
 class ChineseTenReferee(RefereeBookkeeping):
@@ -302,7 +293,7 @@ class ChineseTenReferee(RefereeBookkeeping):
                     inp.card,
                     LAYOUT,
                     None,
-                    _seat_of_zone(inp.zone),
+                    seat_of_zone(inp.zone),
                     inp.track,
                     inp.candidates,
                     inp.text,
@@ -315,7 +306,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         if kind == "turned":
             kind = "appeared"
         if kind == "appeared" and (inp.card == "back" or (inp.card == "unknown" and not inp.candidates)):
-            seat = _seat_of_zone(inp.zone)
+            seat = seat_of_zone(inp.zone)
             if self.phase == "deal" and seat is not None and inp.zone == f"seat:{seat}":
                 self.seat_backs[seat] += 1
             return
@@ -375,7 +366,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         seat = st.to_act
         owner = self._seat_holding(card)
         if owner is None:
-            owner = inp.seat if inp.seat is not None else _seat_of_zone(inp.zone)
+            owner = inp.seat if inp.seat is not None else seat_of_zone(inp.zone)
         if self.phase == "play":
             if owner is not None and owner != seat:
                 self._extra(
@@ -449,7 +440,7 @@ class ChineseTenReferee(RefereeBookkeeping):
             return
         if card in st.layout:
             seat = st.to_act
-            who = _seat_of_zone(inp.to)
+            who = seat_of_zone(inp.to)
             taker = who if who is not None else seat
             self.missing[card] = self._flag(
                 out,
