@@ -699,7 +699,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         elif inp.kind == "failed" and cmd is not None:
             del self.commands[cmd["id"]]
             reason = inp.data.get("reason", "failed")
-            retry = self._command({k: v for k, v in cmd.items() if k != "id"} | {"retry_of": cmd["id"]})
+            retry = self._retry(cmd)
             if cmd["id"] == self.flip_cmd:
                 self.flip_cmd = retry["id"]
             out.append(self._say(f"dealer: {cmd['do']} to {cmd.get('target', '')} failed ({reason}); trying again"))
@@ -808,7 +808,7 @@ class ChineseTenReferee(RefereeBookkeeping):
                     doubt.track,
                     doubt.candidates,
                     doubt.text,
-                    dict(doubt.data, doubt=True),
+                    {**doubt.data, "doubt": True},
                 )
                 if self.prompt is None:
                     self._table(asked, out)

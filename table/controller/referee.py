@@ -16,17 +16,118 @@ Inputs (``src``/``kind``):
   (who; ``None`` for the host) and ``text`` (why);
 * ``control``: ``resync_begin`` / ``resync_end`` around the first view after a restart.
 
-Actions are JSON objects with ``do`` naming them: ``move``, ``unmove``, ``flag``, ``clear``,
-``override``, ``prompt``, ``deal``, ``shuffle``, ``say``, ``over``.
+Actions are JSON objects with ``do`` naming them (:data:`ActionKind`): ``move``, ``unmove``, ``flag``,
+``clear``, ``override``, ``prompt``, ``deal``, ``shuffle``, ``say``, ``over``, and the games' own
+(``deal-seen``, ``trick``, ``pay``, ``deal-over``, ``phase-over``, ``supply``). :class:`Action` types
+them for mypy while they stay the plain dicts the journal stores as JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, Required, TypedDict, cast
 
-Action = dict[str, Any]
+ActionKind = Literal[
+    "move",
+    "unmove",
+    "flag",
+    "clear",
+    "override",
+    "prompt",
+    "deal",
+    "shuffle",
+    "say",
+    "over",
+    "deal-seen",
+    "trick",
+    "pay",
+    "deal-over",
+    "phase-over",
+    "supply",
+]
+
+
+class Action(TypedDict, total=False):
+    """One thing a referee decided, journalled as a JSON object; ``do`` names it and the other keys are
+    those its kind uses (``say``: ``text``; ``flag``: ``id``, ``seat``, ``rule``, ``cards``, ``message``;
+    ``deal``: ``id``, ``target``, ``count``, ``face``, ``purpose``, ``seat``; ...). A TypedDict rather
+    than a dataclass: the journal's JSON and the records read from it stay exactly as they were.
+
+    >>> say: Action = {"do": "say", "text": "seat 1 plays 7H"}
+    >>> say["text"]
+    'seat 1 plays 7H'
+    """
+
+    do: Required[ActionKind]
+    # dealer commands (``deal``, ``shuffle``) and flags are numbered
+    id: int
+    retry_of: int  # a dealer command sent again after ``failed``
+    target: str
+    count: int
+    face: str
+    purpose: str
+    # who and what
+    seat: int | None
+    card: str | None
+    cards: list[str]
+    suit: str | None
+    rule: str
+    message: str
+    how: str  # a flag cleared: put right, overridden, penalty
+    text: str
+    who: str
+    what: str
+    why: str
+    by: str
+    # a choice offered at a seat (``prompt``)
+    choice: str
+    shown: str
+    # the game's progress
+    deal: int
+    hand: int
+    number: int
+    phase: str
+    dealer: int
+    active: list[int]
+    hands: dict[str, list[str]] | list[list[str]] | None  # by seat (Frog, Garbage) or in seat order
+    widow: list[str] | None
+    layout: list[str]
+    move: dict[str, Any]
+    winner: int
+    points: int
+    payer: str
+    payee: str
+    amount: int
+    reason: str
+    summary: dict[str, Any]
+    balances: list[int]
+    result: dict[str, Any] | None
+    redeal: bool
+
+
+class Override(TypedDict):
+    """A decision people made against the referee: who, what, and why (their words or the button)."""
+
+    who: str
+    what: str
+    why: str
+
+
+class InputData(TypedDict, total=False):
+    """An input's extra facts: a device's answer (``id``, ``target``, ``reason``, ``recovered``), a
+    reading people confirmed (``confirmed``) or the camera doubts (``doubt``), the flag a dispute names
+    (``flag``), discards named at the terminal (``cards``)."""
+
+    id: int
+    target: str
+    reason: str
+    recovered: bool
+    confirmed: bool
+    doubt: bool
+    flag: int
+    cards: list[str]
+
 
 # The violations a referee flags; each flag names one of these rules.
 OUT_OF_TURN = "out-of-turn"
@@ -49,7 +150,7 @@ class Input:
     track: int | None = None
     candidates: tuple[tuple[str, float], ...] = ()
     text: str = ""
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: InputData = field(default_factory=lambda: InputData())
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"src": self.src, "kind": self.kind}
@@ -77,7 +178,7 @@ class Input:
             track=d.get("track"),
             candidates=tuple((str(c), float(p)) for c, p in d.get("candidates", [])),
             text=str(d.get("text", "")),
-            data=dict(d.get("data", {})),
+            data=cast(InputData, dict(d.get("data", {}))),
         )
 
 

@@ -12,14 +12,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from table.cards import Card
-from table.controller.referee import Action, Flag, Input
+from table.controller.referee import Action, Flag, Input, Override
 
 
 class RefereeBookkeeping:
     flags: dict[int, Flag]
     commands: dict[int, Action]
     messages: deque[str]
-    overrides: list[dict[str, Any]]
+    overrides: list[Override]
     prompt: dict[str, Any] | None
     held: list[Input]
 
@@ -111,16 +111,22 @@ class RefereeBookkeeping:
     def _control(self, inp: Input, out: list[Action]) -> None:
         raise NotImplementedError
 
-    def _flag_tag(self) -> dict[str, Any]:
-        """Extra fields on a flag action (the deal or hand it belongs to)."""
-        return {}
+    def _tag_flag(self, action: Action) -> Action:
+        """A flag action with the game's extra fields (the deal or hand it belongs to)."""
+        return action
 
     def _command(self, action: Action) -> Action:
-        action = dict(action, id=self._next_cmd)
+        action = {**action, "id": self._next_cmd}
         self._next_cmd += 1
         if action["do"] in ("deal", "shuffle"):
             self.commands[action["id"]] = action
         return action
+
+    def _retry(self, cmd: Action) -> Action:
+        """A failed dealer command sent again under a new number (``retry_of`` names the failed one)."""
+        again: Action = {**cmd, "retry_of": cmd["id"]}
+        del again["id"]
+        return self._command(again)
 
     def _say(self, text: str) -> Action:
         self.messages.append(text)
@@ -131,7 +137,7 @@ class RefereeBookkeeping:
         self._next_flag += 1
         self.flags[flag.id] = flag
         self.messages.append(f"FLAG {rule}: {message}")
-        out.append(flag.to_action() | self._flag_tag())
+        out.append(self._tag_flag(flag.to_action()))
         return flag.id
 
     def _clear(self, out: list[Action], flag_id: int | None, how: str = "put right") -> None:
@@ -146,9 +152,9 @@ class RefereeBookkeeping:
         return flag_id is not None and flag_id in self.flags and self.flags[flag_id].state == "open"
 
     def _record_override(self, out: list[Action], who: str, what: str, why: str) -> None:
-        entry = {"who": who, "what": what, "why": why}
+        entry: Override = {"who": who, "what": what, "why": why}
         self.overrides.append(entry)
-        out.append({"do": "override", **entry})
+        out.append({"do": "override", "who": who, "what": what, "why": why})
         self.messages.append(f"override by {who}: {what} ({why})")
 
     # -- a card reading awaiting confirmation --------------------------------------------------------
@@ -216,7 +222,7 @@ class RefereeBookkeeping:
             original.track,
             (),
             original.text,
-            dict(original.data, confirmed=True),
+            {**original.data, "confirmed": True},
         )
         self._table(confirmed, out)
         self._release_held(out)

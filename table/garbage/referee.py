@@ -116,8 +116,8 @@ class GarbageReferee(RefereeBookkeeping):
 
     # -- protocol -----------------------------------------------------------------------------------
 
-    def _flag_tag(self) -> dict[str, Any]:
-        return {"hand": self.engine.deal}
+    def _tag_flag(self, action: Action) -> Action:
+        return {**action, "hand": self.engine.deal}
 
     @property
     def over(self) -> bool:
@@ -622,7 +622,7 @@ class GarbageReferee(RefereeBookkeeping):
                 except ValueError:
                     self.hint = None
         elif inp.kind == "failed":
-            retry = self._command({k: v for k, v in cmd.items() if k != "id"} | {"retry_of": cmd["id"]})
+            retry = self._retry(cmd)
             if cmd["id"] == self.card_cmd:
                 self.card_cmd = retry["id"]
             out.append(

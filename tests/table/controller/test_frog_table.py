@@ -25,6 +25,7 @@ from table.frog.referee import (
     REVOKE,
     TRICK_DISTURBED,
     FrogReferee,
+    Stage,
     export_record,
     make_referee,
 )
@@ -221,14 +222,14 @@ def test_hand_deal_with_a_wrong_count_is_flagged_before_play() -> None:
     t.send(Input("button", "short", seat=0))
     assert [f["seat"] for f in t.flags(DEAL_COUNT)] == [0]
     assert "seat 2 was dealt 10 cards" in t.flags(DEAL_COUNT)[0]["message"]
-    assert t.ref.stage == "deal"
+    assert t.ref.stage is Stage.DEAL
     for seat in range(3):
         for _ in range(11):
             t.back(f"seat:{seat}")
     for _ in range(3):
         t.back("widow")
     t.send(Input("button", "short", seat=0))
-    assert t.ref.stage == "auction"
+    assert t.ref.stage is Stage.AUCTION
     assert any(a["do"] == "clear" and a["rule"] == DEAL_COUNT for a in t.actions)
 
 
