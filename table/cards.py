@@ -2,6 +2,18 @@
 
 ``Card`` values are interned: ``Card(Rank.ACE, Suit.SPADES) is Card.parse("AS")``. That keeps
 equality and hashing as cheap as for small ints, which the bot playouts and the referee rely on.
+
+>>> Card.parse("10d") is Card(Rank.TEN, Suit.DIAMONDS)
+True
+>>> card = Card.parse("q♥")
+>>> str(card), card.symbol_text, card.index, card.is_red
+('QH', 'Q♥', 37, True)
+>>> sorted(parse_cards(["KS", "2C", "AH"]))
+[Card.parse('2C'), Card.parse('AH'), Card.parse('KS')]
+>>> len(standard_pack()), len(frog_pack()), len(multi_pack(2))
+(52, 36, 104)
+>>> shuffled(standard_pack(), 7) == shuffled(standard_pack(), 7)
+True
 """
 
 from __future__ import annotations
@@ -116,7 +128,15 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Parse ``AS``, ``TD``, ``10d``, ``7h``, ``A♠``, ``10♦`` (case and spaces ignored)."""
+        """Parse ``AS``, ``TD``, ``10d``, ``7h``, ``A♠``, ``10♦`` (case and spaces ignored).
+
+        >>> Card.parse(" 7h "), Card.parse("A♠")
+        (Card.parse('7H'), Card.parse('AS'))
+        >>> Card.parse("1X")
+        Traceback (most recent call last):
+        ...
+        table.errors.CardParseError: not a card: '1X' (expected rank ... e.g. 'AS', '10d')
+        """
         try:
             return cls._parsed[text]
         except (KeyError, TypeError):
@@ -174,7 +194,13 @@ ALL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in Rank)
 
 CARD_CODES: tuple[str, ...] = tuple(str(c) for c in ALL_CARDS)
 """The 52 card codes in ``Card.index`` order (suit-major: clubs, diamonds, hearts, spades; ace low): the
-order of the card classifier's face labels, which the shipped model's metadata must list the same way."""
+order of the card classifier's face labels, which the shipped model's metadata must list the same way.
+
+>>> CARD_CODES[:3], CARD_CODES[12:14], CARD_CODES[-1]
+(('AC', '2C', '3C'), ('KC', 'AD'), 'KS')
+>>> all(CARD_CODES[card.index] == str(card) for card in ALL_CARDS)
+True
+"""
 
 
 def parse_cards(texts: Iterable[str]) -> list[Card]:

@@ -9,6 +9,29 @@ Each game module named in ``GAMES`` provides:
 
 Every game refuses keys it does not know (:func:`only_keys`; ``note`` is free text wherever an
 object may carry one) and a seat out of range (:func:`seat_at`) as malformed.
+
+A malformed record's error says where in the JSON it is:
+
+>>> parse_record('{"game": "frog", "players": 3}')
+{'game': 'frog', 'players': 3}
+>>> parse_record('[1, 2]')
+Traceback (most recent call last):
+...
+table.errors.RecordError: a record is a JSON object
+>>> cards_at(["AS", "10d"], "deals[0].widow")
+[Card.parse('AS'), Card.parse('TD')]
+>>> card_at(7, "moves[3].card")
+Traceback (most recent call last):
+...
+table.errors.RecordError: moves[3].card: expected a card such as 'AS', got 7
+>>> seat_at({"seat": 5}, 3, "moves[2]")
+Traceback (most recent call last):
+...
+table.errors.RecordError: moves[2].seat: no seat 5 at a table of 3
+>>> only_keys({"seat": 1, "pley": "AS"}, ("seat", "play"), "moves[0]")
+Traceback (most recent call last):
+...
+table.errors.RecordError: moves[0].pley: unknown key; expected one of play, seat
 """
 
 from __future__ import annotations

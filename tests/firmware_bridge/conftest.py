@@ -15,4 +15,5 @@ if str(HERE) not in sys.path:  # the tests here share fake_device.py (scripted d
 
 @pytest.fixture(scope="session")
 def golden() -> dict[str, Any]:
-    return json.loads(GOLDEN.read_text())
+    golden: dict[str, Any] = json.loads(GOLDEN.read_text())
+    return golden

@@ -94,8 +94,8 @@ class FakeDevice:
                 self._conn.close()
                 self._conn = None
             return data
-        ready, _, _ = select.select([self._master], [], [], 0.02)
-        if not ready:
+        readable, _, _ = select.select([self._master], [], [], 0.02)
+        if not readable:
             return b""
         try:
             return os.read(self._master, 4096)

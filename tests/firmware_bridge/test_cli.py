@@ -49,7 +49,9 @@ def sim_url(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         proc.wait(timeout=10)
 
 
-def test_first_line_is_the_url_and_dealer_deals_through_it(sim_url, capsys: pytest.CaptureFixture[str]) -> None:
+def test_first_line_is_the_url_and_dealer_deals_through_it(
+    sim_url: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     url, log = sim_url
     assert Path(url).exists()
     assert main(["dealer", "--port", url, "hello"]) == 0
@@ -67,7 +69,7 @@ def test_first_line_is_the_url_and_dealer_deals_through_it(sim_url, capsys: pyte
     ]
 
 
-def test_empty_hopper_exits_1_with_the_reason(sim_url, capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_hopper_exits_1_with_the_reason(sim_url: tuple[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     url, _ = sim_url
     assert main(["dealer", "--port", url, "deal", "--to", "layout", "--count", "8"]) == 1
     assert "hopper is empty" in capsys.readouterr().out
@@ -129,7 +131,9 @@ def test_out_of_range_numbers_are_refused_before_the_wire(
     assert f"argument {flag}: " in err and repr(args[-1]) in err
 
 
-def test_a_seat_the_machine_lacks_is_one_line_exit_2(sim_url, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_seat_the_machine_lacks_is_one_line_exit_2(
+    sim_url: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     url, _ = sim_url
     assert main(["dealer", "--port", url, "leds", "--seat", "9"]) == 2
     err = capsys.readouterr().err

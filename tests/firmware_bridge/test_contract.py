@@ -7,6 +7,7 @@ import os
 import queue
 import time
 from collections.abc import Iterator
+from typing import TypeVar
 
 import pytest
 
@@ -21,6 +22,8 @@ from firmware_bridge.dealer import (
 from firmware_bridge.errors import RequestError
 from firmware_bridge.messages import ErrorCode, Face, Target
 from table.cards import Card, standard_pack
+
+T = TypeVar("T")
 
 pytestmark = pytest.mark.timeout(60)
 REAL_PORT = os.environ.get("CARDTABLE_DEALER_PORT")
@@ -142,8 +145,8 @@ def test_bad_arguments_are_refused_before_the_wire(dealer: Dealer) -> None:
         dealer.deal("seat:1", face="sideways")
 
 
-def drain(q: queue.Queue) -> list:
-    out = []
+def drain(q: queue.Queue[T]) -> list[T]:
+    out: list[T] = []
     while True:
         try:
             out.append(q.get_nowait())
@@ -151,7 +154,7 @@ def drain(q: queue.Queue) -> list:
             return out
 
 
-def wait_for(dealer: Dealer, kind: type, timeout: float = 5.0):
+def wait_for(dealer: Dealer, kind: type, timeout: float = 5.0) -> object:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

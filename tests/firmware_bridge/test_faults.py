@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.backends import serial_backend
-from firmware_bridge.dealer import Dealer, DealInterrupted, LinkEvent
+from firmware_bridge.dealer import Dealer, DealerEvent, DealInterrupted, DealResult, LinkEvent
 from firmware_bridge.errors import LinkError
 from firmware_bridge.framing import Frame
 from firmware_bridge.link import Link, open_serial
@@ -58,7 +58,7 @@ def test_reboot_mid_deal_is_detected_failed_rehomed_and_play_goes_on() -> None:
                 reboots_seen.append(time.monotonic()) if isinstance(e, LinkEvent) and e.state == "rebooted" else None
             )
         )
-        results = []
+        results: list[DealResult] = []
         hopper_before = 52
         while len(results) < 12:
             result = dealer.deal(f"seat:{len(results) % 3 + 1}", 3)
@@ -306,7 +306,7 @@ def test_jam_stops_the_deal_with_what_was_dealt_and_the_retry_goes_on() -> None:
         assert "stuck" in first.reason
         rest = dealer.deal("seat:1", 2).check()  # jam_every=3 counts feeds: feeds 4 and 5 go through
         deadline = time.monotonic() + 5
-        events = []
+        events: list[DealerEvent] = []
         while not any(isinstance(e, JamEvent) for e in events) and time.monotonic() < deadline:
             events.append(dealer.events.get(timeout=5))
     assert [str(c) for c in first.cards + rest.cards] == [str(c) for c in deck[:4]]  # the jammed card stays

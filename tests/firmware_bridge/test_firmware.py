@@ -26,13 +26,13 @@ def test_firmware_constants_match_the_host_catalogue() -> None:
             assert not hasattr(proto, "E_" + code.name), code.name
 
 
-def test_firmware_encodes_golden_frames_byte_for_byte(golden) -> None:
+def test_firmware_encodes_golden_frames_byte_for_byte(golden: dict[str, Any]) -> None:
     for v in golden["frames"]:
         wire = proto.encode_frame(v["type"], v["request"], v["boot"], bytes.fromhex(v["payload"]))
         assert wire.hex() == v["hex"], v["name"]
 
 
-def test_firmware_decodes_golden_frames_and_rejects_bad_ones(golden) -> None:
+def test_firmware_decodes_golden_frames_and_rejects_bad_ones(golden: dict[str, Any]) -> None:
     d = proto.Deframer()
     for v in golden["frames"]:
         frames = d.feed(bytes.fromhex(v["hex"]))
@@ -163,7 +163,7 @@ def run(core: Any, out: list[bytes], frame: Frame, *, until_ms: int = 20000) -> 
     return [r for r in replies if r.request == frame.request]
 
 
-def test_pico_answers_golden_hello_and_status(pico, golden) -> None:
+def test_pico_answers_golden_hello_and_status(pico: Any, golden: dict[str, Any]) -> None:
     core, hw, out = pico
     hello = next(v for v in golden["frames"] if v["name"] == "hello")
     replies = run(core, out, Frame(hello["type"], hello["request"], hello["boot"]))
@@ -173,7 +173,7 @@ def test_pico_answers_golden_hello_and_status(pico, golden) -> None:
     assert status.payload[1] == 0  # not homed at power-on
 
 
-def test_pico_homes_on_the_hall_sensor_then_deals_with_reverse_pulse(pico) -> None:
+def test_pico_homes_on_the_hall_sensor_then_deals_with_reverse_pulse(pico: Any) -> None:
     core, hw, out = pico
     replies = run(core, out, Frame(MsgType.HOME, 3, 0x1234))
     assert [r.type for r in replies] == [MsgType.ACK, MsgType.DONE]
@@ -186,7 +186,7 @@ def test_pico_homes_on_the_hall_sensor_then_deals_with_reverse_pulse(pico) -> No
     assert PHYS.steps == PHYS.home_at + 3200 // 9  # one position of nine (4 seats + 5 places)
 
 
-def test_pico_repeat_is_answered_from_memory_without_dealing_again(pico) -> None:
+def test_pico_repeat_is_answered_from_memory_without_dealing_again(pico: Any) -> None:
     core, hw, out = pico
     run(core, out, Frame(MsgType.HOME, 3, 0x1234))
     first = run(core, out, Frame(MsgType.DEAL, 9, 0x1234, bytes([0, 1, 1, 0])))
@@ -196,7 +196,7 @@ def test_pico_repeat_is_answered_from_memory_without_dealing_again(pico) -> None
     assert core.acted == 2  # HOME and the first DEAL; the repeat did nothing
 
 
-def test_pico_jam_is_a_recoverable_failure(pico) -> None:
+def test_pico_jam_is_a_recoverable_failure(pico: Any) -> None:
     core, hw, out = pico
     run(core, out, Frame(MsgType.HOME, 3, 0x1234))
     PHYS.jam = True
@@ -207,14 +207,14 @@ def test_pico_jam_is_a_recoverable_failure(pico) -> None:
     assert hw.hopper_count() == 52
 
 
-def test_pico_refuses_actions_addressed_to_another_boot(pico) -> None:
+def test_pico_refuses_actions_addressed_to_another_boot(pico: Any) -> None:
     core, hw, out = pico
     replies = run(core, out, Frame(MsgType.HOME, 3, 0x9999))
     assert replies[-1].type == MsgType.FAILED and replies[-1].payload[0] == ErrorCode.STALE_BOOT
     assert hw.position is None
 
 
-def test_pico_leds_follow_led_commands(pico) -> None:
+def test_pico_leds_follow_led_commands(pico: Any) -> None:
     core, hw, out = pico
     assert run(core, out, Frame(MsgType.LED, 6, 0x1234, bytes([3, 1, 0, 255, 0])))[-1].type == MsgType.DONE
     assert PHYS.pixels[2] == (0, 255, 0)
@@ -225,7 +225,7 @@ def test_pico_leds_follow_led_commands(pico) -> None:
     assert PHYS.pixels[2] == (0, 0, 0)
 
 
-def test_pico_stops_motors_when_the_host_goes_quiet(pico) -> None:
+def test_pico_stops_motors_when_the_host_goes_quiet(pico: Any) -> None:
     core, hw, out = pico
     run(core, out, Frame(MsgType.HOME, 3, 0x1234))
     core.receive(Frame(MsgType.DEAL, 8, 0x1234, bytes([0, 1, 5, 0])).encode(), 0)
@@ -256,7 +256,7 @@ def final(replies: list[Frame]) -> Frame:
     return next(r for r in reversed(replies) if r.type in (MsgType.DONE, MsgType.FAILED, MsgType.REQUEST_STATE))
 
 
-def test_pico_replay_older_than_its_memory_is_refused_not_dealt_again(pico) -> None:
+def test_pico_replay_older_than_its_memory_is_refused_not_dealt_again(pico: Any) -> None:
     """The device remembers 32 final replies; a replay of a DEAL older than those used to deal again."""
     core, hw, out = pico
     run(core, out, Frame(MsgType.HOME, 100, 0x1234))
@@ -269,7 +269,7 @@ def test_pico_replay_older_than_its_memory_is_refused_not_dealt_again(pico) -> N
     assert hw.hopper_count() == 51  # one card, not two
 
 
-def test_pico_refuses_ids_behind_its_window_and_accepts_late_ones_inside_it(pico) -> None:
+def test_pico_refuses_ids_behind_its_window_and_accepts_late_ones_inside_it(pico: Any) -> None:
     core, hw, out = pico
     run(core, out, Frame(MsgType.HOME, 5000, 0x1234))
     led = bytes([1, 1, 0, 0, 0])
@@ -281,7 +281,7 @@ def test_pico_refuses_ids_behind_its_window_and_accepts_late_ones_inside_it(pico
     assert core.acted == 2
 
 
-def test_pico_request_ids_wrap_around(pico) -> None:
+def test_pico_request_ids_wrap_around(pico: Any) -> None:
     core, hw, out = pico
     led = bytes([1, 1, 0, 0, 0])
     for request in (65533, 65535, 1, 2):
@@ -291,7 +291,7 @@ def test_pico_request_ids_wrap_around(pico) -> None:
     assert final_hello(run(core, out, Frame(MsgType.HELLO, 3, 0))).payload[13:15] == bytes([0, 2])  # newest: 2
 
 
-def test_pico_query_tells_the_result_in_chunks_and_settles_unknown_ids(pico) -> None:
+def test_pico_query_tells_the_result_in_chunks_and_settles_unknown_ids(pico: Any) -> None:
     from firmware_bridge.messages import Query, RequestState, RequestStatus
 
     core, hw, out = pico
@@ -312,7 +312,7 @@ def test_pico_query_tells_the_result_in_chunks_and_settles_unknown_ids(pico) -> 
     assert hw.hopper_count() == 42
 
 
-def test_pico_states_its_times(pico) -> None:
+def test_pico_states_its_times(pico: Any) -> None:
     from firmware_bridge.firmware import config
     from firmware_bridge.messages import HelloInfo
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,7 +20,7 @@ def test_crc32_check_value_on_host_and_firmware() -> None:
     assert crc32(b"123456789") == proto.crc32(b"123456789") == 0xCBF43926
 
 
-def test_golden_frames_decode_to_their_meaning(golden) -> None:
+def test_golden_frames_decode_to_their_meaning(golden: dict[str, Any]) -> None:
     for v in golden["frames"]:
         wire = bytes.fromhex(v["hex"])
         assert wire.endswith(b"\x00") and b"\x00" not in wire[:-1], v["name"]
@@ -33,14 +35,14 @@ def test_golden_frames_decode_to_their_meaning(golden) -> None:
         assert not describe(frame.type, frame.payload).endswith("malformed")
 
 
-def test_golden_frames_encode_byte_for_byte(golden) -> None:
+def test_golden_frames_encode_byte_for_byte(golden: dict[str, Any]) -> None:
     for v in golden["frames"]:
         frame = Frame(v["type"], v["request"], v["boot"], bytes.fromhex(v["payload"]))
         assert frame.raw().hex() == v["raw"], v["name"]
         assert frame.encode().hex() == v["hex"], v["name"]
 
 
-def test_golden_bad_frames_are_rejected_and_counted(golden) -> None:
+def test_golden_bad_frames_are_rejected_and_counted(golden: dict[str, Any]) -> None:
     p = Packetizer()
     for v in golden["bad"]:
         with pytest.raises(FrameError):
@@ -80,7 +82,7 @@ frames = st.builds(
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.binary(max_size=40), frames), max_size=8), st.integers(1, 50))
-def test_frames_survive_garbage_between_them(items, chunk: int) -> None:
+def test_frames_survive_garbage_between_them(items: list[tuple[bytes, Frame]], chunk: int) -> None:
     """Garbage then a delimiter resynchronises: every frame after garbage is found, in order."""
     stream = b"".join(garbage + b"\x00" + frame.encode() for garbage, frame in items)
     p = Packetizer()

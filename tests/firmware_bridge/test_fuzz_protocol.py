@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from fake_device import BOOT, FakeDevice, standard
+
+if TYPE_CHECKING:  # pytest finds it through the sys.path entry tests/firmware_bridge/conftest.py adds
+    from tests.firmware_bridge.fake_device import BOOT, FakeDevice, standard
+else:
+    from fake_device import BOOT, FakeDevice, standard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

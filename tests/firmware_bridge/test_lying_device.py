@@ -5,9 +5,14 @@ and never "dealt 10 of 3". The devices are scripted fakes speaking the real fram
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
-from fake_device import BOOT, FakeDevice, standard
+
+if TYPE_CHECKING:  # pytest finds it through the sys.path entry tests/firmware_bridge/conftest.py adds
+    from tests.firmware_bridge.fake_device import BOOT, FakeDevice, standard
+else:
+    from fake_device import BOOT, FakeDevice, standard
 
 from firmware_bridge.dealer import Dealer
 from firmware_bridge.errors import BridgeError, ProtocolError

@@ -8,9 +8,14 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import pytest
-from fake_device import BOOT, FakeDevice, standard
+
+if TYPE_CHECKING:  # pytest finds it through the sys.path entry tests/firmware_bridge/conftest.py adds
+    from tests.firmware_bridge.fake_device import BOOT, FakeDevice, standard
+else:
+    from fake_device import BOOT, FakeDevice, standard
 
 from firmware_bridge.dealer import Dealer, DealInterrupted
 from firmware_bridge.framing import Frame
@@ -45,7 +50,7 @@ def test_a_device_that_acknowledges_forever_is_given_up_in_bounded_time(capsys: 
     """The report's case: `dealer --timeout 2 deal --count 3` against a device that ACKs everything
     never ended. Now the deal is capped (3 cards x 50 ms stated, plus the margin) and said in one line."""
 
-    def acks_forever(frame: Frame) -> list[Frame]:
+    def acks_forever(frame: Frame) -> list[Frame] | None:
         if frame.type == MsgType.HELLO:
             return [hello(frame, query=False)]
         return standard(frame) if frame.type != MsgType.STOP else [Frame(MsgType.ACK, frame.request, BOOT)]

@@ -29,6 +29,7 @@ def request(
     url: str, path: str, *, method: str = "GET", body: bytes | None = None, headers: dict[str, str] | None = None
 ) -> Reply:
     where = urlsplit(url)
+    assert where.hostname is not None, url
     conn = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
     try:
         conn.request(method, path, body=body, headers=headers or {})

@@ -10,6 +10,7 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -43,6 +44,14 @@ class Table:
 
 
 @pytest.fixture
+def said_hello(viewer: StreamReader) -> bool:
+    return viewer.kinds()[:1] == ["hello"]
+
+
+def heard_events(viewer: StreamReader, count: int) -> bool:
+    return len(viewer.of("event")) >= count
+
+
 def table(tmp_path: Path) -> Iterator[Table]:
     """A Chinese Ten table dealt by hand (its first question: "press to confirm when done"), served on a port."""
     path = tmp_path / "j.db"
@@ -260,6 +269,7 @@ def test_frames_are_sent_when_the_table_moves_and_not_while_it_is_still(
     assert jpeg.status == 200 and jpeg.headers["content-type"] == "image/jpeg"
     assert base64.b64decode(notice["jpeg"]) == jpeg.body  # the stream carries the same picture
     picture = cv2.imdecode(np.frombuffer(jpeg.body, np.uint8), cv2.IMREAD_COLOR)
+    assert picture is not None
     assert picture.shape == (450, 800, 3) and picture[150, 110].mean() > 200 and picture[400, 700].mean() < 80
     for _ in range(5):  # the same table again: nothing to send
         table.page.feed.publish_frame(_frame(0))
@@ -298,13 +308,13 @@ def test_fifty_viewers_connect_get_every_event_and_leave(
     table: Table, stream_reader: Callable[[str], StreamReader]
 ) -> None:
     viewers = [stream_reader(table.url) for _ in range(50)]
-    assert all(v.wait_for(lambda v=v: v.kinds()[:1] == ["hello"]) for v in viewers)
+    assert all(v.wait_for(partial(said_hello, v)) for v in viewers)
     assert table.page.feed.viewer_count == 50
     for why in ("one", "two", "three"):
         assert post_input(table.url, {"command": "undo", "why": why}, TOKEN).status == 202
     _judge_all(table.loop)
     for v in viewers:
-        assert v.wait_for(lambda v=v: len(v.of("event")) >= 3), v.kinds()
+        assert v.wait_for(partial(heard_events, v, 3)), v.kinds()
     first = [(e["seq"], e["text"]) for e in viewers[0].of("event")]
     assert len(first) == 3 and len({seq for seq, _ in first}) == 3
     assert all([(e["seq"], e["text"]) for e in v.of("event")] == first for v in viewers)

@@ -34,7 +34,9 @@ def test_history_serves_the_journals_games_and_their_replays_without_host_contro
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
-        assert first.startswith("watch: http://127.0.0.1:"), first + (proc.stderr.read() if proc.poll() else "")
+        assert first.startswith("watch: http://127.0.0.1:"), first + (
+            proc.stderr.read() if proc.poll() and proc.stderr else ""
+        )
         url = first.split()[1]
         second = proc.stdout.readline()
         assert not second.startswith("host:")  # no live table: no host to be
@@ -109,7 +111,9 @@ def test_play_serves_the_live_table_and_a_hosts_tap_is_journalled(tmp_path: Path
         assert proc.stdout is not None and proc.stdin is not None
         watch = proc.stdout.readline()
         host = proc.stdout.readline()
-        assert watch.startswith("watch: http://127.0.0.1:"), watch + (proc.stderr.read() if proc.poll() else "")
+        assert watch.startswith("watch: http://127.0.0.1:"), watch + (
+            proc.stderr.read() if proc.poll() and proc.stderr else ""
+        )
         url = watch.split()[1]
         assert host.strip() == f"host: {url}?token=a-configured-host-token"
         end = time.monotonic() + 120  # the page starts first; the game follows once the camera is open

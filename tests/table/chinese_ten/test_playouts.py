@@ -4,6 +4,7 @@ share out the pack's points, end with an empty layout, and replay from its recor
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,6 +13,9 @@ from table.chinese_ten import RULE_SETS, ChineseTenState, Match, Phase, pack_tot
 from table.chinese_ten.bots import GreedyBot, RandomBot, make_bots, play_out
 from table.chinese_ten.record import random_match_record, random_record, replay, state_record
 from table.chinese_ten.state import partner_rank
+
+if TYPE_CHECKING:
+    from tests.table.chinese_ten.conftest import Helpers
 
 CASES = [(name, n) for name, rs in RULE_SETS.items() for n in rs.players]
 SEEDS = range(120)
@@ -150,7 +154,7 @@ def test_pagat_match_adds_up_margins_and_has_no_target() -> None:
     assert match.totals == tuple(sum(o.margins[i] for o in match.outcomes) for i in range(4))
 
 
-def test_redeal_in_a_match_keeps_the_dealer(ct) -> None:
+def test_redeal_in_a_match_keeps_the_dealer(ct: Helpers) -> None:
     rs = rules_by_name("pagat", initial_triple="redeal")
     match = Match(rs, players=2, dealer=1)
     state = match.start_deal(layout=ct.cards("KC KD KH 2S"))
@@ -159,7 +163,7 @@ def test_redeal_in_a_match_keeps_the_dealer(ct) -> None:
     assert match.dealer == 1 and match.redeals == 1
 
 
-def test_match_refuses_an_unfinished_deal(ct) -> None:
+def test_match_refuses_an_unfinished_deal(ct: Helpers) -> None:
     match = Match(rules_by_name("pagat"), players=2)
     state = match.start_deal(layout=ct.cards("2C 3D 4H 6S"))
     with pytest.raises(ValueError, match="finish the current deal"):

@@ -6,6 +6,7 @@ import copy
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,9 @@ def test_special_capture_take_is_a_list() -> None:
         (lambda r: r["moves"][0].update(take=[1]), "moves[0].take[0]", "expected a card"),
     ],
 )
-def test_malformed_records_say_what_and_where(change, where: str, reason: str) -> None:
+def test_malformed_records_say_what_and_where(
+    change: Callable[[dict[str, Any]], object], where: str, reason: str
+) -> None:
     record = small_record()
     change(record)
     with pytest.raises(RecordError) as info:

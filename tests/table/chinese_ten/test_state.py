@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import pytest
 
 from table.cards import Card, shuffled, standard_pack
 from table.chinese_ten import ChineseTenState, Move, Phase, rules_by_name
 from table.errors import CardConflictError, IllegalMoveError
+
+if TYPE_CHECKING:
+    from tests.table.chinese_ten.conftest import Helpers
 
 C = Card.parse
 
@@ -26,7 +32,7 @@ def snapshot(state: ChineseTenState) -> tuple[object, ...]:
     )
 
 
-def test_verify_returns_the_take_and_changes_nothing(ct) -> None:
+def test_verify_returns_the_take_and_changes_nothing(ct: Helpers) -> None:
     state = ct.known("3C 4D QH 6S", {1: "7H KD"})
     before = snapshot(state)
     assert state.verify_play(1, "7H") == (C("3C"),)
@@ -44,7 +50,9 @@ def test_verify_returns_the_take_and_changes_nothing(ct) -> None:
         (lambda s: s.play(1, "7H", "4D"), "seat 1 played 7H to take 4D: a 7 takes a 3"),
     ],
 )
-def test_refusals_name_seat_cards_and_rule_and_leave_the_state_alone(ct, call, message: str) -> None:
+def test_refusals_name_seat_cards_and_rule_and_leave_the_state_alone(
+    ct: Helpers, call: Callable[[ChineseTenState], object], message: str
+) -> None:
     state = ct.known("3C 4D QH 6S", {0: "2C", 1: "7H KD"})
     before = snapshot(state)
     with pytest.raises(IllegalMoveError) as info:
@@ -53,7 +61,7 @@ def test_refusals_name_seat_cards_and_rule_and_leave_the_state_alone(ct, call, m
     assert snapshot(state) == before
 
 
-def test_known_stock_flip_must_be_the_top_card(ct) -> None:
+def test_known_stock_flip_must_be_the_top_card(ct: Helpers) -> None:
     state = ct.known("3C 4D QH 6S", {1: "KD"}, stock="9S 8S")
     state.play(1, "KD")
     assert state.stock_top == C("9S")
@@ -64,7 +72,7 @@ def test_known_stock_flip_must_be_the_top_card(ct) -> None:
     assert state.flip().card == C("9S")  # with a known stock the card may be left out
 
 
-def test_unknown_stock_flip_takes_the_card_from_outside(ct) -> None:
+def test_unknown_stock_flip_takes_the_card_from_outside(ct: Helpers) -> None:
     state = ct.referee("3C 4D QH 6S")
     state.play(1, "KD")
     with pytest.raises(IllegalMoveError, match="say which card"):
@@ -90,7 +98,7 @@ def test_known_hands_unknown_stock_a_flip_from_someones_hand_conflicts() -> None
         state.flip(deck[0])
 
 
-def test_hidden_hands_accept_any_unseen_card_and_reject_seen_ones(ct) -> None:
+def test_hidden_hands_accept_any_unseen_card_and_reject_seen_ones(ct: Helpers) -> None:
     state = ct.referee("3C 4D QH 6S", players=3)
     assert state.hand(1) is None and state.hand_count(1) == 8
     state.play(1, "AS")
@@ -121,7 +129,7 @@ def test_wrong_sizes_are_config_errors() -> None:
         )
 
 
-def test_legal_moves_view_supports_in_len_bool_and_iteration(ct) -> None:
+def test_legal_moves_view_supports_in_len_bool_and_iteration(ct: Helpers) -> None:
     state = ct.known("3C 3H QH 6S", {1: "7H 7D KD 4C 5S AS 2S 8S 9S TS JS QS"})
     moves = state.legal_moves
     listed = list(moves)
@@ -133,12 +141,13 @@ def test_legal_moves_view_supports_in_len_bool_and_iteration(ct) -> None:
     assert Move("play", 0, C("7H"), (C("3H"),)) not in moves
     assert "7H" not in moves
     state.play(1, "KD")
+    assert state.stock_top is not None
     assert list(state.legal_moves) == [Move("flip", 1, state.stock_top, ())] or all(
         m.kind == "flip" for m in state.legal_moves
     )
 
 
-def test_legal_moves_with_hidden_hands_list_every_unseen_card(ct) -> None:
+def test_legal_moves_with_hidden_hands_list_every_unseen_card(ct: Helpers) -> None:
     state = ct.referee("3C 4D QH 6S")
     cards = {m.card for m in state.legal_moves}
     assert len(cards) == 48
@@ -163,7 +172,7 @@ def test_undo_restores_the_state_exactly() -> None:
         state.undo()
 
 
-def test_undo_in_referee_mode_forgets_the_seen_card(ct) -> None:
+def test_undo_in_referee_mode_forgets_the_seen_card(ct: Helpers) -> None:
     state = ct.referee("3C 4D QH 6S")
     state.play(1, "7H", "3C")
     state.flip("2S")
@@ -188,7 +197,7 @@ def test_history_replays_the_game() -> None:
         state.history[0].seat = 2  # type: ignore[misc]
 
 
-def test_outcome_only_when_over(ct) -> None:
+def test_outcome_only_when_over(ct: Helpers) -> None:
     state = ct.referee("3C 4D QH 6S")
     assert state.outcome is None and not state.over
     assert "phase=play" in repr(state)
@@ -203,7 +212,7 @@ def test_move_record_json_form() -> None:
     assert str(special) == "seat 0 plays JS and takes JC JD JH"
 
 
-def test_special_capture_undo_restores_the_triple(ct) -> None:
+def test_special_capture_undo_restores_the_triple(ct: Helpers) -> None:
     state = ct.referee("KC 2D KH KD")
     before = snapshot(state)
     state.play(1, "KS")
@@ -213,7 +222,7 @@ def test_special_capture_undo_restores_the_triple(ct) -> None:
     assert state.phase is Phase.PLAY
 
 
-def test_prompt_says_what_the_table_waits_for(ct) -> None:
+def test_prompt_says_what_the_table_waits_for(ct: Helpers) -> None:
     state = ct.referee("3C 4D QH 6S", players=3, dealer=2)
     assert state.prompt == "seat 0: play a card from hand"
     state.play(0, "KD")
@@ -221,7 +230,7 @@ def test_prompt_says_what_the_table_waits_for(ct) -> None:
     assert "deals again" in ct.referee("KC KD KH 2S", initial_triple="redeal").prompt
 
 
-def test_copy_is_independent(ct) -> None:
+def test_copy_is_independent(ct: Helpers) -> None:
     state = ct.known("3C 4D QH 6S", {1: "7H KD"})
     before = snapshot(state)
     trial = state.copy()

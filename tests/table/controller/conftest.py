@@ -22,7 +22,7 @@ def _answer_until_named(
     while True:
         prompt = next(a for a in got if a["do"] == "prompt")
         question = prompt.get("suit") or prompt["card"]
-        asked.append(question)
+        asked.append(str(question))
         assert len(asked) <= most, asked
         assert not any(a["do"] == "say" and "ignored" in a["text"] for a in got), got
         yes = card[-1] == prompt["suit"] if prompt.get("suit") else prompt["card"] == card

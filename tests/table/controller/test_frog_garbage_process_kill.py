@@ -133,7 +133,7 @@ def test_garbage_process_sigkilled_three_times_resumes_to_the_true_coins(tmp_pat
 
 
 def test_the_log_ends_before_an_input_the_journal_never_got() -> None:
-    log = [
+    log: list[dict[str, Any]] = [
         {"deal": ["seat:0", "AS"]},
         {"press": [0, False]},
         {"prompt": [1, True]},

@@ -233,6 +233,7 @@ def test_turned_card_landing_in_a_hand_is_misplaced_until_moved() -> None:
     play_match(t, truth, seed=2, until=lambda g: g.phase == "bingo")
     feeder = DeckFeeder.seeded(truth.pack, 999)
     card = feeder.next_card(truth)
+    assert t.ref.card_cmd is not None
     t.send(Input("device", "dealt", card=str(card), data={"id": t.ref.card_cmd, "target": TURNUP}))
     t.face(card, "seat:1")
     flags = t.flags(MISPLACED)

@@ -62,7 +62,7 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
     decide on a KC dealt to seat 7 (KS 0.33, KC 0.14), the referee asked "is the card just placed KS?",
     and the simulated dealer confirmed because a KS lay elsewhere on the mat; the match's bingo then
     paid a winner too many. A player looks at the card just laid in the zone asked about."""
-    from table.demo.scenes import DirectScene, SimScene
+    from table.demo.scenes import DirectScene, Scene, SimScene
     from table.demo.world import confirms
     from vision.simtable import SimTable
 
@@ -73,7 +73,7 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
         scene.place("9D", "seat:7")
         scene.place("KC", "seat:7")
 
-        def asked(card: str, zone: str | None, scene: object = scene) -> bool:
+        def asked(card: str, zone: str | None, scene: Scene = scene) -> bool:
             return confirms(scene, {"seat": 4, "card": card, "input": {"zone": zone} if zone else {}})
 
         assert not asked("KS", "seat:7")  # a KS is on the mat, but not the card just laid there
@@ -82,7 +82,7 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
         assert asked("KS", "seat:4") and not asked("KS", "turnup")
         assert asked("KS", None)  # no zone in the question: any such card on the mat
 
-        def suit(asked_suit: str, left: list[str], zone: str | None, scene: object = scene) -> bool:
+        def suit(asked_suit: str, left: list[str], zone: str | None, scene: Scene = scene) -> bool:
             return confirms(
                 scene,
                 {

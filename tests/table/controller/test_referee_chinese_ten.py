@@ -10,7 +10,7 @@ import pytest
 from table.cards import Card, parse_cards, shuffled, standard_pack
 from table.chinese_ten import ChineseTenState, rules_by_name
 from table.chinese_ten.referee import ChineseTenReferee, make_referee
-from table.controller.referee import Input
+from table.controller.referee import Action, Input
 from table.controller.referee_base import next_question
 
 Deck = list[Card]
@@ -50,7 +50,7 @@ def dealt_referee(
     return ref
 
 
-def flip(ref: ChineseTenReferee, card: Card) -> list[dict[str, object]]:
+def flip(ref: ChineseTenReferee, card: Card) -> list[Action]:
     cmd = next(a for a in ref.pending_commands() if a.get("purpose") == "flip")
     out = ref.handle(Input("device", "dealt", str(card), data={"id": cmd["id"], "target": "layout"}))
     return out + ref.handle(appeared(card))
@@ -75,7 +75,7 @@ def one_target(st: ChineseTenState, seat: int, card: Card, targets: list[Card]) 
     return len(targets) == 1 and len(st.layout) >= 3
 
 
-def flags(actions: list[dict[str, object]]) -> list[dict[str, object]]:
+def flags(actions: list[Action]) -> list[Action]:
     return [a for a in actions if a["do"] == "flag"]
 
 
@@ -165,7 +165,7 @@ def test_non_matching_take_is_flagged_then_put_right() -> None:
     ref.handle(appeared(card))
     ref.handle(removed(card))
     (flag,) = flags(ref.handle(removed(other)))
-    assert flag["rule"] == "non-matching" and set(flag["cards"]) == {str(card), str(other)}  # type: ignore[arg-type]
+    assert flag["rule"] == "non-matching" and set(flag["cards"]) == {str(card), str(other)}
     assert f"seat {seat}" in str(flag["message"]) and "does not capture" in str(flag["message"])
     ref.handle(appeared(card))
     assert ref.handle(appeared(other))[0]["do"] == "clear"
@@ -365,8 +365,9 @@ def play_out(ref: ChineseTenReferee, truth: ChineseTenState) -> None:
             ref.handle(appeared(card))
             truth.play(seat, card, take)
         else:
-            card = truth.stock_top
-            assert card is not None
+            top = truth.stock_top
+            assert top is not None
+            card = top
             take = next((t for t in truth.takes(card) if t), ())
             flip(ref, card)
             truth.flip(card, take)
@@ -536,7 +537,7 @@ def test_after_three_wrong_guesses_the_suit_is_asked_then_the_cards_of_that_suit
     assert suits_asked[-1] == str(card)[-1] or len(suits_asked) == 3  # the last suit left is not asked
     names = []
     while True:
-        assert prompt["card"][-1] == str(card)[-1], prompt  # only cards of the card's suit now
+        assert str(prompt["card"])[-1] == str(card)[-1], prompt  # only cards of the card's suit now
         names.append(prompt["card"])
         if prompt["card"] == str(card):
             break

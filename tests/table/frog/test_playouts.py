@@ -124,9 +124,9 @@ def test_hidden_mode_detects_every_revoking_seat_and_no_false_revoke() -> None:
             assert (first, seat) in detected
         if breaches:
             found_any += 1
-            first = min(deal.revokes, key=lambda r: r.move)
-            assert first.move == first_move and deal.history[first.move].value is first.card
-            assert deal.settlement is not None and deal.settlement.revoker == first.seat
+            earliest = min(deal.revokes, key=lambda r: r.move)
+            assert earliest.move == first_move and deal.history[earliest.move].value is earliest.card
+            assert deal.settlement is not None and deal.settlement.revoker == earliest.seat
         else:
             assert detected == []
     assert found_any > 50

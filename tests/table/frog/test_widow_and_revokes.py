@@ -141,9 +141,9 @@ def test_revoke_by_an_opponent_settles_as_if_bidder_took_120() -> None:
         if k not in {c(t) for t in "AS AD 6S TS JH 7S".split()} and k not in {c("7C"), c("6C"), c("6D")}
     )
     while deal.phase is Phase.PLAY:
-        seat = deal.to_act
-        assert seat is not None
-        deal.play(seat, next(rest))
+        turn = deal.to_act
+        assert turn is not None
+        deal.play(turn, next(rest))
     s = deal.settlement
     assert s is not None and s.revoker == 2 and s.scored == 120
     assert s.net(1) == 2 * 60 * 4

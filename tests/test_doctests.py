@@ -1,0 +1,20 @@
+"""The examples in the docstrings of the public value types (cards, records, referee actions) run and
+give what they show."""
+
+from __future__ import annotations
+
+import doctest
+from types import ModuleType
+
+import pytest
+
+import table.cards
+import table.controller.referee
+import table.records
+
+
+@pytest.mark.parametrize("module", [table.cards, table.records, table.controller.referee], ids=lambda m: m.__name__)
+def test_the_docstring_examples_hold(module: ModuleType) -> None:
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, report=True)
+    assert result.attempted > 0, f"{module.__name__} has no examples"
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples in {module.__name__} failed"
