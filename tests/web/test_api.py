@@ -44,14 +44,6 @@ class Table:
 
 
 @pytest.fixture
-def said_hello(viewer: StreamReader) -> bool:
-    return viewer.kinds()[:1] == ["hello"]
-
-
-def heard_events(viewer: StreamReader, count: int) -> bool:
-    return len(viewer.of("event")) >= count
-
-
 def table(tmp_path: Path) -> Iterator[Table]:
     """A Chinese Ten table dealt by hand (its first question: "press to confirm when done"), served on a port."""
     path = tmp_path / "j.db"
@@ -302,6 +294,14 @@ def test_the_stream_says_hello_then_each_verdicts_events_and_state(
     assert state["seq"] == events[-1]["seq"]
     assert [(f["rule"], f["state"]) for f in state["flags"]] == [("deal-count", "open")]
     assert state["seats"][0]["led"] == "error"
+
+
+def said_hello(viewer: StreamReader) -> bool:
+    return viewer.kinds()[:1] == ["hello"]
+
+
+def heard_events(viewer: StreamReader, count: int) -> bool:
+    return len(viewer.of("event")) >= count
 
 
 def test_fifty_viewers_connect_get_every_event_and_leave(
