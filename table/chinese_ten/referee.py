@@ -29,6 +29,7 @@ rebuilds it exactly.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
 from typing import Any
 
@@ -56,6 +57,20 @@ LAYOUT = "layout"
 STOCK = "stock"
 
 
+class TablePhase(enum.Enum):
+    """Where the table stands in a deal: finer than the engine's :class:`~table.chinese_ten.Phase`, as
+    the table also waits for the deal to be laid, and for the cards a play or a flip captures to be
+    taken up."""
+
+    DEAL = "deal"  # the layout is being dealt (by the machine, or by hand until a press confirms)
+    PLAY = "play"  # the seat to act plays a card from hand
+    CAPTURE = "capture"  # a card played: the cards it takes are being taken up
+    FLIP = "flip"  # the stock's top card is to be turned
+    FLIP_CAPTURE = "flip-capture"  # a flipped card: the cards it takes are being taken up
+    OVER = "over"
+    REDEAL = "redeal"  # the deal cannot stand (four of a rank on the layout, say): dealt again
+
+
 class ChineseTenReferee(RefereeBookkeeping):
     game = GAME
 
@@ -69,7 +84,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         self.card_reader = card_reader
         self.dealer_machine = dealer_machine
         self._init_bookkeeping(messages=8)  # flags, dealer commands in flight, prompt, messages
-        self.phase = "deal"
+        self.phase = TablePhase.DEAL
         self.state: ChineseTenState | None = None
         self.physical: set[Card] = set()
         self.tracks: dict[int, Card] = {}
@@ -102,7 +117,7 @@ class ChineseTenReferee(RefereeBookkeeping):
 
     @property
     def over(self) -> bool:
-        return self.phase in ("over", "redeal")
+        return self.phase in (TablePhase.OVER, TablePhase.REDEAL)
 
     def result(self) -> dict[str, Any] | None:
         return self._result
@@ -142,13 +157,13 @@ class ChineseTenReferee(RefereeBookkeeping):
 
     def leds(self) -> dict[int, str]:
         roles = dict.fromkeys(range(self.players), "idle")
-        if self.phase == "over" and self._result:
+        if self.phase is TablePhase.OVER and self._result:
             best = max(s["points"] for s in self._result["seats"])
             for s in self._result["seats"]:
                 if s["points"] == best:
                     roles[s["seat"]] = "winner"
             return roles
-        if self.state is not None and self.phase not in ("deal", "redeal"):
+        if self.state is not None and self.phase not in (TablePhase.DEAL, TablePhase.REDEAL):
             roles[self.state.to_act] = "turn"
         if self.prompt is not None:
             roles[self.prompt["seat"]] = "confirm"
@@ -172,7 +187,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         return {
             "game": GAME,
             "rules": self.rules.name,
-            "phase": self.phase,
+            "phase": self.phase.value,
             "to_act": st.to_act if st and not self.over else None,
             "layout": sorted(str(c) for c in (st.layout if st else ())),
             "physical": sorted(str(c) for c in self.physical),
@@ -221,7 +236,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         """Cards that could newly appear on the layout now."""
         st = self.state
         gone = self.physical | self._captured_all()
-        if self.phase == "deal":
+        if self.phase is TablePhase.DEAL:
             named = {c for c in self.layout_named if c not in self.physical}
             if named and not self._layout_unnamed_slots():
                 # the card reader said which cards it dealt face up to the layout
@@ -230,7 +245,7 @@ class ChineseTenReferee(RefereeBookkeeping):
             # restart): any unseen card, but not one the reader put in a hand or named elsewhere.
             exclude = gone | set(self.owner) | set(self.layout_named)
             return {str(c) for c in named} | {f for f in recognition.FACES if Card.parse(f) not in exclude}
-        if st is not None and st.hands_known and self.phase in ("play", "capture"):
+        if st is not None and st.hands_known and self.phase in (TablePhase.PLAY, TablePhase.CAPTURE):
             cards = {c for seat in range(self.players) for c in (st.hand(seat) or ())}
             cards |= set(self.taken) | set(self.missing) | {c for c in st.layout if c not in self.physical}
             return {str(c) for c in cards if c not in gone}
@@ -274,7 +289,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         must be named exactly before play starts) one the card reader named, when it has one."""
         if reading.card is None or not reading.sure:
             return False
-        if self.phase == "deal" and self.card_reader and self.dealer_machine:
+        if self.phase is TablePhase.DEAL and self.card_reader and self.dealer_machine:
             return Card.parse(reading.card) in self.layout_named
         return True
 
@@ -307,11 +322,11 @@ class ChineseTenReferee(RefereeBookkeeping):
             kind = "appeared"
         if kind == "appeared" and (inp.card == "back" or (inp.card == "unknown" and not inp.candidates)):
             seat = seat_of_zone(inp.zone)
-            if self.phase == "deal" and seat is not None and inp.zone == f"seat:{seat}":
+            if self.phase is TablePhase.DEAL and seat is not None and inp.zone == f"seat:{seat}":
                 self.seat_backs[seat] += 1
             return
         zone = inp.zone
-        if kind == "appeared" and zone == STOCK and not self.dealer_machine and self.phase in ("flip",):
+        if kind == "appeared" and zone == STOCK and not self.dealer_machine and self.phase is TablePhase.FLIP:
             zone = LAYOUT  # a hand flip turned over on the stock
         if zone != LAYOUT and inp.to != LAYOUT:
             return
@@ -333,7 +348,7 @@ class ChineseTenReferee(RefereeBookkeeping):
     def _appeared(self, inp: Input, out: list[Action]) -> None:
         if inp.track is not None and self.tracks.get(inp.track) in self.physical and not self.resyncing:
             return  # the tracker relabelled a card it reported before: our reading stands
-        hint = self.flip_hint if self.phase == "flip" else None
+        hint = self.flip_hint if self.phase is TablePhase.FLIP else None
         if self.resyncing:
             known = self._known_again(inp)
             if known is not None:
@@ -349,7 +364,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         self.physical.add(card)
         if inp.track is not None:
             self.tracks[inp.track] = card
-        if self.phase == "deal":
+        if self.phase is TablePhase.DEAL:
             self._deal_layout_card(card, out)
             return
         st = self.state
@@ -367,7 +382,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         owner = self._seat_holding(card)
         if owner is None:
             owner = inp.seat if inp.seat is not None else seat_of_zone(inp.zone)
-        if self.phase == "play":
+        if self.phase is TablePhase.PLAY:
             if owner is not None and owner != seat:
                 self._extra(
                     out,
@@ -379,7 +394,7 @@ class ChineseTenReferee(RefereeBookkeeping):
                 return
             self._play(seat, card, out)
             return
-        if self.phase == "flip" and self._is_flip(card, owner):
+        if self.phase is TablePhase.FLIP and self._is_flip(card, owner):
             self._flip(card, out)
             return
         # Any other card now is one card too many.
@@ -427,7 +442,7 @@ class ChineseTenReferee(RefereeBookkeeping):
 
     def _removed(self, card: Card, inp: Input, out: list[Action]) -> None:
         self.physical.discard(card)
-        if self.phase == "deal":
+        if self.phase is TablePhase.DEAL:
             return
         st = self.state
         assert st is not None
@@ -472,7 +487,7 @@ class ChineseTenReferee(RefereeBookkeeping):
             out.append(self._say(str(exc)))
             return
         self.pending, self.pending_kind, self.taken = card, "play", []
-        self.phase = "capture"
+        self.phase = TablePhase.CAPTURE
 
     def _flip(self, card: Card, out: list[Action]) -> None:
         st = self.state
@@ -495,7 +510,7 @@ class ChineseTenReferee(RefereeBookkeeping):
             out.append(self._say(f"flip refused: {exc}"))
             return
         self.pending, self.pending_kind, self.taken = card, "flip", []
-        self.phase = "flip-capture"
+        self.phase = TablePhase.FLIP_CAPTURE
 
     def _allowed(self) -> list[frozenset[Card]]:
         st = self.state
@@ -559,10 +574,10 @@ class ChineseTenReferee(RefereeBookkeeping):
         if st.phase is Phase.OVER:
             self._finish(out)
         elif st.phase is Phase.FLIP:
-            self.phase = "flip"
+            self.phase = TablePhase.FLIP
             self._ask_flip(out)
         else:
-            self.phase = "play"
+            self.phase = TablePhase.PLAY
 
     def _ask_flip(self, out: list[Action]) -> None:
         self.flip_hint = None
@@ -579,7 +594,7 @@ class ChineseTenReferee(RefereeBookkeeping):
     def _finish(self, out: list[Action]) -> None:
         st = self.state
         assert st is not None and st.outcome is not None
-        self.phase = "over"
+        self.phase = TablePhase.OVER
         self._result = result_json(st)
         out.append({"do": "over", "result": self._result})
         pts = ", ".join(f"seat {s.seat} {s.points}" for s in st.outcome.seats)
@@ -593,7 +608,7 @@ class ChineseTenReferee(RefereeBookkeeping):
         self._maybe_start(out)
 
     def _maybe_start(self, out: list[Action], *, confirmed: bool = False) -> None:
-        if self.phase != "deal":
+        if self.phase is not TablePhase.DEAL:
             return
         if self.dealer_machine:
             if self.deal_done < DEALT_TO_PLAYERS + LAYOUT_SIZE or len(self.physical) < LAYOUT_SIZE:
@@ -641,7 +656,7 @@ class ChineseTenReferee(RefereeBookkeeping):
             }
         )
         if st.redeal_needed:
-            self.phase = "redeal"
+            self.phase = TablePhase.REDEAL
             out.append(self._say(st.redeal_reason))
             out.append({"do": "over", "result": None, "redeal": True})
             return
@@ -653,7 +668,7 @@ class ChineseTenReferee(RefereeBookkeeping):
                     f"{format_cards(st.opening_capture)} at once"
                 )
             )
-        self.phase = "play"
+        self.phase = TablePhase.PLAY
         out.append(self._say(f"play starts: seat {st.to_act} to play; layout {format_cards(st.layout)}"))
 
     def _reader_names_layout(self, out: list[Action]) -> None:
@@ -691,7 +706,7 @@ class ChineseTenReferee(RefereeBookkeeping):
                     self.dealt_hands[seat].append(card)
                     self.owner[card] = seat
                 self._maybe_start(out)
-            elif purpose == "flip" and cmd["id"] == self.flip_cmd and self.phase == "flip":
+            elif purpose == "flip" and cmd["id"] == self.flip_cmd and self.phase is TablePhase.FLIP:
                 self.flip_hint = card
                 self.flip_ready = True
         elif inp.kind == "shuffled" and cmd is not None:
@@ -717,7 +732,7 @@ class ChineseTenReferee(RefereeBookkeeping):
             self._answer_prompt(kind, inp, who, why, out)
             return
         if kind == "confirm":
-            if self.phase == "deal" and not self.dealer_machine:
+            if self.phase is TablePhase.DEAL and not self.dealer_machine:
                 self._record_override(out, who, "confirm the deal", why)
                 self._maybe_start(out, confirmed=True)
             elif self.pending is not None and self.state is not None and inp.seat in (None, self.state.to_act):
@@ -779,8 +794,8 @@ class ChineseTenReferee(RefereeBookkeeping):
         if move.kind == "flip":
             self.reflip = move.card
         self.physical -= {move.card}
-        self.phase = "play" if st.phase is Phase.PLAY else "flip"
-        if self.phase == "flip":
+        self.phase = TablePhase.PLAY if st.phase is Phase.PLAY else TablePhase.FLIP
+        if self.phase is TablePhase.FLIP:
             self._ask_flip(out)
         out.append(self._say(f"undone: {move}; put the table back as it was (layout {format_cards(st.layout)})"))
 

@@ -9,7 +9,7 @@ import pytest
 
 from table.cards import Card, parse_cards, shuffled, standard_pack
 from table.chinese_ten import ChineseTenState, rules_by_name
-from table.chinese_ten.referee import ChineseTenReferee, make_referee
+from table.chinese_ten.referee import ChineseTenReferee, TablePhase, make_referee
 from table.controller.referee import Action, Input
 from table.controller.referee_base import next_question
 
@@ -46,7 +46,7 @@ def dealt_referee(
             ref.handle(Input("device", "dealt", named, data={"id": action["id"], "target": action["target"]}))
             if action["target"] == "layout":
                 ref.handle(appeared(card))
-    assert ref.phase == "play"
+    assert ref.phase is TablePhase.PLAY
     return ref
 
 
@@ -84,7 +84,7 @@ def test_play_that_captures_then_flip_is_accepted() -> None:
     deck, card, (target,) = find(3, one_target)
     ref = dealt_referee(deck)
     seat = ref.state.to_act  # type: ignore[union-attr]
-    assert ref.handle(appeared(card)) == [] and ref.phase == "capture"
+    assert ref.handle(appeared(card)) == [] and ref.phase is TablePhase.CAPTURE
     ref.handle(removed(card))
     out = ref.handle(removed(target, to=f"capture:{seat}"))
     move = next(a for a in out if a["do"] == "move")
@@ -272,10 +272,10 @@ def test_hand_deal_wrong_layout_count_is_reported_before_play() -> None:
         ref.handle(appeared(c))
     (flag,) = flags(ref.handle(press(0)))
     assert flag["rule"] == "deal-count" and "3 cards, not 4" in str(flag["message"])
-    assert ref.phase == "deal"
+    assert ref.phase is TablePhase.DEAL
     ref.handle(appeared("QH"))
     out = ref.handle(press(0))
-    assert any(a["do"] == "clear" for a in out) and ref.phase == "play"
+    assert any(a["do"] == "clear" for a in out) and ref.phase is TablePhase.PLAY
 
 
 def test_hand_flip_from_the_stock_zone() -> None:
@@ -352,7 +352,7 @@ def test_unreadable_layout_card_at_the_deal_is_named_by_the_card_reader() -> Non
             "table", "appeared", "unknown", "layout", track=9, candidates=((str(deck[0]), 0.45), (str(layout[3]), 0.3))
         )
     )
-    assert ref.phase == "play" and layout[3] in ref.physical and not any(a["do"] == "prompt" for a in out)
+    assert ref.phase is TablePhase.PLAY and layout[3] in ref.physical and not any(a["do"] == "prompt" for a in out)
 
 
 def play_out(ref: ChineseTenReferee, truth: ChineseTenState) -> None:
@@ -395,7 +395,7 @@ def test_restart_during_the_deal_asks_for_an_unreported_layout_card_the_camera_m
     journal += [appeared(card, track=i) for i, card in enumerate(layout[:3])]
     for inp in journal:
         ref.handle(inp)
-    assert ref.phase == "deal" and len(ref.physical) == 3
+    assert ref.phase is TablePhase.DEAL and len(ref.physical) == 3
 
     # the restart: a fresh referee rebuilt from the journal, then the camera's first view
     ref = make_referee(rules="pagat", players=3, card_reader=True, dealer_machine=True)
@@ -414,12 +414,12 @@ def test_restart_during_the_deal_asks_for_an_unreported_layout_card_the_camera_m
     assert prompt["card"] == str(misread) and ref.leds()[0] == "confirm" and "on the layout" in str(prompt["text"])
     # the machine's card count settles the lost answer: dealt, card unknown
     ref.handle(Input("device", "dealt", data={"id": commands[-1]["id"], "target": "layout", "recovered": True}))
-    assert ref.phase == "deal"  # the layout is not complete until the card is named
+    assert ref.phase is TablePhase.DEAL  # the layout is not complete until the card is named
     out = ref.handle(press(0, long=True))
     assert next(a for a in out if a["do"] == "prompt")["card"] == str(layout[3])
     out = ref.handle(press(0))
     assert any(a["do"] == "override" and a["what"] == f"the card is {layout[3]}" for a in out)
-    assert ref.phase == "play" and ref.state is not None
+    assert ref.phase is TablePhase.PLAY and ref.state is not None
     assert sorted(ref.state.initial_layout) == sorted(layout) and misread not in ref.physical
 
     truth = ChineseTenState.from_deck(rules_by_name("pagat"), deck, players=3)
@@ -441,7 +441,7 @@ def test_camera_misread_at_the_deal_gives_way_to_the_card_reader() -> None:
         ref.handle(appeared(card, track=i))
     ref.handle(Input("table", "appeared", str(misread), "layout", track=3, candidates=((str(misread), 0.97),)))
     out = ref.handle(Input("device", "dealt", str(layout[3]), data={"id": commands[-1]["id"], "target": "layout"}))
-    assert ref.phase == "play" and ref.state is not None and sorted(ref.state.initial_layout) == sorted(layout)
+    assert ref.phase is TablePhase.PLAY and ref.state is not None and sorted(ref.state.initial_layout) == sorted(layout)
     assert any(a["do"] == "say" and str(misread) in str(a["text"]) for a in out)
 
 
@@ -459,7 +459,7 @@ def test_reread_card_played_while_down_is_not_taken_for_a_known_one_by_its_runne
         out += ref.handle(appeared(known, track=51 + i, candidates=((str(known), 0.97),)))
     out += ref.handle(Input("control", "resync_end"))
     assert flags(out) == [] and ref.prompt is None
-    assert ref.physical == {*layout, card} and ref.phase == "flip"
+    assert ref.physical == {*layout, card} and ref.phase is TablePhase.FLIP
 
 
 def test_a_correction_that_is_not_a_card_is_answered_not_raised() -> None:
