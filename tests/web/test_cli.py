@@ -20,6 +20,13 @@ def _cardtable(*args: str) -> list[str]:
     return [sys.executable, "-m", "table", *args]
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl-C reaches the child as it does a command typed at a terminal: a test runner's worker may hand its
+    children SIGINT ignored or blocked, and a child that inherits that never stops on Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_history_serves_the_journals_games_and_their_replays_without_host_controls(tmp_path: Path) -> None:
     journal = tmp_path / "j.db"
     result = run_demo(DemoConfig(players=3, seed=4, journal=journal, senses="direct", timeout=300))
@@ -30,6 +37,7 @@ def test_history_serves_the_journals_games_and_their_replays_without_host_contro
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_as_from_a_terminal,
     )
     try:
         assert proc.stdout is not None
