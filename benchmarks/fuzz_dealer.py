@@ -1,11 +1,14 @@
 """Long fuzz run of the dealer protocol, with counts: the frame decoder on random bytes, every payload decoder
 on random payloads, the firmware core (as the simulator runs it) on random command frames, and the host
 (`Dealer` over a pseudo-terminal) against a device that answers every command with random well-formed
-frames. Each case runs under a time bound; an exception other than the package's own, or a case past its
-bound, is counted, with the first few shown.
+frames. An exception other than the package's own is a traceback; a host call past the longest it may take is
+a hang: its cap from the timing the device stated (a lying device may state up to the host's most believed
+times, 10 s a card, 30 s a move, 120 s a shuffle), a recovery before it, settling, and 5 s of slack
+(tests/firmware_bridge/host_calls.py), as is a whole session past ``--bound``. The first few are shown; each
+host case draws from its own generator, so ``--case N`` replays one.
 
     .venv/bin/python benchmarks/fuzz_dealer.py [--seed 1] [--bytes 20000] [--payloads 50000]
-        [--device 3000] [--host 200]
+        [--device 3000] [--host 200] [--bound 600] [--case N]
 
 Targets: 0 tracebacks, 0 hangs, no request acted on twice, one final reply per action.
 """
@@ -27,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "firmware_bridge"))  # the scripted fake device of the tests
 
 from fake_device import BOOT, FakeDevice, standard  # noqa: E402
+from host_calls import every_call  # noqa: E402
 
 from firmware_bridge.dealer import Dealer  # noqa: E402
 from firmware_bridge.errors import BridgeError, FrameError  # noqa: E402
@@ -58,6 +62,7 @@ class Tally:
     hangs: int = 0
     violations: int = 0
     seconds: float = 0.0
+    slowest: float = 0.0  # the longest case, in seconds (host sessions)
     examples: list[str] = field(default_factory=list)
 
     def note(self, kind: str, text: str) -> None:
@@ -174,26 +179,23 @@ def fuzz_device(rng: random.Random, n: int, tally: Tally) -> None:
             tally.note("violations", f"a request dealt in two runs: {starts.most_common(1)}")
 
 
-def host_session(answer: Callable[[Frame], list[Frame]], errors: list[str]) -> None:
-    """Open a Dealer on the scripted device and make every kind of call; note what should not happen."""
+def host_session(answer: Callable[[Frame], list[Frame]], errors: list[str], trace: list[str]) -> None:
+    """Open a Dealer on the scripted device and make every kind of call; note what should not happen (a call
+    past the longest it may take from the timing the host believes: a hang), and in ``trace`` each call."""
     try:
         with FakeDevice(answer, heartbeat_s=0.05) as device:
+            start = time.monotonic()
             try:
                 dealer = Dealer.open(device.url, timeout=0.25, settle_s=0.5)
-            except BridgeError:
+            except BridgeError as exc:
+                trace.append(f"open {time.monotonic() - start:.1f} s: {type(exc).__name__}: {exc}")
                 return
+            trace.append(f"open {time.monotonic() - start:.1f} s, timing believed {dealer.timing}")
             try:
-                for call in (
-                    lambda: dealer.deal("seat:1", 2),
-                    lambda: dealer.set_led(1, (1, 2, 3)),
-                    dealer.status,
-                    dealer.shuffle,
-                    lambda: dealer.deal("layout", 1, face="up"),
-                ):
-                    try:
-                        call()
-                    except BridgeError:
-                        pass
+                for call in every_call(dealer):
+                    trace.append(str(call))
+                    if call.overran:
+                        errors.append(f"hangs: {call}")
                 if not dealer.link._thread.is_alive():
                     errors.append("violations: the link's reader thread died")
             finally:
@@ -202,29 +204,33 @@ def host_session(answer: Callable[[Frame], list[Frame]], errors: list[str]) -> N
         errors.append("tracebacks: " + traceback.format_exc(limit=4))
 
 
-def fuzz_host(rng: random.Random, n: int, tally: Tally, bound_s: float) -> None:
-    """A Dealer over a pty against a device whose first answers are random well-formed frames."""
-    for _ in range(n):
+def fuzz_host(seed: int, n: int, tally: Tally, bound_s: float, only: int | None = None) -> None:
+    """A Dealer over a pty against a device whose first answers are random well-formed frames. Each case draws
+    from its own generator (seeded by the run's seed and the case's number), so that ``--case N`` replays one."""
+    for case in range(n) if only is None else [only]:
+        rng = random.Random(f"{seed}/{case}")
         tally.cases += 1
+        same = rng.random()  # how often a scripted frame carries the request id of the command it answers
         script = [
             [
-                Frame(
-                    rng.choice([int(t) for t in MsgType]) if rng.random() < 0.8 else rng.randrange(256),
-                    rng.randrange(0x10000),
-                    rng.choice([BOOT, BOOT, rng.randrange(0x10000)]),
-                    random_bytes(rng, MAX_PAYLOAD),
+                (
+                    Frame(
+                        rng.choice([int(t) for t in MsgType]) if rng.random() < 0.8 else rng.randrange(256),
+                        rng.randrange(0x10000),
+                        rng.choice([BOOT, BOOT, rng.randrange(0x10000)]),
+                        random_bytes(rng, MAX_PAYLOAD),
+                    ),
+                    rng.random() < same,
                 )
                 for _ in range(rng.randint(0, 4))
             ]
             for _ in range(rng.randint(1, 12))
         ]
-        same = rng.random()
 
-        def answer(frame: Frame, script: list[list[Frame]] = script, same: float = same) -> list[Frame]:
+        def answer(frame: Frame, script: list[list[tuple[Frame, bool]]] = script) -> list[Frame]:
             if script:
                 return [
-                    Frame(f.type, frame.request if rng.random() < same else f.request, f.boot, f.payload)
-                    for f in script.pop(0)
+                    Frame(f.type, frame.request if echo else f.request, f.boot, f.payload) for f, echo in script.pop(0)
                 ]
             if frame.type == MsgType.HELLO:
                 info = HelloInfo(1, (1, 1, 0), True, 4, 4, answers_query=True, timing=Timing(20, 20, 20))
@@ -232,12 +238,17 @@ def fuzz_host(rng: random.Random, n: int, tally: Tally, bound_s: float) -> None:
             return standard(frame) or []
 
         errors: list[str] = []
-        worker = threading.Thread(target=host_session, args=(answer, errors), daemon=True)
+        trace: list[str] = []
+        worker = threading.Thread(target=host_session, args=(answer, errors, trace), daemon=True)
+        start = time.monotonic()
         worker.start()
         worker.join(bound_s)
         if worker.is_alive():
-            tally.note("hangs", f"a host session past {bound_s:g} s")
             worker.join()
+            took = time.monotonic() - start
+            tally.note("hangs", f"host case {case} past {bound_s:g} s ({took:.0f} s):\n" + "\n".join(trace))
+        took = time.monotonic() - start
+        tally.slowest = max(tally.slowest, took)
         for error in errors:
             kind, _, text = error.partition(": ")
             tally.note(kind, text)
@@ -250,7 +261,14 @@ def main() -> int:
     parser.add_argument("--payloads", type=int, default=50000, help="random payloads to every payload decoder")
     parser.add_argument("--device", type=int, default=3000, help="random command sequences to the firmware core")
     parser.add_argument("--host", type=int, default=200, help="host sessions against a random-answering device")
-    parser.add_argument("--bound", type=float, default=30.0, help="seconds a host session may take")
+    parser.add_argument(
+        "--bound",
+        type=float,
+        default=600.0,
+        help="seconds a whole host session may take (each call is also held to the longest it may take from the "
+        "timing the device stated: tests/firmware_bridge/host_calls.py)",
+    )
+    parser.add_argument("--case", type=int, default=None, help="run only this host case (with --host, the seed)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     ok = True
@@ -258,7 +276,7 @@ def main() -> int:
         ("frame decoders (host and firmware)", lambda t: fuzz_framing(rng, args.bytes, t)),
         ("payload decoders", lambda t: fuzz_payloads(rng, args.payloads, t)),
         ("firmware core", lambda t: fuzz_device(rng, args.device, t)),
-        ("host sessions over a pty", lambda t: fuzz_host(rng, args.host, t, args.bound)),
+        ("host sessions over a pty", lambda t: fuzz_host(args.seed, args.host, t, args.bound, args.case)),
     ]
     for name, fuzz in runs:
         tally = Tally()
@@ -267,7 +285,8 @@ def main() -> int:
         tally.seconds = time.monotonic() - start
         print(
             f"{name}: {tally.cases} cases, {tally.tracebacks} tracebacks, {tally.hangs} hangs, "
-            f"{tally.violations} violations, {tally.seconds:.0f} s",
+            f"{tally.violations} violations, {tally.seconds:.0f} s"
+            + (f", slowest case {tally.slowest:.1f} s" if tally.slowest else ""),
             flush=True,
         )
         for example in tally.examples:
