@@ -18,6 +18,7 @@ files, not for a process in which other threads write to standard error at the s
 from __future__ import annotations
 
 import os
+import re
 import struct
 import tempfile
 from collections.abc import Callable, Iterator
@@ -49,7 +50,9 @@ class CodecMessages:
 
     @property
     def first_line(self) -> str:
-        return next((line.strip() for line in self.text.splitlines() if line.strip()), "")
+        """The first thing said, without ffmpeg's "[matroska,webm @ 0x55d0...] " prefix."""
+        line = next((line.strip() for line in self.text.splitlines() if line.strip()), "")
+        return re.sub(r"^\[[^\]]* @ 0x[0-9a-f]+\] ", "", line)
 
 
 @contextmanager
@@ -205,6 +208,8 @@ def read_image(path: Path, notes: Notes | None = None) -> np.ndarray:
     with quiet_codecs() as said:
         image = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
     if image is None:
+        if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-64:]:
+            raise ImageError("not a readable image (a JPEG cut short: it has no end marker)")
         raise ImageError("not a readable image" + (f" ({said.first_line})" if said.first_line else ""))
     if image.shape[0] * image.shape[1] > MAX_PIXELS:  # a format whose header was not read
         raise ImageError(f"image too large: {image.shape[1]}x{image.shape[0]} is over {_megapixels()}")
