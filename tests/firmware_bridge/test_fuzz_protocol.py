@@ -5,7 +5,6 @@ benchmarks/fuzz_dealer.py."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -56,13 +55,15 @@ def frames_for(request: int) -> st.SearchStrategy[Frame]:
 
 
 def _short_stated_times(frame: Frame) -> Frame:
-    """A HELLO_INFO stating at most 255 ms a card, a move and a shuffle: a call may wait as long as the device
-    says its work takes (up to the host's most believed, minutes for a shuffle), which would make the test slow,
-    not stricter. benchmarks/fuzz_dealer.py lets devices state any time."""
+    """A HELLO_INFO that states at most 255 ms a card, a move and a shuffle (one too short to state them is
+    lengthened): a call may wait as long as the device says its work takes (up to the host's most believed,
+    minutes for a shuffle; 30 s when it states nothing), which would make the test slow, not stricter.
+    benchmarks/fuzz_dealer.py lets devices state any time, or none."""
     p = frame.payload
-    if frame.type != MsgType.HELLO_INFO or len(p) < 13:
+    if frame.type != MsgType.HELLO_INFO or len(p) < 7:
         return frame
-    short = p[:7] + bytes([0, p[8], 0, p[10], 0, p[12]]) + p[13:]
+    times = p[7:15] + bytes(max(0, 15 - len(p)))
+    short = p[:7] + bytes([0, times[1], 0, times[3], 0, times[5]]) + times[6:8] + p[15:]
     return Frame(frame.type, frame.request, frame.boot, short)
 
 
@@ -102,7 +103,8 @@ def test_decoders_refuse_with_frame_errors_only() -> None:
 @given(scripts(), st.randoms(use_true_random=False))
 def test_the_host_meets_any_frames_with_a_bridge_error_or_a_result(script: list[list[Frame]], rnd: Any) -> None:
     """Whatever well-formed frames a device sends back (any type, id, boot id, payload), every Dealer call
-    returns or raises a BridgeError in bounded time: never another exception, never a hang."""
+    returns or raises a BridgeError in bounded time (within the longest it may take from the times the device
+    stated, host_calls.allowed_s): never another exception, never a hang."""
     remaining = list(script)
 
     def answer(frame: Frame) -> list[Frame]:
@@ -116,7 +118,6 @@ def test_the_host_meets_any_frames_with_a_bridge_error_or_a_result(script: list[
         return standard(frame) or []
 
     with FakeDevice(answer, heartbeat_s=0.05) as device:
-        start = time.monotonic()
         try:
             dealer = Dealer.open(device.url, timeout=0.25, settle_s=0.5)
         except BridgeError:
@@ -127,7 +128,6 @@ def test_the_host_meets_any_frames_with_a_bridge_error_or_a_result(script: list[
             assert dealer.link._thread.is_alive()
         finally:
             dealer.close()
-        assert time.monotonic() - start < 60
 
 
 @st.composite
