@@ -1,5 +1,5 @@
-"""The examples in the docstrings of the public value types (cards, records, referee actions) run and
-give what they show."""
+"""The examples in the docstrings of the public value types (cards, records, referee actions, the seats' LED
+roles) run and give what they show."""
 
 from __future__ import annotations
 
@@ -10,10 +10,15 @@ import pytest
 
 import table.cards
 import table.controller.referee
+import table.controller.referee_base
 import table.records
 
 
-@pytest.mark.parametrize("module", [table.cards, table.records, table.controller.referee], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module",
+    [table.cards, table.records, table.controller.referee, table.controller.referee_base],
+    ids=lambda m: m.__name__,
+)
 def test_the_docstring_examples_hold(module: ModuleType) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, report=True)
     assert result.attempted > 0, f"{module.__name__} has no examples"

@@ -48,7 +48,7 @@ from table.controller.referee import (
     Action,
     Input,
 )
-from table.controller.referee_base import RefereeBookkeeping, seat_of_zone
+from table.controller.referee_base import RefereeBookkeeping, seat_of_zone, winner_roles
 from table.errors import CardConflictError, IllegalMoveError, RecordError
 from table.journal import Entry, GameRow
 
@@ -152,25 +152,13 @@ class ChineseTenReferee(RefereeBookkeeping):
             )
         return out
 
-    def pending_commands(self) -> list[Action]:
-        return list(self.commands.values())
-
     def leds(self) -> dict[int, str]:
-        roles = dict.fromkeys(range(self.players), "idle")
         if self.phase is TablePhase.OVER and self._result:
-            best = max(s["points"] for s in self._result["seats"])
-            for s in self._result["seats"]:
-                if s["points"] == best:
-                    roles[s["seat"]] = "winner"
-            return roles
+            return winner_roles(self.players, self._result["seats"], "points")
+        roles = dict.fromkeys(range(self.players), "idle")
         if self.state is not None and self.phase not in (TablePhase.DEAL, TablePhase.REDEAL):
             roles[self.state.to_act] = "turn"
-        if self.prompt is not None:
-            roles[self.prompt["seat"]] = "confirm"
-        for flag in self.flags.values():
-            if flag.state == "open":
-                roles[flag.seat] = "error"
-        return roles
+        return self._attention(roles, self.prompt)
 
     def view(self) -> dict[str, Any]:
         st = self.state

@@ -37,6 +37,20 @@ class RefereeBookkeeping:
     def over(self) -> bool:
         raise NotImplementedError
 
+    def pending_commands(self) -> list[Action]:
+        return list(self.commands.values())
+
+    def _attention(self, roles: dict[int, str], *asking: dict[str, Any] | None) -> dict[int, str]:
+        """``roles`` with the seat each open question (``asking``: a choice, the prompt) waits on as ``confirm``,
+        then every seat with an open flag as ``error`` (a flag outranks a question)."""
+        for question in asking:
+            if question is not None:
+                roles[question["seat"]] = "confirm"
+        for flag in self.flags.values():
+            if flag.state == "open":
+                roles[flag.seat] = "error"
+        return roles
+
     def handle(self, inp: Input) -> list[Action]:
         """Judge one input; after the game only the terminal (overrides, corrections) is heard."""
         if self.over and inp.src != "terminal":
@@ -259,6 +273,19 @@ class RefereeBookkeeping:
         out.append(
             {"do": "prompt", "seat": prompt["seat"], "card": prompt["card"], "suit": prompt["suit"], "text": text}
         )
+
+
+def winner_roles(players: int, result_seats: Iterable[dict[str, Any]], score: str) -> dict[int, str]:
+    """The seats' LED roles at a game's end: ``winner`` for every seat with the best ``score``, the rest idle.
+
+    >>> winner_roles(3, [{"seat": 0, "coins": 5}, {"seat": 1, "coins": 9}, {"seat": 2, "coins": 9}], "coins")
+    {0: 'idle', 1: 'winner', 2: 'winner'}
+    """
+    seats = list(result_seats)
+    best = max(s[score] for s in seats)
+    roles = dict.fromkeys(range(players), "idle")
+    roles.update({s["seat"]: "winner" for s in seats if s[score] == best})
+    return roles
 
 
 def seat_of_zone(zone: str | None) -> int | None:

@@ -37,7 +37,7 @@ from typing import Any
 from table.cards import Card
 from table.controller import recognition
 from table.controller.referee import OUT_OF_TURN, Action, Flag, Input
-from table.controller.referee_base import RefereeBookkeeping
+from table.controller.referee_base import RefereeBookkeeping, winner_roles
 from table.errors import CardConflictError, ConfigError, IllegalMoveError, RecordError
 from table.garbage import AwaitCard, AwaitMove, GarbageGame, GarbageRules, Move
 from table.garbage.core import MOVE_KINDS, HandResults
@@ -135,30 +135,16 @@ class GarbageReferee(RefereeBookkeeping):
         self._next_request(out)
         return out
 
-    def pending_commands(self) -> list[Action]:
-        return list(self.commands.values())
-
     def leds(self) -> dict[int, str]:
-        roles = dict.fromkeys(range(self.players), "idle")
         if self.over and self._result:
-            best = max(s["coins"] for s in self._result["seats"])
-            for s in self._result["seats"]:
-                if s["coins"] == best:
-                    roles[s["seat"]] = "winner"
-            return roles
+            return winner_roles(self.players, self._result["seats"], "coins")
+        roles = dict.fromkeys(range(self.players), "idle")
         step = self.engine.step
         if isinstance(step, AwaitMove):
             roles[step.seat] = "turn"
         elif isinstance(step, AwaitCard) and not self.over:
             roles[self.engine.dealer] = "turn"
-        if self.choice is not None:
-            roles[self.choice["seat"]] = "confirm"
-        if self.prompt is not None:
-            roles[self.prompt["seat"]] = "confirm"
-        for flag in self.flags.values():
-            if flag.state == "open":
-                roles[flag.seat] = "error"
-        return roles
+        return self._attention(roles, self.choice, self.prompt)
 
     def view(self) -> dict[str, Any]:
         game = self.engine

@@ -8,7 +8,7 @@ from typing import Any
 from table.cards import Card
 from table.controller import recognition
 from table.controller.referee import Action, Flag, Input
-from table.controller.referee_base import seat_of_zone
+from table.controller.referee_base import seat_of_zone, winner_roles
 from table.errors import RecordError
 from table.frog.deal import WIDOW, active_seats
 from table.frog.referee.base import (
@@ -46,30 +46,16 @@ class FrogReferee(Dealing, Bidding, WidowAndDiscards, Tricks, Settling):
         self._begin_deal(out)
         return out
 
-    def pending_commands(self) -> list[Action]:
-        return list(self.commands.values())
-
     def leds(self) -> dict[int, str]:
-        roles = dict.fromkeys(range(self.players), "idle")
         if self.over and self._result:
-            best = max(s["chips"] for s in self._result["seats"])
-            for s in self._result["seats"]:
-                if s["chips"] == best:
-                    roles[s["seat"]] = "winner"
-            return roles
+            return winner_roles(self.players, self._result["seats"], "chips")
+        roles = dict.fromkeys(range(self.players), "idle")
         deal = self.deal
         if deal is not None and self.stage is Stage.GATHER and self.gather_winner is not None:
             roles[self.gather_winner] = "winner"
         elif deal is not None and deal.to_act is not None and self.stage not in (Stage.DEAL, Stage.NEXT):
             roles[deal.to_act] = "turn"
-        if self.choice is not None:
-            roles[self.choice["seat"]] = "confirm"
-        if self.prompt is not None:
-            roles[self.prompt["seat"]] = "confirm"
-        for flag in self.flags.values():
-            if flag.state == "open":
-                roles[flag.seat] = "error"
-        return roles
+        return self._attention(roles, self.choice, self.prompt)
 
     def view(self) -> dict[str, Any]:
         deal = self.deal
