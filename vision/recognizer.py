@@ -28,6 +28,7 @@ from vision.classify import OnnxClassifier, decide, postprocess, preprocess, sof
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, ModelError, SettingError
 from vision.events import BACK, UNKNOWN
+from vision.ink_colour import BLACK, RED, InkColour, ink_colour, redraw_ink
 from vision.learned_detect import detect_learned
 from vision.learned_outlines import DEFAULT_META as DEFAULT_OUTLINE_META
 from vision.learned_outlines import OutlineNets
@@ -207,6 +208,7 @@ class Recognizer:
         blur_look_below: float = BLUR_LOOK_BELOW,
         learned: bool = True,
         outline_nets: str | Path | None = None,
+        ink_shape: bool = True,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         if not path.is_file():  # said before its metadata file beside it is looked for
@@ -240,6 +242,7 @@ class Recognizer:
         # None: the shipped SECOND_LOOK_ZOOMS; () reads no zoomed crops
         zooms = SECOND_LOOK_ZOOMS if second_look_zooms is None else second_look_zooms
         self.second_look_zooms = tuple(float(z) for z in zooms)
+        self.ink_shape = ink_shape
         if any(not 1.0 <= z <= 1.8 for z in self.second_look_zooms):  # 1.8: the two corners' crops stay apart
             raise SettingError(f"second_look_zooms: each zoom must be 1.0-1.8, got {self.second_look_zooms}")
 
@@ -307,9 +310,59 @@ class Recognizer:
     def _classify(
         self, frame: np.ndarray, quads: Sequence[np.ndarray], *, drop_non_cards: bool, deblurred: bool = False
     ) -> list[Recognition]:
+        """The cards at ``quads`` named; a card whose index ink is coloured (``vision.ink_colour``) is read with that
+        ink redrawn red and redrawn black, and named by the surer of the two readings, so its suit comes from the
+        shape the model sees and not from a colour it never learnt. ``drop_non_cards``: leave out the outlines the
+        model takes for no card (else they are ``unknown``)."""
         if not len(quads):
             return []
         ordered = [order_corners(q) for q in quads]
+        readings = self._read(frame, ordered, deblurred)
+        if self.ink_shape:
+            inked = [
+                i
+                for i, r in enumerate(readings)
+                if r.card != BACK
+                and not self._dropped(r.card, 1.0 - r.presence)
+                and ink_colour(frame, ordered[i]) is InkColour.OTHER
+            ]
+            for i, again in zip(inked, self._read_inked(frame, [ordered[i] for i in inked], deblurred), strict=True):
+                readings[i] = again
+        out = []
+        for r in readings:
+            if self._dropped(r.card, 1.0 - r.presence):
+                if drop_non_cards:
+                    continue
+                r = Recognition(UNKNOWN, r.confidence, r.corners, r.probabilities, r.presence)
+            out.append(r)
+        return out
+
+    def _read_inked(self, frame: np.ndarray, quads: list[np.ndarray], deblurred: bool) -> list[Recognition]:
+        """The cards at ``quads`` (ordered), whose index ink is coloured: read with that ink redrawn red and redrawn
+        black, each reading with every look; the two readings' faces are averaged and weighed by the suit the pip
+        model sees in both redrawn frames (it reads the shapes of the pips, grey), so the shape decides between
+        the red suit the one reading gives and the black suit the other gives. Without the pip model the surer
+        reading is kept."""
+        if not quads:
+            return []
+        frames = (redraw_ink(frame, quads, RED), redraw_ink(frame, quads, BLACK))
+        red, black = (self._read(f, quads, deblurred) for f in frames)
+        if self.pip_look is None:
+            return [max(pair, key=_surety) for pair in zip(red, black, strict=True)]
+        probs = 0.5 * (np.stack([r.probabilities for r in red]) + np.stack([r.probabilities for r in black]))
+        suits = np.sqrt(self.pip_look.read(frames[0], quads)[0] * self.pip_look.read(frames[1], quads)[0])
+        _weigh_faces(probs, suits[:, _SUIT_INDEX])
+        named = decide(probs, LABELS, self.min_confidence, self.min_margin, UNKNOWN)
+        return [
+            Recognition(label, conf, q, p, 0.5 * (r.presence + b.presence))
+            for (label, conf), q, p, r, b in zip(named, quads, probs, red, black, strict=True)
+        ]
+
+    def _read(self, frame: np.ndarray, ordered: list[np.ndarray], deblurred: bool = False) -> list[Recognition]:
+        """One reading per outline (in ``order_corners``' order), every look included; an outline the model takes for
+        no card keeps the label it was read as, and ``_classify`` drops it."""
+        if not ordered:
+            return []
         raw = self.model_probabilities(frame, ordered, ordered=True)
         none = raw[:, len(LABELS)]
         probs = raw[:, : len(LABELS)] / np.maximum(raw[:, : len(LABELS)].sum(axis=1, keepdims=True), 1e-12)
@@ -332,14 +385,10 @@ class Recognizer:
             unsure = self._unsure_faces(named, none, self.blur_look_below)
             if unsure:
                 self._blur_look(frame, ordered, unsure, probs, named)
-        out = []
-        for (label, conf), quad, p, p_none in zip(named, ordered, probs, none, strict=True):
-            if self._dropped(label, float(p_none)):
-                if drop_non_cards:
-                    continue
-                label = UNKNOWN
-            out.append(Recognition(label, conf, quad, p, 1.0 - float(p_none)))
-        return out
+        return [
+            Recognition(label, conf, quad, p, 1.0 - float(p_none))
+            for (label, conf), quad, p, p_none in zip(named, ordered, probs, none, strict=True)
+        ]
 
     def _unsure_faces(self, named: list[tuple[str, float]], none: np.ndarray, below: float) -> list[int]:
         """The cards the pip look and the blur look read again: unknown, or a face named under ``below``; not an
@@ -478,6 +527,11 @@ class Recognizer:
 
     def _infer(self, crops: np.ndarray) -> np.ndarray:
         return postprocess(self.classifier.infer(preprocess(crops, self.meta)))
+
+
+def _surety(reading: Recognition) -> tuple[bool, float]:
+    """How sure a reading is: a named card over an unknown one, then the higher top-1 probability."""
+    return reading.card != UNKNOWN, reading.confidence
 
 
 def _weigh_faces(probs: np.ndarray, weights: np.ndarray) -> None:

@@ -58,6 +58,20 @@ def font_decks(styles: tuple[int, ...] = FONT_STYLES) -> dict[str, Deck]:
     return {f"{FONT_PREFIX}{style}": font_deck(style) for style in styles}
 
 
+FOUR_COLOUR_TWINS = ("gnome:neoclassical_4_color",)
+"""Debian's own four-colour twins of held-out designs (orange diamonds, green clubs): never trained on."""
+
+
+def four_colour_held_out_decks(cache: Path = CACHE) -> dict[str, Deck]:
+    """Each held-out design painted as a four-colour deck (blue diamonds, green clubs: ``four_colour``), named
+    ``NAME+4c``, and the held-out designs' own four-colour twins as Debian ships them."""
+    from models.training.four_colour import four_colour_deck
+
+    decks = {f"{name}+4c": four_colour_deck(deck) for name, deck in held_out_decks(cache).items()}
+    twins = render_all(only=list(FOUR_COLOUR_TWINS), cache=cache)
+    return decks | {name: folder_deck(folder) for name, folder in twins.items()}
+
+
 def held_out_decks(cache: Path = CACHE) -> dict[str, Deck]:
     """The held-out designs (only these are rendered, so tests stay quick)."""
     return {name: folder_deck(folder) for name, folder in render_all(only=list(HELD_OUT), cache=cache).items()}

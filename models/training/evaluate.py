@@ -35,6 +35,7 @@ from vision.cli_recognize import (
 )
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
+from vision.events import BACK
 from vision.recognizer import (
     BLUR_LOOK_BELOW,
     DEFAULT_MODEL,
@@ -46,6 +47,8 @@ from vision.recognizer import (
     metadata_path,
 )
 
+SURE = 0.9
+"""A wrong name at this confidence or more is a confident one (the referee would act on it)."""
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
 
 
@@ -59,6 +62,8 @@ class Tally:
     false_cards: int = 0
     frames: int = 0
     classifier_named: int = 0
+    sure_wrong: int = 0  # wrong with confidence >= SURE
+    suit_wrong: int = 0  # a face named as a face of another suit
 
     def add(self, other: Tally) -> None:
         for k in self.__dict__:
@@ -73,6 +78,8 @@ class Tally:
             "unknown": round(self.unknown / n, 4),
             "wrong": round(self.wrong / n, 4),
             "classifier_only": round(self.classifier_named / n, 4),
+            "sure_wrong": round(self.sure_wrong / n, 5),
+            "suit_wrong": round(self.suit_wrong / n, 5),
             "false_cards_per_50_frames": round(50 * self.false_cards / max(1, self.frames), 2),
         }
 
@@ -126,6 +133,8 @@ def counted(truth: list[tuple[str, np.ndarray]], seen: Sequence[Recognition]) ->
             t.unknown += 1
         else:
             t.wrong += 1
+            t.sure_wrong += seen[i].confidence >= SURE
+            t.suit_wrong += label != BACK and seen[i].card != BACK and seen[i].card[1] != label[1]
     t.false_cards = len(seen) - len(used)
     return t, Outcome(missed, quads, [quads[i] for i in range(len(seen)) if i not in used])
 
@@ -286,6 +295,17 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         help="measure only clutter-only tables: N frames dealt from --seed (no card scenes)",
     )
     add_clear_band_argument(ap, "; not with --write")
+    ap.add_argument(
+        "--four-colour",
+        action="store_true",
+        help="the held-out designs painted as four-colour decks (blue diamonds, green clubs) and Debian's own "
+        "four-colour twins of them, instead of the designs as printed; not with --write",
+    )
+    ap.add_argument(
+        "--no-ink-shape",
+        action="store_true",
+        help="read coloured index ink as it is, not redrawn red and black (vision.ink_colour); not with --write",
+    )
     args = ap.parse_args(argv)
     if args.clutter_frames is not None and args.write:
         ap.error("--clutter-frames measures one part only; it cannot --write the model card")
@@ -308,6 +328,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ("--blur-look-below", args.blur_look_below != BLUR_LOOK_BELOW, f" --blur-look-below {args.blur_look_below:g}"),
         ("--clear-band", args.clear_band != 0, f" --clear-band {args.clear_band}"),
         ("--no-learned", not args.learned, " --no-learned"),
+        ("--four-colour", args.four_colour, " --four-colour"),
+        ("--no-ink-shape", args.no_ink_shape, " --no-ink-shape"),
     ]
     for flag_name, given, _ in others:
         if given and args.write:
@@ -319,7 +341,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     except ValueError as e:
         ap.error(str(e))
     try:
-        rec = Recognizer(args.model, detector=detector, second_look_zooms=args.zooms, **look_settings(args))
+        rec = Recognizer(
+            args.model,
+            detector=detector,
+            second_look_zooms=args.zooms,
+            ink_shape=not args.no_ink_shape,
+            **look_settings(args),
+        )
     except SettingError as e:
         ap.error(str(e))
     cal = args.calibrated
@@ -333,7 +361,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         }
         print(json.dumps(only, indent=2))
         return only
-    held = designs.held_out_decks()
+    held = designs.four_colour_held_out_decks() if args.four_colour else designs.held_out_decks()
     normal_blur: dict[str, Tally] = {}
     hard_blur: dict[str, Tally] = {}
     (normal_spec, normal_seed), (hard_spec, hard_seed) = kind_spec("realistic", args.seed), kind_spec("hard", args.seed)

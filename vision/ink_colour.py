@@ -1,0 +1,135 @@
+"""The colour of a card's index ink, and the card's ink redrawn red or black: suits are read from their shape.
+
+The classifier learnt from two-colour decks, where a suit's colour agrees with its shape, and at an index's size
+(a suit a few pixels tall) colour is much of what it reads: a four-colour deck's blue diamond reads as a spade
+with high confidence. A card whose index ink is neither red nor black nor grey (blue, green, yellow, violet) is
+therefore read twice, its coloured ink redrawn red once and black once, and named by the surer reading
+(``vision.recognizer``): the shape decides, as it does for a person reading an unfamiliar deck. Red and black
+ink is left as it is, so a two-colour deck is read exactly as before.
+
+    ink_colour(frame, quad)                     # InkColour.OTHER for a blue diamond
+    redrawn = redraw_ink(frame, [quad], RED)    # the card's blue ink now red, the rest of the frame as it was
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.rectify import CORNER_H, CORNER_W, corner_crops
+
+PAPER_PERCENTILE = 98.0
+"""Each channel of a crop is measured against this percentile of itself (the card's paper), so a colour cast
+of the light cancels, as the classifier's own input normalisation cancels it."""
+INK_BELOW = 0.55
+"""A pixel is ink where its darkest channel is under this share of the paper's."""
+MIN_INK_PIXELS = 12
+"""An index corner with fewer ink pixels than this (a back's plain margin, an empty crop) has no ink colour."""
+GREY_CHROMA = 0.22
+"""Ink whose channels (as shares of the paper's) differ by less than this is black or grey."""
+RED_HUE = (20, 165)
+"""OpenCV hue (0-180): ink under the first or over the second is red (orange and a faded, pinkish red included: a
+two-colour deck's red under warm light lies near 13)."""
+RED_INK = np.array([0.13, 0.13, 0.85], np.float32)
+BLACK_INK = np.array([0.12, 0.12, 0.12], np.float32)
+"""Ink colours (B, G, R as shares of the paper's) the redrawn ink takes: the printed red and black of a deck."""
+
+
+def _inner_mask() -> np.ndarray:
+    """(CORNER_H * CORNER_W,) float32: 1 on the crop's pixels that lie on the card's paper even when the outline is a
+    pixel or two off, 0 on its outer two rows and columns and its rounded corner, where the table shows."""
+    y, x = np.mgrid[:CORNER_H, :CORNER_W]
+    mask: np.ndarray = ((x >= 2) & (y >= 2) & (x + y >= 10)).astype(np.float32).ravel()
+    return mask
+
+
+_INNER = _inner_mask()
+
+
+class InkColour(enum.Enum):
+    NONE = "none"  # too little ink to tell (a back, a blank crop)
+    BLACK = "black"  # black or grey
+    RED = "red"
+    OTHER = "other"  # blue, green, yellow, violet: a four-colour deck's diamonds or clubs
+
+    @property
+    def target(self) -> np.ndarray:
+        """The ink colour ``redraw_ink`` paints for RED or BLACK."""
+        if self is InkColour.RED:
+            return RED_INK
+        if self is InkColour.BLACK:
+            return BLACK_INK
+        raise ValueError(f"ink is redrawn red or black, not {self.value}")
+
+
+RED, BLACK = InkColour.RED, InkColour.BLACK
+
+
+def _paper(pixels: np.ndarray) -> np.ndarray:
+    """(3,) float32: the paper's colour among (N, 3) pixels, each channel's ``PAPER_PERCENTILE`` (never under 8)."""
+    k = int(PAPER_PERCENTILE / 100 * (len(pixels) - 1))
+    paper: np.ndarray = np.maximum(np.partition(pixels, k, axis=0)[k].astype(np.float32), 8.0)
+    return paper
+
+
+def _is_red(shares: np.ndarray) -> np.ndarray:
+    """Per (..., 3) share pixel: whether its hue is red."""
+    hsv = cv2.cvtColor(np.clip(shares * 255, 0, 255).astype(np.uint8).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
+    hue = hsv[:, 0, 0].reshape(shares.shape[:-1])
+    red: np.ndarray = (hue < RED_HUE[0]) | (hue > RED_HUE[1])
+    return red
+
+
+def ink_colour_of_crop(crop: np.ndarray) -> InkColour:
+    """The colour of the ink in one index-corner crop (``CORNER_H``, ``CORNER_W``, 3) BGR, as ``rectify.corner_crops``
+    cuts it: the mean colour of its ink pixels away from the crop's outer edges, as shares of the paper's."""
+    if crop.shape != (CORNER_H, CORNER_W, 3):
+        raise ValueError(f"an index-corner crop is {CORNER_H}x{CORNER_W}x3, got {crop.shape}")
+    pixels = crop.reshape(-1, 3)
+    shares = pixels * (1.0 / _paper(pixels))
+    darkest = np.minimum(np.minimum(shares[:, 0], shares[:, 1]), shares[:, 2])  # faster than min(axis=1) on 3 columns
+    ink = (darkest < INK_BELOW) * _INNER
+    count = float(ink.sum())
+    if count < MIN_INK_PIXELS:
+        return InkColour.NONE
+    colour = (ink @ shares / count).astype(np.float32)
+    if float(colour.max() - colour.min()) < GREY_CHROMA:
+        return InkColour.BLACK
+    return InkColour.RED if bool(_is_red(colour[None])[0]) else InkColour.OTHER
+
+
+def ink_colour(frame: np.ndarray, quad: np.ndarray) -> InkColour:
+    """The ink colour of the card at ``quad`` (image points, any order), read in its top-left index corner."""
+    return ink_colour_of_crop(corner_crops(frame, quad, corners=(0,))[0])
+
+
+def redraw_ink(frame: np.ndarray, quads: Sequence[np.ndarray], to: InkColour) -> np.ndarray:
+    """A copy of ``frame`` in which every coloured ink (neither red nor black nor grey) inside the cards at ``quads``
+    is painted ``to`` (RED or BLACK) with its strength kept, so its edges stay as soft as printed; paper, red and
+    black ink and everything outside the cards are left as they are."""
+    target = to.target
+    out = frame.copy()
+    h, w = frame.shape[:2]
+    for quad in quads:
+        pts = np.asarray(quad, np.float32).reshape(4, 2)
+        x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(pts.max(axis=0)).astype(int) + 1, (w, h))
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            continue
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(inside, np.round(pts - (x0, y0)).astype(np.int32), 1)
+        roi = out[y0:y1, x0:x1]
+        card = roi[inside.astype(bool)]
+        if len(card) < 16:
+            continue
+        paper = _paper(card.reshape(-1, 3))
+        shares = roi.astype(np.float32) / paper
+        chroma = shares.max(axis=2) - shares.min(axis=2)
+        coloured = inside.astype(bool) & (chroma >= GREY_CHROMA) & ~_is_red(shares)
+        strength = np.clip(1.0 - shares.min(axis=2), 0.0, 1.0)[..., None]
+        painted = (1.0 - strength * (1.0 - target)) * paper
+        roi[coloured] = np.clip(painted[coloured], 0, 255).astype(np.uint8)
+    return out
