@@ -24,12 +24,18 @@ from vision.rectify import CORNER_H, CORNER_W, corner_crops
 PAPER_PERCENTILE = 98.0
 """Each channel of a crop is measured against this percentile of itself (the card's paper), so a colour cast
 of the light cancels, as the classifier's own input normalisation cancels it."""
-INK_BELOW = 0.55
-"""A pixel is ink where its darkest channel is under this share of the paper's."""
+INK_SPAN = 0.5
+"""A pixel is ink where its darkest channel lies below the paper by more than this share of the way to the crop's
+darkest ink (the crop's 2nd percentile): a blurred or hazy index, whose ink never gets dark, still has its ink."""
+MIN_INK_DEPTH = 0.2
+"""A crop whose darkest ink is under this share below the paper has no ink to judge (a blank corner)."""
 MIN_INK_PIXELS = 12
 """An index corner with fewer ink pixels than this (a back's plain margin, an empty crop) has no ink colour."""
-GREY_CHROMA = 0.22
-"""Ink whose channels (as shares of the paper's) differ by less than this is black or grey."""
+GREY_CHROMA = 0.21
+"""Ink whose channels (as shares of the paper's) differ by less than this share of the ink's depth is black or
+grey: black ink blurred, in haze or under a cast stays under it, a blue or green one (however light) over it."""
+MIN_PAINT_DEPTH = 0.06
+"""``redraw_ink`` paints pixels at least this share below the paper (lighter ones are paper and its noise)."""
 RED_HUE = (20, 165)
 """OpenCV hue (0-180): ink under the first or over the second is red (orange and a faded, pinkish red included: a
 two-colour deck's red under warm light lies near 13)."""
@@ -91,12 +97,17 @@ def ink_colour_of_crop(crop: np.ndarray) -> InkColour:
     pixels = crop.reshape(-1, 3)
     shares = pixels * (1.0 / _paper(pixels))
     darkest = np.minimum(np.minimum(shares[:, 0], shares[:, 1]), shares[:, 2])  # faster than min(axis=1) on 3 columns
-    ink = (darkest < INK_BELOW) * _INNER
+    k = int(0.02 * (len(darkest) - 1))
+    deepest = float(np.partition(darkest, k)[k])
+    if 1.0 - deepest < MIN_INK_DEPTH:
+        return InkColour.NONE
+    ink = (darkest < 1.0 - INK_SPAN * (1.0 - deepest)) * _INNER
     count = float(ink.sum())
     if count < MIN_INK_PIXELS:
         return InkColour.NONE
     colour = (ink @ shares / count).astype(np.float32)
-    if float(colour.max() - colour.min()) < GREY_CHROMA:
+    depth = max(1.0 - float(colour.min()), 1e-3)
+    if float(colour.max() - colour.min()) < GREY_CHROMA * depth:
         return InkColour.BLACK
     return InkColour.RED if bool(_is_red(colour[None])[0]) else InkColour.OTHER
 
@@ -127,9 +138,9 @@ def redraw_ink(frame: np.ndarray, quads: Sequence[np.ndarray], to: InkColour) ->
             continue
         paper = _paper(card.reshape(-1, 3))
         shares = roi.astype(np.float32) / paper
+        depth = np.clip(1.0 - shares.min(axis=2), 0.0, 1.0)
         chroma = shares.max(axis=2) - shares.min(axis=2)
-        coloured = inside.astype(bool) & (chroma >= GREY_CHROMA) & ~_is_red(shares)
-        strength = np.clip(1.0 - shares.min(axis=2), 0.0, 1.0)[..., None]
-        painted = (1.0 - strength * (1.0 - target)) * paper
+        coloured = inside.astype(bool) & (depth >= MIN_PAINT_DEPTH) & (chroma >= GREY_CHROMA * depth) & ~_is_red(shares)
+        painted = (1.0 - depth[..., None] * (1.0 - target)) * paper
         roi[coloured] = np.clip(painted[coloured], 0, 255).astype(np.uint8)
     return out
