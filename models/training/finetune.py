@@ -36,7 +36,6 @@ from models.training.train import (
     degrade,
     export,
     meta_object,
-    recolour_inks,
     training_design_names,
 )
 from vision.classify import preprocess
@@ -138,12 +137,6 @@ def main() -> None:
         default=0.0,
         help="fraction of the degraded crops also given a line (motion) blur (train.motion_blur)",
     )
-    ap.add_argument(
-        "--recolour",
-        type=float,
-        default=0.0,
-        help="fraction of each batch whose ink is painted a colour neither red nor black (train.recolour_inks)",
-    )
     ap.add_argument("--base", type=Path, default=MODEL)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
@@ -188,7 +181,7 @@ def main() -> None:
         total, correct = 0.0, 0
         for k in range(0, len(x), batch):
             idx = perm[k : k + batch]
-            out = net(degrade(augment(recolour_inks(x[idx], gen, args.recolour), gen), gen, args.degrade, args.motion))
+            out = net(degrade(augment(x[idx], gen), gen, args.degrade, args.motion))
             loss = loss_fn(out, y[idx])
             opt.zero_grad()
             loss.backward()
@@ -222,7 +215,6 @@ def main() -> None:
             "seed": args.seed,
             "degrade": args.degrade,
             "motion": args.motion,
-            "recolour": args.recolour,
             "seconds": round(time.time() - t_start),
             **({"crop_commands": commands} if commands else {}),
         },

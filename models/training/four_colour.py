@@ -2,7 +2,7 @@
 
 Four-colour decks (poker rooms, bridge clubs) print diamonds blue and clubs green; some older ones print diamonds
 yellow or orange. A held-out design's four-colour variant measures whether suits are read from their shape
-(``evaluate --four-colour``); training paints its crops' inks in any colour instead (``train.recolour_inks``).
+(``evaluate --four-colour``; ``vision.ink_colour`` is how the recogniser reads them).
 
     deck = four_colour_deck(folder_deck(path))          # KD blue, 5C green, hearts and spades as printed
 """

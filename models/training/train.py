@@ -179,43 +179,6 @@ def motion_blur(xs: Any, gen: Any, share: float, longest: int = 13) -> Any:
     return out
 
 
-INK_HUES = (40.0, 320.0)
-"""Hues (degrees) ``recolour_inks`` paints with: all but red and orange (320-40), the hues a two-colour deck's red
-ink shows under the table's light, so red ink keeps meaning hearts or diamonds."""
-
-
-def recolour_inks(x: Any, gen: Any, share: float) -> Any:
-    """Four-colour decks on normalised crops: the ink of a fraction ``share`` of the crops painted one colour drawn
-    from ``INK_HUES`` (saturation 0.6-1, value 0.45-0.9: blue diamonds, green clubs, yellow, violet), whatever the
-    card's suit, its strength kept so its edges stay soft. A coloured index then carries no suit in its colour and
-    is read by its shape; red and black ink keep the meaning a two-colour deck gives them."""
-    import torch
-
-    n = x.shape[0]
-    pick = torch.rand(n, generator=gen) < share
-    m = int(pick.sum())
-    if m == 0:
-        return x
-    shares = x[pick] + 0.5  # each channel as a share of the paper's (normalised crops are share - 0.5)
-    strength = (1 - shares.min(dim=1, keepdim=True).values).clamp(0, 1)
-    hue = INK_HUES[0] + (INK_HUES[1] - INK_HUES[0]) * torch.rand(m, generator=gen)
-    sat = 0.6 + 0.4 * torch.rand(m, generator=gen)
-    val = 0.45 + 0.45 * torch.rand(m, generator=gen)
-    ink = _hsv_to_bgr(hue, sat, val).view(m, 3, 1, 1)
-    out = x.clone()
-    out[pick] = (1 - strength * (1 - ink)) - 0.5
-    return out
-
-
-def _hsv_to_bgr(hue: Any, sat: Any, val: Any) -> Any:
-    """(M, 3) BGR colours in 0-1 from hue (degrees), saturation and value (M,) tensors."""
-    import torch
-
-    k = torch.stack([(5 + hue / 60) % 6, (3 + hue / 60) % 6, (1 + hue / 60) % 6], dim=1)  # R, G, B
-    rgb = val[:, None] - val[:, None] * sat[:, None] * torch.clamp(torch.minimum(k, 4 - k), 0, 1)
-    return rgb.flip(1)
-
-
 def degrade(x: Any, gen: Any, p: float = 0.6, motion: float = 0.0) -> Any:
     """Held-out failure modes on normalised crops: blur, low resolution, glare, noise, slight misalignment.
 
