@@ -170,7 +170,7 @@ named one fewer in each of the four sets."""
 
 INKED_MIN_CONFIDENCE = 0.65
 """A card read through its coloured ink redrawn (``Recognizer._read_inked``) is named only at this top-1 probability
-or more, else it is ``unknown``: its suit rests on the pip model where the two readings disagree, and for a court
+or more, else it is ``unknown``: its suit rests on the pip model where the readings disagree, and for a court
 card the pip model sees a figure, not pips. On four-colour variants of eight training designs (realistic and hard
 scenes, 308 such cards) 0.65 was the lowest that named no card wrong (302 right at 0.7, 306 and one wrong at 0.45)."""
 
@@ -333,7 +333,8 @@ class Recognizer:
                 and not self._dropped(r.card, 1.0 - r.presence)
                 and ink_colour(frame, ordered[i]) is InkColour.OTHER
             ]
-            for i, again in zip(inked, self._read_inked(frame, [ordered[i] for i in inked], deblurred), strict=True):
+            seen = [readings[i] for i in inked]
+            for i, again in zip(inked, self._read_inked(frame, seen, deblurred), strict=True):
                 readings[i] = again
         out = []
         for r in readings:
@@ -344,25 +345,27 @@ class Recognizer:
             out.append(r)
         return out
 
-    def _read_inked(self, frame: np.ndarray, quads: list[np.ndarray], deblurred: bool) -> list[Recognition]:
-        """The cards at ``quads`` (ordered), whose index ink is coloured: read with that ink redrawn red and redrawn
-        black, each reading with every look; the two readings' faces are averaged and weighed by the suit the pip
-        model sees in both redrawn frames (it reads the shapes of the pips, grey), so the shape decides between
-        the red suit the one reading gives and the black suit the other gives. Without the pip model the surer
-        reading is kept."""
-        if not quads:
+    def _read_inked(self, frame: np.ndarray, seen: list[Recognition], deblurred: bool) -> list[Recognition]:
+        """The cards ``seen`` (their outlines ordered), whose index ink is coloured, read again with that ink redrawn
+        red and redrawn black, each reading with every look. The three readings' faces (as seen, red, black) are
+        averaged and weighed by the suit the pip model sees in both redrawn frames (it reads the shapes of the pips,
+        grey): the shape decides between the red suit one reading gives and the black suit the other gives. The
+        reading as seen keeps a vote because some decks' black is a dark colour (a dark blue spade reads as a spade
+        as it is). Without the pip model the surest reading is kept."""
+        if not seen:
             return []
+        quads = [r.corners for r in seen]
         frames = (redraw_ink(frame, quads, RED), redraw_ink(frame, quads, BLACK))
         red, black = (self._read(f, quads, deblurred) for f in frames)
         if self.pip_look is None:
-            return [max(pair, key=_surety) for pair in zip(red, black, strict=True)]
-        probs = 0.5 * (np.stack([r.probabilities for r in red]) + np.stack([r.probabilities for r in black]))
+            return [max(three, key=_surety) for three in zip(seen, red, black, strict=True)]
+        probs = np.mean([np.stack([r.probabilities for r in rs]) for rs in (seen, red, black)], axis=0)
         suits = np.sqrt(self.pip_look.read(frames[0], quads)[0] * self.pip_look.read(frames[1], quads)[0])
         _weigh_faces(probs, suits[:, _SUIT_INDEX])
         named = decide(probs, LABELS, max(self.min_confidence, INKED_MIN_CONFIDENCE), self.min_margin, UNKNOWN)
         return [
-            Recognition(label, conf, q, p, 0.5 * (r.presence + b.presence))
-            for (label, conf), q, p, r, b in zip(named, quads, probs, red, black, strict=True)
+            Recognition(label, conf, r.corners, p, r.presence)
+            for (label, conf), p, r in zip(named, probs, seen, strict=True)
         ]
 
     def _read(self, frame: np.ndarray, ordered: list[np.ndarray], deblurred: bool = False) -> list[Recognition]:
