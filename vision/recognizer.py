@@ -28,7 +28,7 @@ from vision.classify import OnnxClassifier, decide, postprocess, preprocess, sof
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, ModelError, SettingError
 from vision.events import BACK, UNKNOWN
-from vision.ink_colour import BLACK, RED, InkColour, ink_colour, redraw_ink
+from vision.ink_colour import BLACK, RED, InkColour, coloured_ink, ink_colour, repaint
 from vision.learned_detect import detect_learned
 from vision.learned_outlines import DEFAULT_META as DEFAULT_OUTLINE_META
 from vision.learned_outlines import OutlineNets
@@ -355,7 +355,8 @@ class Recognizer:
         if not seen:
             return []
         quads = [r.corners for r in seen]
-        frames = (redraw_ink(frame, quads, RED), redraw_ink(frame, quads, BLACK))
+        inks = coloured_ink(frame, quads)
+        frames = (repaint(frame, inks, RED), repaint(frame, inks, BLACK))
         red, black = (self._read(f, quads, deblurred) for f in frames)
         if self.pip_look is None:
             return [max(three, key=_surety) for three in zip(seen, red, black, strict=True)]
@@ -369,8 +370,9 @@ class Recognizer:
         ]
 
     def _read(self, frame: np.ndarray, ordered: list[np.ndarray], deblurred: bool = False) -> list[Recognition]:
-        """One reading per outline (in ``order_corners``' order), every look included; an outline the model takes for
-        no card keeps the label it was read as, and ``_classify`` drops it."""
+        """One reading per outline (in ``order_corners``' order), every look included (the blur look not on a
+        ``deblurred`` frame); an outline the model takes for no card keeps the label it was read as, and
+        ``_classify`` drops it."""
         if not ordered:
             return []
         raw = self.model_probabilities(frame, ordered, ordered=True)
