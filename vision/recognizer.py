@@ -325,11 +325,11 @@ class Recognizer:
             return []
         ordered = [order_corners(q) for q in quads]
         readings = self._read(frame, ordered, deblurred)
-        if self.ink_shape:
+        if self.ink_shape:  # coloured ink reads as black to the classifier: only such cards are looked at
             inked = [
                 i
                 for i, r in enumerate(readings)
-                if r.card != BACK
+                if (r.card == UNKNOWN or r.card[1:] in ("C", "S"))
                 and not self._dropped(r.card, 1.0 - r.presence)
                 and ink_colour(frame, ordered[i]) is InkColour.OTHER
             ]
