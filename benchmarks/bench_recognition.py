@@ -49,6 +49,7 @@ from models.training.evaluate import (  # noqa: E402
     clutter_only,
     evaluate_decks,
 )
+from models.training.four_colour import four_colour_deck  # noqa: E402
 from models.training.synth import Scene, faces_deck, make_scene  # noqa: E402
 from vision.cli_recognize import (  # noqa: E402
     add_blur_look_arguments,
@@ -66,21 +67,26 @@ SPEED_SEED = 99 + 3
 """The seed of the speed frames at the default ``--seed``."""
 
 
-def speed_scenes(frames: int, seed: int = SPEED_SEED) -> list[Scene]:
-    """The speed part's frames: 1280x720 scenes of 12 of the project's own drawn cards each, 90-150 px wide."""
+def speed_scenes(frames: int, seed: int = SPEED_SEED, *, four_colour: bool = False) -> list[Scene]:
+    """The speed part's frames: 1280x720 scenes of 12 of the project's own drawn cards each, 90-150 px wide
+    (``four_colour``: painted as four-colour decks, ``models.training.four_colour``)."""
     rng = np.random.default_rng(seed)
     scenes: list[Scene] = []
     while len(scenes) < frames:
-        scene = make_scene(rng, faces_deck(len(scenes) % 8), replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
+        deck = faces_deck(len(scenes) % 8)
+        deck = four_colour_deck(deck) if four_colour else deck
+        scene = make_scene(rng, deck, replace(NORMAL, n_cards=12, card_width=(90.0, 150.0)))
         if len(scene.cards) == 12:
             scenes.append(scene)
     return scenes
 
 
-def timing(rec: Recognizer, frames: int, seed: int, *, calibrated: bool = False) -> dict[str, float]:
+def timing(
+    rec: Recognizer, frames: int, seed: int, *, calibrated: bool = False, four_colour: bool = False
+) -> dict[str, float]:
     """Per-frame cost on ``frames`` scenes of 12 cards; ``calibrated``: each detection is given the scene's table
     plane (as the table watcher gives the mat's), so it detects once, without estimating a plane."""
-    scenes = speed_scenes(frames, seed)
+    scenes = speed_scenes(frames, seed, four_colour=four_colour)
     det_wall, det_cpu, cls_wall, cls_cpu, total_wall, per_card, cards = [], [], [], [], [], [], []
     handed_on = 0  # with --learned: frames the learned outlines left a doubt in (second pass)
     for k, scene in enumerate(scenes * 2):  # first pass warms caches; keep the second
@@ -156,13 +162,21 @@ def main() -> None:
     add_second_look_below_argument(ap)
     add_blur_look_arguments(ap)
     add_learned_argument(ap)
+    ap.add_argument(
+        "--four-colour",
+        action="store_true",
+        help="speed frames of four-colour decks (the project's own drawn cards, blue diamonds and green clubs)",
+    )
+    ap.add_argument(
+        "--no-ink-shape", action="store_true", help="read coloured index ink as it is (vision.ink_colour: not redrawn)"
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV and onnxruntime single-threaded
     try:
         detector = detector_config(args.detector)
     except ValueError as exc:
         ap.error(str(exc))
-    rec = Recognizer(threads=1, detector=detector, **look_settings(args))
+    rec = Recognizer(threads=1, detector=detector, ink_shape=not args.no_ink_shape, **look_settings(args))
     result: dict[str, object] = {"command": " ".join(["benchmarks/bench_recognition.py", *sys.argv[1:]])}
     held = {} if args.speed_only else designs.held_out_decks()
     if held:
@@ -183,7 +197,9 @@ def main() -> None:
         result["hard_by_camera_blur"] = {k: hard_blur[k].rates() for k in BLUR_CLASSES if k in hard_blur}
     elif not args.speed_only:
         print("Debian card designs not installed: accuracy part skipped", file=sys.stderr)
-    result["speed"] = timing(rec, args.timing_frames, args.seed + 3, calibrated=args.calibrated)
+    result["speed"] = timing(
+        rec, args.timing_frames, args.seed + 3, calibrated=args.calibrated, four_colour=args.four_colour
+    )
     if args.json:
         print(json.dumps(result, indent=2))
         return

@@ -357,7 +357,8 @@ class Recognizer:
         quads = [r.corners for r in seen]
         inks = coloured_ink(frame, quads)
         frames = (repaint(frame, inks, RED), repaint(frame, inks, BLACK))
-        red, black = (self._read(f, quads, deblurred) for f in frames)
+        # the frame's motion blur is the same in the redrawn frames: the blur look ran on the reading as seen
+        red, black = (self._read(f, quads, deblurred=True) for f in frames)
         if self.pip_look is None:
             return [max(three, key=_surety) for three in zip(seen, red, black, strict=True)]
         probs = np.mean([np.stack([r.probabilities for r in rs]) for rs in (seen, red, black)], axis=0)
