@@ -33,7 +33,10 @@ FOREIGN = "foreign"
 TEMPERATURE = 0.01
 """How sharply a similarity decides between labels: ``exp(similarity / TEMPERATURE)``. A similarity 0.02 higher
 weighs a label e^2 (7.4) times more. Chosen on held-out designs (``benchmarks/deck_enrolment.py``)."""
-FOREIGN_BELOW = 0.7
+MAX_WEIGHT = 9.0
+"""The deck weighs a label at most ``exp(MAX_WEIGHT)`` (8,100) times less than its best match: a corner crop spoilt by
+glare or a shadow's edge matches its own templates badly, and the generic model's sure reading of it must stand."""
+FOREIGN_BELOW = 0.6
 """A card named a face (or a back, when the profile holds the back) whose corners match no template of the profile
 this well is another deck's (``benchmarks/deck_enrolment.py`` measures the deck's own cards and other designs)."""
 SHIFT_PX = 2
@@ -126,6 +129,24 @@ def _ink_with_white(crops: np.ndarray, inner: np.ndarray) -> np.ndarray:
     return out
 
 
+def weigh_faces(probs: np.ndarray, sim: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """(53,) ``probs`` with the faces the profile holds weighed by ``exp(similarity / TEMPERATURE)``, keeping the
+    faces' total: the deck moves a card between faces; whether it is face down stays the generic model's word (its
+    corners match no face, and the faces' similarities say nothing about a back)."""
+    faces = len(LABELS) - 1
+    out = probs.astype(np.float64).copy()
+    held = present[:faces]
+    if not held.any():
+        return out.astype(np.float32)
+    s = sim[:faces]
+    weights = np.where(held, np.exp(np.maximum((s - s[held].max()) / TEMPERATURE, -MAX_WEIGHT)), 0.0)
+    weighed = out[:faces] * weights
+    total = weighed.sum()
+    if total > 0:
+        out[:faces] = weighed * (out[:faces].sum() / total)
+    return out.astype(np.float32)
+
+
 def read_with_deck(
     matcher: DeckMatcher,
     frame: np.ndarray,
@@ -144,12 +165,7 @@ def read_with_deck(
     out: list[Recognition] = []
     present = matcher.present
     for r, sim in zip(recognitions, sims, strict=True):
-        probs = np.asarray(r.probabilities, np.float64)
-        best = float(sim[present].max())
-        score = np.where(present, sim, best)  # a label the profile lacks (its back) keeps the generic weight
-        weighed = probs * np.exp((score - best) / TEMPERATURE)
-        total = weighed.sum()
-        new = (weighed / total if total > 0 else probs).astype(np.float32)
+        new = weigh_faces(np.asarray(r.probabilities, np.float64), sim, present)
         label, conf = decide(new[None], LABELS, min_confidence, min_margin, UNKNOWN)[0]
         back_of_another = label == BACK and matcher.profile.has_back and sim[LABELS.index(BACK)] < FOREIGN_BELOW
         face_of_another = label not in (BACK, UNKNOWN) and float(sim[LABELS.index(label)]) < FOREIGN_BELOW

@@ -43,7 +43,7 @@ BLURS = (0.0, 1.0, 2.0)
 out of focus or smaller."""
 
 
-@dataclass
+@dataclass(eq=False)
 class SeenCard:
     """A card of an enrolment photo: where, the generic reading over the 52 faces, and the face given to it."""
 
@@ -214,9 +214,7 @@ def name_cards(cards: list[SeenCard], ask: Ask | None) -> Enrolment:
     enrolment = Enrolment(cards)
     _assign(cards)
     if ask is not None:
-        for card in cards:
-            if card.face is not None and card.faces[FACES.index(card.face)] >= SURE:
-                continue
+        for card in unsure(cards) + [c for c in cards if c.face is None]:
             answer = ask(card)
             if answer is not None and answer not in FACES:
                 raise DeckError(f"{answer!r} is not a card (a rank A23456789TJQK and a suit CDHS, as QH)")
@@ -288,5 +286,12 @@ def two_sizes(cards: list[SeenCard]) -> tuple[float, float] | None:
 
 
 def unsure(cards: list[SeenCard]) -> list[SeenCard]:
-    """The cards given a face the generic reading was not sure of (and nobody named)."""
-    return [c for c in cards if c.face and not c.told and c.faces[FACES.index(c.face)] < SURE]
+    """The cards (nobody named) whose face is in doubt: given a face the generic reading gave under ``SURE``, or
+    another face than its own reading, or a face that another card reads as its own at ``SURE`` or more (a
+    four-colour deck's blue 7D read 7S at 0.93 beside the black 7S: both are asked about)."""
+    contested = {c.guess for c in cards if c.faces.max() >= SURE and c.face != c.guess}
+    return [
+        c
+        for c in cards
+        if c.face and not c.told and (c.faces[FACES.index(c.face)] < SURE or c.face != c.guess or c.face in contested)
+    ]
