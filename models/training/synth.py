@@ -469,13 +469,17 @@ def laid_out_photo(
     rng: np.random.Generator, deck: Deck, labels: list[str], spec: SceneSpec = ENROL, *, card_width: float = 150.0
 ) -> Scene:
     """A photo of ``labels`` laid out face up in rows of seven, a little apart and a little turned (as a user lays
-    out a deck to enrol it), on a plain table, with the light and camera of ``spec``."""
-    img = make_background(rng, spec.width, spec.height, str(rng.choice(["felt", "wood", "dark", "light"])))
+    out a deck to enrol it), on a plain table, with the light and camera of ``spec``; the cards ``card_width`` px
+    wide, or less where the rows would not fit the frame."""
+    # a table that the cards stand out from, as the enrolment's instructions ask
+    img = make_background(rng, spec.width, spec.height, str(rng.choice(["felt", "wood", "dark"])))
     tilt = _tilt_homography(rng, spec.width, spec.height, spec.max_tilt_deg)
     scene = Scene(img, plane=np.linalg.inv(tilt))
-    cw = card_width * float(rng.uniform(0.95, 1.05))
+    per_row = 7
+    rows = max(1, math.ceil(len(labels) / per_row))
+    fits = min((spec.width - 20) / per_row - 24, ((spec.height - 20) / rows - 24) / 1.4)  # every card in the frame
+    cw = min(card_width * float(rng.uniform(0.95, 1.05)), fits)
     ch = cw * 1.4
-    per_row = max(1, int((spec.width - 20) // (cw + 24)))
     for i, label in enumerate(labels):
         row, col = divmod(i, per_row)
         centre = (20 + (col + 0.5) * (cw + 24) + rng.normal(0, 3), 20 + (row + 0.5) * (ch + 24) + rng.normal(0, 3))

@@ -147,17 +147,20 @@ def test_the_questions_are_asked_in_the_terminal(tmp_path: Path, monkeypatch: py
 
 
 def test_the_assignment_beats_card_by_card_guessing_on_a_hard_set(recognizer: Recognizer) -> None:
-    """A four-colour deck (blue diamonds, green clubs) in dim photos: card by card, the generic model names several
-    diamonds spades and clubs spades; under the rule that a deck holds each card once, more cards are named right."""
-    deck = four_colour_deck(faces_deck(STYLE))
-    photos = _photos(deck, _order(8))
-    cards = read_photos(recognizer, [(n, img) for n, img, _ in photos])
-    truth = _truth_of(cards, photos)
-    guessed = sum(cards[i].guess == face for i, face in truth.items())
-    name_cards(cards, ask=None)
-    assigned = sum(cards[i].face == face for i, face in truth.items())
-    assert len(truth) == 52
-    assert assigned > guessed, (assigned, guessed)
+    """Four-colour decks (blue diamonds, green clubs) of two drawn styles, three shuffles each: card by card, the
+    generic model names several diamonds and clubs spades; under the rule that a deck holds each card once, more cards
+    are named right in all (deck by deck it is not always so: the cards asked about make the rest right)."""
+    guessed = assigned = 0
+    for style in (11, 2):
+        for seed in (8, 9, 10):
+            photos = _photos(four_colour_deck(faces_deck(style)), _order(seed))
+            cards = read_photos(recognizer, [(n, img) for n, img, _ in photos])
+            truth = _truth_of(cards, photos)
+            assert len(truth) == 52
+            guessed += sum(cards[i].guess == face for i, face in truth.items())
+            name_cards(cards, ask=None)
+            assigned += sum(cards[i].face == face for i, face in truth.items())
+    assert assigned >= guessed + 6, (assigned, guessed)
 
 
 def test_the_profile_names_cards_the_generic_model_gets_wrong(recognizer: Recognizer) -> None:
