@@ -185,6 +185,8 @@ def read_with_deck(
         return []
     probs = np.stack([r.probabilities for r in recognitions])
     candidates = np.argsort(-probs[:, : len(LABELS) - 1], axis=1)[:, :CANDIDATES]
+    if matcher.profile.has_back:  # a back is compared with the deck's back too: another deck's is foreign
+        candidates = np.concatenate([candidates, np.full((len(candidates), 1), LABELS.index(BACK))], axis=1)
     sims = matcher.similarities(frame, [r.corners for r in recognitions], candidates)
     out: list[Recognition] = []
     present = matcher.present

@@ -193,3 +193,27 @@ def test_the_profile_names_cards_the_generic_model_gets_wrong(recognizer: Recogn
         (generic_right, generic_wrong),
         (deck_right, deck_wrong),
     )
+
+
+def test_with_the_back_enrolled_another_decks_back_is_foreign(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deck = faces_deck(STYLE)
+    photos = _write(tmp_path, _photos(deck, _order(3)))
+    back = np.full((720, 1280, 3), FELT, np.uint8)
+    paste_flat(back, deck("back"), 500, 200, 150, 210)
+    cv2.imwrite(str(tmp_path / "back.jpg"), back)
+    decks = str(tmp_path / "decks")
+    assert (
+        main(["deck", "--decks-dir", decks, "learn", "home", *photos, "--back", str(tmp_path / "back.jpg"), "--yes"])
+        == 0
+    )
+    assert main(["deck", "--decks-dir", decks, "show", "home"]) == 0
+    assert "52 of 52 faces, back yes" in capsys.readouterr().out
+    table = np.full((720, 1280, 3), FELT, np.uint8)
+    paste_flat(table, deck("back"), 100, 200, 150, 210)
+    paste_flat(table, faces_deck(STYLE + 11)("back"), 400, 200, 150, 210)
+    cv2.imwrite(str(tmp_path / "table.png"), table)
+    assert main(["recognize", "--json", "--deck", "home", "--decks-dir", decks, str(tmp_path / "table.png")]) == 0
+    cards = sorted(json.loads(capsys.readouterr().out)["cards"], key=lambda c: c["corners"][0][0])
+    assert [c["card"] for c in cards] == ["back", FOREIGN]
