@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "journal": ("table.cli_journal", "check a journal, or go on with one refused as damaged"),
     "recognize": ("vision.cli_recognize", "find and name the cards in images or videos"),
     "watch": ("vision.cli_watch", "print table events from a camera"),
+    "deck": ("vision.cli_deck", "teach the table your deck: learn, list, show, remove deck profiles"),
     "mat": ("vision.cli_mat", "draw a printable play mat"),
     "dealer-sim": ("firmware_bridge.cli_sim", "serve a simulated dealer machine"),
     "dealer": ("firmware_bridge.cli_dealer", "drive a dealer machine by hand"),

@@ -48,6 +48,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--journal", type=Path, default=None, help=f"SQLite journal (default: table.toml or {default_path()})"
     )
+    parser.add_argument(
+        "--deck", default=None, metavar="NAME", help="read the cards against this enrolled deck (default: table.toml)"
+    )
+    parser.add_argument("--decks-dir", type=Path, default=None, metavar="DIR", help="where deck profiles live")
     from table.web.address import add_web_argument
 
     add_web_argument(parser, "the game live, with the host's controls")
@@ -92,6 +96,11 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         print(f"cardtable play: configuration: {exc}", file=sys.stderr)
         return 2
+    try:
+        profile = _deck_profile(cfg, args)  # an unknown or damaged deck is said before the journal is opened
+    except ValueError as exc:
+        print(f"cardtable play: {exc}", file=sys.stderr)
+        return 2
     journal_path = args.journal or (Path(cfg.journal) if cfg.journal else default_path())
     try:
         lock = claim(journal_path)  # held until the table stops: one controller per journal
@@ -100,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         return exc.exit_code
     with lock:
         try:
-            return _play(cfg, args, journal_path)
+            return _play(cfg, args, journal_path, profile)
         except JournalError as exc:
             print(f"cardtable play: {exc}", file=sys.stderr)
             return exc.exit_code
@@ -122,7 +131,18 @@ def _check_layout(cfg: TableConfig) -> None:
         raise ConfigError("camera.layout", f"{cfg.camera.layout}: {exc}") from None
 
 
-def _play(cfg: TableConfig, args: argparse.Namespace, journal_path: Path) -> int:
+def _deck_profile(cfg: TableConfig, args: argparse.Namespace) -> Any:
+    """The enrolled deck the cards are read against (``--deck``, else ``camera.deck``), or None; raises
+    ``vision.deck_profile.DeckError`` (a ValueError) for one not enrolled or not readable."""
+    deck = getattr(args, "deck", None) or cfg.camera.deck
+    if deck is None:
+        return None
+    from vision.deck_profile import DeckStore
+
+    return DeckStore(getattr(args, "decks_dir", None)).load(deck)
+
+
+def _play(cfg: TableConfig, args: argparse.Namespace, journal_path: Path, profile: Any = None) -> int:
     from table.config import DEFAULT_LEDS
     from table.controller.adapters import LedDriver, MachineDealer, SeatButtons, input_from_event
     from table.controller.core import GameSession
@@ -180,7 +200,14 @@ def _play(cfg: TableConfig, args: argparse.Namespace, journal_path: Path) -> int
     buttons = SeatButtons(pins, loop.post, hold_s=cfg.gpio.hold_ms / 1000, pin_factory=factory) if pins else None
     layout = load_layout(cfg.camera.layout) if cfg.camera.layout else layout_for(cfg.game, cfg.players)
     camera = open_camera(cfg.camera.spec)
-    watcher = TableWatcher(layout, Recognizer(threads=1, learned=cfg.camera.learned))
+    recognizer = Recognizer(threads=1, learned=cfg.camera.learned)
+    if profile is not None:  # a card of another deck is "unknown" to the referee, which asks about it
+        from vision.deck_match import DeckReader
+        from vision.events import UNKNOWN
+
+        watcher = TableWatcher(layout, DeckReader(recognizer, profile, foreign=UNKNOWN))
+    else:
+        watcher = TableWatcher(layout, recognizer)
     on_frame = page.camera(watcher) if page is not None else None
     stopping = threading.Event()
     quit_requested = threading.Event()

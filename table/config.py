@@ -70,6 +70,8 @@ class CameraConfig:
     fps: float = 15.0
     # find the cards with the learned outline networks first (vision.learned_detect); false: the shipped detector alone
     learned: bool = True
+    # read the cards against this enrolled deck (`cardtable deck learn NAME ...`); None: the generic model alone
+    deck: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +204,7 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         seats.append(SeatConfig(name, button, led))
 
     cam = _section(data, "camera")
-    _only(cam, "camera", {"spec", "mat", "layout", "fps", "learned"})
+    _only(cam, "camera", {"spec", "mat", "layout", "fps", "learned", "deck"})
     fps = _get(cam, "camera.fps", (int, float), 15.0)
     if not 0 < fps <= 120:
         raise ConfigError("camera.fps", f"frames per second between 0 and 120, not {fps}")
@@ -223,6 +225,7 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         _get(cam, "camera.layout", str, None),
         float(fps),
         _get(cam, "camera.learned", bool, True),
+        _deck_name(_get(cam, "camera.deck", str, None)),
     )
 
     dev = _section(data, "dealer")
@@ -283,6 +286,16 @@ def parse_config(data: Mapping[str, Any], *, game: str | None = None, players: i
         deals=deals,
         web=WebConfig(token),
     )
+
+
+def _deck_name(name: str | None) -> str | None:
+    """``camera.deck``: a name a deck can have (``vision.deck_profile.NAME``; whether it is enrolled is checked when
+    the table starts)."""
+    if name is not None and not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", name):
+        raise ConfigError(
+            "camera.deck", f"a deck name is 1-64 letters, digits, '.', '_' or '-' (cardtable deck list), not {name!r}"
+        )
+    return name
 
 
 def _only(section: Mapping[str, Any], where: str, allowed: set[str]) -> None:

@@ -16,6 +16,9 @@ stderr, a video that ends early an error after its last frame.
 lying on the table (the mat, a sheet of A4 paper: 210,297) of W x H and where its corners appear in the
 image, clockwise from its top-left. Card shapes are then judged on the table (``detect_cards(plane=)``).
 
+``--deck NAME`` reads the cards against a deck enrolled with ``cardtable deck learn`` (``vision.deck_match``): a
+card that is none of that deck's is named ``foreign``.
+
 ``--mat GAME,N`` (or a layout JSON) says the images show that calibration mat: each image's table plane comes from
 the mat's markers (a video keeps its last calibration through frames that hide them), and the markers are not taken
 for cards' paper. An image or frame in which too few markers are found gets an error, as an unreadable one does.
@@ -132,6 +135,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_second_look_below_argument(parser)
     add_blur_look_arguments(parser)
     add_learned_argument(parser)
+    add_deck_arguments(parser)
+
+
+def add_deck_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--deck NAME`` (read the cards against that enrolled deck, ``cardtable deck learn``) and ``--decks-dir DIR``
+    (``args.deck``, ``args.decks_dir``)."""
+    from vision.cli_deck import add_decks_dir_argument
+
+    parser.add_argument(
+        "--deck",
+        default=None,
+        metavar="NAME",
+        help="read the cards against this enrolled deck (cardtable deck learn); a card of another deck is 'foreign'",
+    )
+    add_decks_dir_argument(parser)
+
+
+def with_deck(recognizer: Recognizer, args: argparse.Namespace, *, foreign: str | None = None) -> Recognizer:
+    """``recognizer`` reading against ``args.deck`` (``vision.deck_match.DeckReader``), or itself without one. Raises
+    ``vision.deck_profile.DeckError`` (a ValueError) for a deck that is not enrolled or not readable."""
+    if getattr(args, "deck", None) is None:
+        return recognizer
+    from vision.deck_match import FOREIGN, DeckReader
+    from vision.deck_profile import DeckStore
+
+    profile = DeckStore(args.decks_dir).load(args.deck)
+    reader: Recognizer = DeckReader(recognizer, profile, foreign=foreign or FOREIGN)  # type: ignore[assignment]
+    return reader
 
 
 def look_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -393,7 +424,9 @@ def run(args: argparse.Namespace) -> int:
         plane = None if args.table_rect is None else table_plane(args.table_rect)
         mat = None if args.mat is None else MatView(parse_mat_spec(args.mat))
         detector = detector_config([*(FAST_SETTINGS if args.fast else ()), *args.detector])
-        recognizer = Recognizer(args.model, threads=args.threads, detector=detector, **look_settings(args))
+        recognizer = with_deck(
+            Recognizer(args.model, threads=args.threads, detector=detector, **look_settings(args)), args
+        )
         follower = Follower(recognizer) if args.follow else None
     except (ModelError, ValueError) as exc:
         print(f"cardtable recognize: {exc}", file=sys.stderr)

@@ -40,6 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--model", default=None, help="ONNX model (default models/cardnet.onnx)")
     add_learned_argument(parser)
+    from vision.cli_recognize import add_deck_arguments
+
+    add_deck_arguments(parser)
     parser.add_argument("--oracle", action="store_true", help=argparse.SUPPRESS)  # sim truth, for debugging
 
 
@@ -72,9 +75,12 @@ def run(args: argparse.Namespace) -> int:
 
                 recognizer: Any = SimOracle(source.sim)
             else:
+                from vision.cli_recognize import with_deck
+                from vision.events import UNKNOWN
                 from vision.recognizer import Recognizer
 
-                recognizer = Recognizer(args.model, learned=args.learned)
+                # a card of another deck is "unknown" to the tracker and the referee
+                recognizer = with_deck(Recognizer(args.model, learned=args.learned), args, foreign=UNKNOWN)
         except BaseException:
             source.close()
             raise

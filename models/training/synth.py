@@ -459,3 +459,34 @@ HARD = SceneSpec(
     card_width=(75.0, 110.0), gap=3.0, max_tilt_deg=30.0, glare=0.9, shadow=0.6, blur=0.7, clutter=3, hard=True
 )
 """Small cards close together, strong tilt, glare, shadow and blur."""
+
+
+ENROL = SceneSpec(glare=0.0, shadow=0.0, blur=0.0, max_tilt_deg=4.0, clutter=0, face_down=0.0)
+"""How a user photographs a deck to enrol it: flat, well lit, no clutter, the camera nearly overhead."""
+
+
+def laid_out_photo(
+    rng: np.random.Generator, deck: Deck, labels: list[str], spec: SceneSpec = ENROL, *, card_width: float = 150.0
+) -> Scene:
+    """A photo of ``labels`` laid out face up in rows of seven, a little apart and a little turned (as a user lays
+    out a deck to enrol it), on a plain table, with the light and camera of ``spec``; the cards ``card_width`` px
+    wide, or less where the rows would not fit the frame."""
+    # a table that the cards stand out from, as the enrolment's instructions ask
+    img = make_background(rng, spec.width, spec.height, str(rng.choice(["felt", "wood", "dark"])))
+    tilt = _tilt_homography(rng, spec.width, spec.height, spec.max_tilt_deg)
+    scene = Scene(img, plane=np.linalg.inv(tilt))
+    per_row = 7
+    rows = max(1, math.ceil(len(labels) / per_row))
+    fits = min((spec.width - 20) / per_row - 24, ((spec.height - 20) / rows - 24) / 1.4)  # every card in the frame
+    cw = min(card_width * float(rng.uniform(0.95, 1.05)), fits)
+    ch = cw * 1.4
+    for i, label in enumerate(labels):
+        row, col = divmod(i, per_row)
+        centre = (20 + (col + 0.5) * (cw + 24) + rng.normal(0, 3), 20 + (row + 0.5) * (ch + 24) + rng.normal(0, 3))
+        angle = float(rng.choice([0.0, 180.0]) + rng.normal(0, 3))
+        box = cv2.boxPoints((centre, (cw, ch), angle)).astype(np.float32)[[1, 2, 3, 0]]
+        quad = cv2.perspectiveTransform(box[None], tilt)[0]
+        _composite(img, deck(label), quad)
+        scene.cards.append((label, quad))
+    scene.image, scene.blur = _camera(rng, _light(rng, img, spec), spec)
+    return scene

@@ -1,0 +1,186 @@
+"""Deck enrolment: each held-out design (and its four-colour variant) enrolled from four photos of 13 flat cards, then
+its table scenes read with and without the profile.
+
+    nice .venv/bin/python benchmarks/deck_enrolment.py [--scenes 6] [--seed 2026] [--designs gnome:bellot,...]
+
+For each design: four ``synth.laid_out_photo`` photos of the shuffled deck are read (``vision.enrol.read_photos``)
+and named at once (``name_cards``); the cards it would ask about are answered with the truth, as a user answers
+them (``questions``; ``wrong --yes``: cards the assignment alone names wrong); ``enrol s``: reading, naming and
+making the profile. Then ``--scenes`` realistic and hard scenes (``evaluate.NORMAL``, ``synth.HARD``) and the
+realistic ones 30% darker and under a colour cast (blue up 20%, red down 20%) are recognised once and read without
+and with the profile (the same outlines: the profile does not find cards). Counts are of the cards found; ``named``
+also as a share of all cards. ``conf. wrong``: named wrong at 0.9 or more. ``foreign``: the deck's own cards read
+as another deck's. ``ms a frame``: recognising a frame, and reading
+its cards against the profile (one core, a shared machine). Needs the Debian designs (``models/training/designs.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from models.training import designs  # noqa: E402
+from models.training.evaluate import NORMAL, matched_outlines  # noqa: E402
+from models.training.four_colour import four_colour_deck  # noqa: E402
+from models.training.synth import HARD, LABELS, Deck, SceneSpec, laid_out_photo, make_scene  # noqa: E402
+from vision.deck_match import FOREIGN, DeckReader  # noqa: E402
+from vision.enrol import name_cards, read_photos, unsure  # noqa: E402
+from vision.events import UNKNOWN  # noqa: E402
+from vision.recognizer import Recognition, Recognizer  # noqa: E402
+
+FACES = [str(f) for f in LABELS[:52]]
+
+
+@dataclass
+class Count:
+    cards: int = 0
+    found: int = 0
+    named: int = 0
+    wrong: int = 0
+    confident_wrong: int = 0
+    foreign: int = 0
+    frames: int = 0
+    ms: float = 0.0
+
+    def add(self, truth: list[tuple[str, np.ndarray]], seen: list[Recognition]) -> None:
+        self.frames += 1
+        for (label, _), i in zip(truth, matched_outlines(truth, [r.corners for r in seen]), strict=True):
+            self.cards += 1
+            if i is None:
+                continue
+            self.found += 1
+            card = seen[i].card
+            self.named += card == label
+            self.foreign += card == FOREIGN
+            if card not in (label, UNKNOWN, FOREIGN):
+                self.wrong += 1
+                self.confident_wrong += seen[i].confidence >= 0.9
+
+
+@dataclass
+class Result:
+    design: str
+    questions: int = 0
+    wrong_yes: int = 0
+    enrol_s: float = 0.0
+    sets: dict[str, tuple[Count, Count]] = field(default_factory=dict)
+
+
+SETS: dict[str, tuple[SceneSpec, Callable[[np.ndarray], np.ndarray]]] = {
+    "realistic": (NORMAL, lambda img: img),
+    "hard": (HARD, lambda img: img),
+    "darker 30%": (NORMAL, lambda img: (img * 0.7).astype(np.uint8)),
+    "colour cast": (NORMAL, lambda img: np.clip(img * np.array([1.2, 1.0, 0.8]), 0, 255).astype(np.uint8)),
+}
+
+
+def measure(rec: Recognizer, name: str, deck: Deck, scenes: int, seed: int) -> Result:
+    result = Result(name)
+    rng = np.random.default_rng([seed, 1])
+    order = [str(f) for f in rng.permutation(np.array(FACES))]
+    photos = [laid_out_photo(rng, deck, order[i : i + 13]) for i in range(0, 52, 13)]
+    images = {f"row{k + 1}": p.image for k, p in enumerate(photos)}
+    start = time.perf_counter()
+    cards = read_photos(rec, list(images.items()))
+    read_s = time.perf_counter() - start
+    truth: dict[int, str] = {}
+    for k, photo in enumerate(photos):
+        mine = [i for i, c in enumerate(cards) if c.source == f"row{k + 1}"]
+        outlines = [cards[i].recognition.corners for i in mine]
+        for (label, _), j in zip(photo.cards, matched_outlines(photo.cards, outlines), strict=True):
+            if j is not None:
+                truth[mine[j]] = label
+    start = time.perf_counter()
+    name_cards(cards, ask=None)
+    result.wrong_yes = sum(cards[i].face != f for i, f in truth.items()) + 52 - len(truth)
+    result.questions = len(unsure(cards))
+    enrolment = name_cards(cards, ask=lambda card: truth.get(cards.index(card)))
+    if not enrolment.complete:
+        print(f"{name}: not enrolled: {enrolment.problems}", file=sys.stderr)
+        return result
+    profile = enrolment.profile("bench", images)
+    result.enrol_s = read_s + time.perf_counter() - start
+    reader = DeckReader(rec, profile)
+    for kind, (spec, light) in SETS.items():
+        generic, with_deck = Count(), Count()
+        srng = np.random.default_rng([seed, 2, list(SETS).index(kind)])
+        for _ in range(scenes):
+            scene = make_scene(srng, deck, spec)
+            image = light(scene.image)
+            t0 = time.perf_counter()
+            seen = rec.recognize(image)
+            generic.ms += (time.perf_counter() - t0) * 1000
+            t0 = time.perf_counter()
+            read = reader._read(image, seen)
+            with_deck.ms += (time.perf_counter() - t0) * 1000
+            generic.add(scene.cards, seen)
+            with_deck.add(scene.cards, read)
+        result.sets[kind] = (generic, with_deck)
+    return result
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / max(1, b):.2f}%"
+
+
+def report(results: list[Result]) -> str:
+    lines = [
+        "| scenes | cards | found | named without / with profile (of found) | named with (of all) "
+        "| wrong without / with | conf. wrong without / with | foreign | ms a frame: recognize + profile |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for group, pick in (
+        ("two-colour", lambda r: not r.design.endswith("4")),
+        ("four-colour", lambda r: r.design.endswith("4")),
+    ):
+        chosen = [r for r in results if pick(r) and r.sets]
+        for kind in SETS:
+            g, d = Count(), Count()
+            for r in chosen:
+                for mine, theirs in ((g, r.sets[kind][0]), (d, r.sets[kind][1])):
+                    for k in mine.__dict__:
+                        setattr(mine, k, getattr(mine, k) + getattr(theirs, k))
+            lines.append(
+                f"| {group} {kind} | {g.cards} | {_pct(g.found, g.cards)} | {_pct(g.named, g.found)} / "
+                f"**{_pct(d.named, d.found)}** | {_pct(d.named, d.cards)} | {g.wrong} / {d.wrong} | "
+                f"{g.confident_wrong} / {d.confident_wrong} | {d.foreign} | "
+                f"{g.ms / max(1, g.frames):.0f} + {d.ms / max(1, d.frames):.1f} |"
+            )
+    lines.append("")
+    lines.append("| design | questions | wrong with --yes | enrol s |")
+    lines.append("|---|---|---|---|")
+    for r in results:
+        lines.append(f"| {r.design} | {r.questions} | {r.wrong_yes} | {r.enrol_s:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenes", type=int, default=6, help="scenes of each kind a design (default 6)")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--designs", default=None, help="comma-separated held-out designs (default: all six)")
+    args = ap.parse_args(argv)
+    decks = designs.held_out_decks()
+    names = args.designs.split(",") if args.designs else sorted(decks)
+    rec = Recognizer(threads=1)
+    results = []
+    for name in names:
+        for four in (False, True):
+            label = f"{name}{' 4' if four else ''}"
+            deck = four_colour_deck(decks[name]) if four else decks[name]
+            results.append(measure(rec, label, deck, args.scenes, args.seed))
+            print(f"{label}: done", file=sys.stderr, flush=True)
+    print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
