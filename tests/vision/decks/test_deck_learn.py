@@ -146,10 +146,12 @@ def test_the_questions_are_asked_in_the_terminal(tmp_path: Path, monkeypatch: py
     assert code in (0, 1)  # taking the first guess for each may name a card twice: then refused
 
 
-def test_the_assignment_beats_card_by_card_guessing_on_a_hard_set(recognizer: Recognizer) -> None:
-    """Four-colour decks (blue diamonds, green clubs) of two drawn styles, three shuffles each: card by card, the
-    generic model names several diamonds and clubs spades; under the rule that a deck holds each card once, more cards
-    are named right in all (deck by deck it is not always so: the cards asked about make the rest right)."""
+def test_the_assignment_beats_card_by_card_guessing_on_a_hard_set() -> None:
+    """Four-colour decks (blue diamonds, green clubs) of two drawn styles, three shuffles each, read by the generic
+    model as it reads a deck whose suits it cannot tell (by their colour: ``ink_shape=False``): card by card it names
+    several diamonds and clubs spades; under the rule that a deck holds each card once, more cards are named right
+    in all (deck by deck it is not always so: the cards asked about make the rest right)."""
+    recognizer = Recognizer(threads=1, ink_shape=False)
     guessed = assigned = 0
     for style in (11, 2):
         for seed in (8, 9, 10):
@@ -163,9 +165,11 @@ def test_the_assignment_beats_card_by_card_guessing_on_a_hard_set(recognizer: Re
     assert assigned >= guessed + 6, (assigned, guessed)
 
 
-def test_the_profile_names_cards_the_generic_model_gets_wrong(recognizer: Recognizer) -> None:
+def test_the_profile_names_cards_the_generic_model_gets_wrong() -> None:
     """Enrolled with the user's answers for the unsure cards, the four-colour deck's cards on a table are named more
-    often and named wrong less often than by the generic model."""
+    often and named wrong less often than by a generic model that cannot tell this deck's suits (one that reads them
+    by their colour, ``ink_shape=False``)."""
+    recognizer = Recognizer(threads=1, ink_shape=False)
     deck = four_colour_deck(faces_deck(STYLE))
     photos = _photos(deck, _order(9))
     cards = read_photos(recognizer, [(n, img) for n, img, _ in photos])
