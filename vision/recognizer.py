@@ -257,7 +257,7 @@ class Recognizer:
         frame = _check_frame(frame_bgr)
         if not self.working_scale:
             return self._classify(frame, self._detect_working(frame, plane, ignore), drop_non_cards=True)
-        look = looked(frame, self._detect_working, plane, ignore)
+        look = looked(frame, self._detect_working, plane, ignore, fallback=self._detect_classic)
         return _in_frame(look.view, self._classify(look.image, look.quads, drop_non_cards=True))
 
     def detect(
@@ -268,7 +268,7 @@ class Recognizer:
         frame = _check_frame(frame_bgr)
         if not self.working_scale:
             return self._detect_working(frame, plane, ignore)
-        look = looked(frame, self._detect_working, plane, ignore)
+        look = looked(frame, self._detect_working, plane, ignore, fallback=self._detect_classic)
         return look.view.quads_to_frame(look.quads)
 
     def _detect_working(
@@ -277,6 +277,12 @@ class Recognizer:
         """The outlines in a working image (``vision.working_scale.Detect``)."""
         if self.outline_nets is not None:
             return detect_learned(image, self.outline_nets, self.detector, plane=plane, ignore=ignore).quads
+        return detect_cards(image, self.detector, plane=plane, ignore=ignore)
+
+    def _detect_classic(
+        self, image: np.ndarray, plane: np.ndarray | None, ignore: Sequence[np.ndarray]
+    ) -> list[np.ndarray]:
+        """The shipped detector's outlines in a working image (``vision.working_scale.looked``'s ``fallback``)."""
         return detect_cards(image, self.detector, plane=plane, ignore=ignore)
 
     def recognize_regions(

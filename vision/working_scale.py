@@ -3,7 +3,7 @@
 The outline networks and the index classifier learned on 1280x720 landscape frames with cards 75-230 px wide
 (``CARD_RANGE``). A frame of another size or shape is looked at through a ``View``: turned a quarter turn if it is
 portrait, scaled (``INTER_AREA`` when shrinking, once per look) and laid on a 16:9 canvas, the rest of the canvas a
-plain border that no card is taken from (``View.padding``). Outlines, table planes, ``ignore`` polygons and regions
+border that no card is taken from (``View.padding``). Outlines, table planes, ``ignore`` polygons and regions
 move between frame and working pixels through the view's homography, so callers see full-resolution frame pixels.
 
     look = looked(frame, detect)               # detect(image, plane, ignore) -> outlines, working pixels
@@ -28,6 +28,7 @@ import numpy as np
 from vision.detect import Region
 from vision.errors import ImageError
 from vision.learned_outlines import FRAME
+from vision.quads import centre_on_any
 
 WORKING_FRAME = FRAME
 """The size (width, height) the outline networks learned at: a frame's first look fits it into this, 16:9."""
@@ -38,6 +39,17 @@ CARD_TARGET = 150.0
 CLOSE_UP = 0.33
 """A frame in which the first look found no card is looked at again at this share of the first look's scale: one card
 filling much of the frame (a phone photograph of a card), 230-700 px wide at the first look, is 75-230 at this."""
+PAD = cv2.BORDER_REPLICATE
+"""How the canvas round a frame is filled: its edge pixels drawn out, so that the frame's edge is no step of colour
+that a detector takes for the side of a paper rectangle (a plain border of the table's colour is, against a
+textured table)."""
+FEW = 2
+"""A first look that found this many cards or fewer inside ``CARD_RANGE`` looks again at ``CLOSE_UP``: a card close
+to the camera shows printed rectangles of a card's size (a court card's picture) that the first look can take for
+cards."""
+PART = 1.3
+"""An outline whose centre lies inside an outline this many times as wide, found at a second look, is part of that
+card."""
 MAX_WORKING_SIDE = 2 * WORKING_FRAME[0]
 """The longest side of any working canvas (px): a look at small cards in a large frame is bounded to four times a
 first look's pixels."""
@@ -94,7 +106,7 @@ class View:
 
     def image(self, frame: np.ndarray) -> np.ndarray:
         """The working image of ``frame`` (BGR uint8, ``frame_size``): resized once (``INTER_AREA`` to shrink,
-        ``INTER_LINEAR`` to enlarge), turned, and bordered with the frame's median edge colour."""
+        ``INTER_LINEAR`` to enlarge), turned, and bordered (``PAD``)."""
         if (frame.shape[1], frame.shape[0]) != self.frame_size:
             raise ImageError(
                 f"a view of a {self.frame_size[0]}x{self.frame_size[1]} frame given {frame.shape[1]}x{frame.shape[0]}"
@@ -113,10 +125,7 @@ class View:
         if self.size == self.scaled:
             return np.ascontiguousarray(image)
         (ox, oy), (cw, ch) = self.offset, self.size
-        colour = edge_colour(image)
-        return cv2.copyMakeBorder(
-            image, oy, ch - sh - oy, ox, cw - sw - ox, cv2.BORDER_CONSTANT, value=tuple(float(c) for c in colour)
-        )
+        return cv2.copyMakeBorder(image, oy, ch - sh - oy, ox, cw - sw - ox, PAD)
 
     def padding(self) -> list[np.ndarray]:
         """The canvas's border around the frame as polygons (working px, pixel centres), none where there is none:
@@ -183,14 +192,6 @@ def _moved(points: np.ndarray, homography: np.ndarray) -> np.ndarray:
     return out
 
 
-def edge_colour(image: np.ndarray) -> np.ndarray:
-    """The median colour of ``image``'s outermost rows and columns: the border drawn round it on a canvas is the
-    table's colour, so the detectors see no edge of a paper rectangle where the frame ends."""
-    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-    out: np.ndarray = np.median(edge, axis=0)
-    return out
-
-
 def _turned_size(frame_size: tuple[int, int]) -> tuple[tuple[int, int], bool]:
     w, h = frame_size
     return ((h, w), True) if h > w else ((w, h), False)
@@ -237,21 +238,39 @@ def view_for_cards(frame_size: tuple[int, int], quads: Sequence[np.ndarray]) -> 
     first = first_view(frame_size)
     if not quads:
         return first
-    return second_view(first, card_width(quads) * first.scale) or first
+    return sized_view(first, card_width(quads) * first.scale) or first
 
 
-def second_view(first: View, width: float) -> View | None:
-    """The view to look again through when the first found cards of median width ``width`` (working px; 0: no card):
-    ``CLOSE_UP`` for none, the scale bringing them to ``CARD_TARGET`` when they lie outside ``CARD_RANGE``, or None
-    when they lie inside it (or small cards are at the frame's own pixels already)."""
-    if width <= 0:
-        return view_at(first.frame_size, first.scale * CLOSE_UP)
+def sized_view(first: View, width: float) -> View | None:
+    """The view for cards of median width ``width`` in ``first`` (working px): the scale that brings them to
+    ``CARD_TARGET`` where they lie outside ``CARD_RANGE`` (for small cards at most the frame's own pixels, and only
+    where that is a tenth larger than ``first``'s), otherwise None."""
     if width > CARD_RANGE[1]:
         return view_at(first.frame_size, first.scale * CARD_TARGET / width)
-    if width < CARD_RANGE[0] and first.scale < 1.0:
+    if 0 < width < CARD_RANGE[0] and first.scale < 1.0:
         better = view_at(first.frame_size, min(1.0, first.scale * CARD_TARGET / width))
         return better if better.scale > first.scale * 1.1 else None
     return None
+
+
+def second_view(first: View, quads: Sequence[np.ndarray]) -> View | None:
+    """The view to look again through when the first found ``quads`` (working px): ``CLOSE_UP``'s for none or for
+    ``FEW`` in ``CARD_RANGE`` (they may be parts of a close-up card: a court card's picture), the scale bringing their
+    median width to ``CARD_TARGET`` when it lies outside the range, or None for more cards inside it (and for small
+    cards at the frame's own pixels already)."""
+    width = card_width(quads)
+    if quads and not CARD_RANGE[0] <= width <= CARD_RANGE[1]:
+        return sized_view(first, width)
+    if len(quads) <= FEW:
+        return view_at(first.frame_size, first.scale * CLOSE_UP)
+    return None
+
+
+def part_of_a_card(quad: np.ndarray, cards: Sequence[np.ndarray]) -> bool:
+    """Does ``quad``'s centre lie inside one of ``cards`` (the same pixels) at least ``PART`` times as wide: a printed
+    rectangle on that card (one deck's cards are one size, so no card lies wholly inside another)?"""
+    width = card_width([quad])
+    return any(card_width([c]) >= PART * width and centre_on_any(quad, [c]) for c in cards)
 
 
 class Look(NamedTuple):
@@ -263,21 +282,64 @@ class Look(NamedTuple):
 
 
 def look_through(
-    frame: np.ndarray, view: View, detect: Detect, plane: np.ndarray | None, ignore: Sequence[np.ndarray]
+    frame: np.ndarray,
+    view: View,
+    detect: Detect,
+    plane: np.ndarray | None,
+    ignore: Sequence[np.ndarray],
+    fallback: Detect | None = None,
 ) -> Look:
-    """``detect`` on ``frame``'s working image through ``view``, the plane and ``ignore`` moved there."""
+    """``detect`` on ``frame``'s working image through ``view``, the plane and ``ignore`` moved there; where it finds
+    nothing, ``fallback`` on the frame's part of the canvas alone (when given)."""
     image = view.image(frame)
-    return Look(view, image, detect(image, view.plane_to_working(plane), view.ignore_to_working(ignore)))
+    plane_w, ignore_w = view.plane_to_working(plane), view.ignore_to_working(ignore)
+    quads = detect(image, plane_w, ignore_w)
+    if quads or fallback is None:
+        return Look(view, image, quads)
+    (ox, oy), (sw, sh) = view.offset, view.scaled
+    part = np.ascontiguousarray(image[oy : oy + sh, ox : ox + sw])
+    offset = np.array([ox, oy], np.float32)
+    moved = None if plane_w is None else plane_w @ np.array([[1.0, 0.0, ox], [0.0, 1.0, oy], [0.0, 0.0, 1.0]])
+    found = fallback(part, moved, [np.asarray(p, np.float32).reshape(-1, 2) - offset for p in ignore_w])
+    return Look(view, image, [q + offset for q in found])
 
 
 def looked(
-    frame: np.ndarray, detect: Detect, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
+    frame: np.ndarray,
+    detect: Detect,
+    plane: np.ndarray | None = None,
+    ignore: Sequence[np.ndarray] = (),
+    *,
+    fallback: Detect | None = None,
 ) -> Look:
-    """The look that found the cards in ``frame`` (BGR uint8): the first view's, or a second's where the first found
-    none or found cards outside ``CARD_RANGE`` (``second_view``) and the second found at least as many."""
+    """The look that found the cards in ``frame`` (BGR uint8): the first view's, or a second's (``second_view``) kept
+    by ``kept_look``. ``fallback``: a detector for the frame's part of a second look's canvas where ``detect`` finds
+    nothing there (the shipped detector: the learned networks can miss one large card alone on a plain canvas)."""
     first = look_through(frame, first_view((frame.shape[1], frame.shape[0])), detect, plane, ignore)
-    view = second_view(first.view, card_width(first.quads))
+    view = second_view(first.view, first.quads)
     if view is None:
         return first
-    second = look_through(frame, view, detect, plane, ignore)
-    return second if second.quads and len(second.quads) >= len(first.quads) else first
+    return kept_look(first, look_through(frame, view, detect, plane, ignore, fallback))
+
+
+def in_range(quad: np.ndarray) -> bool:
+    """Is ``quad``'s width (working px) inside ``CARD_RANGE``?"""
+    return CARD_RANGE[0] <= card_width([quad]) <= CARD_RANGE[1]
+
+
+def kept_look(first: Look, second: Look) -> Look:
+    """Of a first look and a second (``second_view``'s), the one that found the cards: the second where it found
+    any and the first none; where the first found cards larger than ``CARD_RANGE``, at least as many as the first
+    found inside it; where smaller, at least as many as the first; where inside it (a close-up look), a card round
+    one that the first found (``part_of_a_card``)."""
+    if not second.quads:
+        return first
+    if not first.quads:
+        return second
+    width = card_width(first.quads)
+    if width > CARD_RANGE[1]:
+        return second if len(second.quads) >= sum(map(in_range, first.quads)) else first
+    if width < CARD_RANGE[0]:
+        return second if len(second.quads) >= len(first.quads) else first
+    cards = second.view.quads_to_frame(second.quads)
+    return second if any(part_of_a_card(q, cards) for q in first.view.quads_to_frame(first.quads)) else first
