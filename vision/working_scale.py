@@ -47,9 +47,10 @@ FEW = 2
 """A first look that found this many cards or fewer inside ``CARD_RANGE`` looks again at ``CLOSE_UP``: a card close
 to the camera shows printed rectangles of a card's size (a court card's picture) that the first look can take for
 cards."""
-PART = 1.3
-"""An outline whose centre lies inside an outline this many times as wide, found at a second look, is part of that
-card."""
+PART = (1.3, 3.0)
+"""An outline whose centre lies inside an outline from 1.3 to 3 times as wide, found at a second look, is part of that
+card: a court card's picture is half to three quarters of the card's width (half of it, a third). A rectangle round a
+card many times its size is a mat's zone or a sheet of paper, not a card."""
 MAX_WORKING_SIDE = 2 * WORKING_FRAME[0]
 """The longest side of any working canvas (px): a look at small cards in a large frame is bounded to four times a
 first look's pixels."""
@@ -253,24 +254,24 @@ def sized_view(first: View, width: float) -> View | None:
     return None
 
 
-def second_view(first: View, quads: Sequence[np.ndarray]) -> View | None:
-    """The view to look again through when the first found ``quads`` (working px): ``CLOSE_UP``'s for none or for
-    ``FEW`` in ``CARD_RANGE`` (they may be parts of a close-up card: a court card's picture), the scale bringing their
-    median width to ``CARD_TARGET`` when it lies outside the range, or None for more cards inside it (and for small
+def second_view(first: View, quads: Sequence[np.ndarray], *, close_up: bool = True) -> View | None:
+    """The view to look again through when the first found ``quads`` (working px): the scale bringing their median
+    width to ``CARD_TARGET`` when it lies outside ``CARD_RANGE``; with ``close_up``, ``CLOSE_UP``'s for none or for
+    ``FEW`` inside it (they may be parts of a close-up card: a court card's picture); otherwise None (and for small
     cards at the frame's own pixels already)."""
     width = card_width(quads)
     if quads and not CARD_RANGE[0] <= width <= CARD_RANGE[1]:
         return sized_view(first, width)
-    if len(quads) <= FEW:
+    if close_up and len(quads) <= FEW:
         return view_at(first.frame_size, first.scale * CLOSE_UP)
     return None
 
 
 def part_of_a_card(quad: np.ndarray, cards: Sequence[np.ndarray]) -> bool:
-    """Does ``quad``'s centre lie inside one of ``cards`` (the same pixels) at least ``PART`` times as wide: a printed
-    rectangle on that card (one deck's cards are one size, so no card lies wholly inside another)?"""
+    """Does ``quad``'s centre lie inside one of ``cards`` (the same pixels) ``PART`` times as wide: a printed rectangle
+    on that card (one deck's cards are one size, so no card lies wholly inside another)?"""
     width = card_width([quad])
-    return any(card_width([c]) >= PART * width and centre_on_any(quad, [c]) for c in cards)
+    return any(PART[0] * width <= card_width([c]) <= PART[1] * width and centre_on_any(quad, [c]) for c in cards)
 
 
 class Look(NamedTuple):
@@ -314,9 +315,11 @@ def looked(
 ) -> Look:
     """The look that found the cards in ``frame`` (BGR uint8): the first view's, or a second's (``second_view``) kept
     by ``kept_look``. ``fallback``: a detector for the frame's part of a second look's canvas where ``detect`` finds
-    nothing there (the shipped detector: the learned networks can miss one large card alone on a plain canvas)."""
+    nothing there (the shipped detector: the learned networks can miss one large card alone on a plain canvas). On a
+    calibrated table (``plane`` given) the camera sees the whole table and takes no close-up look: at a third of the
+    scale a mat's zones are a card's size."""
     first = look_through(frame, first_view((frame.shape[1], frame.shape[0])), detect, plane, ignore)
-    view = second_view(first.view, first.quads)
+    view = second_view(first.view, first.quads, close_up=plane is None)
     if view is None:
         return first
     return kept_look(first, look_through(frame, view, detect, plane, ignore, fallback))

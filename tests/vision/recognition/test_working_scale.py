@@ -161,6 +161,28 @@ def test_a_printed_rectangle_inside_a_close_up_card_gives_way_to_the_card() -> N
     assert looked(frame, finder(False)).view.identity
 
 
+def test_a_card_on_a_zone_many_times_its_size_stays_a_card() -> None:
+    """One card found on a mat: the close-up look finds the mat's zone round it, six times as wide, which is no card."""
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    card, zone = _square_card((640.0, 360.0), 110.0), _square_card((640.0, 360.0), 660.0)
+    answers = [[card], [view_at((1280, 720), CLOSE_UP).points_to_working(zone)]]
+    assert looked(frame, lambda image, plane, ignore: answers.pop(0)).view.identity
+
+
+def test_a_calibrated_table_takes_no_close_up_look() -> None:
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    calls: list[np.ndarray | None] = []
+
+    def detect(image: np.ndarray, plane: np.ndarray | None, ignore: list[np.ndarray]) -> list[np.ndarray]:
+        calls.append(plane)
+        return []
+
+    looked(frame, detect, plane=np.eye(3))
+    assert len(calls) == 1
+    looked(frame, detect)
+    assert len(calls) == 3  # without a plane: the close-up look as well
+
+
 def test_cards_in_range_are_read_where_they_are() -> None:
     quads = [_square_card((400.0 + 200 * i, 300.0), 120.0) for i in range(4)]
     assert view_for_cards((1280, 720), quads).identity
