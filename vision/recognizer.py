@@ -244,6 +244,9 @@ class Recognizer:
         self.second_look_zooms = tuple(float(z) for z in zooms)
         if any(not 1.0 <= z <= 1.8 for z in self.second_look_zooms):  # 1.8: the two corners' crops stay apart
             raise SettingError(f"second_look_zooms: each zoom must be 1.0-1.8, got {self.second_look_zooms}")
+        # find and read the cards in the frame's working image (``vision.working_scale``: any size and orientation of
+        # frame, outlines in the frame's pixels); False: in the frame as it comes (benchmarks/recognition_resolutions.py
+        # measures the two)
         self.working_scale = working_scale
 
     def recognize(
