@@ -261,7 +261,12 @@ class Recognizer:
         if not self.working_scale:
             return self._classify(frame, self._detect_working(frame, plane, ignore), drop_non_cards=True)
         look = looked(frame, self._detect_working, plane, ignore, fallback=self._detect_classic)
-        return _in_frame(look.view, self._classify(look.image, look.quads, drop_non_cards=True))
+        named = self._classify(look.image, look.quads, drop_non_cards=True)
+        if look.instead_of is not None and all(r.card in (BACK, UNKNOWN) for r in named):
+            # a close-up look that names no card's face: a bare table's textured patches, not a card held close
+            look = look.instead_of
+            named = self._classify(look.image, look.quads, drop_non_cards=True)
+        return _in_frame(look.view, named)
 
     def detect(
         self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()

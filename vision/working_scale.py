@@ -291,6 +291,11 @@ class Look(NamedTuple):
     view: View
     image: np.ndarray
     quads: list[np.ndarray]
+    instead_of: Look | None = None
+    """For a close-up look (``CLOSE_UP``, where the first found no card or ``FEW``) kept in the first's place: the
+    first. Large textured patches of a bare table (wood grain, checks, stripes) are card-shaped at a close-up's scale
+    and read as a card's back: a caller that reads the cards goes back to the first look where the close-up names
+    no card's face."""
 
 
 def look_through(
@@ -349,11 +354,12 @@ def kept_look(first: Look, second: Look) -> Look:
     if not second.quads:
         return first
     if not first.quads:
-        return second
+        return second._replace(instead_of=first)
     width = card_width(first.quads)
     if width > CARD_RANGE[1]:
         return second if len(second.quads) >= sum(map(in_range, first.quads)) else first
     if width < CARD_RANGE[0]:
         return second if len(second.quads) >= len(first.quads) else first
     cards = second.view.quads_to_frame(second.quads)
-    return second if any(part_of_a_card(q, cards) for q in first.view.quads_to_frame(first.quads)) else first
+    parts = any(part_of_a_card(q, cards) for q in first.view.quads_to_frame(first.quads))
+    return second._replace(instead_of=first) if parts else first

@@ -311,3 +311,15 @@ def test_regions_of_a_4k_frame_are_detected_in_its_working_image(recognizer: Rec
     tally, _ = counted(truth, seen)
     assert tally.found == len(truth)
     assert counted([(label, new)], seen)[0].named == 1
+
+
+def test_a_bare_table_close_up_is_no_card(recognizer: Recognizer) -> None:
+    """Clutter-only tables: a close-up look finds half a table of wood grain or stripes card-shaped at its scale and
+    the model reads it as a back; naming no face, it gives way to the first look, which found nothing."""
+    rng = np.random.default_rng(555)
+    close_ups = 0
+    for _ in range(4):
+        scene = make_scene(rng, None, replace(NORMAL, n_cards=0, clutter=int(rng.integers(2, 7))))
+        close_ups += bool(recognizer.detect(scene.image))  # the close-up look's outlines, unread
+        assert recognizer.recognize(scene.image) == []
+    assert close_ups  # the case arose
