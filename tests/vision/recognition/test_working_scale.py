@@ -19,7 +19,9 @@ from vision.working_scale import (
     CARD_RANGE,
     CARD_TARGET,
     CLOSE_UP,
+    MAX_WORKING_SIDE,
     WORKING_FRAME,
+    View,
     card_width,
     first_view,
     looked,
@@ -136,6 +138,27 @@ def test_cards_far_larger_than_the_range_are_looked_at_again_at_their_scale() ->
     look = looked(np.zeros((size[1], size[0], 3), np.uint8), detect)
     assert not views and look.view == second and abs(card_width(look.quads) - CARD_TARGET) < 1.0
     assert np.abs(look.view.quads_to_frame(look.quads)[0] - card).max() < 1e-2
+
+
+def test_small_cards_in_a_large_frame_are_looked_at_with_more_pixels() -> None:
+    """Cards 120 px wide in a 4K frame are 40 at the first look's third: the second look takes as many pixels as
+    ``MAX_WORKING_SIDE`` allows (the canvas past 1280x720), and is kept where it finds the cards again."""
+    size = (3840, 2160)
+    cards = [_square_card((600.0 + 400 * i, 1000.0), 120.0) for i in range(5)]
+    seen: list[View] = []
+
+    def detect(image: np.ndarray, plane: np.ndarray | None, ignore: list[np.ndarray]) -> list[np.ndarray]:
+        view = first_view(size) if not seen else view_at(size, 1.0)
+        seen.append(view)
+        assert (image.shape[1], image.shape[0]) == view.size
+        return [view.points_to_working(c) for c in cards]
+
+    look = looked(np.zeros((size[1], size[0], 3), np.uint8), detect)
+    assert len(seen) == 2 and look.view.size[0] == MAX_WORKING_SIDE and look.view.scale == pytest.approx(2 / 3, 1e-3)
+    assert (
+        CARD_RANGE[0] <= card_width(look.quads)
+        and np.abs(look.view.quads_to_frame(look.quads)[0] - cards[0]).max() < 1e-2
+    )
 
 
 def test_a_printed_rectangle_inside_a_close_up_card_gives_way_to_the_card() -> None:
