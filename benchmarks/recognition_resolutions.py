@@ -2,7 +2,8 @@
 working scale (``vision.working_scale``).
 
     .venv/bin/python benchmarks/recognition_resolutions.py [--scenes 1] [--clutter 2] [--seed 2024]
-                                                           [--sizes 640x480,1280x720,...] [--json]
+                                                           [--sizes 640x480,1280x720,...] [--speed-frames 0]
+                                                           [--json]
 
 * Every held-out design (never trained on), in realistic and hard scenes (``evaluate.NORMAL``, ``HARD``) drawn at each
   size (not resized: light, blur, noise and JPEG in that frame's pixels), the cards' widths, gaps and clutter scaled
@@ -15,6 +16,9 @@ working scale (``vision.working_scale``).
   frame, outlines where there is no card, in the card scenes and in ``--clutter`` clutter-only frames a size.
 * Time: median wall milliseconds a frame over the card scenes (recognition only, not drawing), one thread, and the
   process CPU milliseconds beside it (the machine is shared: CPU time is the steadier).
+* ``--speed-frames N``: the same frames at each size, for the time alone: ``bench_recognition``'s speed frames (12 of
+  the project's own drawn cards, 1280x720) and each resized to 3840x2160 and turned to 2160x3840; median CPU
+  milliseconds a frame and the ratio to 1280x720's.
 
 Needs the Debian designs (gnome-cards-data, kdegames-card-data-kf5, librsvg2-bin).
 """
@@ -29,6 +33,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,6 +134,33 @@ def table(result: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
+def speed(frames: int) -> dict[str, float]:
+    """Median CPU ms a frame of ``bench_recognition``'s speed frames at 1280x720, resized to 4K, and turned to portrait
+    4K (the working scale's recogniser)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_recognition import speed_scenes  # type: ignore[import-not-found]
+
+    rec = Recognizer(threads=1)
+    images = [scene.image for scene in speed_scenes(frames)]
+    sized = {
+        "1280x720": images,
+        "3840x2160": [cv2.resize(im, (3840, 2160), interpolation=cv2.INTER_CUBIC) for im in images],
+    }
+    sized["2160x3840"] = [cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE) for im in sized["3840x2160"]]
+    out: dict[str, float] = {}
+    for name, batch in sized.items():
+        rec.recognize(batch[0])  # warm
+        cpu = []
+        for im in batch:
+            start = time.process_time()
+            rec.recognize(im)
+            cpu.append(1000 * (time.process_time() - start))
+        out[f"{name} median_cpu_ms"] = round(statistics.median(cpu), 1)
+    for name in ("3840x2160", "2160x3840"):
+        out[f"{name} / 1280x720"] = round(out[f"{name} median_cpu_ms"] / out["1280x720 median_cpu_ms"], 2)
+    return out
+
+
 def _size(text: str) -> tuple[int, int]:
     w, _, h = text.partition("x")
     return int(w), int(h)
@@ -140,10 +172,17 @@ def main() -> None:
     ap.add_argument("--clutter", type=int, default=2, help="clutter-only frames a size")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in SIZES), help="WxH,WxH,...")
+    ap.add_argument("--speed-frames", type=int, default=0, help="also time this many frames at 1280x720 and 4K")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     result = measure([_size(s) for s in args.sizes.split(",")], args.scenes, args.clutter, args.seed)
-    print(json.dumps(result, indent=2) if args.json else table(result))
+    timed = speed(args.speed_frames) if args.speed_frames else {}
+    if args.json:
+        print(json.dumps({**result, "speed": timed} if timed else result, indent=2))
+        return
+    print(table(result))
+    for key, value in timed.items():
+        print(f"{key}: {value}")
 
 
 if __name__ == "__main__":
