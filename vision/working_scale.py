@@ -10,9 +10,9 @@ move between frame and working pixels through the view's homography, so callers 
     look.view.quads_to_frame(look.quads)       # the outlines in frame pixels
 
 ``looked`` looks first at the scale that fits the frame to ``WORKING_FRAME``; when the cards found are far larger or
-smaller than ``CARD_RANGE``, or none are found (a close-up), it looks once more at the scale the cards call for
-(``CLOSE_UP`` for none) and keeps the look that found more. A 1280x720 landscape frame's first view is the frame
-itself: nothing is copied or moved.
+smaller than ``CARD_RANGE`` it looks once more at the scale that brings them into it, and when none or ``FEW`` are
+found, at ``CLOSE_UP`` (a card held near the camera); ``kept_look`` says which look found the cards. A 1280x720
+landscape frame's first view is the frame itself: nothing is copied or moved.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ CARD_RANGE = (75.0, 230.0)
 CARD_TARGET = 150.0
 """A second look scales the frame so that the median card found at the first is this wide (working pixels)."""
 CLOSE_UP = 0.33
-"""A frame in which the first look found no card is looked at again at this share of the first look's scale: one card
-filling much of the frame (a phone photograph of a card), 230-700 px wide at the first look, is 75-230 at this."""
+"""A frame in which the first look found no card (or ``FEW``) is looked at again at this share of the first look's
+scale: one card filling much of the frame (a phone photograph of a card), 230-700 px wide at the first look, is 75-230
+at this."""
 PAD = cv2.BORDER_REPLICATE
 """How the canvas round a frame is filled: its edge pixels drawn out, so that the frame's edge is no step of colour
 that a detector takes for the side of a paper rectangle (a plain border of the table's colour is, against a
@@ -49,8 +50,8 @@ to the camera shows printed rectangles of a card's size (a court card's picture)
 cards."""
 PART = (1.3, 3.0)
 """An outline whose centre lies inside an outline from 1.3 to 3 times as wide, found at a second look, is part of that
-card: a court card's picture is half to three quarters of the card's width (half of it, a third). A rectangle round a
-card many times its size is a mat's zone or a sheet of paper, not a card."""
+card: a court card's picture is half to three quarters of the card's width, half a picture a third. A rectangle round
+a card many times its size is a mat's zone or a sheet of paper, not a card."""
 MAX_WORKING_SIDE = 2 * WORKING_FRAME[0]
 """The longest side of any working canvas (px): a look at small cards in a large frame is bounded to four times a
 first look's pixels."""
