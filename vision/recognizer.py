@@ -14,7 +14,7 @@ and a face card still under ``PIP_LOOK_BELOW`` a look at its whole face by the p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -44,6 +44,7 @@ from vision.rectify import (
     corner_crops,
     order_corners,
 )
+from vision.working_scale import View, looked, view_for_cards
 
 LABELS: tuple[str, ...] = (*CARD_CODES, BACK)
 """Classifier outputs: the 52 faces "AC".."KC", "AD".., "AH".., "AS".."KS" (suit-major, as
@@ -216,6 +217,7 @@ class Recognizer:
         learned: bool = True,
         outline_nets: str | Path | None = None,
         ink_shape: bool = True,
+        working_scale: bool = True,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         if not path.is_file():  # said before its metadata file beside it is looked for
@@ -252,6 +254,10 @@ class Recognizer:
         self.ink_shape = ink_shape
         if any(not 1.0 <= z <= 1.8 for z in self.second_look_zooms):  # 1.8: the two corners' crops stay apart
             raise SettingError(f"second_look_zooms: each zoom must be 1.0-1.8, got {self.second_look_zooms}")
+        # find and read the cards in the frame's working image (``vision.working_scale``: any size and orientation of
+        # frame, outlines in the frame's pixels); False: in the frame as it comes (benchmarks/recognition_resolutions.py
+        # measures the two)
+        self.working_scale = working_scale
 
     def recognize(
         self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
@@ -259,19 +265,43 @@ class Recognizer:
         """Every card in the frame, named (or ``back`` / ``unknown``). ``plane``: the calibrated table
         (image pixels -> table coordinates, as ``Calibration.image_to_mat``), so that card shapes are
         judged on the table rather than in the tilted image. ``ignore``: polygons (image px) that hold no card,
-        such as the mat's markers (``vision.detect.detect_cards``)."""
+        such as the mat's markers (``vision.detect.detect_cards``). Any size and orientation of frame: the cards are
+        found and read in its working image (``vision.working_scale``), their corners given in frame pixels."""
         frame = _check_frame(frame_bgr)
-        return self._classify(frame, self.detect(frame, plane=plane, ignore=ignore), drop_non_cards=True)
+        if not self.working_scale:
+            return self._classify(frame, self._detect_working(frame, plane, ignore), drop_non_cards=True)
+        look = looked(frame, self._detect_working, plane, ignore, fallback=self._detect_classic)
+        named = self._classify(look.image, look.quads, drop_non_cards=True)
+        if look.instead_of is not None and all(r.card in (BACK, UNKNOWN) for r in named):
+            # a close-up look that names no card's face: a bare table's textured patches, not a card held close
+            look = look.instead_of
+            named = self._classify(look.image, look.quads, drop_non_cards=True)
+        return _in_frame(look.view, named)
 
     def detect(
         self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
     ) -> list[np.ndarray]:
-        """The card outlines ``recognize`` names: ``vision.detect.detect_cards``'s, or with ``learned``
-        ``vision.learned_detect.detect_learned``'s."""
+        """The card outlines ``recognize`` names (frame pixels): ``vision.detect.detect_cards``'s, or with ``learned``
+        ``vision.learned_detect.detect_learned``'s, in the frame's working image."""
         frame = _check_frame(frame_bgr)
+        if not self.working_scale:
+            return self._detect_working(frame, plane, ignore)
+        look = looked(frame, self._detect_working, plane, ignore, fallback=self._detect_classic)
+        return look.view.quads_to_frame(look.quads)
+
+    def _detect_working(
+        self, image: np.ndarray, plane: np.ndarray | None, ignore: Sequence[np.ndarray]
+    ) -> list[np.ndarray]:
+        """The outlines in a working image (``vision.working_scale.Detect``)."""
         if self.outline_nets is not None:
-            return detect_learned(frame, self.outline_nets, self.detector, plane=plane, ignore=ignore).quads
-        return detect_cards(frame, self.detector, plane=plane, ignore=ignore)
+            return detect_learned(image, self.outline_nets, self.detector, plane=plane, ignore=ignore).quads
+        return detect_cards(image, self.detector, plane=plane, ignore=ignore)
+
+    def _detect_classic(
+        self, image: np.ndarray, plane: np.ndarray | None, ignore: Sequence[np.ndarray]
+    ) -> list[np.ndarray]:
+        """The shipped detector's outlines in a working image (``vision.working_scale.looked``'s ``fallback``)."""
+        return detect_cards(image, self.detector, plane=plane, ignore=ignore)
 
     def recognize_regions(
         self,
@@ -292,27 +322,52 @@ class Recognizer:
         ``recognize`` drops it. A detection whose centre lies on a kept outline is that card cut by the region's
         edge, and is not kept. ``plane`` and ``ignore`` as for ``recognize``. ``readings``: the last recognitions of
         ``known``, in its order; a known card that no region touches keeps its reading (not a pixel of it changed)
-        and is not classified again."""
+        and is not classified again. The regions are detected in the working image of the frame and the known
+        cards' size (``vision.working_scale.view_for_cards``)."""
         frame = _check_frame(frame_bgr)
         kept, reused = kept_and_reused(known, regions, readings)
+        view = view_for_cards((frame.shape[1], frame.shape[0]), known) if self.working_scale else None
+        if view is None or view.identity:
+            image, plane_w, ignore_w, known_w, kept_w = frame, plane, list(ignore), list(known), kept
+            regions_w = list(regions)
+        else:
+            image, plane_w, ignore_w = view.image(frame), view.plane_to_working(plane), view.ignore_to_working(ignore)
+            known_w, kept_w = view.quads_to_working(known), view.quads_to_working(kept)
+            # a region no working pixel wide (a sliver of a frame much larger than its working image) is left out
+            regions_w = [w for w in map(view.region_to_working, regions) if w[2] > w[0] and w[3] > w[1]]
         found: list[np.ndarray] = []
-        for region in regions:
+        for region in regions_w:
             found += [
                 q
-                for q in detect_in_region(frame, region, self.detector, plane=plane, ignore=ignore, deck=known)
-                if not centre_on_any(q, kept)
+                for q in detect_in_region(image, region, self.detector, plane=plane_w, ignore=ignore_w, deck=known_w)
+                if not centre_on_any(q, kept_w)
             ]
-        return reused + self._classify(frame, kept + found, drop_non_cards=True)
+        named = self._classify(image, kept_w + found, drop_non_cards=True)
+        return reused + (named if view is None else _in_frame(view, named))
 
     def recognize_outlines(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """The cards at outlines another detector found ((4, 2) image points each, any corner order), named as
-        ``recognize`` names its own: an outline the model takes for no card is dropped."""
-        return self._classify(_check_frame(frame_bgr), quads, drop_non_cards=True)
+        ``recognize`` names its own: an outline the model takes for no card is dropped. Read in the working image
+        for the outlines' size (``vision.working_scale.view_for_cards``)."""
+        return self._classify_in_view(_check_frame(frame_bgr), quads, drop_non_cards=True)
 
     def classify_quads(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """Name the cards at the given outlines ((4, 2) image points each, any corner order): one
-        Recognition per quad, in order ("unknown" where the outline does not look like a card)."""
-        return self._classify(_check_frame(frame_bgr), quads, drop_non_cards=False)
+        Recognition per quad, in order ("unknown" where the outline does not look like a card). Read in the working
+        image for the outlines' size, as ``recognize_outlines``."""
+        return self._classify_in_view(_check_frame(frame_bgr), quads, drop_non_cards=False)
+
+    def _classify_in_view(
+        self, frame: np.ndarray, quads: Sequence[np.ndarray], *, drop_non_cards: bool
+    ) -> list[Recognition]:
+        """``_classify`` of frame outlines in the working image their size calls for; the corners in frame pixels."""
+        if not self.working_scale or not len(quads):
+            return self._classify(frame, quads, drop_non_cards=drop_non_cards)
+        view = view_for_cards((frame.shape[1], frame.shape[0]), quads)
+        if view.identity:
+            return self._classify(frame, quads, drop_non_cards=drop_non_cards)
+        named = self._classify(view.image(frame), view.quads_to_working(quads), drop_non_cards=drop_non_cards)
+        return _in_frame(view, named)
 
     def _classify(
         self, frame: np.ndarray, quads: Sequence[np.ndarray], *, drop_non_cards: bool, deblurred: bool = False
@@ -562,6 +617,13 @@ def _patch_around(frame: np.ndarray, quad: np.ndarray, motion: Motion) -> tuple[
     x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - margin, 0)
     x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + margin + 1, (frame.shape[1], frame.shape[0]))
     return frame[y0:y1, x0:x1], np.array([x0, y0], np.float32)
+
+
+def _in_frame(view: View, named: list[Recognition]) -> list[Recognition]:
+    """Recognitions in a working image, their corners moved to frame pixels (in ``order_corners``' order there)."""
+    if view.identity:
+        return named
+    return [replace(r, corners=order_corners(view.points_to_frame(r.corners))) for r in named]
 
 
 def _check_frame(frame: np.ndarray) -> np.ndarray:
