@@ -372,9 +372,9 @@ class Recognizer:
     def _classify(
         self, frame: np.ndarray, quads: Sequence[np.ndarray], *, drop_non_cards: bool, deblurred: bool = False
     ) -> list[Recognition]:
-        """The cards at ``quads`` named; a card whose index ink is coloured (``vision.ink_colour``) is read with that
-        ink redrawn red and redrawn black, and named by the surer of the two readings, so its suit comes from the
-        shape the model sees and not from a colour it never learnt. ``drop_non_cards``: leave out the outlines the
+        """The cards at ``quads`` named; a card read as a club, a spade or unknown whose index ink is coloured
+        (``vision.ink_colour``) is read again with that ink redrawn red and redrawn black (``_read_inked``), so its
+        suit comes from the shape the model sees and not from a colour it never learnt. ``drop_non_cards``: leave out the outlines the
         model takes for no card (else they are ``unknown``)."""
         if not len(quads):
             return []

@@ -26,6 +26,7 @@ import numpy as np
 from models.training import designs
 from models.training.dataset import match_index
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
+from table.cards import CARD_CODES
 from vision.cli_recognize import (
     add_blur_look_arguments,
     add_learned_argument,
@@ -35,7 +36,6 @@ from vision.cli_recognize import (
 )
 from vision.detector_settings import detector_config
 from vision.errors import SettingError
-from vision.events import BACK
 from vision.recognizer import (
     BLUR_LOOK_BELOW,
     DEFAULT_MODEL,
@@ -134,9 +134,14 @@ def counted(truth: list[tuple[str, np.ndarray]], seen: Sequence[Recognition]) ->
         else:
             t.wrong += 1
             t.sure_wrong += seen[i].confidence >= SURE
-            t.suit_wrong += label != BACK and seen[i].card != BACK and seen[i].card[1] != label[1]
+            t.suit_wrong += _is_face(label) and _is_face(seen[i].card) and seen[i].card[1] != label[1]
     t.false_cards = len(seen) - len(used)
     return t, Outcome(missed, quads, [quads[i] for i in range(len(seen)) if i not in used])
+
+
+def _is_face(label: str) -> bool:
+    """Whether a label names one of the 52 faces (not a back, ``unknown`` or another reading)."""
+    return label in CARD_CODES
 
 
 def matched_outlines(truth: list[tuple[str, np.ndarray]], quads: list[np.ndarray]) -> list[int | None]:
