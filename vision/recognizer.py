@@ -374,8 +374,8 @@ class Recognizer:
     ) -> list[Recognition]:
         """The cards at ``quads`` named; a card read as a club, a spade or unknown whose index ink is coloured
         (``vision.ink_colour``) is read again with that ink redrawn red and redrawn black (``_read_inked``), so its
-        suit comes from the shape the model sees and not from a colour it never learnt. ``drop_non_cards``: leave out the outlines the
-        model takes for no card (else they are ``unknown``)."""
+        suit comes from the shape the model sees and not from a colour it never learnt. ``drop_non_cards``: leave out
+        the outlines the model takes for no card (else they are ``unknown``)."""
         if not len(quads):
             return []
         ordered = [order_corners(q) for q in quads]
