@@ -7,8 +7,8 @@ therefore read twice, its coloured ink redrawn red once and black once, and name
 (``vision.recognizer``): the shape decides, as it does for a person reading an unfamiliar deck. Red and black
 ink is left as it is, so a two-colour deck is read exactly as before.
 
-    ink_colour(frame, quad)                     # InkColour.OTHER for a blue diamond
-    redrawn = redraw_ink(frame, [quad], RED)    # the card's blue ink now red, the rest of the frame as it was
+    ink_colour(frame, quad)                             # InkColour.OTHER for a blue diamond
+    redrawn = repaint(frame, coloured_ink(frame, [quad]), RED)  # its blue ink now red, the rest as it was
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ GREY_CHROMA = 0.21
 """Ink whose channels (as shares of the paper's) differ by less than this share of the ink's depth is black or
 grey: black ink blurred, in haze or under a cast stays under it, a blue or green one (however light) over it."""
 MIN_PAINT_DEPTH = 0.06
-"""``redraw_ink`` paints pixels at least this share below the paper (lighter ones are paper and its noise)."""
+"""``coloured_ink`` takes pixels at least this share below the paper (lighter ones are paper and its noise)."""
 RED_HUE = (20, 165)
 """OpenCV hue (0-180): ink under the first or over the second is red (orange and a faded, pinkish red included: a
 two-colour deck's red under warm light lies near 13)."""
@@ -64,7 +64,7 @@ class InkColour(enum.Enum):
 
     @property
     def target(self) -> np.ndarray:
-        """The ink colour ``redraw_ink`` paints for RED or BLACK."""
+        """The ink colour ``repaint`` paints for RED or BLACK."""
         if self is InkColour.RED:
             return RED_INK
         if self is InkColour.BLACK:
@@ -167,10 +167,3 @@ def repaint(frame: np.ndarray, inks: Sequence[CardInk], to: InkColour) -> np.nda
             painted = (1.0 - ink.depth[:, None] * (1.0 - target)) * ink.paper
             out[ink.rows, ink.cols] = np.clip(painted, 0, 255).astype(np.uint8)
     return out
-
-
-def redraw_ink(frame: np.ndarray, quads: Sequence[np.ndarray], to: InkColour) -> np.ndarray:
-    """A copy of ``frame`` in which every coloured ink (neither red nor black nor grey) inside the cards at ``quads``
-    is painted ``to`` (RED or BLACK) with its strength kept, so its edges stay as soft as printed; paper, red and
-    black ink and everything outside the cards are left as they are."""
-    return repaint(frame, coloured_ink(frame, quads), to)

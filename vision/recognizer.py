@@ -193,7 +193,8 @@ class Recognizer:
     (``BLUR_LOOK_BELOW``, ``BLUR_LOOK_LENGTH``). ``learned`` (the default): find the cards with
     the learned outline networks first (``vision.learned_detect``; their metadata ``outline_nets``, default
     ``models/outline_nets.json``), the shipped detector only where they leave a doubt; ``False``: the shipped
-    detector alone.
+    detector alone. ``ink_shape``: a card read as a club, a spade or unknown whose index ink is neither red nor black
+    (a four-colour deck) is read by its shape (``_read_inked``); ``False``: as the ink is.
     """
 
     def __init__(

@@ -9,7 +9,7 @@ import pytest
 
 from models.training.four_colour import BLUE, GREEN, four_colour_deck, recolour_ink
 from models.training.synth import Deck, faces_deck, paste_flat
-from vision.ink_colour import BLACK, RED, InkColour, ink_colour, ink_colour_of_crop, redraw_ink
+from vision.ink_colour import BLACK, RED, InkColour, coloured_ink, ink_colour, ink_colour_of_crop, repaint
 from vision.recognizer import Recognizer
 from vision.rectify import CORNER_H, CORNER_W
 
@@ -53,7 +53,7 @@ def test_the_ink_colour_ignores_a_cast_of_the_light() -> None:
 def test_redrawing_paints_only_coloured_ink_inside_the_cards() -> None:
     frame, quads = _row(four_colour_deck(faces_deck(0)), ["7D", "9H", "2S", "5C"])
     for to in (RED, BLACK):
-        redrawn = redraw_ink(frame, [quads[0], quads[3]], to)
+        redrawn = repaint(frame, coloured_ink(frame, [quads[0], quads[3]]), to)
         assert ink_colour(redrawn, quads[0]) is to and ink_colour(redrawn, quads[3]) is to
         changed = np.any(redrawn != frame, axis=2)
         inside = np.zeros(changed.shape, bool)
