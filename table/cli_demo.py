@@ -10,9 +10,17 @@ the simulation's truth. Killed and run again with the same command, the game res
 players leave the referee's questions to the host page, and ``--doubt P`` makes the camera doubt some cards laid
 on the layout so that the referee asks about them.
 
-Exit codes: 0 the refereed result equals the truth; 1 it differs (or the game did not finish);
-2 bad arguments, or the journal is not a journal; 3 the journal is damaged or shorter than its seal
-records (refused, nothing written: ``docs/journal.md``); 4 another controller holds the journal.
+``--deck NAME`` reads the cards against an enrolled deck (``cardtable deck learn``; ``--decks-dir``), as
+``cardtable play --deck`` does: a card of another deck is unknown to the referee, which asks about it. ``--enrol``
+first enrols the demo's own deck (the faces its simulated camera draws, laid out in four photos of 13 cards, named
+with no questions, as ``cardtable deck learn --yes``), prints one line about it and plays with that profile; with
+``--deck NAME`` as well the profile is saved under that name (a deck of that name already there is refused). Both
+read cards through the camera, so ``--direct`` refuses them.
+
+Exit codes: 0 the refereed result equals the truth; 1 it differs (or the game did not finish, or ``--enrol`` did
+not enrol the whole deck); 2 bad arguments (an unknown deck among them), or the journal is not a journal; 3 the
+journal is damaged or shorter than its seal records (refused, nothing written: ``docs/journal.md``); 4 another
+controller holds the journal.
 """
 
 from __future__ import annotations
@@ -21,12 +29,16 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table.demo.config import DEFAULT_RULES, GAMES, DemoConfig, DemoResult, resume_seed
 from table.errors import ConfigError, TableError
 from table.journal import JournalError, claim, default_path
+
+if TYPE_CHECKING:
+    from vision.deck_profile import DeckProfile
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -78,6 +90,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     senses.add_argument(
         "--vision", action="store_true", help="the camera pipeline (the default; --direct for perfect senses)"
     )
+    parser.add_argument(
+        "--deck", default=None, metavar="NAME", help="the camera reads the cards against this enrolled deck"
+    )
+    parser.add_argument(
+        "--decks-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where deck profiles live (default $CARDTABLE_DECKS, else $XDG_DATA_HOME/cardtable/decks)",
+    )
+    parser.add_argument(
+        "--enrol",
+        action="store_true",
+        help="enrol the demo's own deck first and play with it (with --deck NAME: saved under NAME)",
+    )
     parser.add_argument("--no-card-reader", action="store_true", help="the dealer machine does not read cards")
     parser.add_argument("--new", action="store_true", help="start a new game even if this one is open")
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
@@ -113,7 +140,36 @@ def run(args: argparse.Namespace) -> int:
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return exc.exit_code
     with lock:
+        if args.enrol:
+            enrolled = _enrol(cfg, args)
+            if enrolled is None:
+                return 1
+            cfg = enrolled
         return _serve(cfg, args)
+
+
+def _enrol(cfg: DemoConfig, args: argparse.Namespace) -> DemoConfig | None:
+    """``--enrol``: the demo's deck enrolled (and saved under ``--deck``, when given), the settings that play with
+    it; None, having said why, when the deck was not enrolled whole."""
+    from table.demo.enrol import enrol_demo_deck
+    from vision.deck_profile import DeckError, DeckStore
+
+    out = sys.stderr if args.json else sys.stdout  # --json keeps stdout for the result alone
+    enrolment = enrol_demo_deck(cfg.seed, args.deck or "demo")
+    print(f"cardtable demo: {enrolment.line()}", file=out, flush=True)
+    if enrolment.profile is None:
+        for problem in enrolment.problems:
+            print(f"cardtable demo: {problem}", file=sys.stderr)
+        print("cardtable demo: the deck was not enrolled whole; the game is not played", file=sys.stderr)
+        return None
+    if args.deck is not None:
+        try:
+            path = DeckStore(args.decks_dir).save(enrolment.profile)
+        except (DeckError, OSError) as exc:
+            print(f"cardtable demo: the deck could not be saved: {exc}", file=sys.stderr)
+            return None
+        print(f"cardtable demo: deck {args.deck} saved to {path}", file=out, flush=True)
+    return replace(cfg, deck=enrolment.profile)
 
 
 def _serve(cfg: DemoConfig, args: argparse.Namespace) -> int:
@@ -191,6 +247,7 @@ def config_from(args: argparse.Namespace) -> DemoConfig:
         raise ValueError("--host-answers needs --web (the host answers on the table page)")
     if args.deals is not None and args.deals < 1:
         raise ValueError("--deals must be at least 1")
+    deck = _deck(args)
     journal = args.journal or default_path()
     seed = args.seed
     if seed is None and not args.new:
@@ -213,7 +270,29 @@ def config_from(args: argparse.Namespace) -> DemoConfig:
         new=args.new,
         doubt=args.doubt,
         host_answers=args.host_answers,
+        deck=deck,
     )
+
+
+def _deck(args: argparse.Namespace) -> DeckProfile | None:
+    """The enrolled deck ``--deck`` names (None without it, or with ``--enrol``, which makes it); raises
+    ``vision.deck_profile.DeckError`` (a ValueError) for a deck not enrolled or not readable, and for ``--enrol``
+    meeting a deck of that name already there."""
+    if args.direct and (args.deck is not None or args.enrol):
+        raise ValueError("--deck and --enrol read the cards through the camera; --direct has no camera")
+    if args.deck is None:
+        return None
+    from vision.deck_profile import DeckError, DeckStore
+
+    store = DeckStore(args.decks_dir)
+    if args.enrol:
+        if store.path(args.deck).exists():  # checks the name too
+            raise DeckError(
+                f"a deck named {args.deck!r} exists already in {store.folder}; play it with --deck alone, or "
+                f"`cardtable deck remove {args.deck}` first"
+            )
+        return None
+    return store.load(args.deck)
 
 
 def score_lines(result: dict[str, Any]) -> str:

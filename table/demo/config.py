@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table.journal import Journal
+
+if TYPE_CHECKING:
+    from vision.deck_profile import DeckProfile
 
 GAMES = ("chinese-ten", "frog", "garbage")
 SENSES = ("vision", "direct")
@@ -39,6 +42,7 @@ class DemoConfig:
     number: int = 1  # the deal's number within its match
     doubt: float = 0.0  # the camera doubts a card appearing on the layout with this probability: the referee asks
     host_answers: bool = False  # the players leave the referee's questions to the host (the table page)
+    deck: DeckProfile | None = None  # the camera reads the cards against this enrolled deck (vision senses only)
 
     @property
     def rule_name(self) -> str:

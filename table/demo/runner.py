@@ -210,7 +210,9 @@ def run_demo(
 
     senses: Senses
     if cfg.senses == "vision":
-        senses = CameraSenses(cfg.game, cfg.players, cfg.seed, post, fast=cfg.fast, record=cfg.record, doubt=cfg.doubt)
+        senses = CameraSenses(
+            cfg.game, cfg.players, cfg.seed, post, fast=cfg.fast, record=cfg.record, doubt=cfg.doubt, deck=cfg.deck
+        )
         if page is not None:
             senses.on_frame = page.camera(senses.watcher)
     else:

@@ -20,14 +20,27 @@ import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from importlib.resources import as_file, files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table.controller.adapters import input_from_event
 from table.controller.referee import Input
 from table.demo.scenes import DirectScene, Scene, SimScene
 
+if TYPE_CHECKING:
+    from vision.deck_profile import DeckProfile
+    from vision.recognizer import Recognizer
+
 FPS = 15.0
 MODEL = "cardnet.onnx"  # the shipped classifier, in the models package
+FACE_STYLE = 0  # the faces the simulated table draws (vision.faces), the deck ``--enrol`` enrols
+
+
+def camera_recognizer() -> Recognizer:
+    """The recogniser of the demo's camera path: the shipped classifier, one thread."""
+    from vision.recognizer import Recognizer
+
+    with as_file(files("models") / MODEL) as model:
+        return Recognizer(model, threads=1)
 
 
 class Senses(ABC):
@@ -99,7 +112,9 @@ class CameraSenses(Senses):
     """The simulated table through the real camera pipeline. ``fast``: frames as fast as they go (else at
     15 a second); ``record``: the frames written to a video; ``doubt``: the probability that a card appearing on
     the layout is reported as doubted, so the referee asks about it (as about a card the camera cannot name for
-    sure); ``on_frame``: called with each frame and its index (the table page's camera)."""
+    sure); ``deck``: an enrolled deck the cards are read against (``vision.deck_match.DeckReader``; a card of
+    another deck is ``unknown`` to the referee, as with ``cardtable play --deck``); ``on_frame``: called with each
+    frame and its index (the table page's camera)."""
 
     def __init__(
         self,
@@ -111,8 +126,8 @@ class CameraSenses(Senses):
         fast: bool,
         record: str | None,
         doubt: float = 0.0,
+        deck: DeckProfile | None = None,
     ) -> None:
-        from vision.recognizer import Recognizer
         from vision.simtable import SimTable
         from vision.watcher import TableWatcher
         from vision.zones import layout_for
@@ -120,12 +135,18 @@ class CameraSenses(Senses):
         super().__init__()
         self.game = game
         self.layout = layout_for(game, players)
-        self.sim = SimTable(self.layout, seed=seed, fps=FPS)
+        self.sim = SimTable(self.layout, seed=seed, fps=FPS, face_style=FACE_STYLE)
         self.sims = SimScene(self.sim)
         self.scene = self.sims
-        with as_file(files("models") / MODEL) as model:
-            self.recognizer = Recognizer(model, threads=1)
-        self.watcher = TableWatcher(self.layout, self.recognizer)
+        self.recognizer = camera_recognizer()
+        self.deck = deck
+        self.reader: Any = self.recognizer  # what the watcher reads cards with: the recogniser, or it and the deck
+        if deck is not None:
+            from vision.deck_match import DeckReader
+            from vision.events import UNKNOWN
+
+            self.reader = DeckReader(self.recognizer, deck, foreign=UNKNOWN)
+        self.watcher = TableWatcher(self.layout, self.reader)
         self.post = post
         self.fast = fast
         self.doubt = doubt
@@ -213,7 +234,7 @@ class CameraSenses(Senses):
         from vision.watcher import TableWatcher
 
         if new_pipeline:
-            self.watcher = TableWatcher(self.layout, self.recognizer)
+            self.watcher = TableWatcher(self.layout, self.reader)
         first = self.frames
 
         def settled() -> bool:
@@ -226,7 +247,7 @@ class CameraSenses(Senses):
     def stats(self) -> dict[str, Any]:
         st = self.watcher.stats
         return {
-            "recognizer": "onnx",
+            "recognizer": "onnx" if self.deck is None else f"onnx, deck {self.deck.name}",
             "frames": st.frames,
             "recognised": st.recognised,
             "recognised_around_changes": st.regional,
