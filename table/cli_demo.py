@@ -93,13 +93,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--deck", default=None, metavar="NAME", help="the camera reads the cards against this enrolled deck"
     )
-    parser.add_argument(
-        "--decks-dir",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="where deck profiles live (default $CARDTABLE_DECKS, else $XDG_DATA_HOME/cardtable/decks)",
-    )
+    from vision.cli_deck import add_decks_dir_argument  # numpy and the profiles only when the command is built
+
+    add_decks_dir_argument(parser)
     parser.add_argument(
         "--enrol",
         action="store_true",

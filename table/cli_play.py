@@ -51,7 +51,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--deck", default=None, metavar="NAME", help="read the cards against this enrolled deck (default: table.toml)"
     )
-    parser.add_argument("--decks-dir", type=Path, default=None, metavar="DIR", help="where deck profiles live")
+    from vision.cli_deck import add_decks_dir_argument  # numpy and the profiles only when the command is built
+
+    add_decks_dir_argument(parser)
     from table.web.address import add_web_argument
 
     add_web_argument(parser, "the game live, with the host's controls")
