@@ -391,6 +391,7 @@ def card_json(r: Recognition) -> dict[str, object]:
         "card": r.card,
         "confidence": round(float(r.confidence), 4),
         "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in r.corners],
+        "visible": r.visible,
     }
 
 

@@ -17,6 +17,7 @@ is ``FOREIGN``: another deck's card, a joker, another deck's back where the prof
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -191,14 +192,17 @@ def read_with_deck(
     out: list[Recognition] = []
     present = matcher.present
     for r, sim in zip(recognitions, sims, strict=True):
+        if r.visible == "index":  # one corner shows: the profile's two-corner templates cannot be matched
+            out.append(r)
+            continue
         new = weigh_faces(np.asarray(r.probabilities, np.float64), sim, present)
         label, conf = decide(new[None], LABELS, min_confidence, min_margin, UNKNOWN)[0]
         back_of_another = label == BACK and matcher.profile.has_back and sim[LABELS.index(BACK)] < FOREIGN_BELOW
         face_of_another = label not in (BACK, UNKNOWN) and float(sim[LABELS.index(label)]) < FOREIGN_BELOW
         if back_of_another or face_of_another:
-            out.append(Recognition(foreign, conf, r.corners, new, r.presence))
+            out.append(replace(r, card=foreign, confidence=conf, probabilities=new))
             continue
-        out.append(Recognition(label, conf, r.corners, new, r.presence))
+        out.append(replace(r, card=label, confidence=conf, probabilities=new))
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -25,6 +26,7 @@ from models import shipped
 from table.cards import CARD_CODES
 from vision.change_regions import kept_and_reused
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
+from vision.covered_cards import read_covered
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, ModelError, SettingError
 from vision.events import BACK, UNKNOWN
@@ -140,6 +142,9 @@ cards (6.4 of 12 realistic cards a frame against 1.6: most cards named from one 
 3-4 ms more a frame (``benchmarks/pip_look_cost.py``; docs/performance.md)."""
 
 
+Visible = Literal["whole", "index"]
+
+
 @dataclass(frozen=True, eq=False)
 class Recognition:
     """One card seen in a frame."""
@@ -149,6 +154,9 @@ class Recognition:
     corners: np.ndarray  # (4, 2) float32 image pixels, card outline clockwise
     probabilities: np.ndarray  # (53,) softmax over LABELS
     presence: float = 1.0  # probability that the outline is a card at all (1 - the model's "none")
+    # "whole": found by its outline and read through both index corners; "index": partly under other cards, found and
+    # read by one index corner, its outline estimated from that corner and the deck's card size (vision.covered_cards)
+    visible: Visible = "whole"
 
 
 BLUR_LOOK_BELOW = 0.9
@@ -219,6 +227,7 @@ class Recognizer:
         outline_nets: str | Path | None = None,
         ink_shape: bool = True,
         working_scale: bool = True,
+        covered: bool = True,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         if not path.is_file():  # said before its metadata file beside it is looked for
@@ -259,6 +268,7 @@ class Recognizer:
         # frame, outlines in the frame's pixels); False: in the frame as it comes (benchmarks/recognition_resolutions.py
         # measures the two)
         self.working_scale = working_scale
+        self.covered = covered
 
     def recognize(
         self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
@@ -270,14 +280,32 @@ class Recognizer:
         found and read in its working image (``vision.working_scale``), their corners given in frame pixels."""
         frame = _check_frame(frame_bgr)
         if not self.working_scale:
-            return self._classify(frame, self._detect_working(frame, plane, ignore), drop_non_cards=True)
+            whole = self._classify(frame, self._detect_working(frame, plane, ignore), drop_non_cards=True)
+            return whole + self._covered_cards(frame, whole)
         look = looked(frame, self._detect_working, plane, ignore, fallback=self._detect_classic)
         named = self._classify(look.image, look.quads, drop_non_cards=True)
         if look.instead_of is not None and all(r.card in (BACK, UNKNOWN) for r in named):
             # a close-up look that names no card's face: a bare table's textured patches, not a card held close
             look = look.instead_of
             named = self._classify(look.image, look.quads, drop_non_cards=True)
-        return _in_frame(look.view, named)
+        return _in_frame(look.view, named + self._covered_cards(look.image, named))
+
+    def _covered_cards(self, image: np.ndarray, whole: list[Recognition]) -> list[Recognition]:
+        """With ``covered``: the cards partly under others that show an index corner (``vision.covered_cards``),
+        beside the ``whole`` cards found in ``image``."""
+        if not self.covered:
+            return []
+        found = read_covered(image, self._read_one_corner, [r.corners for r in whole], MODEL_LABELS)
+        out = []
+        for c in found:
+            probs = c.probabilities[: len(LABELS)] / max(float(c.probabilities[: len(LABELS)].sum()), 1e-12)
+            presence = 1.0 - float(c.probabilities[len(LABELS)])
+            out.append(Recognition(c.card, float(probs.max()), order_corners(c.outline), probs, presence, "index"))
+        return out
+
+    def _read_one_corner(self, crops: np.ndarray) -> np.ndarray:
+        """(N, 54) probabilities of (N, 1, ...) index crops, one corner a card, "none" included."""
+        return softmax(self.classifier.infer(preprocess(crops, self.meta)))
 
     def detect(
         self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()

@@ -247,7 +247,7 @@ class Scene:
     blur: Blur = Blur("none", 0.0)
 
 
-def _tilt_homography(rng: np.random.Generator, w: int, h: int, max_deg: float) -> np.ndarray:
+def tilt_homography(rng: np.random.Generator, w: int, h: int, max_deg: float) -> np.ndarray:
     """A camera looking at the table up to ``max_deg`` off vertical (keystone perspective)."""
     deg = float(rng.uniform(0, max_deg))
     k = math.tan(math.radians(deg)) * 0.5  # relative shrink of the far side
@@ -300,7 +300,7 @@ def _place(rng: np.random.Generator, spec: SceneSpec, tilt: np.ndarray) -> list[
     return placed
 
 
-def _composite(img: np.ndarray, card: np.ndarray, quad: np.ndarray) -> None:
+def composite(img: np.ndarray, card: np.ndarray, quad: np.ndarray) -> None:
     """Warp the BGRA ``card`` onto ``img`` at ``quad`` (corner order: card's TL, TR, BR, BL)."""
     ch, cw = card.shape[:2]
     src = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
@@ -410,7 +410,7 @@ def make_scene(
     # the same order either way)
     if spec.clutter and rng.random() < 0.3:
         _draw_edge(img, rng)
-    tilt = _tilt_homography(rng, spec.width, spec.height, spec.max_tilt_deg)
+    tilt = tilt_homography(rng, spec.width, spec.height, spec.max_tilt_deg)
     scene = Scene(img, plane=np.linalg.inv(tilt))
     faces: list[np.ndarray] = []
     if deck is not None and spec.n_cards:
@@ -425,7 +425,7 @@ def make_scene(
     others = [c for c in clutter if c != "edge"]
     if spec.clear_band:  # the older drawing: the cards, then the clutter kept clear of them
         for face, (_, quad) in zip(faces, scene.cards, strict=True):
-            _composite(img, face, quad)
+            composite(img, face, quad)
         layer = img.copy()
         for _ in range(spec.clutter):
             CLUTTER[str(rng.choice(others))](layer, rng)
@@ -438,9 +438,15 @@ def make_scene(
         for _ in range(spec.clutter):
             CLUTTER[str(rng.choice(others))](img, rng)
         for face, (_, quad) in zip(faces, scene.cards, strict=True):
-            _composite(img, face, quad)
-    scene.image, scene.blur = _camera(rng, _light(rng, img, spec), spec)
+            composite(img, face, quad)
+    scene.image, scene.blur = photograph(rng, img, spec)
     return scene
+
+
+def photograph(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple[np.ndarray, Blur]:
+    """The drawn table ``img`` as the camera gives it: uneven light, shadow, glare and colour cast, then blur, noise and
+    JPEG (``spec``'s chances), and the blur it was given."""
+    return _camera(rng, _light(rng, img, spec), spec)
 
 
 PINNED_CLEAR_BAND = 7
@@ -473,7 +479,7 @@ def laid_out_photo(
     wide, or less where the rows would not fit the frame."""
     # a table that the cards stand out from, as the enrolment's instructions ask
     img = make_background(rng, spec.width, spec.height, str(rng.choice(["felt", "wood", "dark"])))
-    tilt = _tilt_homography(rng, spec.width, spec.height, spec.max_tilt_deg)
+    tilt = tilt_homography(rng, spec.width, spec.height, spec.max_tilt_deg)
     scene = Scene(img, plane=np.linalg.inv(tilt))
     per_row = 7
     rows = max(1, math.ceil(len(labels) / per_row))
@@ -486,7 +492,7 @@ def laid_out_photo(
         angle = float(rng.choice([0.0, 180.0]) + rng.normal(0, 3))
         box = cv2.boxPoints((centre, (cw, ch), angle)).astype(np.float32)[[1, 2, 3, 0]]
         quad = cv2.perspectiveTransform(box[None], tilt)[0]
-        _composite(img, deck(label), quad)
+        composite(img, deck(label), quad)
         scene.cards.append((label, quad))
-    scene.image, scene.blur = _camera(rng, _light(rng, img, spec), spec)
+    scene.image, scene.blur = photograph(rng, img, spec)
     return scene

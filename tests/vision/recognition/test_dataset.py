@@ -349,7 +349,7 @@ def test_clutter_lies_under_the_cards_with_no_band_of_bare_table_round_them(monk
     for seed in range(4):
         scene, old = draw(seed), draw(seed, synth.make_pinned_scene)
         with monkeypatch.context() as m:  # the same draws, no card drawn: the table and its clutter alone
-            m.setattr(synth, "_composite", lambda img, card, quad: None)
+            m.setattr(synth, "composite", lambda img, card, quad: None)
             table = draw(seed)
         assert [(label, q.tolist()) for label, q in scene.cards] == [(label, q.tolist()) for label, q in old.cards]
         covered = np.zeros(scene.image.shape[:2], np.uint8)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from models.training.dataset import match
-from models.training.synth import _composite, faces_deck
+from models.training.synth import composite, faces_deck
 from table.cli import main
 from vision.detect import DEFAULT_CONFIG, detect_cards, plane_tuple
 from vision.errors import CalibrationError
@@ -53,7 +53,7 @@ def _table(
         quad = cv2.perspectiveTransform(box[None], to_image)[0].astype(np.float32)
         if quad.min() < 4 or quad[:, 0].max() > 1275 or quad[:, 1].max() > 715:
             continue
-        _composite(frame, deck(LABELS[len(truth) % len(LABELS)]), quad)
+        composite(frame, deck(LABELS[len(truth) % len(LABELS)]), quad)
         truth.append(quad)
     return cv2.GaussianBlur(frame, (3, 3), 0), truth
 

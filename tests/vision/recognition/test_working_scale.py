@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from models.training.evaluate import NORMAL, counted
-from models.training.synth import Deck, _composite, faces_deck, make_scene
+from models.training.synth import Deck, composite, faces_deck, make_scene
 from vision.recognizer import Recognition, Recognizer
 from vision.working_scale import (
     CARD_RANGE,
@@ -289,7 +289,7 @@ def _close_up(rng: np.random.Generator, deck: Deck, label: str, size: tuple[int,
     width = height * card.shape[1] / card.shape[0]
     angle = float(rng.uniform(-30, 30))
     quad = cv2.boxPoints(((w / 2, h / 2), (width, height), angle)).astype(np.float32)[[1, 2, 3, 0]]
-    _composite(image, card, quad)
+    composite(image, card, quad)
     image = cv2.GaussianBlur(image, (0, 0), 1.5)
     image = cv2.add(image, rng.normal(0, 4, image.shape).astype(np.int16), dtype=cv2.CV_8U)
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])

@@ -1,0 +1,122 @@
+"""How many cards whose index shows the recogniser names in fans, piles, spread rows and covered cards.
+
+Scenes of ``models.training.overlap_scenes`` (realistic and hard) of the held-out designs (or the project's own drawn
+faces with ``--own``), read by ``Recognizer.recognize`` with and without the covered-card pass:
+
+    python benchmarks/overlap_recognition.py --scenes 10 --seed 2026 [--own] [--json out.json]
+
+A card counts as named when a reading has its face and lies on it (a corner of the reading within a third of the
+card's width of one of the card's index corners, or the reading's centre within that of the card's); a reading that
+lies on no card of its face is wrong, and confidently wrong at 0.9 or more. Cards whose index does not show (under
+85% of both index corners uncovered) are not counted, and a reading of one is neither right nor wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from models.training.designs import held_out_decks  # noqa: E402
+from models.training.overlap_scenes import HARD_OVERLAP, OverlapScene, OverlapSpec, make_overlap_scene  # noqa: E402
+from models.training.synth import Deck, faces_deck  # noqa: E402
+from vision.events import BACK, UNKNOWN  # noqa: E402
+from vision.recognizer import Recognition, Recognizer  # noqa: E402
+
+SURE = 0.9
+
+
+@dataclass
+class Count:
+    shows: int = 0  # cards whose index shows
+    covered: int = 0  # of them, not whole
+    named: int = 0
+    named_covered: int = 0
+    wrong: int = 0
+    sure_wrong: int = 0
+    by_index: int = 0  # readings of the covered-card pass
+    ms: list[float] = field(default_factory=list)
+
+    def add(self, scene: OverlapScene, readings: list[Recognition], ms: float) -> None:
+        self.ms.append(ms)
+        width = float(np.median([np.linalg.norm(c.quad[1] - c.quad[0]) for c in scene.cards]))
+        near = width / 3
+        named = set()
+        for r in readings:
+            if r.card in (BACK, UNKNOWN, "foreign"):
+                continue
+            self.by_index += r.visible == "index"
+            on = [i for i, c in enumerate(scene.cards) if c.label == r.card and _lies_on(r.corners, c.quad, near)]
+            if on:
+                named.update(on)
+            elif not any(_lies_on(r.corners, c.quad, near) and not c.index_shows for c in scene.cards):
+                self.wrong += 1
+                self.sure_wrong += r.confidence >= SURE
+        for i, c in enumerate(scene.cards):
+            if c.index_shows:
+                self.shows += 1
+                self.covered += not c.whole
+                self.named += i in named
+                self.named_covered += i in named and not c.whole
+
+    def summary(self) -> dict[str, object]:
+        out = {k: v for k, v in asdict(self).items() if k != "ms"}
+        out["named_share"] = round(self.named / max(1, self.shows), 4)
+        out["covered_named_share"] = round(self.named_covered / max(1, self.covered), 4)
+        out["median_ms"] = round(statistics.median(self.ms), 1) if self.ms else None
+        return out
+
+
+def _lies_on(corners: np.ndarray, quad: np.ndarray, near: float) -> bool:
+    """Whether a reading's outline lies on the card at ``quad``: one of its corners near an index corner of the card
+    (a reading through that corner), or its centre near the card's."""
+    ends = quad[[0, 2]]
+    d = np.linalg.norm(corners[:, None, :] - ends[None, :, :], axis=2)
+    return bool(d.min() < near or np.linalg.norm(corners.mean(axis=0) - quad.mean(axis=0)) < near)
+
+
+def measure(decks: dict[str, Deck], spec: OverlapSpec, scenes: int, seed: int, covered: bool) -> Count:
+    recognizer = Recognizer(covered=covered)
+    count = Count()
+    for d, deck in enumerate(decks.values()):
+        rng = np.random.default_rng([seed, d])
+        for _ in range(scenes):
+            scene = make_overlap_scene(rng, deck, spec)
+            t = time.perf_counter()
+            readings = recognizer.recognize(scene.image)
+            count.add(scene, readings, 1000 * (time.perf_counter() - t))
+    return count
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scenes", type=int, default=10, help="scenes a design and a set (default 10)")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--own", action="store_true", help="the project's own drawn faces (styles 3 and 7)")
+    ap.add_argument("--json", type=Path, help="also write the figures here")
+    args = ap.parse_args(argv)
+    decks = {"own:3": faces_deck(3), "own:7": faces_deck(7)} if args.own else held_out_decks()
+    if not decks:
+        print("no held-out designs rendered (the Debian card packages are not installed)", file=sys.stderr)
+        return 2
+    results: dict[str, dict[str, object]] = {}
+    for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP)):
+        for covered in (False, True):
+            key = f"{name} {'with' if covered else 'without'} covered cards"
+            results[key] = measure(decks, spec, args.scenes, args.seed, covered).summary()
+            print(key, json.dumps(results[key]), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

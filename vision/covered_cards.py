@@ -1,0 +1,342 @@
+"""Cards partly covered by others (a fanned hand, a pile, a spread row), found and named by an index corner that shows.
+
+A card under others has no whole outline for the detector, but where its index shows, so does the corner it is
+printed in: two straight sides meeting at a rounded corner. Every straight edge in the part of the frame that the
+cards already found do not explain (OpenCV's line segment detector) is taken, at each of its ends, for the long side
+and for the short side of a card whose corner lies there. Of the two ways a corner can lie, only one has the index
+the way a card prints it (top-left, or bottom-right turned half round), so each end and side gives one guess: the
+corner, and the directions across and down the card. A guess whose two sides show no edge in the frame is dropped; the
+rest are read by the index classifier through that one corner, the likely ones again through the corner moved and
+scaled a little (the geometric mean of the readings), and named at ``NAMED_FROM``. Readings of one face at one place
+are one card; the two index corners of one card make one card. Each card gets an outline estimated from its corner,
+its directions and the deck's card size (the median of the whole cards found in the frame).
+
+    covered = read_covered(image, read_corners, whole_outlines)   # working-image pixels
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.rectify import CARD_ASPECT, CORNER_FRACTION_H, CORNER_FRACTION_W, CORNER_H, CORNER_W, corner_crops
+
+ReadCorners = Callable[[np.ndarray], np.ndarray]
+"""The index classifier on one corner a card: (N, 1, CORNER_H, CORNER_W, 3) uint8 crops -> (N, 54) probabilities of
+the 52 faces, the back and "no card", in ``vision.recognizer.MODEL_LABELS``' order."""
+
+FACES = 52
+CORNER_RADIUS = 0.042
+"""Where a card's straight side ends short of its corner (card widths): the rounded corner's radius (about 3 mm of a
+63 mm card). A guess's corner is the straight sides' meeting point, as a whole card's outline has it."""
+EDGE_INSET = 0.013
+"""How far inside the card's outline the segment detector draws a side (card widths): the middle of the blurred step
+from the table to the paper."""
+SHORTEST_SIDE = 0.12
+"""The shortest edge taken for a card's side (card widths): a fanned card shows its short side for about the width
+of its index."""
+EDGE_SUPPORT = 40.0
+"""The least median step of brightness (3x3 Sobel of the grey frame, smoothed) along both sides of a guess, next
+to its corner: where a card's corner lies, both of its sides show."""
+READ_AGAIN = 0.3
+"""A guess read as a face at this probability or more is read again through its corner moved and scaled."""
+NAMED_FROM = 0.75
+"""A covered card is named at this probability of its face (the geometric mean of its readings) or more."""
+SAME_PLACE = 0.12
+"""Two readings whose corners lie within this share of a card's width are one card (the surer names it)."""
+FAR_CORNER = 0.5
+"""A reading at the far corner of a card named, within this share of a card's width of where that card's outline puts
+it and turned half round, is the card's other index (the outline is estimated: its far corner is the least sure)."""
+PAPER_LIGHT = 0.55
+"""Card paper is at least this share of the found cards' paper's brightness (a card under others lies in their
+shadow)."""
+PAPER_SHARE = 0.08
+"""A patch of paper that no card found explains, of this share of a card's area or more, is looked at."""
+GUESSED_WIDTHS = (80.0, 105.0, 135.0, 175.0, 225.0)
+"""The card widths (working px, spanning ``vision.working_scale.CARD_RANGE``) a frame without a whole card found is
+read at."""
+SURE_AT_FIRST = 0.8
+"""... the width whose first readings of a face at this probability or more add up to the most."""
+AGAIN_SCALES = (0.93, 1.07)
+AGAIN_SHIFTS = ((0.03, 0.0), (-0.03, 0.0), (0.0, 0.03), (0.0, -0.03))
+"""The second readings: the card's width scaled by these, its corner moved by these shares of it (across, down)."""
+
+
+@dataclass(frozen=True, eq=False)
+class CoveredCard:
+    """A card named through one index corner: its face, the probability, the classifier's probabilities (54),
+    the outline estimated from its corner (4, 2: the corner first, clockwise, working pixels) and its corner."""
+
+    card: str
+    confidence: float
+    probabilities: np.ndarray
+    outline: np.ndarray
+    corner: np.ndarray
+
+
+@dataclass(frozen=True)
+class Guesses:
+    """Corner guesses: (N, 2) corners, (N, 2) unit directions across and down the card, (N,) the card widths (px)
+    they were made for."""
+
+    corners: np.ndarray
+    across: np.ndarray
+    down: np.ndarray
+    widths: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.corners)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.corners, self.across, self.down
+
+    def take(self, which: np.ndarray) -> Guesses:
+        return Guesses(self.corners[which], self.across[which], self.down[which], self.widths[which])
+
+    @staticmethod
+    def joined(parts: Sequence[Guesses]) -> Guesses:
+        return Guesses(
+            *(np.concatenate([getattr(g, k) for g in parts]) for k in ("corners", "across", "down", "widths"))
+        )
+
+
+def card_size(outlines: Sequence[np.ndarray]) -> tuple[float, float] | None:
+    """The median short side (px) and aspect of whole cards' outlines, or None without any."""
+    if not outlines:
+        return None
+    sides = []
+    for q in outlines:
+        q = np.asarray(q, np.float64).reshape(4, 2)
+        a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2
+        b = (np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2
+        sides.append((min(a, b), max(a, b)))
+    short = float(np.median([s for s, _ in sides]))
+    aspect = float(np.median([pair[1] / max(pair[0], 1e-6) for pair in sides]))
+    return short, min(1.6, max(1.3, aspect))
+
+
+def outline_of(corner: np.ndarray, across: np.ndarray, down: np.ndarray, width: float, aspect: float) -> np.ndarray:
+    """The outline of a card ``width`` px wide whose index corner is ``corner``: (4, 2) float32, the corner first,
+    then across, then the far corner (``rectify.order_corners``' order: the first side is short)."""
+    height = width * aspect
+    return np.array(
+        [corner, corner + width * across, corner + width * across + height * down, corner + height * down], np.float32
+    )
+
+
+def unexplained_paper(
+    image: np.ndarray, outlines: Sequence[np.ndarray], smallest: float, largest: float
+) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) round the patches of card paper that the ``outlines`` found do not cover, of cards from
+    ``smallest`` to ``largest`` px wide: light, grey pixels as light as the found cards' paper, or without any found,
+    as the frame's lightest grey pixels (card paper is the lightest thing on most tables)."""
+    small = cv2.resize(image, (image.shape[1] // 4, image.shape[0] // 4), interpolation=cv2.INTER_AREA)
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    inside = np.zeros(small.shape[:2], np.uint8)
+    for q in outlines:
+        cv2.fillConvexPoly(inside, np.round(np.asarray(q, np.float32).reshape(4, 2) / 4).astype(np.int32), 1)
+    paper = hsv[inside.astype(bool)]
+    if len(paper):
+        value = float(np.percentile(paper[:, 2], 75))
+        saturation = float(np.percentile(paper[:, 1], 75))
+    else:
+        value, saturation = float(np.percentile(hsv[:, :, 2], 99)), 60.0
+    light = (hsv[:, :, 2] >= PAPER_LIGHT * value) & (hsv[:, :, 1] <= max(60.0, 1.5 * saturation))
+    light &= cv2.dilate(inside, np.ones((5, 5), np.uint8)) == 0
+    mask = cv2.morphologyEx(light.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    least = PAPER_SHARE * smallest * smallest * CARD_ASPECT / 16
+    margin = 0.6 * largest
+    h, w = image.shape[:2]
+    boxes = []
+    for x, y, bw, bh, area in stats[1:count]:
+        if area >= least:
+            x0, y0 = max(0, int(4 * x - margin)), max(0, int(4 * y - margin))
+            boxes.append((x0, y0, min(w, int(4 * (x + bw) + margin)), min(h, int(4 * (y + bh) + margin))))
+    return boxes
+
+
+_LSD = None
+
+
+def _segments(grey: np.ndarray, width: float) -> np.ndarray:
+    """(N, 4) straight edges x0, y0, x1, y1 of ``grey`` (its pixels), found at a scale where a card is about 70 px
+    wide (the segment detector's cost falls with the pixels; a card's sides stay many pixels long)."""
+    global _LSD
+    if _LSD is None:
+        _LSD = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
+    scale = min(1.0, 70.0 / width)
+    small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    found = _LSD.detect(small)[0]
+    if found is None:
+        return np.zeros((0, 4), np.float32)
+    return (found.reshape(-1, 4) / scale).astype(np.float32)
+
+
+def corner_guesses(segments: np.ndarray, width: float) -> Guesses:
+    """Each end of each segment at least ``SHORTEST_SIDE`` long as the corner of a card whose long side, or short
+    side, the segment is; the corner moved out to where the sides meet (``CORNER_RADIUS``, ``EDGE_INSET``)."""
+    length = np.hypot(segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1])
+    keep = length >= SHORTEST_SIDE * width
+    segments, length = segments[keep].astype(np.float64), length[keep]
+    start, end = segments[:, :2], segments[:, 2:]
+    along = (end - start) / np.maximum(length[:, None], 1e-9)
+    corners, acrosses, downs = [], [], []
+    for at, inward in ((start, along), (end, -along)):
+        # the card's index is read with ``across`` then ``down`` turning clockwise on screen (image y down)
+        right = np.stack([inward[:, 1], -inward[:, 0]], axis=1)  # ``inward`` turned a quarter anticlockwise
+        left = -right
+        base = at - CORNER_RADIUS * width * inward
+        corners += [base - EDGE_INSET * width * right, base - EDGE_INSET * width * left]
+        acrosses += [right, inward]  # the segment as the long side (down), then as the short side (across)
+        downs += [inward, left]
+    points = np.concatenate(corners)
+    return Guesses(points, np.concatenate(acrosses), np.concatenate(downs), np.full(len(points), width))
+
+
+def _edge_support(
+    gx: np.ndarray, gy: np.ndarray, start: np.ndarray, direction: np.ndarray, span: tuple[float, float]
+) -> np.ndarray:
+    """(N,) the median over 8 points from ``span[0]`` to ``span[1]`` px along each ``direction`` from ``start`` of the
+    brightness step across that direction (the strongest within 1.5 px of the line)."""
+    steps = np.linspace(span[0], span[1], 8)[None, :, None]
+    points = start[:, None, :] + steps * direction[:, None, :]
+    normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)[:, None, :]
+    h, w = gx.shape
+    best = np.zeros(points.shape[:2], np.float32)
+    for off in (-1.5, 0.0, 1.5):
+        at = points + off * normal
+        x = np.clip(np.round(at[..., 0]).astype(np.intp), 0, w - 1)
+        y = np.clip(np.round(at[..., 1]).astype(np.intp), 0, h - 1)
+        best = np.maximum(best, np.abs(gx[y, x] * normal[..., 0] + gy[y, x] * normal[..., 1]))
+    out: np.ndarray = np.median(best, axis=1)
+    return out
+
+
+def with_sides(grey: np.ndarray, guesses: Guesses, width: float, aspect: float) -> Guesses:
+    """The guesses both of whose sides show an edge next to the corner (``EDGE_SUPPORT``)."""
+    if not len(guesses):
+        return guesses
+    smooth = cv2.GaussianBlur(grey, (0, 0), 1.0).astype(np.float32)
+    gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
+    across = _edge_support(gx, gy, guesses.corners, guesses.across, (0.08 * width, 0.2 * width))
+    down = _edge_support(gx, gy, guesses.corners, guesses.down, (0.08 * width, 0.3 * width * aspect))
+    return guesses.take((across >= EDGE_SUPPORT) & (down >= EDGE_SUPPORT))
+
+
+def off_whole_cards(guesses: Guesses, outlines: Sequence[np.ndarray], width: float, aspect: float) -> Guesses:
+    """The guesses whose corner and index lie on no whole card found (a whole card's own corners are read whole;
+    a corner on a card's face is none: nothing lies on a whole card)."""
+    if not len(guesses) or not outlines:
+        return guesses
+    middle = guesses.corners + (CORNER_FRACTION_W * width / 2) * guesses.across
+    middle += (CORNER_FRACTION_H * width * aspect / 2) * guesses.down
+    keep = np.ones(len(guesses), bool)
+    for q in outlines:
+        contour = np.asarray(q, np.float32).reshape(4, 1, 2)
+        for points in (guesses.corners, middle):
+            for i in np.flatnonzero(keep):
+                x, y = float(points[i, 0]), float(points[i, 1])
+                if cv2.pointPolygonTest(contour, (x, y), True) > -0.06 * width:
+                    keep[i] = False
+    return guesses.take(keep)
+
+
+def _read(image: np.ndarray, outlines: list[np.ndarray], read_corners: ReadCorners) -> np.ndarray:
+    crops = np.empty((len(outlines), 1, CORNER_H, CORNER_W, 3), np.uint8)
+    for outline, out in zip(outlines, crops, strict=True):
+        corner_crops(image, outline, out, ordered=True, corners=(0,))
+    probs: np.ndarray = read_corners(crops)
+    return probs
+
+
+def first_reading(
+    image: np.ndarray, guesses: Guesses, read_corners: ReadCorners, width: float, aspect: float
+) -> np.ndarray:
+    """(N, 54) probabilities of each guess read through its corner as a card ``width`` px wide."""
+    if not len(guesses):
+        return np.zeros((0, FACES + 2), np.float32)
+    outlines = [outline_of(p, a, d, width, aspect) for p, a, d in zip(*guesses.arrays(), strict=True)]
+    return _read(image, outlines, read_corners)
+
+
+def read_guesses(
+    image: np.ndarray, guesses: Guesses, read_corners: ReadCorners, width: float, aspect: float, first: np.ndarray
+) -> np.ndarray:
+    """(N, 54) probabilities of each guess: its ``first_reading``, and for a likely face (``READ_AGAIN``) the geometric
+    mean of that and the readings through the corner scaled and moved (``AGAIN_SCALES``, ``AGAIN_SHIFTS``)."""
+    if not len(guesses):
+        return first
+    again = np.flatnonzero(first[:, :FACES].max(axis=1) >= READ_AGAIN)
+    if not len(again):
+        return first
+    variants = []
+    for i in again.tolist():
+        p, a, d = guesses.corners[i], guesses.across[i], guesses.down[i]
+        variants += [outline_of(p, a, d, width * f, aspect) for f in AGAIN_SCALES]
+        variants += [outline_of(p + width * (s * a + t * d), a, d, width, aspect) for s, t in AGAIN_SHIFTS]
+    more = _read(image, variants, read_corners).reshape(len(again), -1, first.shape[1])
+    logs = np.log(np.maximum(np.concatenate([first[again, None], more], axis=1), 1e-9)).mean(axis=1)
+    mean = np.exp(logs - logs.max(axis=1, keepdims=True))
+    out = first.copy()
+    out[again] = mean / mean.sum(axis=1, keepdims=True)
+    return out
+
+
+def named_cards(guesses: Guesses, probs: np.ndarray, labels: Sequence[str], aspect: float) -> list[CoveredCard]:
+    """The guesses named a face at ``NAMED_FROM`` or more, surest first: a guess at the corner of a card already named
+    (whatever it was read as) or at its other index corner is that card again."""
+    found: list[CoveredCard] = []
+    for i in np.argsort(-probs[:, :FACES].max(axis=1)).tolist():
+        k = int(np.argmax(probs[i]))
+        if k >= FACES or probs[i, k] < NAMED_FROM:
+            continue
+        width = float(guesses.widths[i])
+        outline = outline_of(guesses.corners[i], guesses.across[i], guesses.down[i], width, aspect)
+        if any(_same_card(card.outline, outline, width) for card in found):
+            continue
+        found.append(CoveredCard(labels[k], float(probs[i, k]), probs[i], outline, outline[0].copy()))
+    return found
+
+
+def _same_card(known: np.ndarray, outline: np.ndarray, width: float) -> bool:
+    """Whether ``outline`` (estimated from its corner) is the card ``known`` again: its corner, or its far corner
+    with the card turned half round."""
+    if float(np.linalg.norm(known[0] - outline[0])) < SAME_PLACE * width:
+        return True
+    turned = float(np.dot(known[1] - known[0], outline[1] - outline[0])) < 0
+    return turned and float(np.linalg.norm(known[2] - outline[0])) < FAR_CORNER * width
+
+
+def read_covered(
+    image: np.ndarray, read_corners: ReadCorners, whole: Sequence[np.ndarray], labels: Sequence[str]
+) -> list[CoveredCard]:
+    """The cards in ``image`` (BGR uint8, working pixels) that show an index corner but lie partly under others, named.
+    ``whole``: the outlines of the cards found whole; they set the deck's card size and the paper's look. Where none is
+    found, the guesses are read at each width of ``GUESSED_WIDTHS`` and the width at which most read surely is the
+    deck's."""
+    size = card_size(whole)
+    widths, aspect = ((size[0],), size[1]) if size is not None else (GUESSED_WIDTHS, CARD_ASPECT)
+    boxes = unexplained_paper(image, whole, min(widths), max(widths))
+    if not boxes:
+        return []
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    middle = float(np.median(widths))
+    segments = np.concatenate(
+        [_segments(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32) for x0, y0, x1, y1 in boxes]
+    )
+    tried = []
+    for width in widths:
+        guesses = off_whole_cards(
+            with_sides(grey, corner_guesses(segments, width), width, aspect), whole, width, aspect
+        )
+        first = first_reading(image, guesses, read_corners, width, aspect)
+        sure = first[:, :FACES].max(axis=1) if len(first) else np.zeros(0)
+        tried.append((float(sure[sure >= SURE_AT_FIRST].sum()), width, guesses, first))
+    _, width, guesses, first = max(tried, key=lambda t: t[0])
+    probs = read_guesses(image, guesses, read_corners, width, aspect, first)
+    return named_cards(guesses, probs, labels, aspect)
