@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
-from vision.rectify import CARD_ASPECT, CORNER_FRACTION_H, CORNER_FRACTION_W, CORNER_H, CORNER_W, corner_crops
+from vision.rectify import CARD_ASPECT, CORNER_H, CORNER_W, corner_crops
 
 ReadCorners = Callable[[np.ndarray], np.ndarray]
 """The index classifier on one corner a card: (N, 1, CORNER_H, CORNER_W, 3) uint8 crops -> (N, 54) probabilities of
@@ -39,20 +40,39 @@ SHORTEST_SIDE = 0.12
 """The shortest edge taken for a card's side (card widths): a fanned card shows its short side for about the width
 of its index."""
 EDGE_SUPPORT = 40.0
-"""The least median step of brightness (3x3 Sobel of the grey frame, smoothed) along both sides of a guess, next
-to its corner: where a card's corner lies, both of its sides show."""
+"""The least median step of brightness (3x3 Sobel of the grey frame, smoothed) along the sides of a guess next to its
+corner: where a card's corner lies, its sides show..."""
+FAINT_SIDE = 6.0
+"""... on one of its sides at least; the other may be fainter, down to this: a card's side over another card of the
+same white paper shows only as a faint line."""
 READ_AGAIN = 0.3
 """A guess read as a face at this probability or more is read again through its corner moved and scaled."""
-NAMED_FROM = 0.75
-"""A covered card is named at this probability of its face (the geometric mean of its readings) or more."""
+NAMED_FROM = 0.85
+"""A covered card is named at this probability of its face (the geometric mean of its readings) or more; a card not
+named is not reported (a referee asks about what it cannot see). Chosen on overlap scenes of six training designs
+(``benchmarks/overlap_recognition.py --validation``): from 0.75 to 0.85 the cards named wrong fell by more than half
+and the cards named by a tenth."""
 SAME_PLACE = 0.12
 """Two readings whose corners lie within this share of a card's width are one card (the surer names it)."""
-FAR_CORNER = 0.5
-"""A reading at the far corner of a card named, within this share of a card's width of where that card's outline puts
-it and turned half round, is the card's other index (the outline is estimated: its far corner is the least sure)."""
+FAR_CORNER = 0.4
+"""A reading of a card's face at its far corner, turned half round, is its other index when the card it spans is
+within this share of the size the card was estimated at (the size is the least sure part of an estimated outline)."""
+WHOLE_CORNER = 0.15
+"""A guess this near (card widths) a corner of a whole card found is that card's corner, read whole already."""
+ON_A_CARD = 0.1
+"""A card named by an index corner that lies this far (card widths) inside a whole card's outline..."""
+BESIDE = 0.5
+"""A reading of a whole card's face this near it (card widths) is that card, read again through a corner its outline
+misses by a little."""
+OVERRULE = 0.9
+"""... at this probability or more shows that outline is no card (a whole card has nothing on it: such outlines are
+drawn round a spread row or a pile); read under it, the reading is dropped."""
 PAPER_LIGHT = 0.55
 """Card paper is at least this share of the found cards' paper's brightness (a card under others lies in their
 shadow)."""
+ON_PAPER = 0.75
+"""A card named by its corner lies where its estimated outline is mostly paper: its own, or that of the cards on it
+(its printed ink and the estimate's error take the rest)."""
 PAPER_SHARE = 0.08
 """A patch of paper that no card found explains, of this share of a card's area or more, is looked at."""
 GUESSED_WIDTHS = (80.0, 105.0, 135.0, 175.0, 225.0)
@@ -107,14 +127,16 @@ def card_size(outlines: Sequence[np.ndarray]) -> tuple[float, float] | None:
     """The median short side (px) and aspect of whole cards' outlines, or None without any."""
     if not outlines:
         return None
-    sides = []
+    shorts: list[float] = []
+    aspects: list[float] = []
     for q in outlines:
         q = np.asarray(q, np.float64).reshape(4, 2)
-        a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2
-        b = (np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2
-        sides.append((min(a, b), max(a, b)))
-    short = float(np.median([s for s, _ in sides]))
-    aspect = float(np.median([pair[1] / max(pair[0], 1e-6) for pair in sides]))
+        a = float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2
+        b = float(np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2
+        shorts.append(min(a, b))
+        aspects.append(max(a, b) / max(min(a, b), 1e-6))
+    short = float(np.median(shorts))
+    aspect = float(np.median(aspects))
     return short, min(1.6, max(1.3, aspect))
 
 
@@ -127,12 +149,26 @@ def outline_of(corner: np.ndarray, across: np.ndarray, down: np.ndarray, width: 
     )
 
 
-def unexplained_paper(
-    image: np.ndarray, outlines: Sequence[np.ndarray], smallest: float, largest: float
-) -> list[tuple[int, int, int, int]]:
-    """Boxes (x0, y0, x1, y1) round the patches of card paper that the ``outlines`` found do not cover, of cards from
-    ``smallest`` to ``largest`` px wide: light, grey pixels as light as the found cards' paper, or without any found,
-    as the frame's lightest grey pixels (card paper is the lightest thing on most tables)."""
+class Paper(NamedTuple):
+    """Where card paper lies in a frame: ``mask`` at a quarter of its size (light, grey pixels, and the whole cards
+    found), and ``boxes`` (x0, y0, x1, y1, frame pixels) round the patches the whole cards do not explain."""
+
+    mask: np.ndarray
+    boxes: list[tuple[int, int, int, int]]
+
+    def share_under(self, outline: np.ndarray) -> float:
+        """The share of ``outline`` (frame pixels) that lies on paper: a card lies on the table where nothing but
+        the cards on it covers it."""
+        inside = np.zeros(self.mask.shape, np.uint8)
+        cv2.fillConvexPoly(inside, np.round(np.asarray(outline, np.float32).reshape(4, 2) / 4).astype(np.int32), 1)
+        area = int(inside.sum())
+        return float((self.mask & inside.astype(bool)).sum()) / area if area else 0.0
+
+
+def find_paper(image: np.ndarray, outlines: Sequence[np.ndarray], smallest: float, largest: float) -> Paper:
+    """Card paper in ``image`` for cards from ``smallest`` to ``largest`` px wide: light, grey pixels as light as the
+    found cards' paper (``outlines``), or without any found, as the frame's lightest pixels (card paper is the
+    lightest thing on most tables)."""
     small = cv2.resize(image, (image.shape[1] // 4, image.shape[0] // 4), interpolation=cv2.INTER_AREA)
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     inside = np.zeros(small.shape[:2], np.uint8)
@@ -145,8 +181,10 @@ def unexplained_paper(
     else:
         value, saturation = float(np.percentile(hsv[:, :, 2], 99)), 60.0
     light = (hsv[:, :, 2] >= PAPER_LIGHT * value) & (hsv[:, :, 1] <= max(60.0, 1.5 * saturation))
-    light &= cv2.dilate(inside, np.ones((5, 5), np.uint8)) == 0
-    mask = cv2.morphologyEx(light.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # a card's printed ink (pips, a court's picture) lies on its paper: closed over
+    closed = cv2.morphologyEx(light.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)).astype(bool)
+    unexplained = light & (cv2.dilate(inside, np.ones((5, 5), np.uint8)) == 0)
+    mask = cv2.morphologyEx(unexplained.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
     least = PAPER_SHARE * smallest * smallest * CARD_ASPECT / 16
     margin = 0.6 * largest
@@ -156,7 +194,7 @@ def unexplained_paper(
         if area >= least:
             x0, y0 = max(0, int(4 * x - margin)), max(0, int(4 * y - margin))
             boxes.append((x0, y0, min(w, int(4 * (x + bw) + margin)), min(h, int(4 * (y + bh) + margin))))
-    return boxes
+    return Paper(closed | inside.astype(bool), boxes)
 
 
 _LSD = None
@@ -223,27 +261,30 @@ def with_sides(grey: np.ndarray, guesses: Guesses, width: float, aspect: float) 
     smooth = cv2.GaussianBlur(grey, (0, 0), 1.0).astype(np.float32)
     gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
-    across = _edge_support(gx, gy, guesses.corners, guesses.across, (0.08 * width, 0.2 * width))
-    down = _edge_support(gx, gy, guesses.corners, guesses.down, (0.08 * width, 0.3 * width * aspect))
-    return guesses.take((across >= EDGE_SUPPORT) & (down >= EDGE_SUPPORT))
+    across = _edge_support(gx, gy, guesses.corners, guesses.across, (0.05 * width, 0.15 * width))
+    down = _edge_support(gx, gy, guesses.corners, guesses.down, (0.05 * width, 0.25 * width * aspect))
+    strong, weak = np.maximum(across, down), np.minimum(across, down)
+    return guesses.take((strong >= EDGE_SUPPORT) & (weak >= FAINT_SIDE))
 
 
-def off_whole_cards(guesses: Guesses, outlines: Sequence[np.ndarray], width: float, aspect: float) -> Guesses:
-    """The guesses whose corner and index lie on no whole card found (a whole card's own corners are read whole;
-    a corner on a card's face is none: nothing lies on a whole card)."""
+def off_whole_corners(guesses: Guesses, outlines: Sequence[np.ndarray], width: float) -> Guesses:
+    """The guesses at no corner of a whole card found (a whole card is read through both its index corners)."""
     if not len(guesses) or not outlines:
         return guesses
-    middle = guesses.corners + (CORNER_FRACTION_W * width / 2) * guesses.across
-    middle += (CORNER_FRACTION_H * width * aspect / 2) * guesses.down
-    keep = np.ones(len(guesses), bool)
-    for q in outlines:
-        contour = np.asarray(q, np.float32).reshape(4, 1, 2)
-        for points in (guesses.corners, middle):
-            for i in np.flatnonzero(keep):
-                x, y = float(points[i, 0]), float(points[i, 1])
-                if cv2.pointPolygonTest(contour, (x, y), True) > -0.06 * width:
-                    keep[i] = False
-    return guesses.take(keep)
+    corners = np.concatenate([np.asarray(q, np.float64).reshape(4, 2) for q in outlines])
+    nearest = np.linalg.norm(guesses.corners[:, None, :] - corners[None, :, :], axis=2).min(axis=1)
+    return guesses.take(nearest >= WHOLE_CORNER * width)
+
+
+def lying_on(points: np.ndarray, outlines: Sequence[np.ndarray], margin: float) -> np.ndarray:
+    """(N,) the index of the outline each point lies inside by ``margin`` px or more, -1 for none."""
+    out = np.full(len(points), -1)
+    for j, q in enumerate(outlines):
+        contour = _contour(q)
+        for i in np.flatnonzero(out < 0).tolist():
+            if cv2.pointPolygonTest(contour, _point(points[i]), True) >= margin:
+                out[i] = j
+    return out
 
 
 def _read(image: np.ndarray, outlines: list[np.ndarray], read_corners: ReadCorners) -> np.ndarray:
@@ -289,7 +330,8 @@ def read_guesses(
 
 def named_cards(guesses: Guesses, probs: np.ndarray, labels: Sequence[str], aspect: float) -> list[CoveredCard]:
     """The guesses named a face at ``NAMED_FROM`` or more, surest first: a guess at the corner of a card already named
-    (whatever it was read as) or at its other index corner is that card again."""
+    (whatever it was read as) is that card again, and so is a reading of its face at its other index corner, which
+    also measures the card: its outline then runs from one index corner to the other."""
     found: list[CoveredCard] = []
     for i in np.argsort(-probs[:, :FACES].max(axis=1)).tolist():
         k = int(np.argmax(probs[i]))
@@ -297,46 +339,114 @@ def named_cards(guesses: Guesses, probs: np.ndarray, labels: Sequence[str], aspe
             continue
         width = float(guesses.widths[i])
         outline = outline_of(guesses.corners[i], guesses.across[i], guesses.down[i], width, aspect)
-        if any(_same_card(card.outline, outline, width) for card in found):
+        if any(float(np.linalg.norm(c.outline[0] - outline[0])) < SAME_PLACE * width for c in found):
             continue
-        found.append(CoveredCard(labels[k], float(probs[i, k]), probs[i], outline, outline[0].copy()))
+        twin = next((j for j, c in enumerate(found) if c.card == labels[k] and _far_corner(c.outline, outline)), None)
+        if twin is None:
+            found.append(CoveredCard(labels[k], float(probs[i, k]), probs[i], outline, outline[0].copy()))
+            continue
+        both = _spanned(found[twin].outline, outline[0])
+        found[twin] = CoveredCard(
+            found[twin].card, found[twin].confidence, found[twin].probabilities, both, both[0].copy()
+        )
     return found
 
 
-def _same_card(known: np.ndarray, outline: np.ndarray, width: float) -> bool:
-    """Whether ``outline`` (estimated from its corner) is the card ``known`` again: its corner, or its far corner
-    with the card turned half round."""
-    if float(np.linalg.norm(known[0] - outline[0])) < SAME_PLACE * width:
-        return True
-    turned = float(np.dot(known[1] - known[0], outline[1] - outline[0])) < 0
-    return turned and float(np.linalg.norm(known[2] - outline[0])) < FAR_CORNER * width
+def _spanned(known: np.ndarray, far: np.ndarray) -> np.ndarray:
+    """The outline of the card ``known`` starts at whose other index corner is at ``far``."""
+    across = (known[1] - known[0]) / max(float(np.linalg.norm(known[1] - known[0])), 1e-9)
+    down = (known[3] - known[0]) / max(float(np.linalg.norm(known[3] - known[0])), 1e-9)
+    v = far - known[0]
+    return np.array(
+        [known[0], known[0] + float(np.dot(v, across)) * across, far, known[0] + float(np.dot(v, down)) * down],
+        np.float32,
+    )
+
+
+def _far_corner(known: np.ndarray, outline: np.ndarray) -> bool:
+    """Whether the corner ``outline`` starts at can be the other index corner of the card ``known`` starts at: the
+    card turned half round, and the corner across and down ``known`` at about the card's aspect, the card's width
+    within ``FAR_CORNER`` of the width ``known`` was estimated at."""
+    across, down = known[1] - known[0], known[3] - known[0]
+    width, height = float(np.linalg.norm(across)), float(np.linalg.norm(down))
+    if float(np.dot(across, outline[1] - outline[0])) >= 0:
+        return False
+    v = outline[0] - known[0]
+    x, y = float(np.dot(v, across)) / width, float(np.dot(v, down)) / height
+    lo, hi = 1 - FAR_CORNER, 1 + FAR_CORNER
+    return (
+        lo * width <= x <= hi * width
+        and lo * height <= y <= hi * height
+        and abs(y / max(x, 1e-6) - height / width) < 0.2 * height / width
+    )
+
+
+class Covered(NamedTuple):
+    """The cards found by an index corner, and which of the whole outlines given are no card: another card's corner
+    shows on them, and nothing shows on a whole card."""
+
+    cards: list[CoveredCard]
+    false_outlines: list[int]
 
 
 def read_covered(
-    image: np.ndarray, read_corners: ReadCorners, whole: Sequence[np.ndarray], labels: Sequence[str]
-) -> list[CoveredCard]:
+    image: np.ndarray,
+    read_corners: ReadCorners,
+    whole: Sequence[np.ndarray],
+    whole_labels: Sequence[str],
+    labels: Sequence[str],
+) -> Covered:
     """The cards in ``image`` (BGR uint8, working pixels) that show an index corner but lie partly under others, named.
-    ``whole``: the outlines of the cards found whole; they set the deck's card size and the paper's look. Where none is
-    found, the guesses are read at each width of ``GUESSED_WIDTHS`` and the width at which most read surely is the
-    deck's."""
+    ``whole``: the outlines of the cards found whole (``whole_labels``: what they were read as); they set the deck's
+    card size and the paper's look. Where none is found, the guesses are read at each width of ``GUESSED_WIDTHS`` and
+    the width at which most read surely is the deck's."""
     size = card_size(whole)
     widths, aspect = ((size[0],), size[1]) if size is not None else (GUESSED_WIDTHS, CARD_ASPECT)
-    boxes = unexplained_paper(image, whole, min(widths), max(widths))
-    if not boxes:
-        return []
+    paper = find_paper(image, whole, min(widths), max(widths))
+    if not paper.boxes:
+        return Covered([], [])
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     middle = float(np.median(widths))
     segments = np.concatenate(
-        [_segments(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32) for x0, y0, x1, y1 in boxes]
+        [
+            _segments(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32)
+            for x0, y0, x1, y1 in paper.boxes
+        ]
     )
     tried = []
     for width in widths:
-        guesses = off_whole_cards(
-            with_sides(grey, corner_guesses(segments, width), width, aspect), whole, width, aspect
-        )
+        guesses = off_whole_corners(with_sides(grey, corner_guesses(segments, width), width, aspect), whole, width)
         first = first_reading(image, guesses, read_corners, width, aspect)
         sure = first[:, :FACES].max(axis=1) if len(first) else np.zeros(0)
         tried.append((float(sure[sure >= SURE_AT_FIRST].sum()), width, guesses, first))
     _, width, guesses, first = max(tried, key=lambda t: t[0])
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
-    return named_cards(guesses, probs, labels, aspect)
+    named = [c for c in named_cards(guesses, probs, labels, aspect) if paper.share_under(c.outline) >= ON_PAPER]
+    return against_whole(named, whole, whole_labels, width)
+
+
+def against_whole(
+    cards: list[CoveredCard], whole: Sequence[np.ndarray], whole_labels: Sequence[str], width: float
+) -> Covered:
+    """``cards`` beside the whole cards found: a reading of a whole card's face on or beside it (within
+    ``BESIDE`` card widths) is that card again, and dropped; a reading of another face whose corner lies on a whole
+    outline (``ON_A_CARD``) at ``OVERRULE`` or more shows that outline is no card, and under it, it is dropped."""
+    kept: list[CoveredCard] = []
+    on = lying_on(np.array([c.corner for c in cards]).reshape(-1, 2), whole, ON_A_CARD * width)
+    for card, j in zip(cards, on.tolist(), strict=True):
+        again = any(
+            label == card.card and cv2.pointPolygonTest(_contour(q), _point(card.corner), True) >= -BESIDE * width
+            for q, label in zip(whole, whole_labels, strict=True)
+        )
+        if not again and (j < 0 or card.confidence >= OVERRULE):
+            kept.append(card)
+    false = sorted({j for card, j in zip(cards, on.tolist(), strict=True) if j >= 0 and card in kept})
+    return Covered(kept, false)
+
+
+def _contour(outline: np.ndarray) -> np.ndarray:
+    return np.asarray(outline, np.float32).reshape(4, 1, 2)
+
+
+def _point(p: np.ndarray) -> tuple[float, float]:
+    return float(p[0]), float(p[1])

@@ -280,24 +280,27 @@ class Recognizer:
         found and read in its working image (``vision.working_scale``), their corners given in frame pixels."""
         frame = _check_frame(frame_bgr)
         if not self.working_scale:
-            whole = self._classify(frame, self._detect_working(frame, plane, ignore), drop_non_cards=True)
-            return whole + self._covered_cards(frame, whole)
+            return self._with_covered(
+                frame, self._classify(frame, self._detect_working(frame, plane, ignore), drop_non_cards=True)
+            )
         look = looked(frame, self._detect_working, plane, ignore, fallback=self._detect_classic)
         named = self._classify(look.image, look.quads, drop_non_cards=True)
         if look.instead_of is not None and all(r.card in (BACK, UNKNOWN) for r in named):
             # a close-up look that names no card's face: a bare table's textured patches, not a card held close
             look = look.instead_of
             named = self._classify(look.image, look.quads, drop_non_cards=True)
-        return _in_frame(look.view, named + self._covered_cards(look.image, named))
+        return _in_frame(look.view, self._with_covered(look.image, named))
 
-    def _covered_cards(self, image: np.ndarray, whole: list[Recognition]) -> list[Recognition]:
-        """With ``covered``: the cards partly under others that show an index corner (``vision.covered_cards``),
-        beside the ``whole`` cards found in ``image``."""
+    def _with_covered(self, image: np.ndarray, whole: list[Recognition]) -> list[Recognition]:
+        """The ``whole`` cards found in ``image`` and, with ``covered``, the cards partly under others that show an
+        index corner (``vision.covered_cards``); a whole outline on which another card's corner shows is dropped."""
         if not self.covered:
-            return []
-        found = read_covered(image, self._read_one_corner, [r.corners for r in whole], MODEL_LABELS)
-        out = []
-        for c in found:
+            return whole
+        found = read_covered(
+            image, self._read_one_corner, [r.corners for r in whole], [r.card for r in whole], MODEL_LABELS
+        )
+        out = [r for i, r in enumerate(whole) if i not in found.false_outlines]
+        for c in found.cards:
             probs = c.probabilities[: len(LABELS)] / max(float(c.probabilities[: len(LABELS)].sum()), 1e-12)
             presence = 1.0 - float(c.probabilities[len(LABELS)])
             out.append(Recognition(c.card, float(probs.max()), order_corners(c.outline), probs, presence, "index"))

@@ -311,6 +311,11 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         action="store_true",
         help="read coloured index ink as it is, not redrawn red and black (vision.ink_colour); not with --write",
     )
+    ap.add_argument(
+        "--no-covered",
+        action="store_true",
+        help="leave out the cards found by an index corner under others (vision.covered_cards); not with --write",
+    )
     args = ap.parse_args(argv)
     if args.clutter_frames is not None and args.write:
         ap.error("--clutter-frames measures one part only; it cannot --write the model card")
@@ -335,6 +340,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ("--no-learned", not args.learned, " --no-learned"),
         ("--four-colour", args.four_colour, " --four-colour"),
         ("--no-ink-shape", args.no_ink_shape, " --no-ink-shape"),
+        ("--no-covered", args.no_covered, " --no-covered"),
     ]
     for flag_name, given, _ in others:
         if given and args.write:
@@ -351,6 +357,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             detector=detector,
             second_look_zooms=args.zooms,
             ink_shape=not args.no_ink_shape,
+            covered=not args.no_covered,
             **look_settings(args),
         )
     except SettingError as e:

@@ -26,7 +26,8 @@ def test_json_lines_shape(capsys: pytest.CaptureFixture[str]) -> None:
     truth = json.loads((DATA / "truth.json").read_text())["felt.jpg"]
     assert len(obj["cards"]) >= len(truth) - 1
     for card in obj["cards"]:
-        assert list(card) == ["card", "confidence", "corners"]
+        assert list(card) == ["card", "confidence", "corners", "visible"]
+        assert card["visible"] in ("whole", "index")
         assert (
             card["card"] == "back"
             or card["card"] == "unknown"
