@@ -278,7 +278,7 @@ def test_match_index_names_the_first_outline_within_twelve_percent_and_match_ret
     20 px off nor one elsewhere; of two that match, the first is taken. ``match`` returns the same outline."""
     from models.training.dataset import match, match_index
 
-    card = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])
+    card = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
     near, far, elsewhere = card + 5, card + 20, card + 400
     assert match_index(card, [elsewhere, far, near]) == 2
     assert match_index(card, [elsewhere, far]) is None
@@ -320,7 +320,7 @@ def test_card_outline_is_the_detected_outline_or_else_the_true_one_jittered() ->
     through its true outline moved by about ``amount`` of its width (not found)."""
     from models.training.dataset import card_outline
 
-    card = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])
+    card = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
     near = card + 5
     q, found = card_outline(np.random.default_rng(0), card, [card + 400, near])
     assert found and q is near

@@ -82,10 +82,10 @@ def test_outline_on_an_inner_printed_frame_snaps_to_the_card_edge() -> None:
     from vision.detect import snap_to_edges
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
-    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])  # 140 x 196 card
+    edge = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)  # 140 x 196 card
     cv2.fillConvexPoly(frame, edge.astype(np.int32), (235, 240, 240))
     cv2.rectangle(frame, (156, 86), (284, 270), (30, 30, 30), 2)  # printed frame line
-    inner = np.float32([[157, 87], [283, 87], [283, 269], [157, 269]])
+    inner = np.array([[157, 87], [283, 87], [283, 269], [157, 269]], np.float32)
     (snapped,) = snap_to_edges(frame, [inner])
     assert np.abs(snapped - edge).max() < 2.0, snapped
 
@@ -117,7 +117,7 @@ def test_a_court_picture_in_pieces_is_not_a_group_of_cards() -> None:
     card's shape; counted as cards, they made the card's own outline "a group of cards", and a plain
     court card on a clean table was lost (bench scenes: bellot and neoclassical kings)."""
     frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
-    card = np.float32([[200, 70], [428, 70], [428, 389], [200, 389]])
+    card = np.array([[200, 70], [428, 70], [428, 389], [200, 389]], np.float32)
     cv2.fillConvexPoly(frame, card.astype(np.int32), (235, 240, 240))
     for x, y in ((206, 120), (318, 120), (206, 229), (318, 229)):  # 104 x 101: aspect 1.03, not a card's
         cv2.rectangle(frame, (x, y), (x + 103, y + 100), (40, 40, 200), -1)
@@ -190,12 +190,12 @@ def test_snapping_weighs_down_a_shadows_edge_but_not_a_printed_frame_line() -> N
     from vision.detect import DEFAULT_CONFIG, snap_to_edges
 
     frame = np.full((400, 500, 3), (200, 205, 205), np.uint8)
-    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
-    cv2.fillConvexPoly(frame, np.int32([[290, 86], [298, 86], [298, 284], [290, 284]]), (100, 100, 105))
-    cv2.fillConvexPoly(frame, np.int32([[156, 276], [298, 276], [298, 284], [156, 284]]), (100, 100, 105))
+    edge = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)
+    cv2.fillConvexPoly(frame, np.array([[290, 86], [298, 86], [298, 284], [290, 284]], np.int32), (100, 100, 105))
+    cv2.fillConvexPoly(frame, np.array([[156, 276], [298, 276], [298, 284], [156, 284]], np.int32), (100, 100, 105))
     cv2.fillConvexPoly(frame, edge.astype(np.int32), (230, 232, 232))
     frame = cv2.GaussianBlur(frame, (3, 3), 0)
-    rough = edge + np.float32([[0, 0], [3, 0], [3, 3], [0, 3]])
+    rough = edge + np.array([[0, 0], [3, 0], [3, 3], [0, 3]], np.float32)
     paper = replace(DEFAULT_CONFIG, snap_paper=0.5)
     (shipped,) = snap_to_edges(frame, [rough], replace(paper, snap_paper=1.0))
     assert np.abs(shipped - edge).max() > 6.0  # the failure this guards against: on the shadow's edge
@@ -241,11 +241,11 @@ def test_a_side_snapped_onto_a_neighbours_edge_does_not_tilt() -> None:
     from vision.detect import DEFAULT_CONFIG, snap_to_edges
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
-    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
+    edge = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)
     cv2.fillConvexPoly(frame, edge.astype(np.int32), (235, 240, 240))
-    neighbour = np.float32([[310, 60], [450, 60], [450, 300], [293, 300]])  # 3 px away at the bottom
+    neighbour = np.array([[310, 60], [450, 60], [450, 300], [293, 300]], np.float32)  # 3 px away at the bottom
     cv2.fillConvexPoly(frame, neighbour.astype(np.int32), (250, 250, 250))
-    rough = edge + np.float32([[1, 1], [-2, 1], [-2, -1], [1, -1]])
+    rough = edge + np.array([[1, 1], [-2, 1], [-2, -1], [1, -1]], np.float32)
     (unguarded,) = snap_to_edges(frame, [rough], replace(DEFAULT_CONFIG, snap_max_skew=90.0))
     assert np.abs(unguarded - edge).max() > 3.5  # the failure this guards against
     (snapped,) = snap_to_edges(frame, [rough])
@@ -255,7 +255,7 @@ def test_a_side_snapped_onto_a_neighbours_edge_does_not_tilt() -> None:
 def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
     from vision.quads import corners_from_sides
 
-    box = np.float32([[0, 0], [10, 0], [10, 14], [0, 14]])
+    box = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
     direction = np.roll(box, -1, axis=0) - box
     assert np.allclose(corners_from_sides(box + direction * 0.3, direction), box)  # any point on each side will do
     direction[1] = direction[0]  # side 1 parallel to side 0: no corner between them
@@ -316,7 +316,7 @@ def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> Non
     from vision.snapping import repair_skewed
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
-    card = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
+    card = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)
     cv2.fillConvexPoly(frame, card.astype(np.int32), (235, 240, 240))
     off = card.copy()
     off[2] += (28, 22)  # 20% of the width out, onto the cloth
@@ -325,7 +325,7 @@ def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> Non
     (repaired,) = repair_skewed(frame, [off], _near_edges(frame), DEFAULT_CONFIG)
     assert np.abs(repaired - card).max() < 2.0, repaired
     # a card seen in perspective (opposite sides 1.8 degrees apart, 140 px: within the allowance) is left alone
-    keystone = np.float32([[153, 80], [287, 80], [290, 276], [150, 276]])
+    keystone = np.array([[153, 80], [287, 80], [290, 276], [150, 276]], np.float32)
     assert skew_per_px(keystone[None])[0] < DEFAULT_CONFIG.max_perspective
     (kept,) = repair_skewed(frame, [keystone], _near_edges(frame), DEFAULT_CONFIG)
     assert np.array_equal(kept, keystone)
@@ -338,7 +338,7 @@ def test_a_rebuilt_corner_off_every_edge_is_refused() -> None:
     from vision.snapping import repair_skewed
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
-    shape = np.float32([[150, 80], [290, 80], [318, 298], [150, 276]])
+    shape = np.array([[150, 80], [290, 80], [318, 298], [150, 276]], np.float32)
     cv2.fillConvexPoly(frame, shape.astype(np.int32), (235, 240, 240))
     (kept,) = repair_skewed(frame, [shape], _near_edges(frame), DEFAULT_CONFIG)
     assert np.array_equal(kept, shape)
@@ -385,7 +385,7 @@ def test_a_court_picture_in_two_card_shaped_halves_is_one_card() -> None:
     fifth of the card. They lie inside the card's white margin, off its outline, so the card is not a
     cluster of two cards (it would be if only the sizes counted)."""
     frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
-    card = np.float32([[200, 70], [428, 70], [428, 389], [200, 389]])
+    card = np.array([[200, 70], [428, 70], [428, 389], [200, 389]], np.float32)
     cv2.fillConvexPoly(frame, card.astype(np.int32), (235, 240, 240))
     cv2.rectangle(frame, (239, 122), (389, 227), (40, 40, 200), -1)  # 150 x 105: aspect 1.43
     cv2.rectangle(frame, (239, 233), (389, 338), (200, 60, 40), -1)
@@ -406,7 +406,7 @@ def _borderless_cards_on_cream(seed: int) -> tuple[np.ndarray, list[np.ndarray]]
         w, h = 120 + 6 * k, 170 + 8 * k
         rect = ((float(cx), float(cy)), (float(w), float(h)), float(rng.uniform(-35, 35)))
         quad = cv2.boxPoints(rect).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (220, 234, 234), lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), (220, 234, 234), lineType=cv2.LINE_AA)
         for _ in range(3):  # a few dark pips, so the inside is not blank
             px, py = cx + rng.uniform(-0.25, 0.25) * w, cy + rng.uniform(-0.25, 0.25) * h
             cv2.circle(frame, (int(px), int(py)), 9, (40, 40, 40), -1, cv2.LINE_AA)
@@ -442,7 +442,7 @@ def _cards_on_a_pale_patch() -> tuple[np.ndarray, list[np.ndarray]]:
     shaped: aspect 1.3, but its parallel sides differ by 1.4 times (the limit is 1.35, 1.49 for rough
     corners), so it is a candidate but never a card."""
     frame = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
-    patch = np.float32([[480, 110], [800, 110], [864, 610], [416, 610]])
+    patch = np.array([[480, 110], [800, 110], [864, 610], [416, 610]], np.float32)
     cv2.fillConvexPoly(frame, patch.astype(np.int32), (170, 190, 200), lineType=cv2.LINE_AA)
     deck = faces_deck(2)
     truth = []
@@ -451,7 +451,7 @@ def _cards_on_a_pale_patch() -> tuple[np.ndarray, list[np.ndarray]]:
         a = card[:, :, 3:4].astype(np.float32) / 255
         roi = frame[y : y + 154, x : x + 110]
         roi[:] = (card[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
-        truth.append(np.float32([[x, y], [x + 110, y], [x + 110, y + 154], [x, y + 154]]))
+        truth.append(np.array([[x, y], [x + 110, y], [x + 110, y + 154], [x, y + 154]], np.float32))
     return cv2.GaussianBlur(frame, (3, 3), 0), truth
 
 
@@ -477,7 +477,7 @@ def _white_cards_on_a_pink_band(
     for k in range(5):
         cx, cy = 160 + 240 * k, centre_y + rng.uniform(-15, 15)
         quad = cv2.boxPoints(((float(cx), float(cy)), (120.0, 168.0), float(rng.uniform(-25, 25)))).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (217, 235, 221), lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), (217, 235, 221), lineType=cv2.LINE_AA)
         for _ in range(3):  # a few red pips
             cv2.circle(
                 frame,
@@ -536,7 +536,7 @@ def _grey_cards_on_pale_felt(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     for k in range(5):
         cx, cy = 160 + 240 * k, 360 + rng.uniform(-60, 60)
         quad = cv2.boxPoints(((float(cx), float(cy)), (84.0, 120.0), float(rng.uniform(-25, 25)))).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (176, 197, 194), lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), (176, 197, 194), lineType=cv2.LINE_AA)
         for _ in range(3):  # a few red pips
             cv2.circle(
                 frame,
@@ -600,7 +600,7 @@ def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_pa
 def _place(frame: np.ndarray, card_bgra: np.ndarray, quad: np.ndarray) -> None:
     """Draw a BGRA card image onto ``frame`` (float32 BGR) at ``quad``."""
     h, w = card_bgra.shape[:2]
-    warp = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    warp = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), quad)
     card = cv2.warpPerspective(card_bgra, warp, (frame.shape[1], frame.shape[0]), flags=cv2.INTER_AREA)
     alpha = card[:, :, 3:4].astype(np.float32) / 255
     frame[:] = card[:, :, :3] * alpha + frame * (1 - alpha)
@@ -611,7 +611,9 @@ def _checked_back(cell: int, width: int = 120, height: int = 168, border: int = 
     img = np.full((height, width, 3), 235, np.uint8)
     yy, xx = np.mgrid[0 : height - 2 * border, 0 : width - 2 * border]
     checks = ((yy // cell + xx // cell) % 2).astype(bool)[..., None]
-    img[border:-border, border:-border] = np.where(checks, np.uint8([170, 90, 60]), np.uint8([235, 235, 235]))
+    img[border:-border, border:-border] = np.where(
+        checks, np.array([170, 90, 60], np.uint8), np.array([235, 235, 235], np.uint8)
+    )
     return np.dstack([img, np.full((height, width), 255, np.uint8)])
 
 
@@ -670,7 +672,7 @@ def _white_cards_off_the_table_edge(
         if napkins:
             frame[40:160, int(cx - napkins / 2) : int(cx + napkins / 2)] = cloth
         quad = cv2.boxPoints(((cx, cy), (120.0, 168.0), float(rng.uniform(-8, 8)))).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), card, lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), card, lineType=cv2.LINE_AA)
         for _ in range(3):
             centre = (int(cx + rng.uniform(-30, 30)), int(cy + rng.uniform(-10, 50)))
             cv2.circle(frame, centre, 9, (30, 30, 30), -1, cv2.LINE_AA)
@@ -772,7 +774,7 @@ def test_an_open_outline_whose_weak_side_is_a_faint_colour_step_is_a_card() -> N
     def accepted(card: tuple[int, int, int] | None) -> bool:
         image = np.full((360, 640, 3), (190, 182, 176), np.uint8)  # pale blue-grey, BGR
         if card is not None:
-            cv2.fillConvexPoly(image, np.int32(corners), card)
+            cv2.fillConvexPoly(image, np.array(corners, np.int32), card)
         out: list[Candidate] = []
         consider_open(contour, min_area, loose, out, near, image)
         return len(out) == 1
@@ -790,13 +792,13 @@ def _pieces(corners: list[tuple[int, int]], cut: tuple[float, float]) -> tuple[l
     shadow drawn across it, from ``cut[0]`` of the way down its left side to ``cut[1]`` of the way down its
     right side; the outline has a gap where the cut meets it, so it is two open outlines: their contours
     and the edge map dilated as ``near_edges``."""
-    c = np.float64(corners)
+    c = np.array(corners, np.float64)
     ends = [
         tuple(map(int, np.rint(c[0] + cut[0] * (c[3] - c[0])))),
         tuple(map(int, np.rint(c[1] + cut[1] * (c[2] - c[1])))),
     ]
     lines = np.zeros((360, 640), np.uint8)
-    cv2.polylines(lines, [np.int32(corners)], True, 255, 1)
+    cv2.polylines(lines, [np.array(corners, np.int32)], True, 255, 1)
     cv2.line(lines, ends[0], ends[1], 255, 1)
     near = cv2.dilate(lines, np.ones((5, 5), np.uint8))
     for end in ends:  # the outline's gaps where the shadow crosses it (dimmer paper, no step there)
@@ -830,16 +832,16 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
 
     card = [(200, 100), (260, 100), (260, 184), (200, 184)]
     (got,) = found(card)
-    assert np.abs(np.sort(got.rough, axis=0) - np.sort(np.float32(card), axis=0)).max() <= 2
+    assert np.abs(np.sort(got.rough, axis=0) - np.sort(np.array(card, np.float32), axis=0)).max() <= 2
     assert len(found(card, (0.6, 0.3))) == 1
     assert not found([(200, 100), (260, 100), (272, 184), (188, 184)])  # a trapezoid
     assert not found([(200, 100), (300, 100), (300, 184), (200, 184)])  # too square for a card
     # two brackets at opposite corners, edges all round: their hulls cover half of the hull of both
     lines = np.zeros((360, 640), np.uint8)
-    cv2.polylines(lines, [np.int32([(200, 140), (200, 100), (260, 100)])], False, 255, 1)
-    cv2.polylines(lines, [np.int32([(260, 144), (260, 184), (200, 184)])], False, 255, 1)
+    cv2.polylines(lines, [np.array([(200, 140), (200, 100), (260, 100)], np.int32)], False, 255, 1)
+    cv2.polylines(lines, [np.array([(260, 144), (260, 184), (200, 184)], np.int32)], False, 255, 1)
     pieces, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    cv2.polylines(lines, [np.int32(card)], True, 255, 1)
+    cv2.polylines(lines, [np.array(card, np.int32)], True, 255, 1)
     near = cv2.dilate(lines, np.ones((5, 5), np.uint8))
     for cover, accepted in ((loose.open_pair_cover, 0), (0.0, 1)):
         out: list[Candidate] = []
@@ -950,14 +952,14 @@ def _court_cards_cut_in_two_on_stripes(seed: int) -> tuple[np.ndarray, list[np.n
         centre = (180.0 + 230 * k, 360 + float(rng.uniform(-80, 80)))
         angle = float(rng.uniform(-30, 30)) + (90 if k % 2 else 0)
         quad = cv2.boxPoints((centre, (130.0 + 8 * k, 185.0 + 10 * k), angle)).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (215, 235, 240), cv2.LINE_AA)
-        cv2.polylines(frame, [np.int32(np.round(quad))], True, (20, 20, 20), 3, cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), (215, 235, 240), cv2.LINE_AA)
+        cv2.polylines(frame, [np.array(np.round(quad), np.int32)], True, (20, 20, 20), 3, cv2.LINE_AA)
         c, u, v = quad.mean(axis=0), quad[1] - quad[0], quad[3] - quad[0]
-        band = np.float32(
-            [c - 0.5 * u - 0.25 * v, c + 0.5 * u - 0.05 * v, c + 0.5 * u + 0.25 * v, c - 0.5 * u + 0.05 * v]
+        band = np.array(
+            [c - 0.5 * u - 0.25 * v, c + 0.5 * u - 0.05 * v, c + 0.5 * u + 0.25 * v, c - 0.5 * u + 0.05 * v], np.float32
         )
-        cv2.fillConvexPoly(frame, np.int32(np.round(band)), (150, 40, 40), cv2.LINE_AA)
-        cv2.fillConvexPoly(frame, np.int32(np.round(band * 0.5 + c * 0.5)), (40, 40, 200), cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(band), np.int32), (150, 40, 40), cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(band * 0.5 + c * 0.5), np.int32), (40, 40, 200), cv2.LINE_AA)
         truth.append(quad)
     noisy = cv2.GaussianBlur(frame, (0, 0), 1.0) + rng.normal(0, 2, frame.shape)
     return np.clip(noisy, 0, 255).astype(np.uint8), truth
@@ -1045,9 +1047,9 @@ def test_completing_a_card_seen_on_three_sides() -> None:
     from vision.later_passes import complete_tab
 
     def part(length: float, width: float = 60.0) -> np.ndarray:  # far side at y = 100, mouth at the top
-        return np.float32([[0, 100 - length], [width, 100 - length], [width, 100], [0, 100]])
+        return np.array([[0, 100 - length], [width, 100 - length], [width, 100], [0, 100]], np.float32)
 
-    mouth = np.float32([30, 0])
+    mouth = np.array([30, 0], np.float32)
     whole, k = complete_tab(part(84), mouth, 1.4)
     assert k == 0 and np.allclose(whole, part(84))
     across, _ = complete_tab(part(45), mouth, 1.4)  # 60 x 45: a card lying across
@@ -1065,7 +1067,7 @@ def test_the_frames_card_proportions_are_the_median_of_the_cards_found() -> None
     from vision.later_passes import deck_aspect
 
     def card(w: float, h: float) -> np.ndarray:
-        return np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
 
     assert deck_aspect([card(50, 78), card(78, 50), card(60, 94), card(40, 40)], 1.4) == pytest.approx(1.56, abs=0.01)
     assert deck_aspect([card(50, 78), card(60, 94)], 1.4) == 1.4
@@ -1079,7 +1081,7 @@ def test_the_tab_guards_sample_colour_across_a_side_and_inside() -> None:
     from vision.later_passes import grey_inside, same_across
 
     image = np.full((100, 200, 3), 240, np.uint8)
-    quad = np.float32([[50, 30], [90, 30], [90, 90], [50, 90]])  # side 0 is the top, y = 30
+    quad = np.array([[50, 30], [90, 30], [90, 90], [50, 90]], np.float32)  # side 0 is the top, y = 30
     assert same_across(image, quad, 0, 30.0) and grey_inside(image, quad, 40.0)
     image[:30] = (225, 200, 250)  # a pink cloth beyond the top side
     assert not same_across(image, quad, 0, 30.0) and same_across(image, quad, 1, 30.0)
@@ -1211,9 +1213,11 @@ def test_a_rectangle_whose_inside_is_the_cloth_around_it_is_not_a_card() -> None
 
     yy, xx = np.mgrid[0:240, 0:320]
     cloth = np.where(
-        (((yy // 6) + (xx // 6)) % 2 == 0)[..., None], np.uint8([230, 220, 150]), np.uint8([40, 90, 110])
+        (((yy // 6) + (xx // 6)) % 2 == 0)[..., None],
+        np.array([230, 220, 150], np.uint8),
+        np.array([40, 90, 110], np.uint8),
     ).astype(np.uint8)
-    rect = np.float32([[120, 90], [180, 90], [180, 174], [120, 174]])
+    rect = np.array([[120, 90], [180, 90], [180, 174], [120, 174]], np.float32)
     assert inside_like_outside(cloth, rect, 15.0) == 1.0
     card = cloth.copy()
     cv2.rectangle(card, (120, 90), (180, 174), (250, 250, 250), -1)
@@ -1653,8 +1657,8 @@ def test_two_pieces_of_one_cards_paper_are_not_two_cards() -> None:
     from vision.outline_candidates import _apart
 
     top, bottom = (
-        np.float32([[40, 30], [110, 30], [110, 80], [40, 80]]),
-        np.float32([[40, 86], [110, 86], [110, 136], [40, 136]]),
+        np.array([[40, 30], [110, 30], [110, 80], [40, 80]], np.float32),
+        np.array([[40, 86], [110, 86], [110, 136], [40, 136]], np.float32),
     )
     one = np.full((200, 300, 3), (40, 110, 30), np.uint8)
     cv2.rectangle(one, (40, 30), (110, 136), (235, 240, 240), -1)  # one card: plain paper between the pieces
@@ -1967,7 +1971,7 @@ def test_paper_left_counts_a_card_of_paper_outside_the_outlines_not_their_rims()
     assert paper_left(paper, [], min_area)
     inside = np.array([[51, 41], [91, 41], [91, 98], [51, 98]], np.float32)  # a pixel in from each side
     assert not paper_left(paper, [inside], min_area)
-    elsewhere = inside + np.float32([150, 0])
+    elsewhere = inside + np.array([150, 0], np.float32)
     assert paper_left(paper, [elsewhere], min_area)
 
 

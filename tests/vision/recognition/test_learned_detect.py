@@ -40,7 +40,7 @@ def nets() -> OutlineNets:
 
 
 def _card(x: float, y: float, w: float = 100, h: float = 140) -> np.ndarray:
-    return np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
 
 
 def _felt(cards: list[np.ndarray], shape: tuple[int, int] = (720, 1280)) -> np.ndarray:
@@ -124,7 +124,7 @@ def test_corners_from_patches_at_once_are_opencvs_mapping_of_each_patch() -> Non
     corners through the inverse homography with ``cv2.perspectiveTransform`` gives, to a thousandth of a pixel."""
     rng = np.random.default_rng(5)
     quads = [
-        clockwise(np.float32([[100, 80], [300, 90], [310, 360], [90, 350]]) + rng.normal(0, 20, (4, 2)))
+        clockwise(np.array([[100, 80], [300, 90], [310, 360], [90, 350]], np.float32) + rng.normal(0, 20, (4, 2)))
         for _ in range(20)
     ]
     to_patch = np.stack([cv2.getPerspectiveTransform(q.astype(np.float32), SQUARE) for q in quads])
@@ -146,7 +146,7 @@ def test_patches_cut_at_once_are_each_outlines_patch_from_its_level() -> None:
     half, quarter = pyramid(frame)
     quads = np.stack(
         [
-            clockwise(np.float32([[x, 40], [x + w, 50], [x + w - 5, 50 + 1.4 * w], [x - 5, 40 + 1.4 * w]]))
+            clockwise(np.array([[x, 40], [x + w, 50], [x + w - 5, 50 + 1.4 * w], [x - 5, 40 + 1.4 * w]], np.float32))
             for x, w in ((20, 30), (200, 60), (400, 100))
         ]
     )  # 100 half-size px: wider than WIDEST_AT_HALF
@@ -160,7 +160,7 @@ def test_patches_cut_at_once_are_each_outlines_patch_from_its_level() -> None:
 
 def test_the_verifier_trusts_an_outline_on_its_card_more_than_one_off_it(nets: OutlineNets) -> None:
     scene = _scenes(1, seed=8)[0]
-    on = [np.float32(q) for _, q in scene.cards]
+    on = [np.array(q, np.float32) for _, q in scene.cards]
     off = [q.mean(axis=0) + 1.25 * (q - q.mean(axis=0)) for q in on]  # each corner a quarter out
     trust_on, trust_off = nets.trust(scene.image, on), nets.trust(scene.image, off)
     assert np.median(trust_on) > 0.5 > np.median(trust_off)
@@ -173,7 +173,7 @@ def test_the_verifier_trusts_an_outline_on_its_card_more_than_one_off_it(nets: O
 def test_the_step_test_sees_a_side_off_its_card_and_a_white_card_on_a_pale_cloth() -> None:
     cards = [_card(200, 200), _card(500, 300)]
     frame = _felt(cards)
-    off = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # its right side 30 px out on the felt
+    off = cards[1] + np.array([[0, 0], [30, 0], [30, 0], [0, 0]], np.float32)  # its right side 30 px out on the felt
     shy = cards[0].copy()
     shy[[1, 2], 0] -= 4  # its right side 4 px inside the card: on paper, out of the 2 px reach
     support = step_support(frame, [cards[0], cards[1], off, shy], least=20)
@@ -203,10 +203,10 @@ def _learned(kept: list[np.ndarray], snapped: list[np.ndarray], doubtful: list[n
 def test_a_poor_outline_is_rescued_by_its_outline_before_snapping_or_by_a_second_snap() -> None:
     cards = [_card(200, 200), _card(500, 300), _card(800, 200), _card(1000, 450)]
     frame = _felt(cards)
-    pulled = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # snapped 30 px out onto the felt
-    lost = cards[2] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])  # off before snapping and after
-    wide = cards[3] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # off before snapping ...
-    short = cards[3] + np.float32([[0, 0], [5, 0], [5, 0], [0, 0]])  # ... and snapped not quite onto the card
+    pulled = cards[1] + np.array([[0, 0], [30, 0], [30, 0], [0, 0]], np.float32)  # snapped 30 px out onto the felt
+    lost = cards[2] + np.array([[0, 0], [40, 0], [40, 0], [0, 0]], np.float32)  # off before snapping and after
+    wide = cards[3] + np.array([[0, 0], [30, 0], [30, 0], [0, 0]], np.float32)  # off before snapping ...
+    short = cards[3] + np.array([[0, 0], [5, 0], [5, 0], [0, 0]], np.float32)  # ... and snapped not quite onto the card
     found = _learned([cards[0], cards[1], lost, wide], [cards[0], pulled, lost, short])
     judge = OutlineJudge()
     assert judge.poor(_Trusting(), frame, found.snapped, found).tolist() == [False, True, True, True]  # type: ignore[arg-type]
@@ -228,9 +228,9 @@ def test_an_outline_the_snap_hardly_moved_is_not_put_to_the_verifier() -> None:
 
     cards = [_card(200, 200), _card(500, 300), _card(800, 200)]
     frame = _felt(cards)
-    nudged = [c + np.float32([[1.5, 0], [1.5, 0], [0, 0], [0, 0]]) for c in cards[:2]]
-    off = cards[2] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])
-    moved = cards[1] + np.float32([[3, 0], [3, 0], [0, 0], [0, 0]])
+    nudged = [c + np.array([[1.5, 0], [1.5, 0], [0, 0], [0, 0]], np.float32) for c in cards[:2]]
+    off = cards[2] + np.array([[0, 0], [40, 0], [40, 0], [0, 0]], np.float32)
+    moved = cards[1] + np.array([[3, 0], [3, 0], [0, 0], [0, 0]], np.float32)
     found = _learned([nudged[0], moved, off], [cards[0], cards[1], off])
     asked: list[int] = []
 
@@ -316,7 +316,7 @@ def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector
     assert detect_learned(scene.image, nets).regions == []
     good = nets.find(scene.image)
     assert len(good.snapped) == len(scene.cards)
-    spoiled = good.snapped[0] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])  # a side 40 px off its card
+    spoiled = good.snapped[0] + np.array([[0, 0], [40, 0], [40, 0], [0, 0]], np.float32)  # a side 40 px off its card
     monkeypatch.setattr(
         nets, "find", lambda frame: good._replace(snapped=[spoiled, *good.snapped[1:]], kept=[spoiled, *good.kept[1:]])
     )
@@ -337,7 +337,7 @@ def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector
 
 def test_a_learned_outline_in_an_ignored_polygon_is_dropped(nets: OutlineNets) -> None:
     scene = _scenes(7, seed=5)[6]
-    marker = np.float32(scene.cards[0][1])
+    marker = np.array(scene.cards[0][1], np.float32)
     out = detect_learned(scene.image, nets, ignore=[marker * 1.0])
     assert match_index(marker, out.quads) is None
     assert _found(scene, out.quads) == len(scene.cards) - 1
@@ -368,7 +368,7 @@ def test_the_recogniser_names_cards_found_by_the_learned_outlines() -> None:
         for label, quad in scene.cards:
             i = match_index(quad, [r.corners for r in seen])
             named += i is not None and seen[i].card == label
-        false += sum(match_index(r.corners, [np.float32(q) for _, q in scene.cards]) is None for r in seen)
+        false += sum(match_index(r.corners, [np.array(q, np.float32) for _, q in scene.cards]) is None for r in seen)
     # measured: named 57 of 57, no false card (the shipped detector: 57, 1 false card)
     assert named >= 0.92 * cards, f"named {named}/{cards}"
     assert false <= 1
@@ -401,9 +401,11 @@ def test_a_piece_of_a_kept_card_the_shipped_detector_gives_in_a_region_is_not_an
 
     cards = [_card(200, 200), _card(600, 200), _card(900, 200)]
     frame = _felt(cards)
-    found = _learned([c + np.float32([3, 0]) for c in cards[:2]], cards[:2])  # snapped 3 px: put to the verifier
+    found = _learned(
+        [c + np.array([3, 0], np.float32) for c in cards[:2]], cards[:2]
+    )  # snapped 3 px: put to the verifier
     nets = _FakeNets(found, trusted=[True, False])  # the second outline is poor: its part is handed on
-    piece = cards[0] + np.float32([[0, 0], [0, 0], [0, -80], [0, -80]])  # the first card's top, 60 px high
+    piece = cards[0] + np.array([[0, 0], [0, 0], [0, -80], [0, -80]], np.float32)  # the first card's top, 60 px high
     monkeypatch.setattr(learned, "detect_in_region", lambda *a, **k: [piece, cards[1], cards[2]])
     out = detect_learned(frame, nets)  # type: ignore[arg-type]
     assert out.learned == 1 and len(out.regions) == 1
@@ -416,8 +418,8 @@ def test_an_outline_of_two_touching_cards_or_half_a_card_is_poor_for_its_size() 
     the Garbage table's turn-up row) or half of it is poor, in the image or on the table's plane."""
     cards = [_card(100, 100), _card(300, 100), _card(500, 100), _card(700, 300), _card(800, 300)]  # the last two touch
     frame = _felt(cards)
-    pair = np.float32([[700, 300], [900, 300], [900, 440], [700, 440]])
-    half = np.float32([[100, 100], [200, 100], [200, 170], [100, 170]])
+    pair = np.array([[700, 300], [900, 300], [900, 440], [700, 440]], np.float32)
+    half = np.array([[100, 100], [200, 100], [200, 170], [100, 170]], np.float32)
     half_frame = frame.copy()
     cv2.rectangle(half_frame, (100, 171), (200, 240), (40, 90, 30), -1)  # only the half is paper
     found = _learned([cards[0], cards[1], cards[2], pair], [cards[0], cards[1], cards[2], pair])

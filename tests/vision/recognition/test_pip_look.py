@@ -30,7 +30,7 @@ def test_the_card_image_is_the_card_upright_and_grey() -> None:
     frame = np.full((300, 400, 3), 30, np.uint8)
     frame[60:160, 150:250] = 40  # top half of the card: dark print
     frame[160:260, 150:250] = 230  # bottom half: paper
-    quad = np.float32([[150, 60], [250, 60], [250, 260], [150, 260]])
+    quad = np.array([[150, 60], [250, 60], [250, 260], [150, 260]], np.float32)
     for start in range(4):
         image = card_image(frame, np.roll(quad, start, axis=0))
         assert image.shape == (PIP_H, PIP_W) and image.dtype == np.uint8
@@ -101,7 +101,7 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
 
     def read(self: PipLook, frame: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         looked.append(len(quads))
-        suits = np.tile(np.float32([0.8, 0.0, 0.0, 0.2]), (len(quads), 1))
+        suits = np.tile(np.array([0.8, 0.0, 0.0, 0.2], np.float32), (len(quads), 1))
         ranks = np.zeros((len(quads), 11), np.float32)
         ranks[:, 6], ranks[:, 7], ranks[:, 10] = 0.6, 0.1, 0.3
         return suits, ranks
@@ -109,9 +109,9 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
     monkeypatch.setattr(PipLook, "read", read)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quads = [
-        np.float32([[20, 20], [120, 20], [120, 160], [20, 160]]),
-        np.float32([[150, 20], [250, 20], [250, 160], [150, 160]]),
-        np.float32([[20, 170], [120, 170], [120, 290], [20, 290]]),
+        np.array([[20, 20], [120, 20], [120, 160], [20, 160]], np.float32),
+        np.array([[150, 20], [250, 20], [250, 160], [150, 160]], np.float32),
+        np.array([[20, 170], [120, 170], [120, 290], [20, 290]], np.float32),
     ]
     plain, looks = (Recognizer(threads=1, second_look=False, pip_look=look, learned=False) for look in (False, True))
     monkeypatch.setattr(

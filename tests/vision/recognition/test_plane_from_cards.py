@@ -140,9 +140,9 @@ def test_outlines_no_card_could_be_give_no_plane_and_no_error() -> None:
     fewer than four real ones left there is no plane, and nothing raises; the real ones still give one."""
     to_image = _tilted_view(20.0)
     cards = _deck_on_table(np.random.default_rng(2), 4, to_image)
-    point = np.repeat(np.float32([[300, 200]]), 4, axis=0)
-    line = np.float32([[0, 0], [10, 10], [20, 20], [30, 30]])
-    crossed = np.float32([[0, 0], [100, 100], [100, 0], [0, 100]])
+    point = np.repeat(np.array([[300, 200]], np.float32), 4, axis=0)
+    line = np.array([[0, 0], [10, 10], [20, 20], [30, 30]], np.float32)
+    crossed = np.array([[0, 0], [100, 100], [100, 0], [0, 100]], np.float32)
     nan = np.full((4, 2), np.nan, np.float32)
     junk = [point, line, crossed, nan]
     assert plane_from_cards(junk * 3, FRAME) is None

@@ -88,7 +88,7 @@ def test_saved_crops_give_the_same_answer_as_the_recognizer(recognizer: Recogniz
     frame = np.full((400, 400, 3), (40, 110, 30), np.uint8)
     card = render_face("KD", width=140, height=196)
     frame[100:296, 130:270] = card
-    quad = np.float32([[130, 100], [270, 100], [270, 296], [130, 296]])
+    quad = np.array([[130, 100], [270, 100], [270, 296], [130, 296]], np.float32)
     crops = corner_crops(frame, quad)
     for k in (0, 1):
         cv2.imwrite(str(tmp_path / f"c{k}.png"), crops[k])

@@ -36,7 +36,7 @@ def _place(card: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
     frame = np.full((600, 600, 3), 90, np.uint8)
     h, w = card.shape[:2]
     quad = _box(300, 300, w, h, angle)[[1, 2, 3, 0]]
-    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    m = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), quad)
     cv2.warpPerspective(card, m, (600, 600), frame, borderMode=cv2.BORDER_TRANSPARENT)
     return frame, quad
 
@@ -112,10 +112,10 @@ def test_shifted_crops_move_towards_the_middle_of_the_card() -> None:
     frame = np.zeros((300, 300, 3), np.uint8)
     rows = (np.arange(180) // 9 * 12).astype(np.uint8)
     frame[60:240, 80:208] = rows[:, None, None]
-    quad = np.float32([[80, 60], [208, 60], [208, 240], [80, 240]])
+    quad = np.array([[80, 60], [208, 60], [208, 240], [80, 240]], np.float32)
     moved = corner_crops(frame, quad, shift=0.1).astype(int)
-    lower = corner_crops(frame, quad + np.float32([0, 18]))[0].astype(int)
-    higher = corner_crops(frame, quad + np.float32([0, -18]))[1].astype(int)
+    lower = corner_crops(frame, quad + np.array([0, 18], np.float32))[0].astype(int)
+    higher = corner_crops(frame, quad + np.array([0, -18], np.float32))[1].astype(int)
     assert np.abs(moved[0] - lower).max() <= 1 and np.abs(moved[1] - higher).max() <= 1
     assert np.abs(moved[0] - corner_crops(frame, quad)[0].astype(int)).max() >= 12  # and they did move
 
