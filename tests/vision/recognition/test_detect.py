@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 import pytest
 
 from models.training.dataset import match
-from models.training.synth import HARD, Scene, SceneSpec, faces_deck
+from models.training.synth import HARD, Deck, Scene, SceneSpec, faces_deck
 from models.training.synth import make_pinned_scene as make_scene
 from vision.detect import DEFAULT_CONFIG as SHIPPED
 from vision.detect import detect_cards
+
+if TYPE_CHECKING:
+    from vision.detector_config import DetectorConfig
+    from vision.frame_cues import FrameCues
 
 # ``make_scene`` here is ``make_pinned_scene``: these tests pin frames, by seed and index, as they were drawn with the
 # clutter
@@ -98,6 +104,7 @@ def test_cards_in_rows_a_few_pixels_apart_are_each_found() -> None:
     from vision.recognizer import Recognizer
 
     frame = cv2.imread(str(DATA / "close_rows.png"))
+    assert frame is not None
     recognizer = Recognizer(MODEL, threads=1)
     names = sorted(r.card for r in recognizer.recognize(frame))
     assert len(detect_cards(frame)) == 3
@@ -189,7 +196,7 @@ def test_snapping_weighs_down_a_shadows_edge_but_not_a_printed_frame_line() -> N
 
     from vision.detect import DEFAULT_CONFIG, snap_to_edges
 
-    frame = np.full((400, 500, 3), (200, 205, 205), np.uint8)
+    frame: np.ndarray = np.full((400, 500, 3), (200, 205, 205), np.uint8)
     edge = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)
     cv2.fillConvexPoly(frame, np.array([[290, 86], [298, 86], [298, 284], [290, 284]], np.int32), (100, 100, 105))
     cv2.fillConvexPoly(frame, np.array([[156, 276], [298, 276], [298, 284], [156, 284]], np.int32), (100, 100, 105))
@@ -202,7 +209,7 @@ def test_snapping_weighs_down_a_shadows_edge_but_not_a_printed_frame_line() -> N
     (snapped,) = snap_to_edges(frame, [rough], paper)
     assert np.abs(snapped - edge).max() < 2.0, snapped
 
-    back = np.full((400, 500, 3), (215, 215, 215), np.uint8)  # a table paler than the back's pattern
+    back: np.ndarray = np.full((400, 500, 3), (215, 215, 215), np.uint8)  # a table paler than the back's pattern
     cv2.fillConvexPoly(back, edge.astype(np.int32), (245, 245, 245))
     cv2.rectangle(back, (152, 82), (288, 274), (150, 110, 110), -1)  # the pattern, 2 px inside the edge
     cv2.rectangle(back, (160, 90), (280, 266), (245, 245, 245), 2)  # a white frame line in it
@@ -257,16 +264,17 @@ def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
 
     box = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
     direction = np.roll(box, -1, axis=0) - box
-    assert np.allclose(corners_from_sides(box + direction * 0.3, direction), box)  # any point on each side will do
+    corners = corners_from_sides(box + direction * 0.3, direction)
+    assert corners is not None and np.allclose(corners, box)  # any point on each side will do
     direction[1] = direction[0]  # side 1 parallel to side 0: no corner between them
     assert corners_from_sides(box, direction) is None
 
 
 def _held_out_scene(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     design: str,
     seed: int,
-    index: int,  # type: ignore[type-arg]
+    index: int,
     spec: SceneSpec | None = None,
     *,
     pinned: bool = True,
@@ -285,13 +293,13 @@ def _held_out_scene(
     return scene
 
 
-def _finds(scene: Scene, label: str, plane: np.ndarray | None, **changes: object) -> bool:
+def _finds(scene: Scene, label: str, plane: np.ndarray | None, **changes: Any) -> bool:
     """Whether the detector, the shipped settings changed by ``changes`` (``replan`` off unless they name it:
     ``ONCE``), outlines ``scene``'s card ``label`` (its first, by ``match``), given the table ``plane`` or none."""
     from dataclasses import replace
 
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
-    config = replace(ONCE, **changes)  # type: ignore[arg-type]
+    config = replace(ONCE, **changes)
     return match(truth, detect_cards(scene.image, config, plane=plane)) is not None
 
 
@@ -397,7 +405,7 @@ def _borderless_cards_on_cream(seed: int) -> tuple[np.ndarray, list[np.ndarray]]
     """White cards with no printed border line on a cream cloth (the held-out kde:tigullio-international
     on a pale table): about 20 grey levels apart, and card and cloth both pass for paper."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (196, 210, 222)  # cream, BGR
     frame += np.linspace(-8, 8, 1280, dtype=np.float32)[None, :, None]  # light falls off across the table
     truth = []
@@ -470,7 +478,7 @@ def _white_cards_on_a_pink_band(
     """Five white cards with a green cast of the light (BGR 217, 235, 221) on green felt whose top
     ``band_rows`` rows are a pale pink cloth (the table's edge, a cloth beyond it)."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (35, 80, 30)
     frame[:band_rows] = pink
     truth = []
@@ -492,12 +500,12 @@ def _white_cards_on_a_pink_band(
     return np.clip(frame, 0, 255).astype(np.uint8), truth
 
 
-def _found_with(frames: list[tuple[np.ndarray, list[np.ndarray]]], **config: object) -> tuple[int, int]:
+def _found_with(frames: list[tuple[np.ndarray, list[np.ndarray]]], **config: Any) -> tuple[int, int]:
     from dataclasses import replace
 
     from vision.detect import DEFAULT_CONFIG
 
-    cfg = replace(DEFAULT_CONFIG, **config)  # type: ignore[arg-type]
+    cfg = replace(DEFAULT_CONFIG, **config)
     found = extra = 0
     for frame, truth in frames:
         quads = detect_cards(frame, cfg)
@@ -530,7 +538,7 @@ def _grey_cards_on_pale_felt(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     one brightness, and a chroma step of ~24 levels, which the edge map's chroma Canny (30/90) breaks
     into dashes. The colours are those of a validation frame where 9 of 12 cards were missed."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (164, 209, 170)
     truth = []
     for k in range(5):
@@ -576,9 +584,9 @@ def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_pa
     runs: list[int] = []
     inner = detect_module._faint_chroma_cards
 
-    def counted(*args: object, **kwargs: object) -> list[np.ndarray]:
+    def counted(*args: Any, **kwargs: Any) -> list[np.ndarray]:
         runs.append(1)
-        return inner(*args, **kwargs)  # type: ignore[arg-type]
+        return inner(*args, **kwargs)
 
     monkeypatch.setattr(detect_module, "_faint_chroma_cards", counted)
     grey, _ = _grey_cards_on_pale_felt(1)
@@ -622,7 +630,7 @@ def _backs_on_a_striped_cloth(seed: int, cell: int) -> tuple[np.ndarray, list[np
     table's edge (a dark band at the top): the stripes' edges meet every card's outline and, joined by
     the table's edge, close round whole regions of cloth."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (60, 80, 70)
     for x in range(0, 1280, 40):
         frame[110:, x : x + 20] = (45, 50, 185)
@@ -660,7 +668,7 @@ def _white_cards_off_the_table_edge(
     kde:tigullio-international cards at seed 2024 lie so). With ``napkins`` the cloth is instead a napkin
     that many pixels wide under each card's far end (rows 40-160)."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (40, 95, 150)
     yy, xx = np.mgrid[0:720, 0:1280]
     frame += (12 * np.sin((xx + yy) / 5.0))[..., None].astype(np.float32)
@@ -739,12 +747,12 @@ def test_an_open_outline_with_one_weak_side_is_a_card_only_when_nearly_a_card_re
     loose = DEFAULT_CONFIG.loose
     min_area = (DEFAULT_CONFIG.min_width * 0.5) ** 2 * DEFAULT_CONFIG.min_aspect * 0.8
 
-    def accepted(corners: list[tuple[int, int]], weak: float, **config: object) -> bool:
+    def accepted(corners: list[tuple[int, int]], weak: float, **config: Any) -> bool:
         from dataclasses import replace
 
         contour, near = _open_outline(corners, weak)
         out: list[Candidate] = []
-        consider_open(contour, min_area, replace(loose, **config), out, near)  # type: ignore[arg-type]
+        consider_open(contour, min_area, replace(loose, **config), out, near)
         return len(out) == 1
 
     rectangle = [(200, 100), (260, 100), (260, 184), (200, 184)]  # 60 x 84: aspect 1.4
@@ -862,13 +870,13 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
     ],
 )
 def test_held_out_cards_the_later_passes_find(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     design: str,
-    index: int,  # type: ignore[type-arg]
+    index: int,
     label: str,
     nth: int,
-    passes_off: dict,
-) -> None:  # type: ignore[type-arg]
+    passes_off: dict[str, Any],
+) -> None:
     """Realistic held-out scenes of the model card's evaluation (``models.training.evaluate``, seed 2024,
     scene ``index`` of ``design``) where a card was missed before the texture and tab passes: found now, and not with
     the
@@ -904,8 +912,8 @@ def test_held_out_cards_the_later_passes_find(
     ],
 )
 def test_the_plane_from_motion_blurred_outlines_is_not_refused(
-    held_out_decks: dict,
-    design: str,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
+    design: str,
     index: int,
     label: str,
     monkeypatch: pytest.MonkeyPatch,
@@ -928,7 +936,7 @@ def test_the_plane_from_motion_blurred_outlines_is_not_refused(
     # the mechanism: the same outlines give a plane at 6% and none at 4%
     seen: list[list[np.ndarray]] = []
 
-    def spy(quads: list[np.ndarray], shape: tuple[int, ...], **kwargs: float) -> np.ndarray | None:
+    def spy(quads: list[np.ndarray], shape: tuple[int, ...], **kwargs: Any) -> np.ndarray | None:
         seen.append(list(quads))
         return plane_from_cards(quads, shape, **kwargs)
 
@@ -989,13 +997,13 @@ def test_a_card_whose_paper_a_court_figure_cuts_in_two_is_found_from_both_pieces
     ],
 )
 def test_held_out_cards_of_the_model_cards_seeds_are_found(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
-    design: str,  # type: ignore[type-arg]
+    design: str,
     index: int,
     label: str,
-    passes_off: dict,
-) -> None:  # type: ignore[type-arg]
+    passes_off: dict[str, Any],
+) -> None:
     """Held-out scenes where a card was missed before the paper pairs: found now, and not with the rule that
     finds it turned off. Seed 99: realistic scenes of ``benchmarks/bench_recognition.py``; seed 2025: hard
     scenes of the model card (``evaluate --seed 2024`` deals its hard scenes from 2025); scene ``index`` of
@@ -1050,13 +1058,19 @@ def test_completing_a_card_seen_on_three_sides() -> None:
         return np.array([[0, 100 - length], [width, 100 - length], [width, 100], [0, 100]], np.float32)
 
     mouth = np.array([30, 0], np.float32)
-    whole, k = complete_tab(part(84), mouth, 1.4)
+
+    def completed(length: float, proportions: float) -> tuple[np.ndarray, int]:
+        got = complete_tab(part(length), mouth, proportions)
+        assert got is not None
+        return got
+
+    whole, k = completed(84, 1.4)
     assert k == 0 and np.allclose(whole, part(84))
-    across, _ = complete_tab(part(45), mouth, 1.4)  # 60 x 45: a card lying across
+    across, _ = completed(45, 1.4)  # 60 x 45: a card lying across
     assert np.allclose(across, part(45))
-    extended, k = complete_tab(part(60), mouth, 1.4)
+    extended, k = completed(60, 1.4)
     assert k == 0 and np.allclose(extended, part(84), atol=1e-3)
-    narrow, _ = complete_tab(part(60), mouth, 1.56)  # a bridge deck's proportions
+    narrow, _ = completed(60, 1.56)  # a bridge deck's proportions
     assert np.allclose(narrow, part(60 * 1.56), atol=1e-3)
     assert complete_tab(part(40), mouth, 1.4) is None
 
@@ -1115,8 +1129,8 @@ def test_outline_support_is_high_on_a_cards_outline_and_low_off_it() -> None:
     ],
 )
 def test_held_out_court_cards_no_closed_outline_holds_are_found_by_their_size(
-    held_out_decks: dict, seed: int, design: str, index: int, label: str
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], seed: int, design: str, index: int, label: str
+) -> None:
     """The size pass (``DetectorConfig.size_pass``, ``vision/size_search.py``) on a calibrated table: court
     cards whose figure reaches their edge on a striped cloth, beside an arm or a glare patch, missed by every
     other pass (``benchmarks/missed_cards.py``), are found as rectangles of the deck's size; not
@@ -1157,11 +1171,11 @@ def test_outlines_off_the_decks_size_are_judged_on_the_plane() -> None:
     ],
 )
 def test_an_outline_off_the_decks_size_gives_way_to_the_size_pass_rectangle(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
-    label: str,  # type: ignore[type-arg]
+    label: str,
     calibrated: bool,
 ) -> None:
     """``size_rescue_off``: an outline more than 15% off the deck's size on the plane (one that took in the cloth
@@ -1183,7 +1197,7 @@ def test_an_outline_off_the_decks_size_gives_way_to_the_size_pass_rectangle(
     assert len(on_card) == 1
 
 
-def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_decks: dict[str, Deck]) -> None:
     """A checked cloth is rectangles of every size along its squares' edges; a card has a paper margin inside
     its sides (``DetectorConfig.size_band``). Hard scene 10 of gnome:plastic at seed 8 (the hard scenes of
     ``evaluate --seed 7``): with the margin test off the pass reports squares of the cloth as cards."""
@@ -1194,8 +1208,8 @@ def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_de
     scene = _held_out_scene(held_out_decks, "gnome:plastic", 8, 10, HARD)
     truths = [q for _, q in scene.cards]
 
-    def unmatched(config: object) -> int:
-        quads = detect_cards(scene.image, config, plane=scene.plane)  # type: ignore[arg-type]
+    def unmatched(config: DetectorConfig) -> int:
+        quads = detect_cards(scene.image, config, plane=scene.plane)
         return sum(all(match(t, [q]) is None for t in truths) for q in quads)
 
     off = unmatched(replace(DEFAULT_CONFIG, size_pass=False))
@@ -1234,12 +1248,12 @@ def test_a_rectangle_whose_inside_is_the_cloth_around_it_is_not_a_card() -> None
     ],
 )
 def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixels_off(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
     label: str,
-    calibrated: bool,  # type: ignore[type-arg]
+    calibrated: bool,
     needs: tuple[str, ...],
 ) -> None:
     """``snap_early``: the plane estimate and the size pass take the deck's size from outlines already on
@@ -1265,8 +1279,8 @@ def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixel
 
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_the_size_pass_takes_a_margin_whiter_than_the_table_for_a_card_in_shadow(
-    held_out_decks: dict, calibrated: bool
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], calibrated: bool
+) -> None:
     """``size_whiter``: a pale ``gnome:neoclassical`` 3H on a beige table, half in an arm's shadow (hard scene
     29 of ``evaluate --seed 2024``, dealt at seed 2025). The size search finds its rectangle with every side
     on edges, but in the shadow its margin is not paper (only 27-33% of the weakest side was); it is whiter
@@ -1325,14 +1339,14 @@ def test_the_size_pass_searches_only_where_paper_is_left_over_and_on_the_image_o
     assert searched == []
 
 
-def _edge_maps(frame: np.ndarray, config: object) -> tuple[np.ndarray, np.ndarray]:
+def _edge_maps(frame: np.ndarray, config: DetectorConfig) -> tuple[np.ndarray, np.ndarray]:
     """The detector's edge map at detection scale and the same within 2 px, as ``detect_cards`` makes them."""
     from vision.edge_map import edge_map
 
-    s = config.scale  # type: ignore[attr-defined]
+    s = config.scale
     small = cv2.resize(frame, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     channels = tuple(cv2.split(small))
-    edges = edge_map(small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)  # type: ignore[arg-type]
+    edges = edge_map(small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
     return edges, cv2.dilate(edges, np.ones((5, 5), np.uint8))
 
 
@@ -1349,6 +1363,7 @@ def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_ca
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     truths = [q for _, q in scene.cards]
@@ -1389,6 +1404,7 @@ def test_the_deck_fit_moves_a_printed_frame_wider_than_tall_onto_its_card() -> N
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     # card 3: for cards 0-2 of this scene no rectangle of the deck's size (the median outline's, which the drawn
@@ -1441,6 +1457,7 @@ def test_the_deck_fit_moves_a_printed_frame_onto_a_card_a_little_larger_than_the
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     found = detect_cards(scene.image, plane=scene.plane)
     quads = [found[card], *found[:card], *found[card + 1 :]]
@@ -1473,6 +1490,7 @@ def test_the_deck_fit_moves_an_outline_that_took_in_a_pale_table_beside_its_card
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     q = quads[0].astype(np.float64)
@@ -1526,13 +1544,13 @@ def test_the_size_pass_gate_searches_only_where_a_cards_area_of_paper_is_left(mo
     their cards with the gate on."""
     import vision.size_pass as size_pass
     from models.training.evaluate import NORMAL
+    from vision.size_search import rectangles_of_size as inner
 
     searched: list[int] = []
-    inner = size_pass.rectangles_of_size
 
-    def spy(*args: object, **kwargs: object) -> list[object]:
+    def spy(*args: Any, **kwargs: Any) -> list[tuple[float, np.ndarray]]:
         searched.append(1)
-        return inner(*args, **kwargs)  # type: ignore[arg-type]
+        return inner(*args, **kwargs)
 
     monkeypatch.setattr(size_pass, "rectangles_of_size", spy)
     scene = make_scene(
@@ -1554,11 +1572,11 @@ def test_the_size_pass_gate_searches_only_where_a_cards_area_of_paper_is_left(mo
 )
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_size(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
-    label: str,  # type: ignore[type-arg]
+    label: str,
     calibrated: bool,
 ) -> None:
     """``deck_fit_off_size``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image
@@ -1581,11 +1599,11 @@ def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_s
     ],
 )
 def test_hard_held_out_cards_of_a_direction_the_grain_crowded_out_are_found_by_their_size(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
-    label: str,  # type: ignore[type-arg]
+    label: str,
     calibrated: bool,
 ) -> None:
     """``size_angles``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image and on
@@ -1610,8 +1628,8 @@ def test_hard_held_out_cards_of_a_direction_the_grain_crowded_out_are_found_by_t
     ],
 )
 def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
-    held_out_decks: dict, design: str, index: int, label: str
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], design: str, index: int, label: str
+) -> None:
     """The deck fit on a calibrated table, realistic scenes of ``evaluate --seed 2024`` (scene ``index`` of
     ``design``): a 6 of clubs on a checked cloth outlined along the squares, turned a few degrees off the
     card (its sides lie on edges within 2 px but not within 1), and a queen of hearts beside an arm,
@@ -1631,11 +1649,11 @@ def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
 )
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_the_deck_fit_keeps_the_decks_size_when_snapping_would_pull_it_inside_the_card(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
-    label: str,  # type: ignore[type-arg]
+    label: str,
     calibrated: bool,
 ) -> None:
     """``deck_fit_snap``: the rectangle the deck fit finds is snapped onto the edges only where no corner
@@ -1670,7 +1688,7 @@ def test_two_pieces_of_one_cards_paper_are_not_two_cards() -> None:
     assert DEFAULT_CONFIG.halves_apart
 
 
-def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(held_out_decks: dict[str, Deck]) -> None:
     """A ``gnome:plastic`` 5C 140 px wide on a pale pink cloth (realistic scene 45 of ``evaluate --seed 11``):
     its local paper mask is two blobs, the card's ends, because mid-card the neighbourhood is all card. Those
     two card-shaped pieces made the card's own outline look like a group of two cards, and it was dropped.
@@ -1690,8 +1708,8 @@ def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(hel
 
 
 def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
-    held_out_decks: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``DetectorConfig.estimate_plane``: in a frame of an uncalibrated camera the deck fit and the size pass
     run on the plane on which the outlines found are one rectangle (``vision.plane_from_cards``). The 6 of
     clubs on a checked cloth (realistic scene 2 of gnome:simplistic at ``evaluate --seed 2024``) is found
@@ -1699,17 +1717,18 @@ def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
     from dataclasses import replace
 
     import vision.detect as detect
+    from vision.plane_from_cards import plane_from_cards
 
     scene = _held_out_scene(held_out_decks, "gnome:simplistic", 2024, 2)
     (truth,) = [q for lab, q in scene.cards if lab == "6C"][:1]
     assert match(truth, detect_cards(scene.image, ONCE)) is not None
     assert match(truth, detect_cards(scene.image, replace(ONCE, estimate_plane=False))) is None
     estimated: list[int] = []
-    real = detect.plane_from_cards
+    real = plane_from_cards
 
-    def spy(*args: object, **kwargs: object) -> object:
+    def spy(*args: Any, **kwargs: Any) -> np.ndarray | None:
         estimated.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(detect, "plane_from_cards", spy)
     detect_cards(scene.image, plane=scene.plane)
@@ -1742,13 +1761,14 @@ def test_the_detector_seeks_its_plane_with_the_settings_spread_and_drop(monkeypa
     from dataclasses import replace
 
     import vision.detect as detect
+    from vision.plane_from_cards import plane_from_cards
 
     asked: list[dict[str, object]] = []
-    estimate = detect.plane_from_cards
+    estimate = plane_from_cards
 
-    def spy(*args: object, **kwargs: object) -> np.ndarray | None:
+    def spy(*args: Any, **kwargs: Any) -> np.ndarray | None:
         asked.append(kwargs)
-        return estimate(*args, **kwargs)  # type: ignore[arg-type]
+        return estimate(*args, **kwargs)
 
     monkeypatch.setattr(detect, "plane_from_cards", spy)
     scene = make_scene(np.random.default_rng(3), faces_deck(0), SceneSpec(n_cards=8, clutter=0, background="light"))
@@ -1797,6 +1817,7 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     q = order_corners(quads[1]).astype(np.float64)
@@ -1808,7 +1829,7 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
     sized: list[bool] = []
     best = deck_fit_module._best_rectangle
 
-    def spy(pose, coarse, *args):  # type: ignore[no-untyped-def]
+    def spy(pose: tuple[np.ndarray, float], coarse: np.ndarray, *args: Any) -> tuple[np.ndarray, float] | None:
         sized.append(bool((coarse[:, 3:] != 1).any()))
         return best(pose, coarse, *args)
 
@@ -1833,8 +1854,8 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
     ],
 )
 def test_replan_detects_again_on_the_plane_of_its_own_outlines(
-    held_out_decks: dict, seed: int, design: str, index: int, label: str
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], seed: int, design: str, index: int, label: str
+) -> None:
     """``replan`` (on): without a calibrated table, the frame is detected again with the plane that the first
     detection's final outlines give, as if calibrated. Two held-out hard cards found only so; the result is exactly
     the calibrated detection on that estimate (it has at least as many outlines as the first)."""
@@ -1858,8 +1879,8 @@ def test_replan_detects_again_on_the_plane_of_its_own_outlines(
 
 
 def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
-    held_out_decks: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A second detection with fewer outlines than the first (the plane's stricter shape tests refusing a card)
     is not taken: the first stands. The second detection is made to lose one outline here."""
     from dataclasses import replace
@@ -1871,9 +1892,9 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
     first = detect_cards(scene.image, replace(DEFAULT_CONFIG, replan=False))
     inner = detect._detect
 
-    def fewer_on_a_plane(cues: object, config: object, deck: object = ()) -> list[np.ndarray]:
-        out = inner(cues, config, deck)  # type: ignore[arg-type]
-        return out[:-1] if config.plane is not None else out  # type: ignore[attr-defined]
+    def fewer_on_a_plane(cues: FrameCues, config: DetectorConfig, deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+        out = inner(cues, config, deck)
+        return out[:-1] if config.plane is not None else out
 
     monkeypatch.setattr(detect, "_detect", fewer_on_a_plane)
     kept = detect_cards(scene.image)
@@ -1882,7 +1903,7 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
 
 
 def test_replan_fits_each_contour_of_the_frame_once(
-    held_out_decks: dict,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The second detection reuses the first one's edge map, contours and their quad fits
@@ -1891,12 +1912,12 @@ def test_replan_fits_each_contour_of_the_frame_once(
     none is made twice, so it fits fewer contours than the two detections made apart."""
     import vision.outline_candidates as outline_candidates
     from vision.plane_from_cards import plane_from_cards
+    from vision.quads import fit_quad
 
     scene = _held_out_scene(held_out_decks, "gnome:bellot", 8, 0, HARD)
     fitted: list[int] = []
-    fit_quad = outline_candidates.fit_quad
 
-    def counted(contour: np.ndarray) -> object:
+    def counted(contour: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         fitted.append(id(contour))
         return fit_quad(contour)
 
@@ -1911,7 +1932,7 @@ def test_replan_fits_each_contour_of_the_frame_once(
     assert 0 < len(fitted) < apart
 
 
-def test_frame_cues_refuse_a_detection_with_other_settings(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_frame_cues_refuse_a_detection_with_other_settings(held_out_decks: dict[str, Deck]) -> None:
     """``FrameCues`` are shared only by detections whose settings differ in the table plane alone: judged with
     other thresholds they would not be that detection's cues, so the detection refuses them."""
     from dataclasses import replace
@@ -1922,6 +1943,7 @@ def test_frame_cues_refuse_a_detection_with_other_settings(held_out_decks: dict)
 
     scene = _held_out_scene(held_out_decks, "gnome:bellot", 8, 0, HARD)
     cues = FrameCues(scene.image, ONCE)
+    assert scene.plane is not None
     planed = replace(ONCE, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     assert len(_detect(cues, planed)) == len(detect_cards(scene.image, ONCE, plane=scene.plane))
     with pytest.raises(SettingError, match="other detector settings"):
@@ -1943,12 +1965,12 @@ def test_replan_gate_skips_the_second_detection_where_no_paper_is_left(monkeypat
     )
     cues = FrameCues(scene.image, ONCE)
     assert detect._no_paper_left(cues, detect._detect(cues, ONCE))
-    calls: list[object] = []
+    calls: list[DetectorConfig] = []
     inner = detect._detect
 
-    def counted(cues: object, config: object, deck: object = ()) -> list[np.ndarray]:
+    def counted(cues: FrameCues, config: DetectorConfig, deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
         calls.append(config)
-        return inner(cues, config, deck)  # type: ignore[arg-type]
+        return inner(cues, config, deck)
 
     monkeypatch.setattr(detect, "_detect", counted)
     gated = detect_cards(scene.image)
@@ -1957,7 +1979,7 @@ def test_replan_gate_skips_the_second_detection_where_no_paper_is_left(monkeypat
     assert len(gated) == len(once) == 12 and all(np.array_equal(a, b) for a, b in zip(gated, once, strict=True))
     calls.clear()
     detect_cards(scene.image, dataclasses.replace(SHIPPED, replan_gate=False))
-    assert len(calls) == 2 and calls[1].plane is not None  # type: ignore[attr-defined]
+    assert len(calls) == 2 and calls[1].plane is not None
 
 
 def test_paper_left_counts_a_card_of_paper_outside_the_outlines_not_their_rims() -> None:
@@ -2000,11 +2022,12 @@ def test_fits_are_kept_per_contour_and_read_only() -> None:
         rough[0, 0] = 0.0
     assert sorted(map(tuple, rough.tolist())) == [(10, 10), (10, 60), (90, 10), (90, 60)]
     twin = square.copy()
-    assert fits(twin) is not fit and np.array_equal(fits(twin)[0], rough)  # type: ignore[index]
+    refit = fits(twin)
+    assert refit is not fit and refit is not None and np.array_equal(refit[0], rough)
     assert fits(np.array([[[0, 0]], [[5, 5]]], np.int32)) is None  # two points: no quad
 
 
-def test_replan_leaves_a_calibrated_table_and_no_estimate_alone(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_replan_leaves_a_calibrated_table_and_no_estimate_alone(held_out_decks: dict[str, Deck]) -> None:
     """With the table's plane given there is nothing to estimate, and with ``estimate_plane`` off nothing may be
     estimated: ``replan`` changes no outline in either (the uncalibrated frame here is one it changes)."""
     from dataclasses import replace
@@ -2038,7 +2061,9 @@ def test_first_indices_finds_each_corner_where_the_contour_first_passes_it() -> 
         assert first[int(x), int(y)] == int(np.flatnonzero((points == (x, y)).all(axis=1))[0])
 
 
-def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
+    held_out_decks: dict[str, Deck],
+) -> None:
     """``size_side_support`` (0.9) and ``size_gap_support`` (0.8): every side of a size-pass rectangle lies on edges
     for 0.9, except one that may lie on them for 0.8 where its misses are one stretch clear of its ends. In
     evaluate's realistic scene 46 at seed 11 as drawn now (``gnome:plastic``, calibrated) a QD and a 4S
@@ -2055,7 +2080,7 @@ def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
     assert all(match(t, shipped) is not None for t in truths) and all(match(t, whole_sides) is None for t in truths)
 
 
-def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_out_decks: dict[str, Deck]) -> None:
     """``size_pass_image`` (on): seed 11's realistic scene 46 without calibration leaves three
     outlines, too few for a plane, so the size pass searches the image (the deck's size from the outlines found,
     ``size_tolerance_image``); there it finds the QD and the 4S whose side a glare spot washes out. Off, neither."""
@@ -2072,7 +2097,9 @@ def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_
     assert all(match(t, shipped) is not None for t in truths)
 
 
-def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_stretch(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_stretch(
+    held_out_decks: dict[str, Deck],
+) -> None:
     """``size_gap_support``, in the image (no calibration): evaluate's hard scene 44 at seed 2024 (drawn at seed 2025,
     ``gnome:plastic``, as drawn now) has a JC on a pale table under glare whose right side is a dashed line; one
     stretch of it lies off the edge map. The shipped detector finds it; with every side held to 0.9 it does not."""

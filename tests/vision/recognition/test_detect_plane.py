@@ -121,7 +121,7 @@ def test_a_bar_that_the_tilt_makes_card_shaped_is_no_card_on_the_table() -> None
     """A pale 63 x 140 mm bar (a phone, a box of chips) lying along the tilt reads about 1.7 long to wide
     in the image, inside the image tests, and passes for a card there; on the table it is 2.2."""
     to_image = camera(30)
-    frame = np.empty((720, 1280, 3), np.uint8)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.uint8)
     frame[:] = FELT
     box = np.array([[-30, 200], [33, 200], [33, 60], [-30, 60]], np.float64)
     bar = cv2.perspectiveTransform(box[None], to_image)[0]

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import cv2
 import numpy as np
+import pytest
 
 from models.training.outline_checker import true_offsets
 from models.training.outline_first import targets
@@ -55,7 +56,9 @@ def test_the_pyramid_halves_twice_and_is_within_a_level_of_a_direct_quarter() ->
     assert np.abs(direct.astype(int) - quarter).max() <= 1
 
 
-def test_a_small_card_is_drawn_from_the_half_frame_and_a_large_one_from_the_quarter(monkeypatch) -> None:
+def test_a_small_card_is_drawn_from_the_half_frame_and_a_large_one_from_the_quarter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import vision.learned_outlines as learned
 
     small = np.array([[100, 100], [140, 100], [140, 156], [100, 156]], np.float32)  # 40 px wide at half size
@@ -63,9 +66,12 @@ def test_a_small_card_is_drawn_from_the_half_frame_and_a_large_one_from_the_quar
     assert 40 <= WIDEST_AT_HALF < 100
     half, quarter = pyramid(_table([q * 2 for q in (small, large)]))
     drawn_from: list[tuple[int, ...]] = []
-    monkeypatch.setattr(
-        learned, "patch_of", lambda image, quad: (drawn_from.append(image.shape), patch_of(image, quad))[1]
-    )
+
+    def spy(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        drawn_from.append(image.shape)
+        return patch_of(image, quad)
+
+    monkeypatch.setattr(learned, "patch_of", spy)
     for quad in (small, large):
         patch, to_patch = level_patch(half, quarter, quad)
         inside = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), to_patch).reshape(4, 2)

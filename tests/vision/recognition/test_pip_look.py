@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -22,6 +23,9 @@ from vision.pip_look import (
     normalise,
     rank_of_face,
 )
+
+if TYPE_CHECKING:
+    from models.training.synth import Deck
 
 
 def test_the_card_image_is_the_card_upright_and_grey() -> None:
@@ -148,7 +152,7 @@ def _motion_blurred(frame: np.ndarray, length: int) -> np.ndarray:
     return out
 
 
-def test_the_shipped_pip_model_reads_held_out_number_cards_through_motion_blur(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_shipped_pip_model_reads_held_out_number_cards_through_motion_blur(held_out_decks: dict[str, Deck]) -> None:
     """The floor the shipped pip model must meet (so that a worse one cannot land): every number card (A-10)
     of the six held-out designs laid flat 90 px wide, the frame motion-blurred 7 px, read through its true
     outline: suit and rank (of ``RANKS``), floors a little under the shipped model's counts."""
@@ -226,7 +230,7 @@ def test_pip_metadata_that_is_not_an_object_or_names_another_normalisation_is_re
         PipLook(path)
 
 
-def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_decks: dict[str, Deck]) -> None:
     """``pip_look --accuracy``: on one realistic and one hard scene of each held-out design, every face-up card
     is counted once as a number or a court card, and the shipped model reads most number cards' suits right."""
     from models.training.evaluate import NORMAL, held_out_scenes
@@ -237,7 +241,7 @@ def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_d
     for kind, spec, seed in (("realistic", NORMAL, 2024), ("hard", HARD, 2025)):
         faces = [
             label
-            for _, scene in held_out_scenes(held_out_decks, spec, 1, seed)  # type: ignore[arg-type]
+            for _, scene in held_out_scenes(held_out_decks, spec, 1, seed)
             for label, _ in scene.cards
             if label != "back"
         ]

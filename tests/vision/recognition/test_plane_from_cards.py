@@ -20,7 +20,8 @@ def _tilted_view(tilt_degrees: float) -> np.ndarray:
     rot = np.array([[1, 0, 0], [0, np.cos(t), -np.sin(t)], [0, np.sin(t), np.cos(t)]])
     k = np.array([[1000.0, 0, 640], [0, 1000.0, 360], [0, 0, 1]])
     # plane point (x, y, 0) -> camera: rot @ (x, y, 0) + (0, 0, 900)
-    return k @ np.column_stack([rot[:, 0], rot[:, 1], np.array([0.0, 0.0, 900.0])])
+    view: np.ndarray = k @ np.column_stack([rot[:, 0], rot[:, 1], np.array([0.0, 0.0, 900.0])])
+    return view
 
 
 def _deck_on_table(
@@ -130,7 +131,7 @@ def test_on_generated_scenes_the_plane_found_is_as_good_as_the_true_one() -> Non
         scene = make_scene(rng, faces_deck(2), SceneSpec(n_cards=10, clutter=0))
         truths = [q for _, q in scene.cards]
         plane = plane_from_cards(detect_cards(scene.image, config), scene.image.shape)
-        assert plane is not None
+        assert plane is not None and scene.plane is not None
         found, true = _sides_on(plane, truths)[0], _sides_on(scene.plane, truths)[0]
         assert np.abs(found / np.median(found) - 1).max() <= np.abs(true / np.median(true) - 1).max() + 0.01
 

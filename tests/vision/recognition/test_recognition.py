@@ -85,7 +85,7 @@ def test_own_drawn_cards_on_generated_tables(recognizer: Recognizer) -> None:
 
 
 @needs_designs
-def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks: dict[str, Deck]) -> None:
     """Designs the model never saw, in realistic scenes."""
     cards = named = 0
     for k, (_, deck) in enumerate(sorted(held_out_decks.items())):
@@ -99,7 +99,7 @@ def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks
 
 
 @needs_designs
-def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, held_out_decks: dict[str, Deck]) -> None:
     """Every label of every held-out design, laid flat on a plain table at a known outline: the model
     alone (no detection) must name at least the floor. A worse model cannot land."""
     labels = ["AC", "7D", "TH", "QS", "KD", "JC", "2H", "9S", "5C", "3D", "8H", "6S", "back"]
@@ -140,7 +140,7 @@ def _flat_cards(deck: Deck, chunk: list[str], inset: float) -> tuple[np.ndarray,
 
 
 @needs_designs
-def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: dict[str, Deck]) -> None:
     """Recognizer.SECOND_LOOK_SCALES: held-out designs read through outlines 10% inside the card. Without
     the second look 64 of 78 are named, 12 unknown, 2 wrong (measured, model v9); with its rescaled
     outlines 68, 8, 2 (69 named, 2 wrong, with the zoomed crops of SECOND_LOOK_ZOOMS too). The suit look
@@ -165,7 +165,7 @@ def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: d
 
 @needs_designs
 def test_the_second_look_also_reads_through_moved_outlines(
-    held_out_decks: dict,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Recognizer.SECOND_LOOK_SHIFTS: held-out designs read through outlines moved 7% of the card's width
@@ -193,7 +193,7 @@ def test_the_second_look_also_reads_through_moved_outlines(
 
 
 @needs_designs
-def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict[str, Deck]) -> None:
     """Recognizer.SECOND_LOOK_BELOW: in the model card's realistic scene 4 of gnome:bellot (evaluate, seed
     2024) a 6D is read 5D at 0.48 through its detected outline (6D at 0.92 through the true one). Named
     cards under 0.55 get the second look: it is no longer a wrong 5D (unknown: the referee asks). (With the
@@ -233,9 +233,9 @@ def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) ->
     ],
 )
 def test_guesses_up_to_0_7_get_the_second_look(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     design: str,
-    seed: int,  # type: ignore[type-arg]
+    seed: int,
     index: int,
     label: str,
     calibrated: bool,
@@ -492,8 +492,8 @@ def test_zooms_that_would_cut_outside_the_index_corner_are_refused(zooms: tuple[
 @needs_designs
 @pytest.mark.parametrize(("seed", "index"), [(99, 7), (99, 8), (99, 16), (2024, 4), (2024, 6)])
 def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(
-    held_out_decks: dict,
-    seed: int,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
+    seed: int,
     index: int,
 ) -> None:
     """SUIT_LOOK_SHIFT: gnome:plastic's QC (a jumbo index whose club the crop cuts at its top lobe) in
@@ -523,7 +523,7 @@ def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(
 @needs_designs
 @pytest.mark.parametrize("width", [80, 100, 130])
 def test_zoomed_crops_name_the_jumbo_index_queen_of_clubs_laid_flat(
-    held_out_decks: dict,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
     width: int,
 ) -> None:
     """SECOND_LOOK_ZOOMS: gnome:plastic's QC laid flat and square on felt, read through its true outline
@@ -575,9 +575,10 @@ def test_upside_down_and_sideways_are_the_same_card(recognizer: Recognizer) -> N
     "bad",
     [np.zeros((10, 10, 3), np.uint8), np.zeros((100, 100), np.uint8), np.zeros((100, 100, 3), np.float32), "frame.png"],
 )
-def test_bad_frames_are_image_errors(recognizer: Recognizer, bad: object) -> None:
+def test_bad_frames_are_image_errors(recognizer: Recognizer, bad: Any) -> None:
+    """Any value that is no BGR uint8 frame (``bad`` is typed ``Any`` so that one that is no array reaches it)."""
     with pytest.raises(ImageError):
-        recognizer.recognize(bad)  # type: ignore[arg-type]
+        recognizer.recognize(bad)
 
 
 def test_classify_quads_keeps_order_and_count(recognizer: Recognizer) -> None:

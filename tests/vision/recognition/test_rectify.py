@@ -64,11 +64,14 @@ def test_fast_order_matches_the_float32_reference_including_near_ties() -> None:
 
     rng = np.random.default_rng(7)
     quads = [rng.uniform(0, 1280, (4, 2)) for _ in range(300)]
-    quads += [
-        _box(*rng.uniform(50, 900, 2).tolist(), *rng.uniform(40, 300, 2).tolist(), rng.uniform(0, 360))
-        for _ in range(300)
-    ]
-    quads += [_box(*rng.integers(0, 500, 2).tolist(), w, w, a) for w in (1, 7, 60) for a in (0, 45, 90, 30.5)]
+    for _ in range(300):
+        cx, cy = rng.uniform(50, 900, 2).tolist()
+        w, h = rng.uniform(40, 300, 2).tolist()
+        quads.append(_box(cx, cy, w, h, rng.uniform(0, 360)))
+    for side in (1, 7, 60):
+        for angle in (0, 45, 90, 30.5):
+            cx, cy = rng.integers(0, 500, 2).tolist()
+            quads.append(_box(cx, cy, side, side, angle))
     quads += [
         np.array([[0, 0], [w, 0], [w, h], [0, h]], float)[rng.permutation(4)] for w, h in rng.integers(1, 40, (100, 2))
     ]
