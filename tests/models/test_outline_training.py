@@ -4,6 +4,7 @@ card, the lessons name the right card or none, and the whole chain, at a tiny sc
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -27,10 +28,10 @@ def perfect_answer(quads: list[np.ndarray]) -> np.ndarray:
 
 def test_a_perfect_answer_to_the_targets_gives_back_each_card() -> None:
     cards = [
-        np.float32([[100, 80], [260, 96], [244, 320], [84, 304]]),  # turned a little
-        np.float32([[600, 300], [700, 300], [700, 440], [600, 440]]),  # upright, 100 px wide
-        np.float32([[706, 300], [806, 300], [806, 440], [706, 440]]),  # 6 px from the one before
-        np.float32([[1000, 500], [1100, 420], [1180, 530], [1080, 610]]),  # turned near 40 degrees
+        np.array([[100, 80], [260, 96], [244, 320], [84, 304]], np.float32),  # turned a little
+        np.array([[600, 300], [700, 300], [700, 440], [600, 440]], np.float32),  # upright, 100 px wide
+        np.array([[706, 300], [806, 300], [806, 440], [706, 440]], np.float32),  # 6 px from the one before
+        np.array([[1000, 500], [1100, 420], [1180, 530], [1080, 610]], np.float32),  # turned near 40 degrees
     ]
     found = [order_corners(q) for q in peak_corners(perfect_answer([c / 4 for c in cards]), 0.5)[0]]
     assert len(found) == len(cards)  # one peak a card, the two cards 6 px apart included
@@ -41,11 +42,11 @@ def test_a_perfect_answer_to_the_targets_gives_back_each_card() -> None:
 
 
 def test_corners_are_learned_clockwise_from_any_start_and_only_near_a_centre() -> None:
-    quad = np.float32([[40, 40], [40, 80], [70, 80], [70, 40]])  # counter-clockwise on the screen
+    quad = np.array([[40, 40], [40, 80], [70, 80], [70, 40]], np.float32)  # counter-clockwise on the screen
     ordered = clockwise(quad)
     heat, corners, weight = targets([quad])
     cy, cx = np.unravel_index(np.argmax(heat), heat.shape)
-    assert (cx, cy) == (13, 15)  # the centre (55, 60) in its cell of 4 input pixels
+    assert (int(cx), int(cy)) == (13, 15)  # the centre (55, 60) in its cell of 4 input pixels
     assert heat[cy, cx] == 1.0
     offsets = corners[:, cy, cx].reshape(4, 2) * CORNER_SCALE + [(cx + 0.5) * 4, (cy + 0.5) * 4]
     assert np.allclose(offsets, ordered)
@@ -58,8 +59,8 @@ def test_the_checkers_wanted_offsets_move_a_rough_outline_onto_its_card() -> Non
     image = np.zeros((180, 320, 3), np.uint8)
     rng = np.random.default_rng(3)
     for truth in (
-        clockwise(np.float32([[40, 40], [70, 42], [68, 84], [38, 82]])),
-        clockwise(np.float32([[200, 100], [240, 80], [262, 118], [222, 140]])),
+        clockwise(np.array([[40, 40], [70, 42], [68, 84], [38, 82]], np.float32)),
+        clockwise(np.array([[200, 100], [240, 80], [262, 118], [222, 140]], np.float32)),
     ):
         guess = rough(truth, rng)
         assert np.abs(guess - truth).max() > 1.0  # it starts off the card
@@ -70,15 +71,18 @@ def test_the_checkers_wanted_offsets_move_a_rough_outline_onto_its_card() -> Non
 
 
 def test_an_outline_learns_the_card_under_it_none_far_from_every_card_and_nothing_between() -> None:
-    cards = [np.float32([[0, 0], [40, 0], [40, 56], [0, 56]]), np.float32([[100, 0], [140, 0], [140, 56], [100, 56]])]
-    assert label(cards[1] + np.float32([NEAR * 40 - 1, 0]), cards) == 1
-    assert label(cards[0] + np.float32([0, FAR * 40 + 1]), cards) == -1
-    assert label(cards[0] + np.float32([0, (NEAR + FAR) / 2 * 40]), cards) is None
+    cards = [
+        np.array([[0, 0], [40, 0], [40, 56], [0, 56]], np.float32),
+        np.array([[100, 0], [140, 0], [140, 56], [100, 56]], np.float32),
+    ]
+    assert label(cards[1] + np.array([NEAR * 40 - 1, 0], np.float32), cards) == 1
+    assert label(cards[0] + np.array([0, FAR * 40 + 1], np.float32), cards) == -1
+    assert label(cards[0] + np.array([0, (NEAR + FAR) / 2 * 40], np.float32), cards) is None
     assert label(cards[0], []) == -1  # a frame with no card
 
 
 def test_strays_of_a_lone_card_are_lessons_in_no_card() -> None:
-    card = clockwise(np.float32([[300, 150], [340, 150], [340, 206], [300, 206]]))
+    card = clockwise(np.array([[300, 150], [340, 150], [340, 206], [300, 206]], np.float32))
     rng = np.random.default_rng(5)
     for _ in range(20):
         moved, *anywhere = strays([card], rng)
@@ -91,7 +95,7 @@ def test_strays_of_a_lone_card_are_lessons_in_no_card() -> None:
     assert len(strays([], rng)) == 2  # a frame with no card: two anywhere
 
 
-CARD = clockwise(np.float32([[100, 100], [160, 110], [150, 194], [90, 184]]))  # turned, 61 px wide
+CARD = clockwise(np.array([[100, 100], [160, 110], [150, 194], [90, 184]], np.float32))  # turned, 61 px wide
 
 
 def test_every_spoiled_outline_is_a_lesson_in_off() -> None:
@@ -104,21 +108,21 @@ def test_an_outline_on_its_card_is_on_one_near_it_teaches_nothing_and_one_on_no_
     assert on_card(CARD, [CARD]) == 1.0
     assert on_card(np.roll(CARD, 1, axis=0), [CARD]) == 1.0  # any corner order
     width = 61.0
-    nudged = CARD + np.float32([[GOOD * width * 0.8, 0], [0, 0], [0, 0], [0, 0]])
-    between = CARD + np.float32([[(GOOD + BAD) / 2 * width, 0], [0, 0], [0, 0], [0, 0]])
+    nudged = CARD + np.array([[GOOD * width * 0.8, 0], [0, 0], [0, 0], [0, 0]], np.float32)
+    between = CARD + np.array([[(GOOD + BAD) / 2 * width, 0], [0, 0], [0, 0], [0, 0]], np.float32)
     assert on_card(nudged, [CARD]) == 1.0
     assert on_card(between, [CARD]) is None
     assert on_card(between, [CARD], good=(GOOD + BAD) / 2 + 0.01) == 1.0  # a looser "on" takes it in
     assert on_card(CARD + 400, [CARD]) == 0.0  # on the table
     assert on_card(CARD, []) == 0.0  # a frame with no card
-    other = CARD + np.float32([300, 0])
+    other = CARD + np.array([300, 0], np.float32)
     assert on_card(other, [CARD, other]) == 1.0  # judged against the card under it
 
 
 def test_a_corner_error_is_the_farthest_corner_of_the_nearest_outline_over_the_cards_width() -> None:
-    truth = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])  # 100 px wide
+    truth = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)  # 100 px wide
     assert corner_error(truth, [np.roll(truth, 1, axis=0)]) == 0.0  # any corner order
-    moved = truth + np.float32([[0, 0], [10, 0], [0, 0], [0, 0]])
+    moved = truth + np.array([[0, 0], [10, 0], [0, 0], [0, 0]], np.float32)
     assert abs((corner_error(truth, [truth + 300, moved]) or 0.0) - 0.1) < 1e-6  # the outline nearest the card
     assert corner_error(truth, [truth + 40]) is None  # its centre 0.57 widths off: not on the card
     assert corner_error(truth, []) is None
@@ -224,7 +228,7 @@ def test_the_whole_chain_at_a_tiny_scale_gives_networks_the_finder_loads(tmp_pat
     nets = OutlineNets(tmp_path / "models" / "outline_nets.json")
     frame = np.full((720, 1280, 3), 60, np.uint8)
     assert nets.find(frame).snapped == []  # barely trained: its heatmap starts near 0 everywhere
-    assert nets.trust(frame, [np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])]).shape == (1,)
+    assert nets.trust(frame, [np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)]).shape == (1,)
 
 
 def test_a_saved_network_goes_on_training_from_where_it_was(tmp_path: Path) -> None:
@@ -238,8 +242,8 @@ def test_a_saved_network_goes_on_training_from_where_it_was(tmp_path: Path) -> N
     def draw(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return rng.integers(0, 256, (4, PATCH, PATCH, 3), dtype=np.uint8), np.zeros(4, np.float32)
 
-    def loss_of(y: object, wanted: object) -> object:
-        return ((y[:, 0] - wanted) ** 2).mean()  # type: ignore[index, operator]
+    def loss_of(y: Any, wanted: Any) -> Any:  # torch tensors (torch is untyped)
+        return ((y[:, 0] - wanted) ** 2).mean()
 
     for init, same in ((tmp_path / "saved.pt", True), (None, False)):
         fresh = refine_net(torch, 1)  # other random weights

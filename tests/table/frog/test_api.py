@@ -57,7 +57,7 @@ def test_undo_takes_back_the_last_move_and_copy_is_independent() -> None:
     deal.play(seat, legal[0])
     twin = deal.copy()
     assert deal.undo().value is legal[0]
-    assert deal.to_act == seat and legal[0] in (deal.hand(seat) or ()) and deal.phase is Phase.PLAY
+    assert (deal.to_act, deal.phase) == (seat, Phase.PLAY) and legal[0] in (deal.hand(seat) or ())
     assert twin.current_trick == ((seat, legal[0]),)
     deal.undo()
     assert deal.phase is Phase.AUCTION and deal.history == []

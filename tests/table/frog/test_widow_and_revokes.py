@@ -35,7 +35,7 @@ def frog_by_seat_1(deal_from: MakeDeal, rules: str = "foster-1909") -> FrogDeal:
 def test_frog_bidder_takes_widow_and_discards_three(deal_from: MakeDeal) -> None:
     """Frog: hearts trump; the bidder takes the widow (exposed in 1909) and discards 3."""
     deal = frog_by_seat_1(deal_from)
-    assert deal.phase is Phase.DISCARD and deal.trump is Suit.HEARTS and deal.to_act == 1
+    assert (deal.phase, deal.trump, deal.to_act) == (Phase.DISCARD, Suit.HEARTS, 1)
     assert deal.widow_shown and len(deal.hand(1) or ()) == 14
     with pytest.raises(IllegalMoveError, match="seat 1 is the bidder"):
         deal.discard(2, parse_cards(["KS", "QS", "JS"]))

@@ -28,16 +28,20 @@ def recognizer() -> Recognizer:
     return Recognizer(threads=1)
 
 
-def _photos(deck: Deck, labels: list[str], seed: int = 1, **kwargs: float) -> list[tuple[str, np.ndarray, list]]:  # type: ignore[type-arg]
+Photo = tuple[str, np.ndarray, list[tuple[str, np.ndarray]]]
+"""A photo's file name, image, and true cards (label, outline)."""
+
+
+def _photos(deck: Deck, labels: list[str], seed: int = 1) -> list[Photo]:
     rng = np.random.default_rng(seed)
     out = []
     for i in range(0, len(labels), 13):
-        scene = laid_out_photo(rng, deck, labels[i : i + 13], **kwargs)
+        scene = laid_out_photo(rng, deck, labels[i : i + 13])
         out.append((f"row{i // 13 + 1}.jpg", scene.image, scene.cards))
     return out
 
 
-def _write(folder: Path, photos: list[tuple[str, np.ndarray, list]]) -> list[str]:  # type: ignore[type-arg]
+def _write(folder: Path, photos: list[Photo]) -> list[str]:
     paths = []
     for name, image, _ in photos:
         cv2.imwrite(str(folder / name), image)
@@ -49,7 +53,7 @@ def _order(seed: int) -> list[str]:
     return [str(v) for v in np.random.default_rng(seed).permutation(np.array(FACES))]
 
 
-def _truth_of(cards: list[SeenCard], photos: list[tuple[str, np.ndarray, list]]) -> dict[int, str]:  # type: ignore[type-arg]
+def _truth_of(cards: list[SeenCard], photos: list[Photo]) -> dict[int, str]:
     """Each seen card's true face, by its index in ``cards``."""
     truth: dict[int, str] = {}
     for name, _, true_cards in photos:

@@ -8,13 +8,14 @@ import itertools
 import numpy as np
 
 from vision.enrol import FACES, SeenCard, assign, check, name_cards, unsure
+from vision.recognizer import LABELS, Recognition
 
 
 def _brute(cost: np.ndarray) -> float:
     n, m = cost.shape
     if n <= m:
-        return min(sum(cost[i, c] for i, c in enumerate(cols)) for cols in itertools.permutations(range(m), n))
-    return min(sum(cost[r, j] for j, r in enumerate(rows)) for rows in itertools.permutations(range(n), m))
+        return float(min(sum(cost[i, c] for i, c in enumerate(cols)) for cols in itertools.permutations(range(m), n)))
+    return float(min(sum(cost[r, j] for j, r in enumerate(rows)) for rows in itertools.permutations(range(n), m)))
 
 
 def test_the_assignment_is_the_cheapest_on_random_costs() -> None:
@@ -28,19 +29,16 @@ def test_the_assignment_is_the_cheapest_on_random_costs() -> None:
             assert np.isclose(sum(cost[i, c] for i, c in enumerate(got) if c >= 0), _brute(cost))
 
 
-class _Rec:
-    corners = np.array([[0, 0], [60, 0], [60, 84], [0, 84]], np.float32)
+POKER = np.array([[0, 0], [60, 0], [60, 84], [0, 84]], np.float32)
+BRIDGE = np.array([[0, 0], [57, 0], [57, 89], [0, 89]], np.float32)
 
 
-class _Bridge(_Rec):
-    corners = np.array([[0, 0], [57, 0], [57, 89], [0, 89]], np.float32)
-
-
-def _card(probs: dict[str, float], rec: type[_Rec] = _Rec) -> SeenCard:
+def _card(probs: dict[str, float], corners: np.ndarray = POKER) -> SeenCard:
     faces = np.full(52, 1e-7)
     for face, p in probs.items():
         faces[FACES.index(face)] = p
-    return SeenCard("photo.jpg", rec(), faces / faces.sum())  # type: ignore[arg-type]
+    outline = Recognition("unknown", 0.0, corners, np.zeros(len(LABELS), np.float32))
+    return SeenCard("photo.jpg", outline, faces / faces.sum())
 
 
 def _deck(rng: np.random.Generator) -> list[SeenCard]:
@@ -105,7 +103,7 @@ def test_the_users_answer_wins() -> None:
 def test_two_decks_of_other_sizes_mixed_are_refused() -> None:
     """A whole deck by its faces, but half of it poker size and half bridge size: two decks mixed."""
     order = [str(f) for f in np.random.default_rng(5).permutation(np.array(FACES))]
-    cards = [_card({f: 0.97}, _Rec if i % 2 else _Bridge) for i, f in enumerate(order)]
+    cards = [_card({f: 0.97}, POKER if i % 2 else BRIDGE) for i, f in enumerate(order)]
     problems = name_cards(cards, ask=None).problems
     assert len(problems) == 1 and problems[0].startswith("two decks mixed: cards 1.40 and 1.56")
     assert name_cards([_card({f: 0.97}) for f in order], ask=None).problems == []

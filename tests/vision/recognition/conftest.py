@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,6 +18,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from vision.recognizer import Recognizer  # noqa: E402
+
+if TYPE_CHECKING:
+    from models.training.synth import Deck
 
 HAVE_DEBIAN_DESIGNS = Path("/usr/share/aisleriot/cards").is_dir() and shutil.which("rsvg-convert") is not None
 
@@ -27,7 +31,7 @@ def recognizer() -> Recognizer:
 
 
 @pytest.fixture(scope="session")
-def held_out_decks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def held_out_decks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Deck]:
     """The held-out Debian designs, rendered at test time (never committed)."""
     if not HAVE_DEBIAN_DESIGNS:
         pytest.skip("Debian card designs not installed")
@@ -36,4 +40,4 @@ def held_out_decks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object
 
     decks = designs.held_out_decks(CACHE)
     assert len(decks) >= 6, f"expected the six held-out designs, rendered {sorted(decks)}"
-    return decks  # type: ignore[return-value]
+    return decks

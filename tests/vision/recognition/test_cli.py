@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import cv2
 import numpy as np
@@ -12,8 +14,18 @@ import pytest
 
 from table.cli import main
 
+if TYPE_CHECKING:
+    from vision.detect import DetectorConfig
+    from vision.recognizer import Recognizer
+
 DATA = Path(__file__).parent / "data"
 FELT = DATA / "felt.jpg"
+
+
+def _read(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path))
+    assert image is not None, f"cannot read {path}"
+    return image
 
 
 def test_json_lines_shape(capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,14 +88,14 @@ def test_annotate_writes_each_image(tmp_path: Path, capsys: pytest.CaptureFixtur
     written = sorted(p.name for p in out_dir.iterdir())
     assert written == ["felt.png", "felt_1.png"]
     img = cv2.imread(str(out_dir / "felt.png"))
-    assert img is not None and img.shape == cv2.imread(str(FELT)).shape
-    assert not np.array_equal(img, cv2.imread(str(FELT)))
+    assert img is not None and img.shape == _read(FELT).shape
+    assert not np.array_equal(img, _read(FELT))
 
 
 def test_video_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    frame = cv2.imread(str(FELT))
+    frame = _read(FELT)
     video = tmp_path / "table.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (frame.shape[1], frame.shape[0]))
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 5, (frame.shape[1], frame.shape[0]))
     if not writer.isOpened():
         pytest.skip("no MJPG video writer in this OpenCV build")
     for _ in range(3):
@@ -139,7 +151,7 @@ def test_a_video_cut_short_is_said_on_stderr_and_exit_1_after_its_frames(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     whole = tmp_path / "whole.mkv"
-    writer = cv2.VideoWriter(str(whole), cv2.VideoWriter_fourcc(*"MJPG"), 10, (160, 120))
+    writer = cv2.VideoWriter(str(whole), cv2.VideoWriter.fourcc(*"MJPG"), 10, (160, 120))
     if not writer.isOpened():
         pytest.skip("no MJPG video writer in this OpenCV build")
     rng = np.random.default_rng(3)
@@ -189,11 +201,11 @@ def test_fast_leaves_out_the_size_pass_on_the_estimated_plane(
     on the felt."""
     from vision import recognizer as recognizer_module
     from vision.detect import DEFAULT_CONFIG
+    from vision.detect import detect_cards as real_detect
 
-    seen = []
-    real_detect = recognizer_module.detect_cards
+    seen: list[DetectorConfig] = []
 
-    def spy(frame, config, **kw):  # type: ignore[no-untyped-def]
+    def spy(frame: np.ndarray, config: DetectorConfig, **kw: Any) -> list[np.ndarray]:
         seen.append(config)
         return real_detect(frame, config, **kw)
 
@@ -254,8 +266,8 @@ def test_no_look_flags_reach_the_recogniser(
 
     made: list[bool] = []
 
-    def recording(*args: object, **kwargs: object) -> Recognizer:
-        rec = Recognizer(*args, **kwargs)  # type: ignore[arg-type]
+    def recording(*args: Any, **kwargs: Any) -> Recognizer:
+        rec = Recognizer(*args, **kwargs)
         made.append(rec.pip_look is not None if look == "pip" else rec.blur_look)
         return rec
 
@@ -280,8 +292,8 @@ def test_look_thresholds_reach_the_recogniser(
     attribute = flag.removeprefix("--").replace("-", "_")
     made: list[float] = []
 
-    def recording(*args: object, **kwargs: object) -> Recognizer:
-        rec = Recognizer(*args, **kwargs)  # type: ignore[arg-type]
+    def recording(*args: Any, **kwargs: Any) -> Recognizer:
+        rec = Recognizer(*args, **kwargs)
         made.append(getattr(rec, attribute))
         return rec
 
@@ -348,13 +360,15 @@ def test_mat_calibrates_each_photo_from_its_markers_and_ignores_them(
     A photo without the mat's markers is an error for that photo, the others are still processed."""
     import vision.recognizer as recognizer_module
     from vision.calibration import calibrate_once
+    from vision.detect import detect_cards as real_detect
     from vision.zones import layout_for
 
     photo, truth = _mat_photo(tmp_path)
     seen: list[tuple[np.ndarray | None, int]] = []
-    real_detect = recognizer_module.detect_cards
 
-    def spy(frame, config, *, plane=None, ignore=()):  # type: ignore[no-untyped-def]
+    def spy(
+        frame: np.ndarray, config: DetectorConfig, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
+    ) -> list[np.ndarray]:
         seen.append((plane, len(ignore)))
         return real_detect(frame, config, plane=plane, ignore=ignore)
 
@@ -366,7 +380,7 @@ def test_mat_calibrates_each_photo_from_its_markers_and_ignores_them(
     lines = [json.loads(x) for x in captured.out.splitlines()]
     assert [x["image"] for x in lines] == [str(photo)]
     assert sorted(c["card"] for c in lines[0]["cards"]) == truth
-    expected = calibrate_once(layout, cv2.imread(str(photo))).image_to_mat
+    expected = calibrate_once(layout, _read(photo)).image_to_mat
     assert len(seen) == 1 and seen[0][1] == len(layout.markers)
     plane = seen[0][0]
     assert plane is not None and np.allclose(plane / plane[2, 2], expected / expected[2, 2], atol=1e-3)
@@ -393,7 +407,7 @@ def test_mat_video_keeps_its_calibration_through_frames_that_hide_the_markers(
     """A video's frame 1 has every marker painted over: it is recognised on frame 0's calibration. Its frame 0 is the
     felt photo (no mat): that frame is an error and the video goes on."""
     photo, truth = _mat_photo(tmp_path)
-    mat = cv2.imread(str(photo))
+    mat = _read(photo)
     hidden = mat.copy()
     from vision.calibration import calibrate_once
     from vision.zones import layout_for
@@ -402,9 +416,9 @@ def test_mat_video_keeps_its_calibration_through_frames_that_hide_the_markers(
     cal = calibrate_once(layout, mat)
     for area in layout.marker_areas(4.0):
         cv2.fillConvexPoly(hidden, np.round(cal.to_image(area)).astype(np.int32), (40, 110, 40))
-    felt = cv2.resize(cv2.imread(str(FELT)), (mat.shape[1], mat.shape[0]))
+    felt = cv2.resize(_read(FELT), (mat.shape[1], mat.shape[0]))
     video = tmp_path / "game.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (mat.shape[1], mat.shape[0]))
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 5, (mat.shape[1], mat.shape[0]))
     if not writer.isOpened():
         pytest.skip("no MJPG video writer in this OpenCV build")
     for frame in (felt, mat, hidden):
@@ -435,7 +449,7 @@ def test_follow_detects_a_video_only_where_it_changed_and_names_every_frame_as_a
     sim.place("4H", "layout", animate=False)
     after = sim.render()
     video = tmp_path / "game.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (before.shape[1], before.shape[0]))
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 5, (before.shape[1], before.shape[0]))
     if not writer.isOpened():
         pytest.skip("no MJPG video writer in this OpenCV build")
     for frame in (before, before, after, after):
@@ -444,7 +458,7 @@ def test_follow_detects_a_video_only_where_it_changed_and_names_every_frame_as_a
     sizes: list[tuple[int, int]] = []  # the size of each frame (or region) detected
     real_detect = detect_module.detect_cards
 
-    def spy(frame, config=detect_module.DEFAULT_CONFIG, **kw):  # type: ignore[no-untyped-def]
+    def spy(frame: np.ndarray, config: DetectorConfig = detect_module.DEFAULT_CONFIG, **kw: Any) -> list[np.ndarray]:
         sizes.append(frame.shape[:2])
         return real_detect(frame, config, **kw)
 
@@ -474,7 +488,7 @@ def test_follow_detects_the_whole_frame_once_a_hand_has_left() -> None:
         sim.place(card, "layout", animate=False)
     table = sim.render()
     with_hand = sim.render(hand=((300.0, 300.0), (310.0, 1000.0)))  # an arm in from the bottom edge
-    follower = Follower(SimOracle(sim))  # type: ignore[arg-type]
+    follower = Follower(cast("Recognizer", SimOracle(sim)))  # the sim's truth has the recogniser's two readings
     steps = []
     for frame in (table, with_hand, table, table, table):
         before = dict(follower.stats)

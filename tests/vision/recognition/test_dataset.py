@@ -224,8 +224,9 @@ def test_evaluate_measures_other_detector_settings_but_never_writes_them() -> No
     """``evaluate --detector FIELD=VALUE``: the shipped detector with fields changed, typed as they are;
     unknown fields and values are refused; with ``--write`` it is an error (the model card holds the
     shipped settings only)."""
-    from models.training.evaluate import detector_config, main
+    from models.training.evaluate import main
     from vision.detect import DEFAULT_CONFIG
+    from vision.detector_settings import detector_config
 
     cfg = detector_config(["size_pass_image=false", "size_level=0.7", "gap_close=5"])
     assert cfg.size_pass_image is False and cfg.size_level == 0.7 and cfg.gap_close == 5
@@ -278,7 +279,7 @@ def test_match_index_names_the_first_outline_within_twelve_percent_and_match_ret
     20 px off nor one elsewhere; of two that match, the first is taken. ``match`` returns the same outline."""
     from models.training.dataset import match, match_index
 
-    card = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])
+    card = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
     near, far, elsewhere = card + 5, card + 20, card + 400
     assert match_index(card, [elsewhere, far, near]) == 2
     assert match_index(card, [elsewhere, far]) is None
@@ -320,7 +321,7 @@ def test_card_outline_is_the_detected_outline_or_else_the_true_one_jittered() ->
     through its true outline moved by about ``amount`` of its width (not found)."""
     from models.training.dataset import card_outline
 
-    card = np.float32([[100, 100], [200, 100], [200, 240], [100, 240]])
+    card = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
     near = card + 5
     q, found = card_outline(np.random.default_rng(0), card, [card + 400, near])
     assert found and q is near
@@ -368,25 +369,26 @@ def test_evaluate_clear_band_deals_the_frames_drawn_with_a_clear_band_and_never_
     """``evaluate --clear-band 7``: both kinds of card scene drawn as the older generator drew them
     (``SceneSpec.clear_band``),
     said in the record's command; by default 0 (clutter under the cards); with ``--write`` or below 0 an error."""
-    from models.training import evaluate
+    from models.training import designs, evaluate
+    from models.training.synth import SceneSpec
 
-    dealt: list[object] = []
+    dealt: list[SceneSpec] = []
 
     def deal(
-        rec: object, decks: dict[str, object], spec: object, *args: object, **kwargs: object
-    ) -> tuple[object, dict]:  # type: ignore[type-arg]
+        rec: object, decks: dict[str, Deck], spec: SceneSpec, *args: object, **kwargs: object
+    ) -> tuple[evaluate.Tally, dict[str, evaluate.Tally]]:
         dealt.append(spec)
         return evaluate.Tally(), {name: evaluate.Tally() for name in decks}
 
     monkeypatch.setattr(evaluate, "evaluate_decks", deal)
-    monkeypatch.setattr(evaluate.designs, "held_out_decks", lambda: {"a": faces_deck(0)})
+    monkeypatch.setattr(designs, "held_out_decks", lambda: {"a": faces_deck(0)})
     monkeypatch.setattr(evaluate, "clutter_only", lambda *args, **kwargs: evaluate.Tally())
     result = evaluate.main(["--scenes", "1", "--seed", "7", "--clear-band", "7"])
     assert result["command"] == "python -m models.training.evaluate --scenes 1 --seed 7 --clear-band 7"
-    assert [s.clear_band for s in dealt] == [7, 7] and [s.hard for s in dealt] == [False, True]  # type: ignore[attr-defined]
+    assert [s.clear_band for s in dealt] == [7, 7] and [s.hard for s in dealt] == [False, True]
     dealt.clear()
     evaluate.main(["--scenes", "1", "--seed", "7"])
-    assert [s.clear_band for s in dealt] == [0, 0]  # type: ignore[attr-defined]
+    assert [s.clear_band for s in dealt] == [0, 0]
     for argv in (["--clear-band", "7", "--write"], ["--clear-band", "-1"]):
         with pytest.raises(SystemExit):
             evaluate.main(["--scenes", "1", *argv])

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 import pytest
 
 from models.training.dataset import match
-from models.training.synth import HARD, Scene, SceneSpec, faces_deck
+from models.training.synth import HARD, Deck, Scene, SceneSpec, faces_deck
 from models.training.synth import make_pinned_scene as make_scene
 from vision.detect import DEFAULT_CONFIG as SHIPPED
 from vision.detect import detect_cards
+
+if TYPE_CHECKING:
+    from vision.detector_config import DetectorConfig
+    from vision.frame_cues import FrameCues
 
 # ``make_scene`` here is ``make_pinned_scene``: these tests pin frames, by seed and index, as they were drawn with the
 # clutter
@@ -82,10 +88,10 @@ def test_outline_on_an_inner_printed_frame_snaps_to_the_card_edge() -> None:
     from vision.detect import snap_to_edges
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
-    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])  # 140 x 196 card
+    edge = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)  # 140 x 196 card
     cv2.fillConvexPoly(frame, edge.astype(np.int32), (235, 240, 240))
     cv2.rectangle(frame, (156, 86), (284, 270), (30, 30, 30), 2)  # printed frame line
-    inner = np.float32([[157, 87], [283, 87], [283, 269], [157, 269]])
+    inner = np.array([[157, 87], [283, 87], [283, 269], [157, 269]], np.float32)
     (snapped,) = snap_to_edges(frame, [inner])
     assert np.abs(snapped - edge).max() < 2.0, snapped
 
@@ -98,6 +104,7 @@ def test_cards_in_rows_a_few_pixels_apart_are_each_found() -> None:
     from vision.recognizer import Recognizer
 
     frame = cv2.imread(str(DATA / "close_rows.png"))
+    assert frame is not None
     recognizer = Recognizer(MODEL, threads=1)
     names = sorted(r.card for r in recognizer.recognize(frame))
     assert len(detect_cards(frame)) == 3
@@ -117,7 +124,7 @@ def test_a_court_picture_in_pieces_is_not_a_group_of_cards() -> None:
     card's shape; counted as cards, they made the card's own outline "a group of cards", and a plain
     court card on a clean table was lost (bench scenes: bellot and neoclassical kings)."""
     frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
-    card = np.float32([[200, 70], [428, 70], [428, 389], [200, 389]])
+    card = np.array([[200, 70], [428, 70], [428, 389], [200, 389]], np.float32)
     cv2.fillConvexPoly(frame, card.astype(np.int32), (235, 240, 240))
     for x, y in ((206, 120), (318, 120), (206, 229), (318, 229)):  # 104 x 101: aspect 1.03, not a card's
         cv2.rectangle(frame, (x, y), (x + 103, y + 100), (40, 40, 200), -1)
@@ -189,20 +196,20 @@ def test_snapping_weighs_down_a_shadows_edge_but_not_a_printed_frame_line() -> N
 
     from vision.detect import DEFAULT_CONFIG, snap_to_edges
 
-    frame = np.full((400, 500, 3), (200, 205, 205), np.uint8)
-    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
-    cv2.fillConvexPoly(frame, np.int32([[290, 86], [298, 86], [298, 284], [290, 284]]), (100, 100, 105))
-    cv2.fillConvexPoly(frame, np.int32([[156, 276], [298, 276], [298, 284], [156, 284]]), (100, 100, 105))
+    frame: np.ndarray = np.full((400, 500, 3), (200, 205, 205), np.uint8)
+    edge = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)
+    cv2.fillConvexPoly(frame, np.array([[290, 86], [298, 86], [298, 284], [290, 284]], np.int32), (100, 100, 105))
+    cv2.fillConvexPoly(frame, np.array([[156, 276], [298, 276], [298, 284], [156, 284]], np.int32), (100, 100, 105))
     cv2.fillConvexPoly(frame, edge.astype(np.int32), (230, 232, 232))
     frame = cv2.GaussianBlur(frame, (3, 3), 0)
-    rough = edge + np.float32([[0, 0], [3, 0], [3, 3], [0, 3]])
+    rough = edge + np.array([[0, 0], [3, 0], [3, 3], [0, 3]], np.float32)
     paper = replace(DEFAULT_CONFIG, snap_paper=0.5)
     (shipped,) = snap_to_edges(frame, [rough], replace(paper, snap_paper=1.0))
     assert np.abs(shipped - edge).max() > 6.0  # the failure this guards against: on the shadow's edge
     (snapped,) = snap_to_edges(frame, [rough], paper)
     assert np.abs(snapped - edge).max() < 2.0, snapped
 
-    back = np.full((400, 500, 3), (215, 215, 215), np.uint8)  # a table paler than the back's pattern
+    back: np.ndarray = np.full((400, 500, 3), (215, 215, 215), np.uint8)  # a table paler than the back's pattern
     cv2.fillConvexPoly(back, edge.astype(np.int32), (245, 245, 245))
     cv2.rectangle(back, (152, 82), (288, 274), (150, 110, 110), -1)  # the pattern, 2 px inside the edge
     cv2.rectangle(back, (160, 90), (280, 266), (245, 245, 245), 2)  # a white frame line in it
@@ -241,11 +248,11 @@ def test_a_side_snapped_onto_a_neighbours_edge_does_not_tilt() -> None:
     from vision.detect import DEFAULT_CONFIG, snap_to_edges
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
-    edge = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
+    edge = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)
     cv2.fillConvexPoly(frame, edge.astype(np.int32), (235, 240, 240))
-    neighbour = np.float32([[310, 60], [450, 60], [450, 300], [293, 300]])  # 3 px away at the bottom
+    neighbour = np.array([[310, 60], [450, 60], [450, 300], [293, 300]], np.float32)  # 3 px away at the bottom
     cv2.fillConvexPoly(frame, neighbour.astype(np.int32), (250, 250, 250))
-    rough = edge + np.float32([[1, 1], [-2, 1], [-2, -1], [1, -1]])
+    rough = edge + np.array([[1, 1], [-2, 1], [-2, -1], [1, -1]], np.float32)
     (unguarded,) = snap_to_edges(frame, [rough], replace(DEFAULT_CONFIG, snap_max_skew=90.0))
     assert np.abs(unguarded - edge).max() > 3.5  # the failure this guards against
     (snapped,) = snap_to_edges(frame, [rough])
@@ -255,18 +262,19 @@ def test_a_side_snapped_onto_a_neighbours_edge_does_not_tilt() -> None:
 def test_corners_from_sides_and_parallel_neighbours_refused() -> None:
     from vision.quads import corners_from_sides
 
-    box = np.float32([[0, 0], [10, 0], [10, 14], [0, 14]])
+    box = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
     direction = np.roll(box, -1, axis=0) - box
-    assert np.allclose(corners_from_sides(box + direction * 0.3, direction), box)  # any point on each side will do
+    corners = corners_from_sides(box + direction * 0.3, direction)
+    assert corners is not None and np.allclose(corners, box)  # any point on each side will do
     direction[1] = direction[0]  # side 1 parallel to side 0: no corner between them
     assert corners_from_sides(box, direction) is None
 
 
 def _held_out_scene(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     design: str,
     seed: int,
-    index: int,  # type: ignore[type-arg]
+    index: int,
     spec: SceneSpec | None = None,
     *,
     pinned: bool = True,
@@ -285,13 +293,13 @@ def _held_out_scene(
     return scene
 
 
-def _finds(scene: Scene, label: str, plane: np.ndarray | None, **changes: object) -> bool:
+def _finds(scene: Scene, label: str, plane: np.ndarray | None, **changes: Any) -> bool:
     """Whether the detector, the shipped settings changed by ``changes`` (``replan`` off unless they name it:
     ``ONCE``), outlines ``scene``'s card ``label`` (its first, by ``match``), given the table ``plane`` or none."""
     from dataclasses import replace
 
     (truth,) = [q for lab, q in scene.cards if lab == label][:1]
-    config = replace(ONCE, **changes)  # type: ignore[arg-type]
+    config = replace(ONCE, **changes)
     return match(truth, detect_cards(scene.image, config, plane=plane)) is not None
 
 
@@ -316,7 +324,7 @@ def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> Non
     from vision.snapping import repair_skewed
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
-    card = np.float32([[150, 80], [290, 80], [290, 276], [150, 276]])
+    card = np.array([[150, 80], [290, 80], [290, 276], [150, 276]], np.float32)
     cv2.fillConvexPoly(frame, card.astype(np.int32), (235, 240, 240))
     off = card.copy()
     off[2] += (28, 22)  # 20% of the width out, onto the cloth
@@ -325,7 +333,7 @@ def test_an_outline_with_one_corner_off_is_rebuilt_from_the_other_three() -> Non
     (repaired,) = repair_skewed(frame, [off], _near_edges(frame), DEFAULT_CONFIG)
     assert np.abs(repaired - card).max() < 2.0, repaired
     # a card seen in perspective (opposite sides 1.8 degrees apart, 140 px: within the allowance) is left alone
-    keystone = np.float32([[153, 80], [287, 80], [290, 276], [150, 276]])
+    keystone = np.array([[153, 80], [287, 80], [290, 276], [150, 276]], np.float32)
     assert skew_per_px(keystone[None])[0] < DEFAULT_CONFIG.max_perspective
     (kept,) = repair_skewed(frame, [keystone], _near_edges(frame), DEFAULT_CONFIG)
     assert np.array_equal(kept, keystone)
@@ -338,7 +346,7 @@ def test_a_rebuilt_corner_off_every_edge_is_refused() -> None:
     from vision.snapping import repair_skewed
 
     frame = np.full((400, 500, 3), (40, 110, 30), np.uint8)
-    shape = np.float32([[150, 80], [290, 80], [318, 298], [150, 276]])
+    shape = np.array([[150, 80], [290, 80], [318, 298], [150, 276]], np.float32)
     cv2.fillConvexPoly(frame, shape.astype(np.int32), (235, 240, 240))
     (kept,) = repair_skewed(frame, [shape], _near_edges(frame), DEFAULT_CONFIG)
     assert np.array_equal(kept, shape)
@@ -385,7 +393,7 @@ def test_a_court_picture_in_two_card_shaped_halves_is_one_card() -> None:
     fifth of the card. They lie inside the card's white margin, off its outline, so the card is not a
     cluster of two cards (it would be if only the sizes counted)."""
     frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
-    card = np.float32([[200, 70], [428, 70], [428, 389], [200, 389]])
+    card = np.array([[200, 70], [428, 70], [428, 389], [200, 389]], np.float32)
     cv2.fillConvexPoly(frame, card.astype(np.int32), (235, 240, 240))
     cv2.rectangle(frame, (239, 122), (389, 227), (40, 40, 200), -1)  # 150 x 105: aspect 1.43
     cv2.rectangle(frame, (239, 233), (389, 338), (200, 60, 40), -1)
@@ -397,7 +405,7 @@ def _borderless_cards_on_cream(seed: int) -> tuple[np.ndarray, list[np.ndarray]]
     """White cards with no printed border line on a cream cloth (the held-out kde:tigullio-international
     on a pale table): about 20 grey levels apart, and card and cloth both pass for paper."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (196, 210, 222)  # cream, BGR
     frame += np.linspace(-8, 8, 1280, dtype=np.float32)[None, :, None]  # light falls off across the table
     truth = []
@@ -406,7 +414,7 @@ def _borderless_cards_on_cream(seed: int) -> tuple[np.ndarray, list[np.ndarray]]
         w, h = 120 + 6 * k, 170 + 8 * k
         rect = ((float(cx), float(cy)), (float(w), float(h)), float(rng.uniform(-35, 35)))
         quad = cv2.boxPoints(rect).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (220, 234, 234), lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), (220, 234, 234), lineType=cv2.LINE_AA)
         for _ in range(3):  # a few dark pips, so the inside is not blank
             px, py = cx + rng.uniform(-0.25, 0.25) * w, cy + rng.uniform(-0.25, 0.25) * h
             cv2.circle(frame, (int(px), int(py)), 9, (40, 40, 40), -1, cv2.LINE_AA)
@@ -442,7 +450,7 @@ def _cards_on_a_pale_patch() -> tuple[np.ndarray, list[np.ndarray]]:
     shaped: aspect 1.3, but its parallel sides differ by 1.4 times (the limit is 1.35, 1.49 for rough
     corners), so it is a candidate but never a card."""
     frame = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
-    patch = np.float32([[480, 110], [800, 110], [864, 610], [416, 610]])
+    patch = np.array([[480, 110], [800, 110], [864, 610], [416, 610]], np.float32)
     cv2.fillConvexPoly(frame, patch.astype(np.int32), (170, 190, 200), lineType=cv2.LINE_AA)
     deck = faces_deck(2)
     truth = []
@@ -451,7 +459,7 @@ def _cards_on_a_pale_patch() -> tuple[np.ndarray, list[np.ndarray]]:
         a = card[:, :, 3:4].astype(np.float32) / 255
         roi = frame[y : y + 154, x : x + 110]
         roi[:] = (card[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
-        truth.append(np.float32([[x, y], [x + 110, y], [x + 110, y + 154], [x, y + 154]]))
+        truth.append(np.array([[x, y], [x + 110, y], [x + 110, y + 154], [x, y + 154]], np.float32))
     return cv2.GaussianBlur(frame, (3, 3), 0), truth
 
 
@@ -470,14 +478,14 @@ def _white_cards_on_a_pink_band(
     """Five white cards with a green cast of the light (BGR 217, 235, 221) on green felt whose top
     ``band_rows`` rows are a pale pink cloth (the table's edge, a cloth beyond it)."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (35, 80, 30)
     frame[:band_rows] = pink
     truth = []
     for k in range(5):
         cx, cy = 160 + 240 * k, centre_y + rng.uniform(-15, 15)
         quad = cv2.boxPoints(((float(cx), float(cy)), (120.0, 168.0), float(rng.uniform(-25, 25)))).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (217, 235, 221), lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), (217, 235, 221), lineType=cv2.LINE_AA)
         for _ in range(3):  # a few red pips
             cv2.circle(
                 frame,
@@ -492,12 +500,12 @@ def _white_cards_on_a_pink_band(
     return np.clip(frame, 0, 255).astype(np.uint8), truth
 
 
-def _found_with(frames: list[tuple[np.ndarray, list[np.ndarray]]], **config: object) -> tuple[int, int]:
+def _found_with(frames: list[tuple[np.ndarray, list[np.ndarray]]], **config: Any) -> tuple[int, int]:
     from dataclasses import replace
 
     from vision.detect import DEFAULT_CONFIG
 
-    cfg = replace(DEFAULT_CONFIG, **config)  # type: ignore[arg-type]
+    cfg = replace(DEFAULT_CONFIG, **config)
     found = extra = 0
     for frame, truth in frames:
         quads = detect_cards(frame, cfg)
@@ -530,13 +538,13 @@ def _grey_cards_on_pale_felt(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     one brightness, and a chroma step of ~24 levels, which the edge map's chroma Canny (30/90) breaks
     into dashes. The colours are those of a validation frame where 9 of 12 cards were missed."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (164, 209, 170)
     truth = []
     for k in range(5):
         cx, cy = 160 + 240 * k, 360 + rng.uniform(-60, 60)
         quad = cv2.boxPoints(((float(cx), float(cy)), (84.0, 120.0), float(rng.uniform(-25, 25)))).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (176, 197, 194), lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), (176, 197, 194), lineType=cv2.LINE_AA)
         for _ in range(3):  # a few red pips
             cv2.circle(
                 frame,
@@ -576,9 +584,9 @@ def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_pa
     runs: list[int] = []
     inner = detect_module._faint_chroma_cards
 
-    def counted(*args: object, **kwargs: object) -> list[np.ndarray]:
+    def counted(*args: Any, **kwargs: Any) -> list[np.ndarray]:
         runs.append(1)
-        return inner(*args, **kwargs)  # type: ignore[arg-type]
+        return inner(*args, **kwargs)
 
     monkeypatch.setattr(detect_module, "_faint_chroma_cards", counted)
     grey, _ = _grey_cards_on_pale_felt(1)
@@ -600,7 +608,7 @@ def test_the_faint_chroma_pass_runs_only_where_loose_paper_is_greyer_than_the_pa
 def _place(frame: np.ndarray, card_bgra: np.ndarray, quad: np.ndarray) -> None:
     """Draw a BGRA card image onto ``frame`` (float32 BGR) at ``quad``."""
     h, w = card_bgra.shape[:2]
-    warp = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    warp = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), quad)
     card = cv2.warpPerspective(card_bgra, warp, (frame.shape[1], frame.shape[0]), flags=cv2.INTER_AREA)
     alpha = card[:, :, 3:4].astype(np.float32) / 255
     frame[:] = card[:, :, :3] * alpha + frame * (1 - alpha)
@@ -611,7 +619,9 @@ def _checked_back(cell: int, width: int = 120, height: int = 168, border: int = 
     img = np.full((height, width, 3), 235, np.uint8)
     yy, xx = np.mgrid[0 : height - 2 * border, 0 : width - 2 * border]
     checks = ((yy // cell + xx // cell) % 2).astype(bool)[..., None]
-    img[border:-border, border:-border] = np.where(checks, np.uint8([170, 90, 60]), np.uint8([235, 235, 235]))
+    img[border:-border, border:-border] = np.where(
+        checks, np.array([170, 90, 60], np.uint8), np.array([235, 235, 235], np.uint8)
+    )
     return np.dstack([img, np.full((height, width), 255, np.uint8)])
 
 
@@ -620,7 +630,7 @@ def _backs_on_a_striped_cloth(seed: int, cell: int) -> tuple[np.ndarray, list[np
     table's edge (a dark band at the top): the stripes' edges meet every card's outline and, joined by
     the table's edge, close round whole regions of cloth."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (60, 80, 70)
     for x in range(0, 1280, 40):
         frame[110:, x : x + 20] = (45, 50, 185)
@@ -658,7 +668,7 @@ def _white_cards_off_the_table_edge(
     kde:tigullio-international cards at seed 2024 lie so). With ``napkins`` the cloth is instead a napkin
     that many pixels wide under each card's far end (rows 40-160)."""
     rng = np.random.default_rng(seed)
-    frame = np.empty((720, 1280, 3), np.float32)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.float32)
     frame[:] = (40, 95, 150)
     yy, xx = np.mgrid[0:720, 0:1280]
     frame += (12 * np.sin((xx + yy) / 5.0))[..., None].astype(np.float32)
@@ -670,7 +680,7 @@ def _white_cards_off_the_table_edge(
         if napkins:
             frame[40:160, int(cx - napkins / 2) : int(cx + napkins / 2)] = cloth
         quad = cv2.boxPoints(((cx, cy), (120.0, 168.0), float(rng.uniform(-8, 8)))).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), card, lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), card, lineType=cv2.LINE_AA)
         for _ in range(3):
             centre = (int(cx + rng.uniform(-30, 30)), int(cy + rng.uniform(-10, 50)))
             cv2.circle(frame, centre, 9, (30, 30, 30), -1, cv2.LINE_AA)
@@ -737,12 +747,12 @@ def test_an_open_outline_with_one_weak_side_is_a_card_only_when_nearly_a_card_re
     loose = DEFAULT_CONFIG.loose
     min_area = (DEFAULT_CONFIG.min_width * 0.5) ** 2 * DEFAULT_CONFIG.min_aspect * 0.8
 
-    def accepted(corners: list[tuple[int, int]], weak: float, **config: object) -> bool:
+    def accepted(corners: list[tuple[int, int]], weak: float, **config: Any) -> bool:
         from dataclasses import replace
 
         contour, near = _open_outline(corners, weak)
         out: list[Candidate] = []
-        consider_open(contour, min_area, replace(loose, **config), out, near)  # type: ignore[arg-type]
+        consider_open(contour, min_area, replace(loose, **config), out, near)
         return len(out) == 1
 
     rectangle = [(200, 100), (260, 100), (260, 184), (200, 184)]  # 60 x 84: aspect 1.4
@@ -772,7 +782,7 @@ def test_an_open_outline_whose_weak_side_is_a_faint_colour_step_is_a_card() -> N
     def accepted(card: tuple[int, int, int] | None) -> bool:
         image = np.full((360, 640, 3), (190, 182, 176), np.uint8)  # pale blue-grey, BGR
         if card is not None:
-            cv2.fillConvexPoly(image, np.int32(corners), card)
+            cv2.fillConvexPoly(image, np.array(corners, np.int32), card)
         out: list[Candidate] = []
         consider_open(contour, min_area, loose, out, near, image)
         return len(out) == 1
@@ -790,13 +800,13 @@ def _pieces(corners: list[tuple[int, int]], cut: tuple[float, float]) -> tuple[l
     shadow drawn across it, from ``cut[0]`` of the way down its left side to ``cut[1]`` of the way down its
     right side; the outline has a gap where the cut meets it, so it is two open outlines: their contours
     and the edge map dilated as ``near_edges``."""
-    c = np.float64(corners)
+    c = np.array(corners, np.float64)
     ends = [
         tuple(map(int, np.rint(c[0] + cut[0] * (c[3] - c[0])))),
         tuple(map(int, np.rint(c[1] + cut[1] * (c[2] - c[1])))),
     ]
     lines = np.zeros((360, 640), np.uint8)
-    cv2.polylines(lines, [np.int32(corners)], True, 255, 1)
+    cv2.polylines(lines, [np.array(corners, np.int32)], True, 255, 1)
     cv2.line(lines, ends[0], ends[1], 255, 1)
     near = cv2.dilate(lines, np.ones((5, 5), np.uint8))
     for end in ends:  # the outline's gaps where the shadow crosses it (dimmer paper, no step there)
@@ -830,16 +840,16 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
 
     card = [(200, 100), (260, 100), (260, 184), (200, 184)]
     (got,) = found(card)
-    assert np.abs(np.sort(got.rough, axis=0) - np.sort(np.float32(card), axis=0)).max() <= 2
+    assert np.abs(np.sort(got.rough, axis=0) - np.sort(np.array(card, np.float32), axis=0)).max() <= 2
     assert len(found(card, (0.6, 0.3))) == 1
     assert not found([(200, 100), (260, 100), (272, 184), (188, 184)])  # a trapezoid
     assert not found([(200, 100), (300, 100), (300, 184), (200, 184)])  # too square for a card
     # two brackets at opposite corners, edges all round: their hulls cover half of the hull of both
     lines = np.zeros((360, 640), np.uint8)
-    cv2.polylines(lines, [np.int32([(200, 140), (200, 100), (260, 100)])], False, 255, 1)
-    cv2.polylines(lines, [np.int32([(260, 144), (260, 184), (200, 184)])], False, 255, 1)
+    cv2.polylines(lines, [np.array([(200, 140), (200, 100), (260, 100)], np.int32)], False, 255, 1)
+    cv2.polylines(lines, [np.array([(260, 144), (260, 184), (200, 184)], np.int32)], False, 255, 1)
     pieces, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    cv2.polylines(lines, [np.int32(card)], True, 255, 1)
+    cv2.polylines(lines, [np.array(card, np.int32)], True, 255, 1)
     near = cv2.dilate(lines, np.ones((5, 5), np.uint8))
     for cover, accepted in ((loose.open_pair_cover, 0), (0.0, 1)):
         out: list[Candidate] = []
@@ -860,13 +870,13 @@ def test_two_open_outlines_a_shadow_cuts_a_card_into_are_one_card_when_nearly_it
     ],
 )
 def test_held_out_cards_the_later_passes_find(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     design: str,
-    index: int,  # type: ignore[type-arg]
+    index: int,
     label: str,
     nth: int,
-    passes_off: dict,
-) -> None:  # type: ignore[type-arg]
+    passes_off: dict[str, Any],
+) -> None:
     """Realistic held-out scenes of the model card's evaluation (``models.training.evaluate``, seed 2024,
     scene ``index`` of ``design``) where a card was missed before the texture and tab passes: found now, and not with
     the
@@ -902,8 +912,8 @@ def test_held_out_cards_the_later_passes_find(
     ],
 )
 def test_the_plane_from_motion_blurred_outlines_is_not_refused(
-    held_out_decks: dict,
-    design: str,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
+    design: str,
     index: int,
     label: str,
     monkeypatch: pytest.MonkeyPatch,
@@ -926,7 +936,7 @@ def test_the_plane_from_motion_blurred_outlines_is_not_refused(
     # the mechanism: the same outlines give a plane at 6% and none at 4%
     seen: list[list[np.ndarray]] = []
 
-    def spy(quads: list[np.ndarray], shape: tuple[int, ...], **kwargs: float) -> np.ndarray | None:
+    def spy(quads: list[np.ndarray], shape: tuple[int, ...], **kwargs: Any) -> np.ndarray | None:
         seen.append(list(quads))
         return plane_from_cards(quads, shape, **kwargs)
 
@@ -950,14 +960,14 @@ def _court_cards_cut_in_two_on_stripes(seed: int) -> tuple[np.ndarray, list[np.n
         centre = (180.0 + 230 * k, 360 + float(rng.uniform(-80, 80)))
         angle = float(rng.uniform(-30, 30)) + (90 if k % 2 else 0)
         quad = cv2.boxPoints((centre, (130.0 + 8 * k, 185.0 + 10 * k), angle)).astype(np.float32)
-        cv2.fillConvexPoly(frame, np.int32(np.round(quad)), (215, 235, 240), cv2.LINE_AA)
-        cv2.polylines(frame, [np.int32(np.round(quad))], True, (20, 20, 20), 3, cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(quad), np.int32), (215, 235, 240), cv2.LINE_AA)
+        cv2.polylines(frame, [np.array(np.round(quad), np.int32)], True, (20, 20, 20), 3, cv2.LINE_AA)
         c, u, v = quad.mean(axis=0), quad[1] - quad[0], quad[3] - quad[0]
-        band = np.float32(
-            [c - 0.5 * u - 0.25 * v, c + 0.5 * u - 0.05 * v, c + 0.5 * u + 0.25 * v, c - 0.5 * u + 0.05 * v]
+        band = np.array(
+            [c - 0.5 * u - 0.25 * v, c + 0.5 * u - 0.05 * v, c + 0.5 * u + 0.25 * v, c - 0.5 * u + 0.05 * v], np.float32
         )
-        cv2.fillConvexPoly(frame, np.int32(np.round(band)), (150, 40, 40), cv2.LINE_AA)
-        cv2.fillConvexPoly(frame, np.int32(np.round(band * 0.5 + c * 0.5)), (40, 40, 200), cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(band), np.int32), (150, 40, 40), cv2.LINE_AA)
+        cv2.fillConvexPoly(frame, np.array(np.round(band * 0.5 + c * 0.5), np.int32), (40, 40, 200), cv2.LINE_AA)
         truth.append(quad)
     noisy = cv2.GaussianBlur(frame, (0, 0), 1.0) + rng.normal(0, 2, frame.shape)
     return np.clip(noisy, 0, 255).astype(np.uint8), truth
@@ -987,13 +997,13 @@ def test_a_card_whose_paper_a_court_figure_cuts_in_two_is_found_from_both_pieces
     ],
 )
 def test_held_out_cards_of_the_model_cards_seeds_are_found(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
-    design: str,  # type: ignore[type-arg]
+    design: str,
     index: int,
     label: str,
-    passes_off: dict,
-) -> None:  # type: ignore[type-arg]
+    passes_off: dict[str, Any],
+) -> None:
     """Held-out scenes where a card was missed before the paper pairs: found now, and not with the rule that
     finds it turned off. Seed 99: realistic scenes of ``benchmarks/bench_recognition.py``; seed 2025: hard
     scenes of the model card (``evaluate --seed 2024`` deals its hard scenes from 2025); scene ``index`` of
@@ -1045,16 +1055,22 @@ def test_completing_a_card_seen_on_three_sides() -> None:
     from vision.later_passes import complete_tab
 
     def part(length: float, width: float = 60.0) -> np.ndarray:  # far side at y = 100, mouth at the top
-        return np.float32([[0, 100 - length], [width, 100 - length], [width, 100], [0, 100]])
+        return np.array([[0, 100 - length], [width, 100 - length], [width, 100], [0, 100]], np.float32)
 
-    mouth = np.float32([30, 0])
-    whole, k = complete_tab(part(84), mouth, 1.4)
+    mouth = np.array([30, 0], np.float32)
+
+    def completed(length: float, proportions: float) -> tuple[np.ndarray, int]:
+        got = complete_tab(part(length), mouth, proportions)
+        assert got is not None
+        return got
+
+    whole, k = completed(84, 1.4)
     assert k == 0 and np.allclose(whole, part(84))
-    across, _ = complete_tab(part(45), mouth, 1.4)  # 60 x 45: a card lying across
+    across, _ = completed(45, 1.4)  # 60 x 45: a card lying across
     assert np.allclose(across, part(45))
-    extended, k = complete_tab(part(60), mouth, 1.4)
+    extended, k = completed(60, 1.4)
     assert k == 0 and np.allclose(extended, part(84), atol=1e-3)
-    narrow, _ = complete_tab(part(60), mouth, 1.56)  # a bridge deck's proportions
+    narrow, _ = completed(60, 1.56)  # a bridge deck's proportions
     assert np.allclose(narrow, part(60 * 1.56), atol=1e-3)
     assert complete_tab(part(40), mouth, 1.4) is None
 
@@ -1065,7 +1081,7 @@ def test_the_frames_card_proportions_are_the_median_of_the_cards_found() -> None
     from vision.later_passes import deck_aspect
 
     def card(w: float, h: float) -> np.ndarray:
-        return np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
 
     assert deck_aspect([card(50, 78), card(78, 50), card(60, 94), card(40, 40)], 1.4) == pytest.approx(1.56, abs=0.01)
     assert deck_aspect([card(50, 78), card(60, 94)], 1.4) == 1.4
@@ -1079,7 +1095,7 @@ def test_the_tab_guards_sample_colour_across_a_side_and_inside() -> None:
     from vision.later_passes import grey_inside, same_across
 
     image = np.full((100, 200, 3), 240, np.uint8)
-    quad = np.float32([[50, 30], [90, 30], [90, 90], [50, 90]])  # side 0 is the top, y = 30
+    quad = np.array([[50, 30], [90, 30], [90, 90], [50, 90]], np.float32)  # side 0 is the top, y = 30
     assert same_across(image, quad, 0, 30.0) and grey_inside(image, quad, 40.0)
     image[:30] = (225, 200, 250)  # a pink cloth beyond the top side
     assert not same_across(image, quad, 0, 30.0) and same_across(image, quad, 1, 30.0)
@@ -1113,8 +1129,8 @@ def test_outline_support_is_high_on_a_cards_outline_and_low_off_it() -> None:
     ],
 )
 def test_held_out_court_cards_no_closed_outline_holds_are_found_by_their_size(
-    held_out_decks: dict, seed: int, design: str, index: int, label: str
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], seed: int, design: str, index: int, label: str
+) -> None:
     """The size pass (``DetectorConfig.size_pass``, ``vision/size_search.py``) on a calibrated table: court
     cards whose figure reaches their edge on a striped cloth, beside an arm or a glare patch, missed by every
     other pass (``benchmarks/missed_cards.py``), are found as rectangles of the deck's size; not
@@ -1155,11 +1171,11 @@ def test_outlines_off_the_decks_size_are_judged_on_the_plane() -> None:
     ],
 )
 def test_an_outline_off_the_decks_size_gives_way_to_the_size_pass_rectangle(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
-    label: str,  # type: ignore[type-arg]
+    label: str,
     calibrated: bool,
 ) -> None:
     """``size_rescue_off``: an outline more than 15% off the deck's size on the plane (one that took in the cloth
@@ -1181,7 +1197,7 @@ def test_an_outline_off_the_decks_size_gives_way_to_the_size_pass_rectangle(
     assert len(on_card) == 1
 
 
-def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_decks: dict[str, Deck]) -> None:
     """A checked cloth is rectangles of every size along its squares' edges; a card has a paper margin inside
     its sides (``DetectorConfig.size_band``). Hard scene 10 of gnome:plastic at seed 8 (the hard scenes of
     ``evaluate --seed 7``): with the margin test off the pass reports squares of the cloth as cards."""
@@ -1192,8 +1208,8 @@ def test_the_size_pass_takes_no_square_of_a_checked_cloth_for_a_card(held_out_de
     scene = _held_out_scene(held_out_decks, "gnome:plastic", 8, 10, HARD)
     truths = [q for _, q in scene.cards]
 
-    def unmatched(config: object) -> int:
-        quads = detect_cards(scene.image, config, plane=scene.plane)  # type: ignore[arg-type]
+    def unmatched(config: DetectorConfig) -> int:
+        quads = detect_cards(scene.image, config, plane=scene.plane)
         return sum(all(match(t, [q]) is None for t in truths) for q in quads)
 
     off = unmatched(replace(DEFAULT_CONFIG, size_pass=False))
@@ -1211,9 +1227,11 @@ def test_a_rectangle_whose_inside_is_the_cloth_around_it_is_not_a_card() -> None
 
     yy, xx = np.mgrid[0:240, 0:320]
     cloth = np.where(
-        (((yy // 6) + (xx // 6)) % 2 == 0)[..., None], np.uint8([230, 220, 150]), np.uint8([40, 90, 110])
+        (((yy // 6) + (xx // 6)) % 2 == 0)[..., None],
+        np.array([230, 220, 150], np.uint8),
+        np.array([40, 90, 110], np.uint8),
     ).astype(np.uint8)
-    rect = np.float32([[120, 90], [180, 90], [180, 174], [120, 174]])
+    rect = np.array([[120, 90], [180, 90], [180, 174], [120, 174]], np.float32)
     assert inside_like_outside(cloth, rect, 15.0) == 1.0
     card = cloth.copy()
     cv2.rectangle(card, (120, 90), (180, 174), (250, 250, 250), -1)
@@ -1230,12 +1248,12 @@ def test_a_rectangle_whose_inside_is_the_cloth_around_it_is_not_a_card() -> None
     ],
 )
 def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixels_off(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
     label: str,
-    calibrated: bool,  # type: ignore[type-arg]
+    calibrated: bool,
     needs: tuple[str, ...],
 ) -> None:
     """``snap_early``: the plane estimate and the size pass take the deck's size from outlines already on
@@ -1261,8 +1279,8 @@ def test_the_size_pass_takes_the_deck_from_snapped_outlines_and_a_side_two_pixel
 
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_the_size_pass_takes_a_margin_whiter_than_the_table_for_a_card_in_shadow(
-    held_out_decks: dict, calibrated: bool
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], calibrated: bool
+) -> None:
     """``size_whiter``: a pale ``gnome:neoclassical`` 3H on a beige table, half in an arm's shadow (hard scene
     29 of ``evaluate --seed 2024``, dealt at seed 2025). The size search finds its rectangle with every side
     on edges, but in the shadow its margin is not paper (only 27-33% of the weakest side was); it is whiter
@@ -1321,14 +1339,14 @@ def test_the_size_pass_searches_only_where_paper_is_left_over_and_on_the_image_o
     assert searched == []
 
 
-def _edge_maps(frame: np.ndarray, config: object) -> tuple[np.ndarray, np.ndarray]:
+def _edge_maps(frame: np.ndarray, config: DetectorConfig) -> tuple[np.ndarray, np.ndarray]:
     """The detector's edge map at detection scale and the same within 2 px, as ``detect_cards`` makes them."""
     from vision.edge_map import edge_map
 
-    s = config.scale  # type: ignore[attr-defined]
+    s = config.scale
     small = cv2.resize(frame, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     channels = tuple(cv2.split(small))
-    edges = edge_map(small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)  # type: ignore[arg-type]
+    edges = edge_map(small, channels, cv2.min(cv2.min(channels[0], channels[1]), channels[2]), config)
     return edges, cv2.dilate(edges, np.ones((5, 5), np.uint8))
 
 
@@ -1345,6 +1363,7 @@ def test_the_deck_fit_moves_an_outline_that_took_in_more_than_a_card_onto_the_ca
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     truths = [q for _, q in scene.cards]
@@ -1385,6 +1404,7 @@ def test_the_deck_fit_moves_a_printed_frame_wider_than_tall_onto_its_card() -> N
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     # card 3: for cards 0-2 of this scene no rectangle of the deck's size (the median outline's, which the drawn
@@ -1437,6 +1457,7 @@ def test_the_deck_fit_moves_a_printed_frame_onto_a_card_a_little_larger_than_the
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     found = detect_cards(scene.image, plane=scene.plane)
     quads = [found[card], *found[:card], *found[card + 1 :]]
@@ -1469,6 +1490,7 @@ def test_the_deck_fit_moves_an_outline_that_took_in_a_pale_table_beside_its_card
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     q = quads[0].astype(np.float64)
@@ -1522,13 +1544,13 @@ def test_the_size_pass_gate_searches_only_where_a_cards_area_of_paper_is_left(mo
     their cards with the gate on."""
     import vision.size_pass as size_pass
     from models.training.evaluate import NORMAL
+    from vision.size_search import rectangles_of_size as inner
 
     searched: list[int] = []
-    inner = size_pass.rectangles_of_size
 
-    def spy(*args: object, **kwargs: object) -> list[object]:
+    def spy(*args: Any, **kwargs: Any) -> list[tuple[float, np.ndarray]]:
         searched.append(1)
-        return inner(*args, **kwargs)  # type: ignore[arg-type]
+        return inner(*args, **kwargs)
 
     monkeypatch.setattr(size_pass, "rectangles_of_size", spy)
     scene = make_scene(
@@ -1550,11 +1572,11 @@ def test_the_size_pass_gate_searches_only_where_a_cards_area_of_paper_is_left(mo
 )
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_size(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
-    label: str,  # type: ignore[type-arg]
+    label: str,
     calibrated: bool,
 ) -> None:
     """``deck_fit_off_size``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image
@@ -1577,11 +1599,11 @@ def test_hard_held_out_cards_outlined_with_the_table_beside_them_are_found_off_s
     ],
 )
 def test_hard_held_out_cards_of_a_direction_the_grain_crowded_out_are_found_by_their_size(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
-    label: str,  # type: ignore[type-arg]
+    label: str,
     calibrated: bool,
 ) -> None:
     """``size_angles``, hard scenes of ``evaluate --seed S`` (scene ``index`` of ``design``), in the image and on
@@ -1606,8 +1628,8 @@ def test_hard_held_out_cards_of_a_direction_the_grain_crowded_out_are_found_by_t
     ],
 )
 def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
-    held_out_decks: dict, design: str, index: int, label: str
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], design: str, index: int, label: str
+) -> None:
     """The deck fit on a calibrated table, realistic scenes of ``evaluate --seed 2024`` (scene ``index`` of
     ``design``): a 6 of clubs on a checked cloth outlined along the squares, turned a few degrees off the
     card (its sides lie on edges within 2 px but not within 1), and a queen of hearts beside an arm,
@@ -1627,11 +1649,11 @@ def test_held_out_cards_outlined_off_their_size_are_moved_onto_it(
 )
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_the_deck_fit_keeps_the_decks_size_when_snapping_would_pull_it_inside_the_card(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     seed: int,
     design: str,
     index: int,
-    label: str,  # type: ignore[type-arg]
+    label: str,
     calibrated: bool,
 ) -> None:
     """``deck_fit_snap``: the rectangle the deck fit finds is snapped onto the edges only where no corner
@@ -1653,8 +1675,8 @@ def test_two_pieces_of_one_cards_paper_are_not_two_cards() -> None:
     from vision.outline_candidates import _apart
 
     top, bottom = (
-        np.float32([[40, 30], [110, 30], [110, 80], [40, 80]]),
-        np.float32([[40, 86], [110, 86], [110, 136], [40, 136]]),
+        np.array([[40, 30], [110, 30], [110, 80], [40, 80]], np.float32),
+        np.array([[40, 86], [110, 86], [110, 136], [40, 136]], np.float32),
     )
     one = np.full((200, 300, 3), (40, 110, 30), np.uint8)
     cv2.rectangle(one, (40, 30), (110, 136), (235, 240, 240), -1)  # one card: plain paper between the pieces
@@ -1666,7 +1688,7 @@ def test_two_pieces_of_one_cards_paper_are_not_two_cards() -> None:
     assert DEFAULT_CONFIG.halves_apart
 
 
-def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(held_out_decks: dict[str, Deck]) -> None:
     """A ``gnome:plastic`` 5C 140 px wide on a pale pink cloth (realistic scene 45 of ``evaluate --seed 11``):
     its local paper mask is two blobs, the card's ends, because mid-card the neighbourhood is all card. Those
     two card-shaped pieces made the card's own outline look like a group of two cards, and it was dropped.
@@ -1686,8 +1708,8 @@ def test_a_large_card_whose_local_paper_is_cut_across_its_middle_is_one_card(hel
 
 
 def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
-    held_out_decks: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``DetectorConfig.estimate_plane``: in a frame of an uncalibrated camera the deck fit and the size pass
     run on the plane on which the outlines found are one rectangle (``vision.plane_from_cards``). The 6 of
     clubs on a checked cloth (realistic scene 2 of gnome:simplistic at ``evaluate --seed 2024``) is found
@@ -1695,17 +1717,18 @@ def test_without_a_calibrated_table_the_plane_of_the_cards_stands_in_for_it(
     from dataclasses import replace
 
     import vision.detect as detect
+    from vision.plane_from_cards import plane_from_cards
 
     scene = _held_out_scene(held_out_decks, "gnome:simplistic", 2024, 2)
     (truth,) = [q for lab, q in scene.cards if lab == "6C"][:1]
     assert match(truth, detect_cards(scene.image, ONCE)) is not None
     assert match(truth, detect_cards(scene.image, replace(ONCE, estimate_plane=False))) is None
     estimated: list[int] = []
-    real = detect.plane_from_cards
+    real = plane_from_cards
 
-    def spy(*args: object, **kwargs: object) -> object:
+    def spy(*args: Any, **kwargs: Any) -> np.ndarray | None:
         estimated.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(detect, "plane_from_cards", spy)
     detect_cards(scene.image, plane=scene.plane)
@@ -1738,13 +1761,14 @@ def test_the_detector_seeks_its_plane_with_the_settings_spread_and_drop(monkeypa
     from dataclasses import replace
 
     import vision.detect as detect
+    from vision.plane_from_cards import plane_from_cards
 
     asked: list[dict[str, object]] = []
-    estimate = detect.plane_from_cards
+    estimate = plane_from_cards
 
-    def spy(*args: object, **kwargs: object) -> np.ndarray | None:
+    def spy(*args: Any, **kwargs: Any) -> np.ndarray | None:
         asked.append(kwargs)
-        return estimate(*args, **kwargs)  # type: ignore[arg-type]
+        return estimate(*args, **kwargs)
 
     monkeypatch.setattr(detect, "plane_from_cards", spy)
     scene = make_scene(np.random.default_rng(3), faces_deck(0), SceneSpec(n_cards=8, clutter=0, background="light"))
@@ -1793,6 +1817,7 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
     scene = make_scene(
         np.random.default_rng(5), faces_deck(1), SceneSpec(n_cards=8, blur=0, glare=0, clutter=0, background="felt")
     )
+    assert scene.plane is not None
     config = replace(DEFAULT_CONFIG, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     quads = detect_cards(scene.image, plane=scene.plane)
     q = order_corners(quads[1]).astype(np.float64)
@@ -1804,7 +1829,7 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
     sized: list[bool] = []
     best = deck_fit_module._best_rectangle
 
-    def spy(pose, coarse, *args):  # type: ignore[no-untyped-def]
+    def spy(pose: tuple[np.ndarray, float], coarse: np.ndarray, *args: Any) -> tuple[np.ndarray, float] | None:
         sized.append(bool((coarse[:, 3:] != 1).any()))
         return best(pose, coarse, *args)
 
@@ -1829,8 +1854,8 @@ def test_the_resized_search_runs_for_small_outlines_and_with_deck_fit_sizes_all_
     ],
 )
 def test_replan_detects_again_on_the_plane_of_its_own_outlines(
-    held_out_decks: dict, seed: int, design: str, index: int, label: str
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], seed: int, design: str, index: int, label: str
+) -> None:
     """``replan`` (on): without a calibrated table, the frame is detected again with the plane that the first
     detection's final outlines give, as if calibrated. Two held-out hard cards found only so; the result is exactly
     the calibrated detection on that estimate (it has at least as many outlines as the first)."""
@@ -1854,8 +1879,8 @@ def test_replan_detects_again_on_the_plane_of_its_own_outlines(
 
 
 def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
-    held_out_decks: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A second detection with fewer outlines than the first (the plane's stricter shape tests refusing a card)
     is not taken: the first stands. The second detection is made to lose one outline here."""
     from dataclasses import replace
@@ -1867,9 +1892,9 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
     first = detect_cards(scene.image, replace(DEFAULT_CONFIG, replan=False))
     inner = detect._detect
 
-    def fewer_on_a_plane(cues: object, config: object, deck: object = ()) -> list[np.ndarray]:
-        out = inner(cues, config, deck)  # type: ignore[arg-type]
-        return out[:-1] if config.plane is not None else out  # type: ignore[attr-defined]
+    def fewer_on_a_plane(cues: FrameCues, config: DetectorConfig, deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+        out = inner(cues, config, deck)
+        return out[:-1] if config.plane is not None else out
 
     monkeypatch.setattr(detect, "_detect", fewer_on_a_plane)
     kept = detect_cards(scene.image)
@@ -1878,7 +1903,7 @@ def test_replan_keeps_the_first_detection_where_the_second_has_fewer_outlines(
 
 
 def test_replan_fits_each_contour_of_the_frame_once(
-    held_out_decks: dict,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The second detection reuses the first one's edge map, contours and their quad fits
@@ -1887,12 +1912,12 @@ def test_replan_fits_each_contour_of_the_frame_once(
     none is made twice, so it fits fewer contours than the two detections made apart."""
     import vision.outline_candidates as outline_candidates
     from vision.plane_from_cards import plane_from_cards
+    from vision.quads import fit_quad
 
     scene = _held_out_scene(held_out_decks, "gnome:bellot", 8, 0, HARD)
     fitted: list[int] = []
-    fit_quad = outline_candidates.fit_quad
 
-    def counted(contour: np.ndarray) -> object:
+    def counted(contour: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         fitted.append(id(contour))
         return fit_quad(contour)
 
@@ -1907,7 +1932,7 @@ def test_replan_fits_each_contour_of_the_frame_once(
     assert 0 < len(fitted) < apart
 
 
-def test_frame_cues_refuse_a_detection_with_other_settings(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_frame_cues_refuse_a_detection_with_other_settings(held_out_decks: dict[str, Deck]) -> None:
     """``FrameCues`` are shared only by detections whose settings differ in the table plane alone: judged with
     other thresholds they would not be that detection's cues, so the detection refuses them."""
     from dataclasses import replace
@@ -1918,6 +1943,7 @@ def test_frame_cues_refuse_a_detection_with_other_settings(held_out_decks: dict)
 
     scene = _held_out_scene(held_out_decks, "gnome:bellot", 8, 0, HARD)
     cues = FrameCues(scene.image, ONCE)
+    assert scene.plane is not None
     planed = replace(ONCE, plane=plane_tuple(scene.plane, scene.image.shape[:2]))
     assert len(_detect(cues, planed)) == len(detect_cards(scene.image, ONCE, plane=scene.plane))
     with pytest.raises(SettingError, match="other detector settings"):
@@ -1939,12 +1965,12 @@ def test_replan_gate_skips_the_second_detection_where_no_paper_is_left(monkeypat
     )
     cues = FrameCues(scene.image, ONCE)
     assert detect._no_paper_left(cues, detect._detect(cues, ONCE))
-    calls: list[object] = []
+    calls: list[DetectorConfig] = []
     inner = detect._detect
 
-    def counted(cues: object, config: object, deck: object = ()) -> list[np.ndarray]:
+    def counted(cues: FrameCues, config: DetectorConfig, deck: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
         calls.append(config)
-        return inner(cues, config, deck)  # type: ignore[arg-type]
+        return inner(cues, config, deck)
 
     monkeypatch.setattr(detect, "_detect", counted)
     gated = detect_cards(scene.image)
@@ -1953,7 +1979,7 @@ def test_replan_gate_skips_the_second_detection_where_no_paper_is_left(monkeypat
     assert len(gated) == len(once) == 12 and all(np.array_equal(a, b) for a, b in zip(gated, once, strict=True))
     calls.clear()
     detect_cards(scene.image, dataclasses.replace(SHIPPED, replan_gate=False))
-    assert len(calls) == 2 and calls[1].plane is not None  # type: ignore[attr-defined]
+    assert len(calls) == 2 and calls[1].plane is not None
 
 
 def test_paper_left_counts_a_card_of_paper_outside_the_outlines_not_their_rims() -> None:
@@ -1967,7 +1993,7 @@ def test_paper_left_counts_a_card_of_paper_outside_the_outlines_not_their_rims()
     assert paper_left(paper, [], min_area)
     inside = np.array([[51, 41], [91, 41], [91, 98], [51, 98]], np.float32)  # a pixel in from each side
     assert not paper_left(paper, [inside], min_area)
-    elsewhere = inside + np.float32([150, 0])
+    elsewhere = inside + np.array([150, 0], np.float32)
     assert paper_left(paper, [elsewhere], min_area)
 
 
@@ -1996,11 +2022,12 @@ def test_fits_are_kept_per_contour_and_read_only() -> None:
         rough[0, 0] = 0.0
     assert sorted(map(tuple, rough.tolist())) == [(10, 10), (10, 60), (90, 10), (90, 60)]
     twin = square.copy()
-    assert fits(twin) is not fit and np.array_equal(fits(twin)[0], rough)  # type: ignore[index]
+    refit = fits(twin)
+    assert refit is not fit and refit is not None and np.array_equal(refit[0], rough)
     assert fits(np.array([[[0, 0]], [[5, 5]]], np.int32)) is None  # two points: no quad
 
 
-def test_replan_leaves_a_calibrated_table_and_no_estimate_alone(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_replan_leaves_a_calibrated_table_and_no_estimate_alone(held_out_decks: dict[str, Deck]) -> None:
     """With the table's plane given there is nothing to estimate, and with ``estimate_plane`` off nothing may be
     estimated: ``replan`` changes no outline in either (the uncalibrated frame here is one it changes)."""
     from dataclasses import replace
@@ -2034,7 +2061,9 @@ def test_first_indices_finds_each_corner_where_the_contour_first_passes_it() -> 
         assert first[int(x), int(y)] == int(np.flatnonzero((points == (x, y)).all(axis=1))[0])
 
 
-def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
+    held_out_decks: dict[str, Deck],
+) -> None:
     """``size_side_support`` (0.9) and ``size_gap_support`` (0.8): every side of a size-pass rectangle lies on edges
     for 0.9, except one that may lie on them for 0.8 where its misses are one stretch clear of its ends. In
     evaluate's realistic scene 46 at seed 11 as drawn now (``gnome:plastic``, calibrated) a QD and a 4S
@@ -2051,7 +2080,7 @@ def test_the_size_pass_takes_a_rectangle_with_one_side_washed_out_in_its_middle(
     assert all(match(t, shipped) is not None for t in truths) and all(match(t, whole_sides) is None for t in truths)
 
 
-def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_out_decks: dict[str, Deck]) -> None:
     """``size_pass_image`` (on): seed 11's realistic scene 46 without calibration leaves three
     outlines, too few for a plane, so the size pass searches the image (the deck's size from the outlines found,
     ``size_tolerance_image``); there it finds the QD and the 4S whose side a glare spot washes out. Off, neither."""
@@ -2068,7 +2097,9 @@ def test_the_size_pass_searches_the_image_where_too_few_cards_give_a_plane(held_
     assert all(match(t, shipped) is not None for t in truths)
 
 
-def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_stretch(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_size_pass_takes_a_card_on_a_pale_table_whose_dashed_side_misses_a_stretch(
+    held_out_decks: dict[str, Deck],
+) -> None:
     """``size_gap_support``, in the image (no calibration): evaluate's hard scene 44 at seed 2024 (drawn at seed 2025,
     ``gnome:plastic``, as drawn now) has a JC on a pale table under glare whose right side is a dashed line; one
     stretch of it lies off the edge map. The shipped detector finds it; with every side held to 0.9 it does not."""

@@ -121,11 +121,11 @@ def test_a_bar_that_the_tilt_makes_card_shaped_is_no_card_on_the_table() -> None
     """A pale 63 x 140 mm bar (a phone, a box of chips) lying along the tilt reads about 1.7 long to wide
     in the image, inside the image tests, and passes for a card there; on the table it is 2.2."""
     to_image = camera(30)
-    frame = np.empty((720, 1280, 3), np.uint8)
+    frame: np.ndarray = np.empty((720, 1280, 3), np.uint8)
     frame[:] = FELT
     box = np.array([[-30, 200], [33, 200], [33, 60], [-30, 60]], np.float64)
     bar = cv2.perspectiveTransform(box[None], to_image)[0]
-    cv2.fillConvexPoly(frame, np.int32(np.round(bar)), (225, 228, 232), lineType=cv2.LINE_AA)
+    cv2.fillConvexPoly(frame, np.array(np.round(bar), np.int32), (225, 228, 232), lineType=cv2.LINE_AA)
     frame = cv2.GaussianBlur(frame, (3, 3), 0)
     assert 1.6 < _aspects([bar])[0] < 1.85
     assert len(detect_cards(frame)) == 1  # the image test takes it for a card

@@ -10,7 +10,7 @@ from vision.recognizer import Recognition
 
 
 def _quad(x: float) -> np.ndarray:
-    return np.float32([[x, 100], [x + 100, 100], [x + 100, 240], [x, 240]])
+    return np.array([[x, 100], [x + 100, 100], [x + 100, 240], [x, 240]], np.float32)
 
 
 def _seen(card: str, confidence: float, x: float) -> Recognition:

@@ -151,7 +151,7 @@ def test_empty_missing_and_folder_inputs_say_so(tmp_path: Path) -> None:
 
 
 def _video(path: Path, frames: int, fourcc: str = "MJPG") -> None:
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), 10, (64, 48))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*fourcc), 10, (64, 48))
     if not writer.isOpened():
         pytest.skip(f"OpenCV cannot write {fourcc} into {path.suffix} here")
     rng = np.random.default_rng(2)

@@ -24,7 +24,7 @@ def _row(deck: Deck, labels: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
     for j, label in enumerate(labels):
         x, y = 30 + j * 180, 120
         paste_flat(frame, deck(label), x, y, 100, 140)
-        quads.append(np.float32([[x, y], [x + 100, y], [x + 100, y + 140], [x, y + 140]]))
+        quads.append(np.array([[x, y], [x + 100, y], [x + 100, y + 140], [x, y + 140]], np.float32))
     return frame, quads
 
 
@@ -46,7 +46,7 @@ def test_the_ink_colour_ignores_a_cast_of_the_light() -> None:
     """Each channel is measured against the paper's, as the classifier's input is: a blue cast makes red ink no
     less red, and black ink no bluer."""
     frame, quads = _row(faces_deck(0), ["9H", "2S"])
-    cast = np.clip(frame * np.float32([1.3, 0.95, 0.7]), 0, 255).astype(np.uint8)
+    cast = np.clip(frame * np.array([1.3, 0.95, 0.7], np.float32), 0, 255).astype(np.uint8)
     assert [ink_colour(cast, q) for q in quads] == [RED, BLACK]
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
 from models.training.dataset import match_index
-from models.training.synth import SceneSpec, faces_deck, make_scene
-from vision.detect import detect_cards
+from models.training.synth import Scene, SceneSpec, faces_deck, make_scene
+from vision.detect import Region, detect_cards, detect_in_region
 from vision.errors import ImageError, ModelError
 from vision.learned_detect import detect_learned, doubtful_regions, readable
 from vision.learned_outlines import (
@@ -40,7 +42,7 @@ def nets() -> OutlineNets:
 
 
 def _card(x: float, y: float, w: float = 100, h: float = 140) -> np.ndarray:
-    return np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
 
 
 def _felt(cards: list[np.ndarray], shape: tuple[int, int] = (720, 1280)) -> np.ndarray:
@@ -50,12 +52,12 @@ def _felt(cards: list[np.ndarray], shape: tuple[int, int] = (720, 1280)) -> np.n
     return frame
 
 
-def _scenes(count: int, seed: int, cards: int = 10) -> list:
+def _scenes(count: int, seed: int, cards: int = 10) -> list[Scene]:
     rng = np.random.default_rng(seed)
     return [make_scene(rng, faces_deck(30 + i), SceneSpec(n_cards=cards)) for i in range(count)]  # untrained styles
 
 
-def _found(scene, quads: list[np.ndarray]) -> int:
+def _found(scene: Scene, quads: list[np.ndarray]) -> int:
     return sum(match_index(quad, quads) is not None for _, quad in scene.cards)
 
 
@@ -124,7 +126,7 @@ def test_corners_from_patches_at_once_are_opencvs_mapping_of_each_patch() -> Non
     corners through the inverse homography with ``cv2.perspectiveTransform`` gives, to a thousandth of a pixel."""
     rng = np.random.default_rng(5)
     quads = [
-        clockwise(np.float32([[100, 80], [300, 90], [310, 360], [90, 350]]) + rng.normal(0, 20, (4, 2)))
+        clockwise(np.array([[100, 80], [300, 90], [310, 360], [90, 350]], np.float32) + rng.normal(0, 20, (4, 2)))
         for _ in range(20)
     ]
     to_patch = np.stack([cv2.getPerspectiveTransform(q.astype(np.float32), SQUARE) for q in quads])
@@ -146,7 +148,7 @@ def test_patches_cut_at_once_are_each_outlines_patch_from_its_level() -> None:
     half, quarter = pyramid(frame)
     quads = np.stack(
         [
-            clockwise(np.float32([[x, 40], [x + w, 50], [x + w - 5, 50 + 1.4 * w], [x - 5, 40 + 1.4 * w]]))
+            clockwise(np.array([[x, 40], [x + w, 50], [x + w - 5, 50 + 1.4 * w], [x - 5, 40 + 1.4 * w]], np.float32))
             for x, w in ((20, 30), (200, 60), (400, 100))
         ]
     )  # 100 half-size px: wider than WIDEST_AT_HALF
@@ -160,7 +162,7 @@ def test_patches_cut_at_once_are_each_outlines_patch_from_its_level() -> None:
 
 def test_the_verifier_trusts_an_outline_on_its_card_more_than_one_off_it(nets: OutlineNets) -> None:
     scene = _scenes(1, seed=8)[0]
-    on = [np.float32(q) for _, q in scene.cards]
+    on = [np.array(q, np.float32) for _, q in scene.cards]
     off = [q.mean(axis=0) + 1.25 * (q - q.mean(axis=0)) for q in on]  # each corner a quarter out
     trust_on, trust_off = nets.trust(scene.image, on), nets.trust(scene.image, off)
     assert np.median(trust_on) > 0.5 > np.median(trust_off)
@@ -173,7 +175,7 @@ def test_the_verifier_trusts_an_outline_on_its_card_more_than_one_off_it(nets: O
 def test_the_step_test_sees_a_side_off_its_card_and_a_white_card_on_a_pale_cloth() -> None:
     cards = [_card(200, 200), _card(500, 300)]
     frame = _felt(cards)
-    off = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # its right side 30 px out on the felt
+    off = cards[1] + np.array([[0, 0], [30, 0], [30, 0], [0, 0]], np.float32)  # its right side 30 px out on the felt
     shy = cards[0].copy()
     shy[[1, 2], 0] -= 4  # its right side 4 px inside the card: on paper, out of the 2 px reach
     support = step_support(frame, [cards[0], cards[1], off, shy], least=20)
@@ -186,8 +188,9 @@ def test_the_step_test_sees_a_side_off_its_card_and_a_white_card_on_a_pale_cloth
     assert step_support(pale, [cards[0]], least=60)[0] == 0.0
 
 
-class _Trusting:
-    """Outline networks whose verifier trusts each outline as told (the judge's own cue is what is tested)."""
+class _Trusting(OutlineNets):
+    """Outline networks whose verifier trusts each outline as told (the judge's own cue is what is tested); no
+    network is loaded."""
 
     def __init__(self, trust: float = 1.0) -> None:
         self.value = trust
@@ -196,29 +199,29 @@ class _Trusting:
         return np.full(len(quads), self.value)
 
 
-def _learned(kept: list[np.ndarray], snapped: list[np.ndarray], doubtful: list[np.ndarray] = ()) -> LearnedOutlines:
+def _learned(kept: list[np.ndarray], snapped: list[np.ndarray], doubtful: Sequence[np.ndarray] = ()) -> LearnedOutlines:
     return LearnedOutlines(list(kept), list(snapped), list(doubtful), [0.0] * 4)
 
 
 def test_a_poor_outline_is_rescued_by_its_outline_before_snapping_or_by_a_second_snap() -> None:
     cards = [_card(200, 200), _card(500, 300), _card(800, 200), _card(1000, 450)]
     frame = _felt(cards)
-    pulled = cards[1] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # snapped 30 px out onto the felt
-    lost = cards[2] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])  # off before snapping and after
-    wide = cards[3] + np.float32([[0, 0], [30, 0], [30, 0], [0, 0]])  # off before snapping ...
-    short = cards[3] + np.float32([[0, 0], [5, 0], [5, 0], [0, 0]])  # ... and snapped not quite onto the card
+    pulled = cards[1] + np.array([[0, 0], [30, 0], [30, 0], [0, 0]], np.float32)  # snapped 30 px out onto the felt
+    lost = cards[2] + np.array([[0, 0], [40, 0], [40, 0], [0, 0]], np.float32)  # off before snapping and after
+    wide = cards[3] + np.array([[0, 0], [30, 0], [30, 0], [0, 0]], np.float32)  # off before snapping ...
+    short = cards[3] + np.array([[0, 0], [5, 0], [5, 0], [0, 0]], np.float32)  # ... and snapped not quite onto the card
     found = _learned([cards[0], cards[1], lost, wide], [cards[0], pulled, lost, short])
     judge = OutlineJudge()
-    assert judge.poor(_Trusting(), frame, found.snapped, found).tolist() == [False, True, True, True]  # type: ignore[arg-type]
-    snapped, poor = judge.rescued(_Trusting(), frame, found)  # type: ignore[arg-type]
+    assert judge.poor(_Trusting(), frame, found.snapped, found).tolist() == [False, True, True, True]
+    snapped, poor = judge.rescued(_Trusting(), frame, found)
     assert poor.tolist() == [False, False, True, False]
     assert snapped[0] is cards[0] and snapped[1] is cards[1]  # the outline before snapping
     assert snapped[2] is lost  # nothing better: still poor
     assert np.abs(snapped[3] - cards[3]).max() < 1.5  # snapped once more, onto the card
-    assert judge.poor(_Trusting(0.3), frame, cards[:1], found).tolist() == [True]  # type: ignore[arg-type]
+    assert judge.poor(_Trusting(0.3), frame, cards[:1], found).tolist() == [True]
     # least trust (0.8): an outline the verifier trusts 0.6 is poor, one it trusts 0.85 is not
-    assert judge.poor(_Trusting(0.6), frame, cards[:1], found).tolist() == [True]  # type: ignore[arg-type]
-    assert judge.poor(_Trusting(0.85), frame, cards[:1], found).tolist() == [False]  # type: ignore[arg-type]
+    assert judge.poor(_Trusting(0.6), frame, cards[:1], found).tolist() == [True]
+    assert judge.poor(_Trusting(0.85), frame, cards[:1], found).tolist() == [False]
 
 
 def test_an_outline_the_snap_hardly_moved_is_not_put_to_the_verifier() -> None:
@@ -228,9 +231,9 @@ def test_an_outline_the_snap_hardly_moved_is_not_put_to_the_verifier() -> None:
 
     cards = [_card(200, 200), _card(500, 300), _card(800, 200)]
     frame = _felt(cards)
-    nudged = [c + np.float32([[1.5, 0], [1.5, 0], [0, 0], [0, 0]]) for c in cards[:2]]
-    off = cards[2] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])
-    moved = cards[1] + np.float32([[3, 0], [3, 0], [0, 0], [0, 0]])
+    nudged = [c + np.array([[1.5, 0], [1.5, 0], [0, 0], [0, 0]], np.float32) for c in cards[:2]]
+    off = cards[2] + np.array([[0, 0], [40, 0], [40, 0], [0, 0]], np.float32)
+    moved = cards[1] + np.array([[3, 0], [3, 0], [0, 0], [0, 0]], np.float32)
     found = _learned([nudged[0], moved, off], [cards[0], cards[1], off])
     asked: list[int] = []
 
@@ -240,7 +243,7 @@ def test_an_outline_the_snap_hardly_moved_is_not_put_to_the_verifier() -> None:
             return np.zeros(len(quads))
 
     assert 1.5 < SETTLED < 3.0
-    snapped, poor = OutlineJudge().rescued(Distrusting(), frame, found)  # type: ignore[arg-type]
+    snapped, poor = OutlineJudge().rescued(Distrusting(), frame, found)
     assert poor.tolist() == [False, True, True] and asked[0] == 1  # only the outline moved 3 px was asked
     assert OutlineJudge().poor(Distrusting(), frame, [cards[0]], found).tolist() == [True]  # asked when not settled
 
@@ -308,7 +311,7 @@ def test_the_networks_find_the_cards_of_the_simulated_table(nets: OutlineNets) -
 
 
 def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector(
-    nets: OutlineNets, monkeypatch
+    nets: OutlineNets, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import vision.learned_detect as learned
 
@@ -316,17 +319,17 @@ def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector
     assert detect_learned(scene.image, nets).regions == []
     good = nets.find(scene.image)
     assert len(good.snapped) == len(scene.cards)
-    spoiled = good.snapped[0] + np.float32([[0, 0], [40, 0], [40, 0], [0, 0]])  # a side 40 px off its card
+    spoiled = good.snapped[0] + np.array([[0, 0], [40, 0], [40, 0], [0, 0]], np.float32)  # a side 40 px off its card
     monkeypatch.setattr(
         nets, "find", lambda frame: good._replace(snapped=[spoiled, *good.snapped[1:]], kept=[spoiled, *good.kept[1:]])
     )
-    asked: list[tuple[int, int, int, int]] = []
-    real = learned.detect_in_region
-    monkeypatch.setattr(
-        learned,
-        "detect_in_region",
-        lambda frame, region, *a, **k: (asked.append(region), real(frame, region, *a, **k))[1],
-    )
+    asked: list[Region] = []
+
+    def spy(frame: np.ndarray, region: Region, *args: Any, **kwargs: Any) -> list[np.ndarray]:
+        asked.append(region)
+        return detect_in_region(frame, region, *args, **kwargs)
+
+    monkeypatch.setattr(learned, "detect_in_region", spy)
     out = detect_learned(scene.image, nets)
     assert asked == out.regions and len(asked) == 1
     x0, y0, x1, y1 = asked[0]
@@ -337,7 +340,7 @@ def test_a_poor_outline_hands_only_its_part_of_the_frame_to_the_shipped_detector
 
 def test_a_learned_outline_in_an_ignored_polygon_is_dropped(nets: OutlineNets) -> None:
     scene = _scenes(7, seed=5)[6]
-    marker = np.float32(scene.cards[0][1])
+    marker = np.array(scene.cards[0][1], np.float32)
     out = detect_learned(scene.image, nets, ignore=[marker * 1.0])
     assert match_index(marker, out.quads) is None
     assert _found(scene, out.quads) == len(scene.cards) - 1
@@ -368,7 +371,7 @@ def test_the_recogniser_names_cards_found_by_the_learned_outlines() -> None:
         for label, quad in scene.cards:
             i = match_index(quad, [r.corners for r in seen])
             named += i is not None and seen[i].card == label
-        false += sum(match_index(r.corners, [np.float32(q) for _, q in scene.cards]) is None for r in seen)
+        false += sum(match_index(r.corners, [np.array(q, np.float32) for _, q in scene.cards]) is None for r in seen)
     # measured: named 57 of 57, no false card (the shipped detector: 57, 1 false card)
     assert named >= 0.92 * cards, f"named {named}/{cards}"
     assert false <= 1
@@ -381,7 +384,7 @@ class _FakeNets(_Trusting):
         super().__init__()
         self.found, self.trusted = found, trusted
 
-    def find(self, frame: np.ndarray) -> LearnedOutlines:
+    def find(self, frame: np.ndarray, threshold: float = 0.0, keep: float = 0.0, doubt: float = 0.0) -> LearnedOutlines:
         return self.found
 
     def trust(self, frame: np.ndarray, quads: list[np.ndarray], levels: object = None) -> np.ndarray:
@@ -393,7 +396,9 @@ class _FakeNets(_Trusting):
         )
 
 
-def test_a_piece_of_a_kept_card_the_shipped_detector_gives_in_a_region_is_not_another_card(monkeypatch) -> None:
+def test_a_piece_of_a_kept_card_the_shipped_detector_gives_in_a_region_is_not_another_card(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A region's edge can cut a good learned outline's card; the shipped detector's outline of the piece inside the
     region has its centre on that card (the Garbage table's 9 of spades) and is dropped, as
     Recognizer.recognize_regions drops it; a card elsewhere in the region is kept."""
@@ -401,11 +406,13 @@ def test_a_piece_of_a_kept_card_the_shipped_detector_gives_in_a_region_is_not_an
 
     cards = [_card(200, 200), _card(600, 200), _card(900, 200)]
     frame = _felt(cards)
-    found = _learned([c + np.float32([3, 0]) for c in cards[:2]], cards[:2])  # snapped 3 px: put to the verifier
+    found = _learned(
+        [c + np.array([3, 0], np.float32) for c in cards[:2]], cards[:2]
+    )  # snapped 3 px: put to the verifier
     nets = _FakeNets(found, trusted=[True, False])  # the second outline is poor: its part is handed on
-    piece = cards[0] + np.float32([[0, 0], [0, 0], [0, -80], [0, -80]])  # the first card's top, 60 px high
+    piece = cards[0] + np.array([[0, 0], [0, 0], [0, -80], [0, -80]], np.float32)  # the first card's top, 60 px high
     monkeypatch.setattr(learned, "detect_in_region", lambda *a, **k: [piece, cards[1], cards[2]])
-    out = detect_learned(frame, nets)  # type: ignore[arg-type]
+    out = detect_learned(frame, nets)
     assert out.learned == 1 and len(out.regions) == 1
     assert [match_index(c, out.quads) is not None for c in cards] == [True, True, True]
     assert len(out.quads) == 3  # the piece is not a fourth card
@@ -416,18 +423,18 @@ def test_an_outline_of_two_touching_cards_or_half_a_card_is_poor_for_its_size() 
     the Garbage table's turn-up row) or half of it is poor, in the image or on the table's plane."""
     cards = [_card(100, 100), _card(300, 100), _card(500, 100), _card(700, 300), _card(800, 300)]  # the last two touch
     frame = _felt(cards)
-    pair = np.float32([[700, 300], [900, 300], [900, 440], [700, 440]])
-    half = np.float32([[100, 100], [200, 100], [200, 170], [100, 170]])
+    pair = np.array([[700, 300], [900, 300], [900, 440], [700, 440]], np.float32)
+    half = np.array([[100, 100], [200, 100], [200, 170], [100, 170]], np.float32)
     half_frame = frame.copy()
     cv2.rectangle(half_frame, (100, 171), (200, 240), (40, 90, 30), -1)  # only the half is paper
     found = _learned([cards[0], cards[1], cards[2], pair], [cards[0], cards[1], cards[2], pair])
     judge = OutlineJudge()
-    assert judge.rescued(_Trusting(), frame, found)[1].tolist() == [False, False, False, True]  # type: ignore[arg-type]
+    assert judge.rescued(_Trusting(), frame, found)[1].tolist() == [False, False, False, True]
     unsized = OutlineJudge(size_image=(0.0, np.inf))
-    assert not unsized.rescued(_Trusting(), frame, found)[1].any()  # type: ignore[arg-type]
+    assert not unsized.rescued(_Trusting(), frame, found)[1].any()
     plane = np.array([[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])  # a table at half the image's scale
-    assert judge.rescued(_Trusting(), frame, found, plane)[1].tolist() == [False, False, False, True]  # type: ignore[arg-type]
+    assert judge.rescued(_Trusting(), frame, found, plane)[1].tolist() == [False, False, False, True]
     halves = _learned([half, cards[1], cards[2]], [half, cards[1], cards[2]])
-    assert judge.rescued(_Trusting(), half_frame, halves)[1].tolist() == [True, False, False]  # type: ignore[arg-type]
+    assert judge.rescued(_Trusting(), half_frame, halves)[1].tolist() == [True, False, False]
     two = _learned([cards[0], pair], [cards[0], pair])  # too few outlines to tell the deck's size
-    assert not judge.rescued(_Trusting(), frame, two)[1].any()  # type: ignore[arg-type]
+    assert not judge.rescued(_Trusting(), frame, two)[1].any()

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import cv2
 import numpy as np
+import pytest
 
 from models.training.outline_checker import true_offsets
 from models.training.outline_first import targets
@@ -55,17 +56,22 @@ def test_the_pyramid_halves_twice_and_is_within_a_level_of_a_direct_quarter() ->
     assert np.abs(direct.astype(int) - quarter).max() <= 1
 
 
-def test_a_small_card_is_drawn_from_the_half_frame_and_a_large_one_from_the_quarter(monkeypatch) -> None:
+def test_a_small_card_is_drawn_from_the_half_frame_and_a_large_one_from_the_quarter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import vision.learned_outlines as learned
 
-    small = np.float32([[100, 100], [140, 100], [140, 156], [100, 156]])  # 40 px wide at half size
-    large = np.float32([[300, 60], [400, 60], [400, 200], [300, 200]])  # 100 px: over WIDEST_AT_HALF
+    small = np.array([[100, 100], [140, 100], [140, 156], [100, 156]], np.float32)  # 40 px wide at half size
+    large = np.array([[300, 60], [400, 60], [400, 200], [300, 200]], np.float32)  # 100 px: over WIDEST_AT_HALF
     assert 40 <= WIDEST_AT_HALF < 100
     half, quarter = pyramid(_table([q * 2 for q in (small, large)]))
     drawn_from: list[tuple[int, ...]] = []
-    monkeypatch.setattr(
-        learned, "patch_of", lambda image, quad: (drawn_from.append(image.shape), patch_of(image, quad))[1]
-    )
+
+    def spy(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        drawn_from.append(image.shape)
+        return patch_of(image, quad)
+
+    monkeypatch.setattr(learned, "patch_of", spy)
     for quad in (small, large):
         patch, to_patch = level_patch(half, quarter, quad)
         inside = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), to_patch).reshape(4, 2)
@@ -95,11 +101,11 @@ class _PerfectChecker(_Session):
 
 def test_the_checkers_answer_moves_each_outline_onto_its_card_at_either_level() -> None:
     truths = [
-        clockwise(np.float32([[100, 100], [140, 104], [136, 160], [96, 156]])),  # from the half frame
-        clockwise(np.float32([[300, 60], [400, 70], [390, 210], [290, 200]])),
+        clockwise(np.array([[100, 100], [140, 104], [136, 160], [96, 156]], np.float32)),  # from the half frame
+        clockwise(np.array([[300, 60], [400, 70], [390, 210], [290, 200]], np.float32)),
     ]  # from the quarter
     half, quarter = pyramid(_table([t * 2 for t in truths]))
-    guesses = [t + np.float32([[3, -2], [5, 1], [-4, 2], [2, 6]]) for t in truths]
+    guesses = [t + np.array([[3, -2], [5, 1], [-4, 2], [2, 6]], np.float32) for t in truths]
     rows = [
         np.append(true_offsets(t, level_patch(half, quarter, g)[1]), logit)
         for t, g, logit in zip(truths, guesses, (2.0, -3.0), strict=True)
@@ -113,22 +119,22 @@ def test_the_checkers_answer_moves_each_outline_onto_its_card_at_either_level() 
 
 
 def test_the_surer_of_two_outlines_on_one_card_is_kept_and_neighbours_are_not_merged() -> None:
-    card = np.float32([[0, 0], [40, 0], [40, 56], [0, 56]])
+    card = np.array([[0, 0], [40, 0], [40, 56], [0, 56]], np.float32)
     twin = card + 3  # a second peak on the same card
-    neighbour = card + np.float32([43, 0])  # 3 px to its right
+    neighbour = card + np.array([43, 0], np.float32)  # 3 px to its right
     kept = surest([card, twin, neighbour], np.array([0.8, 0.9, 0.6]), keep=0.5)
     assert [q.tolist() for q in kept] == [twin.tolist(), neighbour.tolist()]
     assert surest([card, neighbour], np.array([0.8, 0.4]), keep=0.5) == [card]
 
 
 def test_off_every_asks_of_each_outline_whether_it_lies_off_every_kept_one() -> None:
-    card = np.float32([[0, 0], [40, 0], [40, 56], [0, 56]])
-    kept = [card, card + np.float32([100, 0])]
+    card = np.array([[0, 0], [40, 0], [40, 56], [0, 56]], np.float32)
+    kept = [card, card + np.array([100, 0], np.float32)]
     quads = [
         card + 3,
-        card + np.float32([NEAR * 40 + 1, 0]),
-        card + np.float32([NEAR * 40 - 1, 0]),
-        card + np.float32([50, 0]),
+        card + np.array([NEAR * 40 + 1, 0], np.float32),
+        card + np.array([NEAR * 40 - 1, 0], np.float32),
+        card + np.array([50, 0], np.float32),
         kept[1] + 2,
     ]
     assert off_every(quads, kept).tolist() == [False, True, False, True, False]
@@ -138,9 +144,9 @@ def test_off_every_asks_of_each_outline_whether_it_lies_off_every_kept_one() -> 
 
 def test_one_decoding_gives_each_outline_with_its_peak_and_clockwise_all_is_clockwise_for_each() -> None:
     cards = [
-        np.float32([[100, 80], [260, 96], [244, 320], [84, 304]]),
-        np.float32([[600, 300], [700, 300], [700, 440], [600, 440]]),
-        np.float32([[1000, 500], [1100, 420], [1180, 530], [1080, 610]]),
+        np.array([[100, 80], [260, 96], [244, 320], [84, 304]], np.float32),
+        np.array([[600, 300], [700, 300], [700, 440], [600, 440]], np.float32),
+        np.array([[1000, 500], [1100, 420], [1180, 530], [1080, 610]], np.float32),
     ]
     answer = _perfect_answer([c / 4 for c in cards])
     heat = answer[0]

@@ -40,7 +40,7 @@ def test_shipped_metadata_is_valid_and_reports_held_out_accuracy() -> None:
 
 
 def _broken(**changes: Any) -> dict[str, Any]:
-    meta = json.loads(json.dumps(SHIPPED))
+    meta: dict[str, Any] = json.loads(json.dumps(SHIPPED))
     for key, value in changes.items():
         if value is None:
             meta.pop(key)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from models.training.evaluate import NORMAL
-from models.training.synth import HARD, faces_deck, flat_frame, make_scene
+from models.training.synth import HARD, Deck, faces_deck, flat_frame, make_scene
 from vision.errors import ImageError, SettingError
 from vision.motion_blur import (
     MOTION_DEPTH,
@@ -173,8 +173,8 @@ def test_the_blur_look_deblurs_only_frames_with_a_long_enough_motion_blur(monkey
     ],
 )
 def test_held_out_cards_under_motion_blur_are_named_through_the_blur_look(
-    held_out_decks: dict, index: int, label: str, without: str
-) -> None:  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck], index: int, label: str, without: str
+) -> None:
     """The model card's hard frames (evaluate --seed 2024: seed 2025), gnome:neoclassical scene ``index``: a
     card in a frame smeared 6-8 px is named only through the blur look (benchmarks/blur_look.py lists them)."""
     from models.training.dataset import match
@@ -192,7 +192,7 @@ def test_held_out_cards_under_motion_blur_are_named_through_the_blur_look(
     assert readings == [without, label]
 
 
-def test_a_face_the_blur_look_reads_as_a_back_stays_the_face(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_a_face_the_blur_look_reads_as_a_back_stays_the_face(held_out_decks: dict[str, Deck]) -> None:
     """evaluate --seed 99's hard frames (seed 100), gnome:neoclassical scene 12: a sharp frame that the estimator
     takes for one smeared 5.5 px or more. Its 7S, named under BLUR_LOOK_BELOW, is read again from a patch
     deconvolved for that blur; the ringing reads as a back's pattern (``back`` 0.82 without the rule). A card

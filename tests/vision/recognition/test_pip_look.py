@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -23,6 +24,9 @@ from vision.pip_look import (
     rank_of_face,
 )
 
+if TYPE_CHECKING:
+    from models.training.synth import Deck
+
 
 def test_the_card_image_is_the_card_upright_and_grey() -> None:
     """A card drawn dark on its top half in a frame: the image is PIP_H x PIP_W, dark above, pale below,
@@ -30,7 +34,7 @@ def test_the_card_image_is_the_card_upright_and_grey() -> None:
     frame = np.full((300, 400, 3), 30, np.uint8)
     frame[60:160, 150:250] = 40  # top half of the card: dark print
     frame[160:260, 150:250] = 230  # bottom half: paper
-    quad = np.float32([[150, 60], [250, 60], [250, 260], [150, 260]])
+    quad = np.array([[150, 60], [250, 60], [250, 260], [150, 260]], np.float32)
     for start in range(4):
         image = card_image(frame, np.roll(quad, start, axis=0))
         assert image.shape == (PIP_H, PIP_W) and image.dtype == np.uint8
@@ -101,7 +105,7 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
 
     def read(self: PipLook, frame: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         looked.append(len(quads))
-        suits = np.tile(np.float32([0.8, 0.0, 0.0, 0.2]), (len(quads), 1))
+        suits = np.tile(np.array([0.8, 0.0, 0.0, 0.2], np.float32), (len(quads), 1))
         ranks = np.zeros((len(quads), 11), np.float32)
         ranks[:, 6], ranks[:, 7], ranks[:, 10] = 0.6, 0.1, 0.3
         return suits, ranks
@@ -109,9 +113,9 @@ def test_the_pip_look_weighs_an_unsure_cards_faces_by_suit_and_rank(monkeypatch:
     monkeypatch.setattr(PipLook, "read", read)
     frame = np.full((300, 300, 3), 90, np.uint8)
     quads = [
-        np.float32([[20, 20], [120, 20], [120, 160], [20, 160]]),
-        np.float32([[150, 20], [250, 20], [250, 160], [150, 160]]),
-        np.float32([[20, 170], [120, 170], [120, 290], [20, 290]]),
+        np.array([[20, 20], [120, 20], [120, 160], [20, 160]], np.float32),
+        np.array([[150, 20], [250, 20], [250, 160], [150, 160]], np.float32),
+        np.array([[20, 170], [120, 170], [120, 290], [20, 290]], np.float32),
     ]
     plain, looks = (Recognizer(threads=1, second_look=False, pip_look=look, learned=False) for look in (False, True))
     monkeypatch.setattr(
@@ -148,7 +152,7 @@ def _motion_blurred(frame: np.ndarray, length: int) -> np.ndarray:
     return out
 
 
-def test_the_shipped_pip_model_reads_held_out_number_cards_through_motion_blur(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_shipped_pip_model_reads_held_out_number_cards_through_motion_blur(held_out_decks: dict[str, Deck]) -> None:
     """The floor the shipped pip model must meet (so that a worse one cannot land): every number card (A-10)
     of the six held-out designs laid flat 90 px wide, the frame motion-blurred 7 px, read through its true
     outline: suit and rank (of ``RANKS``), floors a little under the shipped model's counts."""
@@ -226,7 +230,7 @@ def test_pip_metadata_that_is_not_an_object_or_names_another_normalisation_is_re
         PipLook(path)
 
 
-def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_decks: dict[str, Deck]) -> None:
     """``pip_look --accuracy``: on one realistic and one hard scene of each held-out design, every face-up card
     is counted once as a number or a court card, and the shipped model reads most number cards' suits right."""
     from models.training.evaluate import NORMAL, held_out_scenes
@@ -237,7 +241,7 @@ def test_the_pip_models_accuracy_record_counts_number_and_court_cards(held_out_d
     for kind, spec, seed in (("realistic", NORMAL, 2024), ("hard", HARD, 2025)):
         faces = [
             label
-            for _, scene in held_out_scenes(held_out_decks, spec, 1, seed)  # type: ignore[arg-type]
+            for _, scene in held_out_scenes(held_out_decks, spec, 1, seed)
             for label, _ in scene.cards
             if label != "back"
         ]

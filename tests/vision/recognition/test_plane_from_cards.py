@@ -20,7 +20,8 @@ def _tilted_view(tilt_degrees: float) -> np.ndarray:
     rot = np.array([[1, 0, 0], [0, np.cos(t), -np.sin(t)], [0, np.sin(t), np.cos(t)]])
     k = np.array([[1000.0, 0, 640], [0, 1000.0, 360], [0, 0, 1]])
     # plane point (x, y, 0) -> camera: rot @ (x, y, 0) + (0, 0, 900)
-    return k @ np.column_stack([rot[:, 0], rot[:, 1], np.array([0.0, 0.0, 900.0])])
+    view: np.ndarray = k @ np.column_stack([rot[:, 0], rot[:, 1], np.array([0.0, 0.0, 900.0])])
+    return view
 
 
 def _deck_on_table(
@@ -130,7 +131,7 @@ def test_on_generated_scenes_the_plane_found_is_as_good_as_the_true_one() -> Non
         scene = make_scene(rng, faces_deck(2), SceneSpec(n_cards=10, clutter=0))
         truths = [q for _, q in scene.cards]
         plane = plane_from_cards(detect_cards(scene.image, config), scene.image.shape)
-        assert plane is not None
+        assert plane is not None and scene.plane is not None
         found, true = _sides_on(plane, truths)[0], _sides_on(scene.plane, truths)[0]
         assert np.abs(found / np.median(found) - 1).max() <= np.abs(true / np.median(true) - 1).max() + 0.01
 
@@ -140,9 +141,9 @@ def test_outlines_no_card_could_be_give_no_plane_and_no_error() -> None:
     fewer than four real ones left there is no plane, and nothing raises; the real ones still give one."""
     to_image = _tilted_view(20.0)
     cards = _deck_on_table(np.random.default_rng(2), 4, to_image)
-    point = np.repeat(np.float32([[300, 200]]), 4, axis=0)
-    line = np.float32([[0, 0], [10, 10], [20, 20], [30, 30]])
-    crossed = np.float32([[0, 0], [100, 100], [100, 0], [0, 100]])
+    point = np.repeat(np.array([[300, 200]], np.float32), 4, axis=0)
+    line = np.array([[0, 0], [10, 10], [20, 20], [30, 30]], np.float32)
+    crossed = np.array([[0, 0], [100, 100], [100, 0], [0, 100]], np.float32)
     nan = np.full((4, 2), np.nan, np.float32)
     junk = [point, line, crossed, nan]
     assert plane_from_cards(junk * 3, FRAME) is None

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from vision.classify import decide, order_statistic, postprocess, preprocess, softmax
-from vision.model_meta import load_meta
+from vision.model_meta import ModelMeta, load_meta
 from vision.recognizer import DEFAULT_MODEL, LABELS, MODEL_LABELS, Recognizer, metadata_path
 
 
 @pytest.fixture(scope="module")
-def meta():  # type: ignore[no-untyped-def]
+def meta() -> ModelMeta:
     return load_meta(metadata_path(DEFAULT_MODEL), expected_labels=MODEL_LABELS)
 
 
-def test_preprocess_shape_and_white_point(meta) -> None:  # type: ignore[no-untyped-def]
+def test_preprocess_shape_and_white_point(meta: ModelMeta) -> None:
     crops = np.full((3, 2, meta.input_height, meta.input_width, 3), 200, np.uint8)
     crops[:, :, 10:20, 5:15] = (0, 0, 180)  # red ink
     x = preprocess(crops, meta)
@@ -26,7 +28,7 @@ def test_preprocess_shape_and_white_point(meta) -> None:  # type: ignore[no-unty
     assert x[0, 2, 15, 10] > x[0, 0, 15, 10] + 0.5  # red stays red (channel 2 is R in BGR)
 
 
-def test_preprocess_of_one_corner_per_card_is_those_crops_of_the_pair(meta) -> None:  # type: ignore[no-untyped-def]
+def test_preprocess_of_one_corner_per_card_is_those_crops_of_the_pair(meta: ModelMeta) -> None:
     """The one-corner-first look (``Recognizer(one_corner_sure=...)``) preprocesses (N, 1) crops: each is
     normalised alone, so it is the same input as in the (N, 2) batch."""
     rng = np.random.default_rng(0)
@@ -55,7 +57,7 @@ def test_softmax_of_single_crops_is_postprocess_of_a_crop_paired_with_itself() -
     assert np.allclose(softmax(logits).sum(axis=1), 1.0)
 
 
-def test_preprocess_refuses_wrong_shapes(meta) -> None:  # type: ignore[no-untyped-def]
+def test_preprocess_refuses_wrong_shapes(meta: ModelMeta) -> None:
     with pytest.raises(ValueError, match="expected crops"):
         preprocess(np.zeros((2, 40, 32, 3), np.uint8), meta)
 
@@ -78,7 +80,7 @@ def test_decide_says_unknown_when_unsure() -> None:
     assert out[0][1] == pytest.approx(0.9)
 
 
-def test_saved_crops_give_the_same_answer_as_the_recognizer(recognizer: Recognizer, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_saved_crops_give_the_same_answer_as_the_recognizer(recognizer: Recognizer, tmp_path: Path) -> None:
     """The stages run on crops saved to disk give what the recogniser gives on the frame."""
     import cv2
 
@@ -88,11 +90,13 @@ def test_saved_crops_give_the_same_answer_as_the_recognizer(recognizer: Recogniz
     frame = np.full((400, 400, 3), (40, 110, 30), np.uint8)
     card = render_face("KD", width=140, height=196)
     frame[100:296, 130:270] = card
-    quad = np.float32([[130, 100], [270, 100], [270, 296], [130, 296]])
+    quad = np.array([[130, 100], [270, 100], [270, 296], [130, 296]], np.float32)
     crops = corner_crops(frame, quad)
     for k in (0, 1):
         cv2.imwrite(str(tmp_path / f"c{k}.png"), crops[k])
-    saved = np.stack([cv2.imread(str(tmp_path / f"c{k}.png")) for k in (0, 1)])[None]
+    read = [cv2.imread(str(tmp_path / f"c{k}.png")) for k in (0, 1)]
+    assert read[0] is not None and read[1] is not None
+    saved = np.stack([read[0], read[1]])[None]
     probs = postprocess(recognizer.classifier.infer(preprocess(saved, recognizer.meta)))
     assert MODEL_LABELS[int(probs[0].argmax())] == "KD"
     (rec,) = recognizer.classify_quads(frame, [quad])

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.quads import grow_quad, map_points, map_quads, short_longs
 from vision.rectify import order_corners
@@ -15,7 +17,7 @@ from vision.size_pass import _BAND_DEPTH, _BAND_T, _band_points, _quad_sides
 def _card(rng: np.random.Generator) -> np.ndarray:
     w, h, t = rng.uniform(20, 150), rng.uniform(20, 200), rng.uniform(0, 2 * math.pi)
     turn = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    corners = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2 @ turn.T + rng.uniform(0, 600, 2)
+    corners: np.ndarray = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2 @ turn.T + rng.uniform(0, 600, 2)
     return (corners + rng.normal(0, 2, (4, 2))).astype(np.float32)
 
 
@@ -78,14 +80,14 @@ def test_map_quads_gives_each_quad_what_map_points_gives_it_bit_for_bit() -> Non
     assert map_quads(np.eye(3), []).shape == (0, 4, 2)
 
 
-def test_new_cards_keeps_exactly_the_candidates_that_overlap_no_card(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_new_cards_keeps_exactly_the_candidates_that_overlap_no_card(monkeypatch: pytest.MonkeyPatch) -> None:
     """``new_cards`` intersects a candidate only with the cards whose bounding boxes meet its own: the
     candidates passed on are those of the plain test (``overlap_share`` under 0.2 with every card), over
     random rotated rectangles, some overlapping a little, some a lot, some touching none."""
     import cv2
 
     from vision import outline_candidates
-    from vision.detector_config import DEFAULT_CONFIG
+    from vision.detector_config import DEFAULT_CONFIG, DetectorConfig
     from vision.outline_candidates import Candidate, new_cards
     from vision.quads import overlap_share
 
@@ -100,7 +102,12 @@ def test_new_cards_keeps_exactly_the_candidates_that_overlap_no_card(monkeypatch
         return cv2.boxPoints(box).astype(np.float32)
 
     passed: list[list[Candidate]] = []
-    monkeypatch.setattr(outline_candidates, "resolve", lambda cands, config, edges: passed.append(cands) or [])
+
+    def resolve(candidates: list[Candidate], config: DetectorConfig, edges: np.ndarray) -> list[np.ndarray]:
+        passed.append(candidates)
+        return []
+
+    monkeypatch.setattr(outline_candidates, "resolve", resolve)
     kept_some = dropped_some = False
     for _ in range(30):
         cards = [rect() for _ in range(int(rng.integers(0, 12)))]
@@ -147,8 +154,8 @@ def test_one_side_of_a_size_pass_rectangle_may_miss_a_stretch_clear_of_its_ends(
 
     full = "1" * 17
 
-    def ok(*sides: str, **changes: object) -> bool:
-        return bool(sides_on_edges(_samples(*sides), replace(DEFAULT_CONFIG, **changes))[0])  # type: ignore[arg-type]
+    def ok(*sides: str, **changes: Any) -> bool:
+        return bool(sides_on_edges(_samples(*sides), replace(DEFAULT_CONFIG, **changes))[0])
 
     assert ok(full, full, full, "11111111011111111")  # one sample off: 0.94
     assert ok(full, full, full, "11111000111111111")  # a stretch of three in the middle: 0.82

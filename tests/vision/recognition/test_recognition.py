@@ -85,7 +85,7 @@ def test_own_drawn_cards_on_generated_tables(recognizer: Recognizer) -> None:
 
 
 @needs_designs
-def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks: dict[str, Deck]) -> None:
     """Designs the model never saw, in realistic scenes."""
     cards = named = 0
     for k, (_, deck) in enumerate(sorted(held_out_decks.items())):
@@ -99,7 +99,7 @@ def test_held_out_designs_in_table_scenes(recognizer: Recognizer, held_out_decks
 
 
 @needs_designs
-def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, held_out_decks: dict[str, Deck]) -> None:
     """Every label of every held-out design, laid flat on a plain table at a known outline: the model
     alone (no detection) must name at least the floor. A worse model cannot land."""
     labels = ["AC", "7D", "TH", "QS", "KD", "JC", "2H", "9S", "5C", "3D", "8H", "6S", "back"]
@@ -114,7 +114,7 @@ def test_shipped_model_floor_on_fixed_held_out_renders(recognizer: Recognizer, h
                 a = img[:, :, 3:4].astype(np.float32) / 255
                 roi = frame[y : y + 196, x : x + 140]
                 roi[:] = (img[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
-                quads.append(np.float32([[x, y], [x + 140, y], [x + 140, y + 196], [x, y + 196]]))
+                quads.append(np.array([[x, y], [x + 140, y], [x + 140, y + 196], [x, y + 196]], np.float32))
             res = recognizer.classify_quads(frame, quads)
             right += sum(r.card == lab for r, lab in zip(res, chunk, strict=True))
             total += len(chunk)
@@ -134,13 +134,13 @@ def _flat_cards(deck: Deck, chunk: list[str], inset: float) -> tuple[np.ndarray,
         paste_flat(frame, deck(label), x, y, 100, 140)
         # half a pixel right of and below the card's edges (flat_frame's outline is exact): the counts the
         # tests below quote were measured through these outlines
-        q = np.float32([[x, y], [x + 100, y], [x + 100, y + 140], [x, y + 140]])
+        q = np.array([[x, y], [x + 100, y], [x + 100, y + 140], [x, y + 140]], np.float32)
         quads.append((q - q.mean(axis=0)) * inset + q.mean(axis=0))
     return cv2.GaussianBlur(frame, (3, 3), 0), quads
 
 
 @needs_designs
-def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: dict[str, Deck]) -> None:
     """Recognizer.SECOND_LOOK_SCALES: held-out designs read through outlines 10% inside the card. Without
     the second look 64 of 78 are named, 12 unknown, 2 wrong (measured, model v9); with its rescaled
     outlines 68, 8, 2 (69 named, 2 wrong, with the zoomed crops of SECOND_LOOK_ZOOMS too). The suit look
@@ -165,7 +165,7 @@ def test_a_second_look_names_unsure_cards_whose_outline_is_off(held_out_decks: d
 
 @needs_designs
 def test_the_second_look_also_reads_through_moved_outlines(
-    held_out_decks: dict,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Recognizer.SECOND_LOOK_SHIFTS: held-out designs read through outlines moved 7% of the card's width
@@ -184,7 +184,7 @@ def test_the_second_look_also_reads_through_moved_outlines(
         for _, deck in sorted(held_out_decks.items()):
             for chunk in (labels[:7], labels[7:]):
                 frame, quads = _flat_cards(deck, chunk, 1.0)
-                res = rec.classify_quads(frame, [q + np.float32([7.0, 9.8]) for q in quads])
+                res = rec.classify_quads(frame, [q + np.array([7.0, 9.8], np.float32) for q in quads])
                 right += sum(r.card == lab for r, lab in zip(res, chunk, strict=True))
                 wrong += sum(r.card not in (lab, "unknown") for r, lab in zip(res, chunk, strict=True))
         tallies.append((right, wrong))
@@ -193,7 +193,7 @@ def test_the_second_look_also_reads_through_moved_outlines(
 
 
 @needs_designs
-def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) -> None:  # type: ignore[type-arg]
+def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict[str, Deck]) -> None:
     """Recognizer.SECOND_LOOK_BELOW: in the model card's realistic scene 4 of gnome:bellot (evaluate, seed
     2024) a 6D is read 5D at 0.48 through its detected outline (6D at 0.92 through the true one). Named
     cards under 0.55 get the second look: it is no longer a wrong 5D (unknown: the referee asks). (With the
@@ -233,9 +233,9 @@ def test_a_guess_among_named_cards_gets_the_second_look(held_out_decks: dict) ->
     ],
 )
 def test_guesses_up_to_0_7_get_the_second_look(
-    held_out_decks: dict,
+    held_out_decks: dict[str, Deck],
     design: str,
-    seed: int,  # type: ignore[type-arg]
+    seed: int,
     index: int,
     label: str,
     calibrated: bool,
@@ -336,7 +336,9 @@ def test_a_card_sure_at_its_first_corner_is_not_read_at_its_second(monkeypatch: 
         return _marked_crops(frame, quads, **kw)
 
     monkeypatch.setattr(Recognizer, "_crops", staticmethod(recording))
-    quads = [np.float32([[0, 0], [10, 0], [10, 14], [0, 14]]) + np.float32([20 * i, 0]) for i in range(3)]
+    quads = [
+        np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32) + np.array([20 * i, 0], np.float32) for i in range(3)
+    ]
     frame = np.zeros((40, 80, 3), np.uint8)
     cascade, both = Recognizer(threads=1), Recognizer(threads=1, one_corner_sure=None)
     offset = cascade.meta.offset
@@ -368,7 +370,7 @@ def test_an_outline_read_unknown_is_dropped_at_a_lower_not_a_card_probability(mo
     rows[:, :none] = 0.7 / len(LABELS)  # spread: read "unknown" ...
     rows[0, qh] = rows[3, qh] = 0.65  # ... but for outlines 0 and 3, read QH
     rows[:, none] = (0.3, 0.3, 0.1, 0.6)
-    quads = [np.float32([[x, 0], [x + 10, 0], [x + 10, 14], [x, 14]]) for x in (0, 12, 24, 36)]
+    quads = [np.array([[x, 0], [x + 10, 0], [x + 10, 14], [x, 14]], np.float32) for x in (0, 12, 24, 36)]
     monkeypatch.setattr(recognizer, "detect_cards", lambda frame, config, plane=None, ignore=(): quads)
     frame = np.zeros((40, 60, 3), np.uint8)
     rec = Recognizer(threads=1, pip_look=False, second_look=False, learned=False)
@@ -416,7 +418,7 @@ def test_the_suit_look_moves_an_unsure_card_between_suits_only(
 
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
-    quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
+    quad = np.array([[100, 80], [200, 80], [200, 220], [100, 220]], np.float32)
     (plain,) = Recognizer(
         threads=1, pip_look=False, suit_look=False, second_look_zooms=(), one_corner_sure=None
     ).classify_quads(frame, [quad])
@@ -461,7 +463,7 @@ def test_zoomed_readings_join_the_second_looks_mean(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(Recognizer, "_infer", infer)
     frame = np.full((300, 300, 3), 90, np.uint8)
-    quad = np.float32([[100, 80], [200, 80], [200, 220], [100, 220]])
+    quad = np.array([[100, 80], [200, 80], [200, 220], [100, 220]], np.float32)
     (read,) = Recognizer(
         threads=1, pip_look=False, suit_look=False, second_look_zooms=zooms, one_corner_sure=None
     ).classify_quads(frame, [quad])
@@ -490,8 +492,8 @@ def test_zooms_that_would_cut_outside_the_index_corner_are_refused(zooms: tuple[
 @needs_designs
 @pytest.mark.parametrize(("seed", "index"), [(99, 7), (99, 8), (99, 16), (2024, 4), (2024, 6)])
 def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(
-    held_out_decks: dict,
-    seed: int,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
+    seed: int,
     index: int,
 ) -> None:
     """SUIT_LOOK_SHIFT: gnome:plastic's QC (a jumbo index whose club the crop cuts at its top lobe) in
@@ -521,7 +523,7 @@ def test_the_suit_look_names_a_jumbo_index_queen_of_clubs(
 @needs_designs
 @pytest.mark.parametrize("width", [80, 100, 130])
 def test_zoomed_crops_name_the_jumbo_index_queen_of_clubs_laid_flat(
-    held_out_decks: dict,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
     width: int,
 ) -> None:
     """SECOND_LOOK_ZOOMS: gnome:plastic's QC laid flat and square on felt, read through its true outline
@@ -548,7 +550,7 @@ def test_saved_images(recognizer: Recognizer) -> None:
     for name, cards in truth.items():
         image = cv2.imread(str(DATA / name))
         assert image is not None, name
-        quads = [(c["card"], np.float32(c["corners"])) for c in cards]
+        quads = [(c["card"], np.array(c["corners"], np.float32)) for c in cards]
         found, named, false = _score(recognizer, image, quads)
         named_floor = 0.6 * len(quads) if name == "hard.jpg" else len(quads) - 1
         assert found >= len(quads) - 1 and named >= named_floor and false <= 1, (name, found, named, false)
@@ -573,15 +575,16 @@ def test_upside_down_and_sideways_are_the_same_card(recognizer: Recognizer) -> N
     "bad",
     [np.zeros((10, 10, 3), np.uint8), np.zeros((100, 100), np.uint8), np.zeros((100, 100, 3), np.float32), "frame.png"],
 )
-def test_bad_frames_are_image_errors(recognizer: Recognizer, bad: object) -> None:
+def test_bad_frames_are_image_errors(recognizer: Recognizer, bad: Any) -> None:
+    """Any value that is no BGR uint8 frame (``bad`` is typed ``Any`` so that one that is no array reaches it)."""
     with pytest.raises(ImageError):
-        recognizer.recognize(bad)  # type: ignore[arg-type]
+        recognizer.recognize(bad)
 
 
 def test_classify_quads_keeps_order_and_count(recognizer: Recognizer) -> None:
     rng = np.random.default_rng(8)
     scene = make_scene(rng, faces_deck(0), SceneSpec(n_cards=6, clutter=0))
-    quads = [q for _, q in scene.cards] + [np.float32([[5, 5], [60, 5], [60, 90], [5, 90]])]
+    quads = [q for _, q in scene.cards] + [np.array([[5, 5], [60, 5], [60, 90], [5, 90]], np.float32)]
     res = recognizer.classify_quads(scene.image, quads)
     assert len(res) == len(quads)
     assert res[-1].card == "unknown"  # bare table: not a card

@@ -36,7 +36,7 @@ def _place(card: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
     frame = np.full((600, 600, 3), 90, np.uint8)
     h, w = card.shape[:2]
     quad = _box(300, 300, w, h, angle)[[1, 2, 3, 0]]
-    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    m = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), quad)
     cv2.warpPerspective(card, m, (600, 600), frame, borderMode=cv2.BORDER_TRANSPARENT)
     return frame, quad
 
@@ -64,11 +64,14 @@ def test_fast_order_matches_the_float32_reference_including_near_ties() -> None:
 
     rng = np.random.default_rng(7)
     quads = [rng.uniform(0, 1280, (4, 2)) for _ in range(300)]
-    quads += [
-        _box(*rng.uniform(50, 900, 2).tolist(), *rng.uniform(40, 300, 2).tolist(), rng.uniform(0, 360))
-        for _ in range(300)
-    ]
-    quads += [_box(*rng.integers(0, 500, 2).tolist(), w, w, a) for w in (1, 7, 60) for a in (0, 45, 90, 30.5)]
+    for _ in range(300):
+        cx, cy = rng.uniform(50, 900, 2).tolist()
+        w, h = rng.uniform(40, 300, 2).tolist()
+        quads.append(_box(cx, cy, w, h, rng.uniform(0, 360)))
+    for side in (1, 7, 60):
+        for angle in (0, 45, 90, 30.5):
+            cx, cy = rng.integers(0, 500, 2).tolist()
+            quads.append(_box(cx, cy, side, side, angle))
     quads += [
         np.array([[0, 0], [w, 0], [w, h], [0, h]], float)[rng.permutation(4)] for w, h in rng.integers(1, 40, (100, 2))
     ]
@@ -112,10 +115,10 @@ def test_shifted_crops_move_towards_the_middle_of_the_card() -> None:
     frame = np.zeros((300, 300, 3), np.uint8)
     rows = (np.arange(180) // 9 * 12).astype(np.uint8)
     frame[60:240, 80:208] = rows[:, None, None]
-    quad = np.float32([[80, 60], [208, 60], [208, 240], [80, 240]])
+    quad = np.array([[80, 60], [208, 60], [208, 240], [80, 240]], np.float32)
     moved = corner_crops(frame, quad, shift=0.1).astype(int)
-    lower = corner_crops(frame, quad + np.float32([0, 18]))[0].astype(int)
-    higher = corner_crops(frame, quad + np.float32([0, -18]))[1].astype(int)
+    lower = corner_crops(frame, quad + np.array([0, 18], np.float32))[0].astype(int)
+    higher = corner_crops(frame, quad + np.array([0, -18], np.float32))[1].astype(int)
     assert np.abs(moved[0] - lower).max() <= 1 and np.abs(moved[1] - higher).max() <= 1
     assert np.abs(moved[0] - corner_crops(frame, quad)[0].astype(int)).max() >= 12  # and they did move
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pytest
 
-from models.training import font_faces, validate_fonts
+from models.training import font_faces, synth, validate_fonts
 from models.training.font_faces import VARIED_LAYOUT_FROM, font_style, is_jumbo
+
+if TYPE_CHECKING:
+    from vision.recognizer import Recognizer
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +52,7 @@ class _Reader:
 
 def _run(monkeypatch: pytest.MonkeyPatch, answer: Any) -> dict[str, validate_fonts.Counts]:
     reader = _Reader(answer)
-    real = validate_fonts.make_scene  # type: ignore[attr-defined]
+    real = synth.make_scene  # the one validate_fonts deals with
 
     def dealt(*args: Any, **kwargs: Any) -> Any:
         scene = real(*args, **kwargs)
@@ -58,7 +61,8 @@ def _run(monkeypatch: pytest.MonkeyPatch, answer: Any) -> dict[str, validate_fon
 
     monkeypatch.setattr(validate_fonts, "make_scene", dealt)
     style = next(s for s in range(VARIED_LAYOUT_FROM, 480) if is_jumbo(s))
-    return validate_fonts.validate(reader, (style,), 1, 3)  # type: ignore[arg-type]
+    # the reader stands in for the recogniser's classify_quads, all that validate uses without ``pairs``
+    return validate_fonts.validate(cast("Recognizer", reader), (style,), 1, 3)
 
 
 def test_a_card_read_as_the_other_suit_of_its_colour_is_counted_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,8 +131,8 @@ def test_zooms_reach_the_recogniser_and_bad_ones_are_refused(
 
     seen: list[tuple[float, ...]] = []
 
-    def stop(rec: object, *args: object) -> dict[str, object]:
-        seen.append(rec.second_look_zooms)  # type: ignore[attr-defined]
+    def stop(rec: Recognizer, *args: object) -> dict[str, object]:
+        seen.append(rec.second_look_zooms)
         return {}
 
     monkeypatch.setattr(validate_fonts, "validate", stop)
@@ -156,8 +160,8 @@ def test_both_corners_reaches_the_recogniser_and_cannot_write_the_model_card(
 
     seen: list[float | None] = []
 
-    def stop(rec: object, *args: object) -> dict[str, object]:
-        seen.append(rec.one_corner_sure)  # type: ignore[attr-defined]
+    def stop(rec: Recognizer, *args: object) -> dict[str, object]:
+        seen.append(rec.one_corner_sure)
         return {}
 
     monkeypatch.setattr(validate_fonts, "validate", stop)
@@ -200,7 +204,7 @@ def test_look_thresholds_reach_the_recogniser_in_each_script_and_bad_ones_are_re
     shipped = getattr(recognizer, attribute.upper())
     seen: list[float] = []
 
-    def stop(rec: object, *args: object) -> dict[str, object]:
+    def stop(rec: Recognizer, *args: object) -> dict[str, object]:
         seen.append(getattr(rec, attribute))
         return {}
 

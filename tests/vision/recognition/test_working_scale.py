@@ -21,6 +21,7 @@ from vision.working_scale import (
     CLOSE_UP,
     MAX_WORKING_SIDE,
     WORKING_FRAME,
+    Detect,
     View,
     card_width,
     first_view,
@@ -167,7 +168,7 @@ def test_a_printed_rectangle_inside_a_close_up_card_gives_way_to_the_card() -> N
     frame = np.zeros((720, 1280, 3), np.uint8)
     card, picture = _square_card((640.0, 360.0), 420.0), _square_card((640.0, 380.0), 150.0)
 
-    def finder(with_card: bool):  # type: ignore[no-untyped-def]
+    def finder(with_card: bool) -> Detect:
         calls: list[int] = []
 
         def detect(image: np.ndarray, plane: np.ndarray | None, ignore: list[np.ndarray]) -> list[np.ndarray]:
@@ -261,7 +262,7 @@ def test_own_drawn_cards_are_the_same_at_4k_in_portrait_and_smaller(recognizer: 
 @needs_designs
 def test_held_out_designs_are_the_same_at_4k_in_portrait_and_smaller(
     recognizer: Recognizer,
-    held_out_decks: dict,  # type: ignore[type-arg]
+    held_out_decks: dict[str, Deck],
 ) -> None:
     for k, (_, deck) in enumerate(sorted(held_out_decks.items())[:2]):
         _same_cards_at_every_size(recognizer, deck, 40 + k)
@@ -278,12 +279,16 @@ def test_own_drawn_cards_drawn_at_640x480(recognizer: Recognizer) -> None:
     assert found == len(scene.cards) and named >= len(scene.cards) - 1
 
 
-def _close_up(rng: np.random.Generator, deck: Deck, label: str, size: tuple[int, int], share: float) -> tuple:  # type: ignore[type-arg]
+def _close_up(
+    rng: np.random.Generator, deck: Deck, label: str, size: tuple[int, int], share: float
+) -> tuple[np.ndarray, Truth]:
     """One card ``share`` of the frame's height tall, turned up to 30 degrees, on a dark mottled chair seat; a little
     defocus, sensor noise, JPEG: a phone photograph of a card."""
     w, h = size
     small = rng.normal(40, 12, (h // 32 + 1, w // 32 + 1, 3)).astype(np.float32)
-    image = np.clip(cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC) + [10, 0, -5], 0, 255).astype(np.uint8)
+    image: np.ndarray = np.clip(cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC) + [10, 0, -5], 0, 255).astype(
+        np.uint8
+    )
     card = deck(label)
     height = share * h
     width = height * card.shape[1] / card.shape[0]
@@ -294,7 +299,9 @@ def _close_up(rng: np.random.Generator, deck: Deck, label: str, size: tuple[int,
     image = cv2.add(image, rng.normal(0, 4, image.shape).astype(np.int16), dtype=cv2.CV_8U)
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
     assert ok
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR), [(label, quad)]
+    photo = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert photo is not None
+    return photo, [(label, quad)]
 
 
 @pytest.mark.parametrize(("size", "label", "share"), [((4128, 2322), "QS", 0.7), ((2322, 4128), "7H", 0.45)])

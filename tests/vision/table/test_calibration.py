@@ -9,10 +9,10 @@ import pytest
 from vision.calibration import Calibration, Calibrator, calibrate_once, fit
 from vision.errors import CalibrationError
 from vision.simtable import SimCamera, SimTable
-from vision.zones import layout_for
+from vision.zones import Layout, layout_for
 
 
-def _grid(layout) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _grid(layout: Layout) -> np.ndarray:
     xs, ys = np.meshgrid(np.linspace(50, layout.width_mm - 50, 7), np.linspace(50, layout.height_mm - 50, 5))
     return np.stack([xs.ravel(), ys.ravel()], 1)
 

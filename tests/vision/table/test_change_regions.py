@@ -21,7 +21,7 @@ FRAME = (720, 1280, 3)
 
 
 def _card(x: float, y: float, w: float = 100, h: float = 140) -> np.ndarray:
-    return np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
 
 
 def test_nothing_changed_is_no_box_and_a_changed_patch_is_its_box_at_full_resolution() -> None:

@@ -47,7 +47,9 @@ def test_pdf_structure_and_page_size(tmp_path: Path) -> None:
     assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
     media = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
     assert media and abs(float(media.group(1)) - 594 * 72 / 25.4) < 0.01
-    xref = int(re.search(rb"startxref\n(\d+)", pdf).group(1))  # type: ignore[union-attr]
+    startxref = re.search(rb"startxref\n(\d+)", pdf)
+    assert startxref
+    xref = int(startxref.group(1))
     assert pdf[xref : xref + 4] == b"xref"
     offsets = [int(m) for m in re.findall(rb"(\d{10}) 00000 n", pdf)]
     for n, off in enumerate(offsets, start=1):

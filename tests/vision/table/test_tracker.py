@@ -28,8 +28,8 @@ def seen(card: str, at: tuple[float, float], conf: float = 0.85, presence: float
 
 
 class Run:
-    def __init__(self, **cfg: object) -> None:
-        self.tracker = Tracker(LAYOUT, config=TrackerConfig(**cfg))  # type: ignore[arg-type]
+    def __init__(self, config: TrackerConfig | None = None) -> None:
+        self.tracker = Tracker(LAYOUT, config=config)
         self.frame = 0
         self.events: list[TableEvent] = []
 
@@ -194,7 +194,7 @@ def test_duplicates_are_flagged_in_a_one_pack_game() -> None:
     r.steps(3, seen("QS", SLOT[0]))
     ev = r.steps(3, seen("QS", SLOT[0]), seen("QS", SLOT[1]))
     assert len(ev) == 1 and ev[0].duplicate
-    r2 = Run(one_pack=False)
+    r2 = Run(TrackerConfig(one_pack=False))
     r2.steps(3, seen("QS", SLOT[0]))
     assert not r2.steps(3, seen("QS", SLOT[0]), seen("QS", SLOT[1]))[0].duplicate
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -18,6 +19,9 @@ from table.cli import main
 from vision.simtable import SimCamera, SimOracle, SimTable, default_camera
 from vision.watcher import HandDetector, TableWatcher
 from vision.zones import layout_for
+
+if TYPE_CHECKING:
+    from vision.recognizer import Recognition
 
 MODEL = Path(__file__).resolve().parents[3] / "models" / "cardnet.onnx"
 
@@ -62,7 +66,7 @@ def play(sim: SimTable, watcher: TableWatcher, actions: int, seed: int) -> tuple
 
 
 @pytest.mark.parametrize("tilt, misread", [(15, 0.0), (30, 0.04)])
-def test_every_change_reported_once_in_order(tilt: float, misread: float) -> None:
+def test_every_change_reported_once_in_order(tilt: int, misread: float) -> None:
     layout = layout_for("chinese-ten", 3)
     sim = SimTable(layout, seed=tilt, camera=SimCamera(tilt_deg=tilt, yaw_deg=5))
     oracle = SimOracle(sim, misread=misread, weak=0.05, dropout=0.02, seed=tilt)
@@ -143,16 +147,16 @@ def test_the_learned_outlines_watch_the_simulated_table_as_well() -> None:
 
 
 def test_cli_watch_gives_the_recogniser_the_outline_networks_unless_told_not_to(
-    monkeypatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import vision.recognizer
 
     made: list[object] = []
     real = vision.recognizer.Recognizer.__init__
 
-    def init(self: object, *args: object, **kwargs: object) -> None:
+    def init(self: vision.recognizer.Recognizer, *args: Any, **kwargs: Any) -> None:
         made.append(kwargs.get("learned"))
-        real(self, *args, **kwargs)  # type: ignore[arg-type]
+        real(self, *args, **kwargs)
 
     monkeypatch.setattr(vision.recognizer.Recognizer, "__init__", init)
     assert main(["watch", "sim:chinese-ten,2?seed=3&frames=8", "--json"]) == 0
@@ -230,8 +234,8 @@ def test_the_recogniser_is_given_the_calibration_as_the_table_plane() -> None:
 
     class Recording:
         def recognize(
-            self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: list[np.ndarray] = ()
-        ) -> list:  # type: ignore[type-arg, assignment]
+            self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
+        ) -> list[Recognition]:
             planes.append(plane)
             ignored.append(list(ignore))
             return oracle.recognize(frame_bgr)
@@ -311,21 +315,21 @@ class RecordingRecogniser:
         self.calls: list[list[tuple[int, int, int, int]] | None] = []
 
     def recognize(
-        self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: list[np.ndarray] = ()
-    ) -> list:  # type: ignore[type-arg, assignment]
+        self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()
+    ) -> list[Recognition]:
         self.calls.append(None)
         return self.oracle.recognize(frame_bgr)
 
     def recognize_regions(
         self,
         frame_bgr: np.ndarray,
-        regions: list[tuple[int, int, int, int]],
-        known: list[np.ndarray],
+        regions: Sequence[tuple[int, int, int, int]],
+        known: Sequence[np.ndarray],
         *,
         plane: np.ndarray | None = None,
-        ignore: list[np.ndarray] = (),
-        readings: list = (),  # type: ignore[type-arg, assignment]
-    ) -> list:  # type: ignore[type-arg]
+        ignore: Sequence[np.ndarray] = (),
+        readings: Sequence[Recognition] = (),
+    ) -> list[Recognition]:
         self.calls.append(list(regions))
         return self.oracle.recognize_regions(frame_bgr, regions, known, readings=readings)
 
@@ -436,13 +440,13 @@ class MissingInRegions(RecordingRecogniser):
     def recognize_regions(
         self,
         frame_bgr: np.ndarray,
-        regions: list[tuple[int, int, int, int]],
-        known: list[np.ndarray],
+        regions: Sequence[tuple[int, int, int, int]],
+        known: Sequence[np.ndarray],
         *,
         plane: np.ndarray | None = None,
-        ignore: list[np.ndarray] = (),
-        readings: list = (),  # type: ignore[type-arg, assignment]
-    ) -> list:  # type: ignore[type-arg]
+        ignore: Sequence[np.ndarray] = (),
+        readings: Sequence[Recognition] = (),
+    ) -> list[Recognition]:
         got = super().recognize_regions(frame_bgr, regions, known, plane=plane, ignore=ignore, readings=readings)
         centres = [np.asarray(q).reshape(4, 2).mean(axis=0) for q in known]
         return [r for r in got if any(np.linalg.norm(r.corners.mean(axis=0) - c) < 20 for c in centres)]

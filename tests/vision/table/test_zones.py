@@ -70,7 +70,7 @@ def test_round_trip_through_json() -> None:
         ({"mat": {"width_mm": "wide", "height_mm": 3}}, "number"),
     ],
 )
-def test_bad_layouts_are_rejected_with_a_reason(patch: dict, message: str) -> None:
+def test_bad_layouts_are_rejected_with_a_reason(patch: dict[str, object], message: str) -> None:
     data = layout_for("chinese-ten", 2).to_dict() | patch
     with pytest.raises(CalibrationError, match=message):
         parse_layout(data)
