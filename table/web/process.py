@@ -81,7 +81,6 @@ class ServerProcess:
         self.viewer_count = 0
         self.alive = True
         self._stopping = False
-        self._lost_said = False
         self._behind_said = False
         self._cond = threading.Condition()
         self._published = Published()
@@ -92,11 +91,9 @@ class ServerProcess:
         self._camera_said = False
         self._syncs = itertools.count(1)
         self._synced: dict[int, threading.Event] = {}
-        self.sent_verdicts = 0
-        self.frames_sent = 0
         here, there = socket.socketpair()
         self._link = Connection(here.detach())
-        package_root = str(Path(table.__file__).resolve().parents[1])
+        package_root = str(Path(table.__file__).resolve().parents[1])  # the server imports this very package
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         try:
@@ -118,7 +115,8 @@ class ServerProcess:
         except OSError:
             ready = False
         if not ready:
-            self._end_process()
+            self.process.kill()
+            self.process.wait(timeout=5)
             self._link.close()
             raise ServerLost(f"the table page's server did not start ({_why(self.process.poll())})")
         self.frames = FrameEncoder(self._on_frame, self._wanted, on_answer=self._on_frame_answer, fps=fps)
@@ -181,7 +179,7 @@ class ServerProcess:
         done = self._synced[ident] = threading.Event()
         self._put(wire.Sync(ident))
         try:
-            return done.wait(timeout)
+            return done.wait(timeout) and self.alive
         finally:
             self._synced.pop(ident, None)
 
@@ -235,10 +233,6 @@ class ServerProcess:
                     return
                 if isinstance(message, wire.Reset):
                     self._say_behind()
-                elif isinstance(message, wire.Verdicts):
-                    self.sent_verdicts += len(message.items)
-                elif isinstance(message, wire.Frame):
-                    self.frames_sent += 1
                 elif isinstance(message, wire.Stop):
                     return
 
