@@ -190,6 +190,7 @@ def test_a_frame_is_encoded_for_a_request_when_nobody_watches(game: tuple[Game, 
     g, _ = game
     assert request(g.url, "/api/frame.jpg").status == 404  # no camera yet
     g.server.publish_frame(_frame(0))
+    assert g.page.sync()  # the server has heard that the camera has a frame
     assert g.server.viewer_count == 0 and g.server.frames.encoded == 0
     jpeg = request(g.url, "/api/frame.jpg")
     assert jpeg.status == 200 and jpeg.headers["content-type"] == "image/jpeg" and jpeg.body[:2] == b"\xff\xd8"
