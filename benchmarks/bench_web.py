@@ -137,6 +137,7 @@ def run_condition(
     from table.controller.loop import TableLoop
     from table.journal import Journal
     from table.web.address import parse_address
+    from table.web.process import ServerProcess
     from table.web.table_page import TablePage
 
     with tempfile.TemporaryDirectory(dir=journal_dir) as tmp:
@@ -152,7 +153,8 @@ def run_condition(
         if condition != "no page":
             page = TablePage.start(parse_address("127.0.0.1:0"), players=opening["players"], out=open(os.devnull, "w"))
             page.attach(session, loop)
-            feed = page.feed
+            feed = page.server
+            assert isinstance(feed, ServerProcess)
             publish = feed.publish
 
             def timed(state: Any, events: Any) -> None:
@@ -227,12 +229,22 @@ def run_condition(
         if camera is not None:
             camera.join()
         if page is not None:
-            out["frames_encoded"] = page.feed.frames.encoded
-            out["state_bytes"] = len(page.feed.snapshot())
+            out["frames_encoded"] = feed.frames.encoded
+            out["state_bytes"] = len(_get(page.server.watch_url, "/api/state"))
             page.stop()
         loop.stop()
         journal.close()
     return out
+
+
+def _get(url: str, path: str) -> bytes:
+    where = urlsplit(url)
+    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    try:
+        conn.request("GET", path)
+        return conn.getresponse().read()
+    finally:
+        conn.close()
 
 
 def page_weight() -> dict[str, int]:

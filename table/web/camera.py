@@ -1,20 +1,17 @@
-"""The camera's side of the page: what the camera thread publishes (:class:`CameraFrame`: the image, the cards
-it recognised and the mat's zones, all in image pixels) and :class:`FrameEncoder`, which turns the latest
-frame into a JPEG for the viewers in a thread of its own.
+"""The camera's side of the page, in the controller's process: what the camera thread publishes
+(:class:`CameraFrame`: the image, the cards it recognised and the mat's zones, all in image pixels) and
+:class:`FrameEncoder`, which turns the latest frame into a JPEG for the page's server in a thread of its own.
 
 The camera thread only hands over references (:meth:`FrameEncoder.offer`); the encoder sends a frame when
-the table moved or what was recognised changed, at most ``fps`` a second, and none while the table is still.
-A frame goes to the viewers inside its stream message (the JPEG in base64, encoded once for all of them), so
-a viewer costs the server one write a frame, not a request.
+the table moved or what was recognised changed, at most ``fps`` a second, none while the table is still and
+none while nobody watches (unless the server asks for one, :meth:`FrameEncoder.ask`). The server sends a frame
+to the viewers inside its stream message, so a viewer costs the server one write a frame, not a request.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from table.web.feed import EncodedFrame
 from table.web.model import FrameJson, SeenCardJson, ZoneJson
 
 Point = tuple[float, float]
@@ -93,28 +91,24 @@ class WatcherFrames:
         return CameraFrame(image, index, seen_cards(w.last_observations), self.zones.of(w.layout, w.calibration))
 
 
-@dataclass(frozen=True, slots=True)
-class EncodedFrame:
-    seq: int
-    jpeg: bytes
-    notice: bytes  # the FrameJson, as sent on the stream (with the JPEG in base64)
-
-
 class FrameEncoder:
-    """Encodes the latest offered frame when someone looks (``wanted()``), on its own thread."""
+    """Encodes the latest offered frame when someone looks (``wanted()``) or asks (:meth:`ask`), on its own
+    thread; ``on_frame`` gets each frame encoded, ``on_answer`` each ask once it is answered (after the frame it
+    encoded for it, if any)."""
 
     def __init__(
         self,
         on_frame: Callable[[EncodedFrame], None],
         wanted: Callable[[], bool],
         *,
+        on_answer: Callable[[int], None] = lambda ident: None,
         fps: float = 8.0,
         max_width: int = 800,
         quality: int = 70,
         still_level: int = 10,
-        keep: int = 4,
     ) -> None:
         self.on_frame = on_frame
+        self.on_answer = on_answer
         self.wanted = wanted
         self.period = 1.0 / fps
         self.max_width = max_width
@@ -123,10 +117,9 @@ class FrameEncoder:
         self._latest: CameraFrame | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._lock = threading.Lock()  # one encoding at a time (the thread, or a /api/frame.jpg asking first)
-        self._recent: OrderedDict[int, EncodedFrame] = OrderedDict()
-        self._recent_lock = threading.Lock()  # the encoder adds, the server reads
-        self._keep = keep
+        self._lock = threading.Lock()  # one encoding at a time
+        self._asked: list[int] = []
+        self._asked_lock = threading.Lock()
         self._seq = 0
         self._sent_from: CameraFrame | None = None
         self._sent_thumb: np.ndarray | None = None
@@ -139,6 +132,15 @@ class FrameEncoder:
 
     def offer(self, frame: CameraFrame) -> None:
         self._latest = frame
+        self._wake.set()
+
+    # -- the server's asks (any thread) ---------------------------------------------------------
+
+    def ask(self, ident: int) -> None:
+        """Encode the latest frame if it is newer than the last one encoded, whoever watches; then answer
+        ``ident``."""
+        with self._asked_lock:
+            self._asked.append(ident)
         self._wake.set()
 
     # -- the encoder thread ---------------------------------------------------------------------
@@ -159,20 +161,23 @@ class FrameEncoder:
             self._wake.clear()
             if self._stop.is_set():
                 return
-            if not self.wanted():
+            with self._asked_lock:
+                asked, self._asked = self._asked, []
+            if not asked and not self.wanted():
                 continue
             wait = self._last_at + self.period - time.monotonic()
             if wait > 0 and self._stop.wait(wait):
                 return
             frame = self._latest
-            if frame is None or frame is self._sent_from:
-                continue
-            try:
-                encoded = self.encode(frame, only_if_changed=True)
-            except Exception:  # a frame that cannot be encoded is skipped; the next one is tried
-                continue
-            if encoded is not None:
-                self.on_frame(encoded)
+            if frame is not None and frame is not self._sent_from:
+                try:
+                    encoded = self.encode(frame, only_if_changed=not asked)
+                except Exception:  # a frame that cannot be encoded is skipped; the next one is tried
+                    encoded = None
+                if encoded is not None:
+                    self.on_frame(encoded)
+            for ident in asked:
+                self.on_answer(ident)
 
     def encode(self, frame: CameraFrame, *, only_if_changed: bool = False) -> EncodedFrame | None:
         """Encode ``frame`` (None when ``only_if_changed`` and neither the picture nor the cards moved)."""
@@ -198,7 +203,7 @@ class FrameEncoder:
             if not ok:
                 raise ValueError("the frame could not be encoded as JPEG")
             self._seq += 1
-            notice = FrameJson(
+            info = FrameJson(
                 seq=self._seq,
                 index=frame.index,
                 width=int(image.shape[1]),
@@ -212,36 +217,9 @@ class FrameEncoder:
                     for z in frame.zones
                 ],
             )
-            jpeg = buf.tobytes()
-            notice["jpeg"] = base64.b64encode(jpeg).decode("ascii")
-            encoded = EncodedFrame(self._seq, jpeg, json.dumps(notice, separators=(",", ":")).encode())
             self._sent_thumb, self._sent_cards = thumb, cards
-            with self._recent_lock:
-                self._recent[encoded.seq] = encoded
-                while len(self._recent) > self._keep:
-                    self._recent.popitem(last=False)
             self.encoded += 1
-            return encoded
-
-    # -- the server -----------------------------------------------------------------------------
-
-    def jpeg(self, seq: int | None = None) -> EncodedFrame | None:
-        """Frame ``seq`` when it is still kept, else the latest (encoded now when the camera has a newer one)."""
-        with self._recent_lock:
-            kept = self._recent.get(seq) if seq is not None else None
-        if kept is not None:
-            return kept
-        frame = self._latest
-        if frame is not None and frame is not self._sent_from:
-            fresh = self.encode(frame)
-            if fresh is not None:
-                return fresh
-        return self.latest()
-
-    def latest(self) -> EncodedFrame | None:
-        """The frame encoded last (None before the first)."""
-        with self._recent_lock:
-            return next(reversed(self._recent.values()), None)
+            return EncodedFrame(self._seq, buf.tobytes(), info)
 
     @property
     def has_camera(self) -> bool:

@@ -19,3 +19,15 @@ class BadInput(WebError, ValueError):
 
 class TooManyViewers(WebError, RuntimeError):
     """Every viewer place is taken; the server answers 503 until one leaves."""
+
+
+class TableSilent(WebError, TimeoutError):
+    """The controller did not answer the page's server in time (a host input was not posted)."""
+
+
+class ServerLost(WebError, RuntimeError):
+    """The page's server process did not start, or stopped."""
+
+
+class NoTable(WebError, RuntimeError):
+    """A host input arrived while no game is being refereed (between two deals, or after the game)."""

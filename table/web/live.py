@@ -1,23 +1,27 @@
 """The live table's side of the page: after each verdict, on the controller's loop thread, the state and the
-verdict's events go to the :class:`~table.web.feed.TableFeed` (a few dozen microseconds; nothing waits on a
-viewer). A resumed game's moves and flags so far are read from its journalled verdicts first."""
+verdict's events go to the feed (:class:`~table.web.process.ServerProcess`, which queues them for the page's
+server process: nothing waits on the server or a viewer). A resumed game's moves and flags so far are read from
+its journalled verdicts first."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from table.controller.core import GameSession
 from table.controller.referee import Action, Input
-from table.web.feed import TableFeed
-from table.web.model import Event
+from table.web.model import Event, State
 from table.web.snapshot import Ledger, state_of
+
+
+class Publisher(Protocol):
+    def publish(self, state: State, events: Sequence[Event]) -> None: ...
 
 
 class LiveTable:
     def __init__(
         self,
-        feed: TableFeed,
+        feed: Publisher,
         session: GameSession,
         *,
         names: Callable[[int], str] = lambda s: f"seat {s}",

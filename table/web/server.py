@@ -1,4 +1,5 @@
-"""The table page's HTTP server: Starlette on uvicorn, in a thread of its own beside the controller.
+"""The table page's HTTP server: Starlette on uvicorn, in a thread of its own (in the page's server process,
+:mod:`table.web.child`, or for ``cardtable history --web`` in the command's own).
 
 Routes (docs/web.md): ``/`` (the page), ``/assets/NAME`` (its script and style, from the package, by name: no
 request names a file), ``GET /api/state``, ``GET /api/frame.jpg``, ``GET /api/stream`` (server-sent events),
@@ -10,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -26,11 +28,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from table.controller.referee import Input
 from table.web.address import WebAddress, bind
-from table.web.errors import BadInput, TooManyViewers, WebError
+from table.web.errors import BadInput, TableSilent, TooManyViewers, WebError
 from table.web.feed import TableFeed, sse
-from table.web.inputs import parse_host_command
+from table.web.inputs import HostCommand, parse_host_command
 from table.web.replay import ReplayError, list_games, replay_game
 from table.web.security import RateLimiter, bearer, token_matches
 
@@ -67,10 +68,16 @@ def load_assets() -> dict[str, tuple[bytes, str]]:
 
 @dataclass
 class WebSettings:
+    """``inputs``: hands a host's command to the table (raises :class:`~table.web.errors.WebError` when no game
+    is being refereed, :class:`~table.web.errors.TableSilent` when the table does not answer); None: no live
+    table. ``fresh_frame``: asks for the camera's latest frame and waits until it is in the feed's frames (or
+    there is none newer)."""
+
     token: str
     players: int = 0
     journal: Path | None = None
-    inputs: Callable[[Input], None] | None = None  # None: no live table, nothing to send
+    inputs: Callable[[HostCommand], Awaitable[None]] | None = None
+    fresh_frame: Callable[[], Awaitable[None]] | None = None
     input_rate: float = 5.0
     input_burst: int = 10
 
@@ -194,9 +201,13 @@ def create_app(feed: TableFeed, settings: WebSettings) -> ASGIApp:
     async def frame(request: Request) -> Response:
         seq_text = request.query_params.get("seq")
         seq = int(seq_text) if seq_text and seq_text.isdigit() else None
-        if not feed.frames.has_camera:
-            return _error(404, "no camera frame yet")
-        encoded = await anyio.to_thread.run_sync(feed.frames.jpeg, seq)
+        encoded = feed.frames.get(seq) if seq is not None else None
+        if encoded is None:
+            if not feed.frames.has_camera:
+                return _error(404, "no camera frame yet")
+            if settings.fresh_frame is not None:
+                await settings.fresh_frame()
+            encoded = feed.frames.latest()
         if encoded is None:
             return _error(404, "no camera frame yet")
         return Response(
@@ -233,7 +244,9 @@ def create_app(feed: TableFeed, settings: WebSettings) -> ASGIApp:
             return _error(400, str(exc))
         inp = command.to_input()
         try:
-            settings.inputs(inp)
+            await settings.inputs(command)
+        except TableSilent as exc:
+            return _error(503, str(exc), {"Retry-After": "1"})
         except WebError as exc:  # no game is being refereed at this moment
             return _error(409, str(exc))
         return JSONResponse({"accepted": inp.to_json()}, status_code=202)
@@ -290,12 +303,15 @@ def create_app(feed: TableFeed, settings: WebSettings) -> ASGIApp:
 
 
 class WebServer:
-    """The server on ``address``, started in its own thread; ``stop()`` ends the streams and the server."""
+    """The server on ``address`` (or on ``sock``, already listening there), started in its own thread;
+    ``stop()`` ends the streams and the server."""
 
-    def __init__(self, feed: TableFeed, settings: WebSettings, address: WebAddress) -> None:
+    def __init__(
+        self, feed: TableFeed, settings: WebSettings, address: WebAddress, *, sock: socket.socket | None = None
+    ) -> None:
         self.feed = feed
         self.settings = settings
-        self.socket = bind(address)  # raises AddressError before anything starts
+        self.socket = sock if sock is not None else bind(address)  # bind raises AddressError before anything starts
         self.address = WebAddress(address.host, int(self.socket.getsockname()[1]))
         config = uvicorn.Config(
             create_app(feed, settings),
@@ -324,7 +340,6 @@ class WebServer:
         self._thread = threading.Thread(target=self._run, name="web", daemon=True)
         self._thread.start()
         self._ready.wait(timeout=10)
-        self.feed.frames.start()
         return self
 
     def _run(self) -> None:
@@ -339,12 +354,15 @@ class WebServer:
             self._ready.set()
 
     def stop(self) -> None:
-        self.feed.frames.stop()
         self.feed.end_streams()
         self.server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
         self.socket.close()
+
+    @property
+    def stopped(self) -> bool:
+        return self._thread is not None and not self._thread.is_alive()
 
     def __enter__(self) -> WebServer:
         return self.start()

@@ -25,6 +25,7 @@ from table.journal import Journal
 from table.web.address import parse_address
 from table.web.camera import CameraFrame, SeenCard, ZoneOutline
 from table.web.errors import AddressError
+from table.web.process import ServerProcess
 from table.web.table_page import TablePage
 from tests.web.conftest import StreamReader, post_input, request
 
@@ -42,6 +43,12 @@ class Table:
     def inputs(self) -> list[Input]:
         return [Input.from_json(e.body) for e in self.journal.entries(self.session.game_id, kinds=("input",))]
 
+    @property
+    def feed(self) -> ServerProcess:
+        """The feed the table publishes into: the server's process, seen from the controller."""
+        assert isinstance(self.page.server, ServerProcess)
+        return self.page.server
+
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Table]:
@@ -55,6 +62,7 @@ def table(tmp_path: Path) -> Iterator[Table]:
     page = TablePage.start(parse_address("127.0.0.1:0"), players=3, journal=path, token=TOKEN, out=io.StringIO())
     page.attach(session, loop, dealer_machine=False)
     loop.start(first)
+    assert page.sync()  # the server process has the game's first state
     try:
         yield Table(page, loop, session, journal, page.server.watch_url)
     finally:
@@ -159,6 +167,7 @@ def test_a_hosts_tap_is_the_terminals_input_journalled_and_refereed(table: Table
         "text": "table page",
     }
     _judge_all(table.loop)
+    assert table.page.sync()
     journalled = table.inputs()
     assert journalled == [
         parse_command("confirm dealt", 3),
@@ -250,7 +259,7 @@ def test_frames_are_sent_when_the_table_moves_and_not_while_it_is_still(
     assert request(table.url, "/api/frame.jpg").status == 404  # no camera yet
     viewer = stream_reader(table.url)
     assert viewer.wait_for(lambda: viewer.kinds()[:1] == ["hello"])
-    table.page.feed.publish_frame(_frame(0))
+    table.feed.publish_frame(_frame(0))
     assert viewer.wait_for(lambda: len(viewer.of("frame")) == 1)
     notice = viewer.of("frame")[0]
     assert notice["width"] == 800 and notice["height"] == 450  # scaled to the page's width: 1280 -> 800
@@ -264,13 +273,13 @@ def test_frames_are_sent_when_the_table_moves_and_not_while_it_is_still(
     assert picture is not None
     assert picture.shape == (450, 800, 3) and picture[150, 110].mean() > 200 and picture[400, 700].mean() < 80
     for _ in range(5):  # the same table again: nothing to send
-        table.page.feed.publish_frame(_frame(0))
+        table.feed.publish_frame(_frame(0))
         time.sleep(0.15)
     assert len(viewer.of("frame")) == 1
     newcomer = stream_reader(table.url)  # joins a still table: sees the last frame sent, once
     assert newcomer.wait_for(lambda: newcomer.kinds()[:2] == ["hello", "frame"])
     assert newcomer.of("frame") == [notice]
-    table.page.feed.publish_frame(_frame(200))  # the card moved
+    table.feed.publish_frame(_frame(200))  # the card moved
     assert viewer.wait_for(lambda: len(viewer.of("frame")) == 2)
     assert viewer.of("frame")[1]["cards"][0]["corners"][0] == [187.5, 62.5]
 
@@ -309,7 +318,10 @@ def test_fifty_viewers_connect_get_every_event_and_leave(
 ) -> None:
     viewers = [stream_reader(table.url) for _ in range(50)]
     assert all(v.wait_for(partial(said_hello, v)) for v in viewers)
-    assert table.page.feed.viewer_count == 50
+    end = time.monotonic() + 10  # the server process tells the controller how many watch
+    while table.feed.viewer_count < 50 and time.monotonic() < end:
+        time.sleep(0.05)
+    assert table.feed.viewer_count == 50
     for why in ("one", "two", "three"):
         assert post_input(table.url, {"command": "undo", "why": why}, TOKEN).status == 202
     _judge_all(table.loop)
@@ -321,12 +333,12 @@ def test_fifty_viewers_connect_get_every_event_and_leave(
     for v in viewers[:25]:
         v.close()
     end = time.monotonic() + 30
-    while table.page.feed.viewer_count > 25 and time.monotonic() < end:
+    while table.feed.viewer_count > 25 and time.monotonic() < end:
         time.sleep(0.05)
-    assert table.page.feed.viewer_count == 25
+    assert table.feed.viewer_count == 25
     for v in viewers[25:]:
         v.close()
-    while table.page.feed.viewer_count and time.monotonic() < end + 30:
+    while table.feed.viewer_count and time.monotonic() < end + 30:
         time.sleep(0.05)
-    assert table.page.feed.viewer_count == 0
+    assert table.feed.viewer_count == 0
     assert request(table.url, "/api/state").status == 200

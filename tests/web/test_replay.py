@@ -30,6 +30,7 @@ def test_the_page_follows_a_refereed_game_and_replays_it_from_the_journal(
             DemoConfig(players=3, seed=3, cheat=0.2, journal=journal, senses="direct", timeout=300), page=page
         )
         assert result.refereed is not None and result.agree and result.flags
+        assert page.sync()
         url = page.server.watch_url
         state = request(url, "/api/state").json()
         assert viewer.wait_for(lambda: bool(viewer.of("state")) and viewer.of("state")[-1]["seq"] == state["seq"])

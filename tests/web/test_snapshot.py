@@ -60,6 +60,7 @@ def test_a_frog_or_garbage_demo_is_followed_to_its_refereed_result(tmp_path: Pat
             page=page,
         )
         assert outcome.agree and outcome.refereed is not None
+        assert page.sync()
         state = request(page.server.watch_url, "/api/state").json()
         assert state["over"] and state["result"] == outcome.refereed
         assert [s[unit] for s in state["seats"]] == [s[unit] for s in outcome.refereed["seats"]]
