@@ -77,7 +77,9 @@ PAPER_SHARE = 0.08
 """A patch of paper that no card found explains, of this share of a card's area or more, is looked at."""
 GUESSED_WIDTHS = (80.0, 105.0, 135.0, 175.0, 225.0)
 """The card widths (working px, spanning ``vision.working_scale.CARD_RANGE``) a frame without a whole card found is
-read at."""
+tried at (up to ``WIDTH_PROBES`` guesses each): it is read at the width at which the most guesses read as a face at
+``SURE_AT_FIRST`` or more (their probabilities summed)."""
+WIDTH_PROBES = 64
 SURE_AT_FIRST = 0.8
 """... the width whose first readings of a face at this probability or more add up to the most."""
 AGAIN_SCALES = (0.93, 1.07)
@@ -389,6 +391,22 @@ class Covered(NamedTuple):
     false_outlines: list[int]
 
 
+def _likeliest_width(
+    image: np.ndarray, grey: np.ndarray, segments: np.ndarray, widths: Sequence[float], read_corners: ReadCorners
+) -> float:
+    """Of ``widths``, the one at which the most guesses read as a face surely (``SURE_AT_FIRST``; their
+    probabilities summed), each width tried on at most ``WIDTH_PROBES`` of its guesses, spread over them."""
+    scores = []
+    for width in widths:
+        guesses = with_sides(grey, corner_guesses(segments, width), width, CARD_ASPECT)
+        if len(guesses) > WIDTH_PROBES:
+            guesses = guesses.take(np.linspace(0, len(guesses) - 1, WIDTH_PROBES).round().astype(np.intp))
+        first = first_reading(image, guesses, read_corners, width, CARD_ASPECT)
+        sure = first[:, :FACES].max(axis=1) if len(first) else np.zeros(0)
+        scores.append(float(sure[sure >= SURE_AT_FIRST].sum()))
+    return float(widths[int(np.argmax(scores))])
+
+
 def read_covered(
     image: np.ndarray,
     read_corners: ReadCorners,
@@ -413,13 +431,9 @@ def read_covered(
             for x0, y0, x1, y1 in paper.boxes
         ]
     )
-    tried = []
-    for width in widths:
-        guesses = off_whole_corners(with_sides(grey, corner_guesses(segments, width), width, aspect), whole, width)
-        first = first_reading(image, guesses, read_corners, width, aspect)
-        sure = first[:, :FACES].max(axis=1) if len(first) else np.zeros(0)
-        tried.append((float(sure[sure >= SURE_AT_FIRST].sum()), width, guesses, first))
-    _, width, guesses, first = max(tried, key=lambda t: t[0])
+    width = widths[0] if len(widths) == 1 else _likeliest_width(image, grey, segments, widths, read_corners)
+    guesses = off_whole_corners(with_sides(grey, corner_guesses(segments, width), width, aspect), whole, width)
+    first = first_reading(image, guesses, read_corners, width, aspect)
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
     named = [c for c in named_cards(guesses, probs, labels, aspect) if paper.share_under(c.outline) >= ON_PAPER]
     return against_whole(named, whole, whole_labels, width)
