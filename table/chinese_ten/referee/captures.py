@@ -182,5 +182,3 @@ class Captures(ChineseTenTable):
         if self.phase is TablePhase.FLIP:
             self._ask_flip(out)
         out.append(self._say(f"undone: {move}; put the table back as it was (layout {format_cards(st.layout)})"))
-
-    # -- restart ------------------------------------------------------------------------------------

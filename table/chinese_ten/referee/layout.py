@@ -219,6 +219,8 @@ class Layout(ChineseTenTable):
             )
         # anything else: a card the game had already moved (an opening capture, an undone move)
 
+    # -- restart ------------------------------------------------------------------------------------
+
     def _control(self, inp: Input, out: list[Action]) -> None:
         if inp.kind == "resync_begin":
             self.resyncing = True
