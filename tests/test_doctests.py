@@ -1,5 +1,5 @@
-"""The examples in the docstrings of the public value types (cards, records, referee actions, the seats' LED
-roles) run and give what they show."""
+"""The examples in the docstrings of the public value types (cards, records, referee actions, the questions
+asked at the table, the seats' LED roles) run and give what they show."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 
 import table.cards
+import table.controller.questions
 import table.controller.referee
 import table.controller.referee_base
 import table.records
@@ -16,7 +17,7 @@ import table.records
 
 @pytest.mark.parametrize(
     "module",
-    [table.cards, table.records, table.controller.referee, table.controller.referee_base],
+    [table.cards, table.records, table.controller.questions, table.controller.referee, table.controller.referee_base],
     ids=lambda m: m.__name__,
 )
 def test_the_docstring_examples_hold(module: ModuleType) -> None:

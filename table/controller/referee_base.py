@@ -7,12 +7,35 @@ implements the four input handlers and ``over``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from table.cards import Card
+from table.controller.questions import (
+    NAMES_BEFORE_SUIT,
+    SUIT_NAMES,
+    Choice,
+    Prompt,
+    next_question,
+    prompt_question,
+    prompt_yes_cards,
+)
 from table.controller.referee import Action, Flag, Input, Override
+
+__all__ = [
+    "NAMES_BEFORE_SUIT",
+    "SUIT_NAMES",
+    "Choice",
+    "Prompt",
+    "RefereeBookkeeping",
+    "next_question",
+    "prompt_question",
+    "prompt_yes_cards",
+    "seat_of_zone",
+    "winner_roles",
+]
 
 
 class RefereeBookkeeping:
@@ -20,7 +43,7 @@ class RefereeBookkeeping:
     commands: dict[int, Action]
     messages: deque[str]
     overrides: list[Override]
-    prompt: dict[str, Any] | None
+    prompt: Prompt | None
     held: list[Input]
 
     def _init_bookkeeping(self, *, messages: int = 10) -> None:
@@ -40,12 +63,12 @@ class RefereeBookkeeping:
     def pending_commands(self) -> list[Action]:
         return list(self.commands.values())
 
-    def _attention(self, roles: dict[int, str], *asking: dict[str, Any] | None) -> dict[int, str]:
+    def _attention(self, roles: dict[int, str], *asking: Choice | Prompt | None) -> dict[int, str]:
         """``roles`` with the seat each open question (``asking``: a choice, the prompt) waits on as ``confirm``,
         then every seat with an open flag as ``error`` (a flag outranks a question)."""
         for question in asking:
             if question is not None:
-                roles[question["seat"]] = "confirm"
+                roles[question.seat] = "confirm"
         for flag in self.flags.values():
             if flag.state == "open":
                 roles[flag.seat] = "error"
@@ -189,23 +212,12 @@ class RefereeBookkeeping:
         once, so a sighting given up after a few names left a game waiting for ever (Garbage seed 5 at the
         camera table). Once the camera's first guesses are refused the suit is asked first
         (:func:`next_question`), so a card is named in at most about 18 presses, not 51."""
-        self._put(
-            out,
-            {
-                "seat": seat,
-                "card": ranked[0],
-                "suit": None,
-                "alternatives": list(ranked[1:]),
-                "refused": 0,
-                "input": inp.to_json(),
-            },
-            f"is {which} {ranked[0]}?",
-        )
+        self._put(out, Prompt.about(seat, ranked, inp), f"is {which} {ranked[0]}?")
 
     def _answer_prompt(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
         prompt = self.prompt
         assert prompt is not None
-        original = Input.from_json(prompt["input"])
+        original = prompt.input
         yes = kind in ("short", "confirm")
         if kind == "correct" and inp.card:
             try:
@@ -213,16 +225,16 @@ class RefereeBookkeeping:
             except ValueError:
                 out.append(self._say(f"{inp.card!r} is not a card"))
                 return
-        elif prompt.get("suit") is not None:  # a question about the suit
-            suit = prompt["suit"]
+        elif prompt.suit is not None:  # a question about the suit
+            suit = prompt.suit
             self._record_override(out, who, f"{'a' if yes else 'not a'} {SUIT_NAMES[suit]}", why)
-            self._ask_next(dict(prompt, card=None), out, suit=suit if yes else None, not_suit=None if yes else suit)
+            self._ask_next(prompt, out, suit=suit if yes else None, not_suit=None if yes else suit)
             return
         elif yes:
-            card = prompt["card"]
+            card = str(prompt.card)
         else:
-            self._record_override(out, who, f"not {prompt['card']}", why)
-            self._ask_next(dict(prompt, refused=int(prompt.get("refused", 0)) + 1), out)
+            self._record_override(out, who, f"not {prompt.card}", why)
+            self._ask_next(dataclasses.replace(prompt, refused=prompt.refused + 1), out)
             return
         self.prompt = None
         self._record_override(out, who, f"the card is {card}", why)
@@ -242,16 +254,16 @@ class RefereeBookkeeping:
         self._release_held(out)
 
     def _ask_next(
-        self, prompt: dict[str, Any], out: list[Action], *, suit: str | None = None, not_suit: str | None = None
+        self, prompt: Prompt, out: list[Action], *, suit: str | None = None, not_suit: str | None = None
     ) -> None:
         """The question after a "no" (or after the suit was settled): :func:`next_question`, or, when no
         card is left, the sighting given up."""
         alternatives = [
             c
-            for c in prompt["alternatives"]
+            for c in prompt.alternatives
             if (suit is None or c[-1] == suit) and (not_suit is None or c[-1] != not_suit)
         ]
-        question = next_question(alternatives, int(prompt.get("refused", 0)), settled=suit is not None)
+        question = next_question(alternatives, prompt.refused, settled=suit is not None)
         if question is None:
             self.prompt = None
             out.append(self._say("no other card can be there; the sighting is ignored: check the table"))
@@ -260,19 +272,17 @@ class RefereeBookkeeping:
         card, asked_suit, rest = question
         self._put(
             out,
-            dict(prompt, card=card, suit=asked_suit, alternatives=rest),
+            dataclasses.replace(prompt, card=card, suit=asked_suit, alternatives=tuple(rest)),
             f"then is it {card}?" if asked_suit is None else f"is it a {SUIT_NAMES[asked_suit]}?",
         )
 
-    def _put(self, out: list[Action], prompt: dict[str, Any], question: str) -> None:
+    def _put(self, out: list[Action], prompt: Prompt, question: str) -> None:
         """Open ``prompt`` and ask its ``question`` at its seat."""
         self.prompt = prompt
         text = f"{question} press to confirm, hold to say no"
-        if prompt["suit"] is not None:
+        if prompt.suit is not None:
             text += " (or name it at the terminal: correct CARD)"
-        out.append(
-            {"do": "prompt", "seat": prompt["seat"], "card": prompt["card"], "suit": prompt["suit"], "text": text}
-        )
+        out.append({"do": "prompt", "seat": prompt.seat, "card": prompt.card, "suit": prompt.suit, "text": text})
 
 
 def winner_roles(players: int, result_seats: Iterable[dict[str, Any]], score: str) -> dict[int, str]:
@@ -296,41 +306,3 @@ def seat_of_zone(zone: str | None) -> int | None:
         except ValueError:
             return None
     return None
-
-
-SUIT_NAMES = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
-NAMES_BEFORE_SUIT = 3
-"""Cards asked by name before the suit is asked: the camera's first guesses are usually right when it has
-any idea; after them its ranking is little better than chance, and the suit halves what is left twice."""
-
-
-def next_question(
-    alternatives: Sequence[str], refused: int, *, settled: bool = False
-) -> tuple[str | None, str | None, list[str]] | None:
-    """The next question about a card that may be any of ``alternatives`` (best first) after ``refused``
-    names were said no to: ``(card, None, rest)`` asks "is it card?"; ``(None, suit, alternatives)`` asks
-    "is it a <suit>?" (suits in the order of their best card). The suit is asked once ``NAMES_BEFORE_SUIT``
-    names were refused and more than four cards of more than one suit remain, unless ``settled`` (people
-    said yes to a suit). None when no card is left."""
-    if not alternatives:
-        return None
-    suits = list(dict.fromkeys(c[-1] for c in alternatives))
-    if not settled and refused >= NAMES_BEFORE_SUIT and len(suits) > 1 and len(alternatives) > 4:
-        return None, suits[0], list(alternatives)
-    return alternatives[0], None, list(alternatives[1:])
-
-
-def prompt_yes_cards(prompt: dict[str, Any] | None) -> tuple[str, ...]:
-    """The cards for which the open prompt's answer is yes (what a player looking at the table checks)."""
-    if prompt is None:
-        return ()
-    if prompt.get("suit") is not None:
-        return tuple(c for c in prompt["alternatives"] if c[-1] == prompt["suit"])
-    return (str(prompt["card"]),)
-
-
-def prompt_question(prompt: dict[str, Any]) -> str:
-    """The open prompt's question for a panel: "is it 8D?" or "is it a heart?"."""
-    if prompt.get("suit") is not None:
-        return f"is it a {SUIT_NAMES[prompt['suit']]}?"
-    return f"is it {prompt['card']}?"

@@ -23,8 +23,8 @@ from table.chinese_ten import ChineseTenState, Phase, RuleSet
 from table.chinese_ten.bots import make_bots
 from table.chinese_ten.moves import Move
 from table.chinese_ten.state import DEALT_TO_PLAYERS, LAYOUT_SIZE
+from table.controller.questions import prompt_yes_cards
 from table.controller.referee import CAPTURE_COMPULSORY, NON_MATCHING, OUT_OF_TURN, TWO_CARDS, WRONG_CARD
-from table.controller.referee_base import prompt_yes_cards
 from table.demo.scenes import Scene
 from table.demo.world import Cheat, Controls, ScriptWorld, Step
 
@@ -125,9 +125,8 @@ class ChineseTenWorld(ScriptWorld):
         self._answered = prompt
         on_mat = {str(c) for c in self.ids}
         right = any(card in on_mat for card in prompt_yes_cards(prompt))
-        seat = prompt["seat"] if prompt["seat"] is not None else 0
         self.answers += 1
-        self.controls.press(seat, not right)
+        self.controls.press(prompt.seat, not right)
 
     def go_live(self) -> None:
         self.hold_live = False

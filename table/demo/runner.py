@@ -464,7 +464,7 @@ def _stuck(cfg: DemoConfig, ctl: Controller, world: ScriptWorld) -> str:
     return (
         f"the game did not finish within {cfg.timeout:g} s: referee in phase {view.get('phase', view.get('stage'))} "
         f"(seat {view.get('to_act')} to act{layout}, open flags {', '.join(open_flags) or 'none'}, "
-        f"prompt {prompt and prompt['card']}); table: {world.steps_done} bot actions, game "
+        f"prompt {prompt and prompt.card}); table: {world.steps_done} bot actions, game "
         f"{'over' if world.finished else 'not over'}; dealer commands in flight {len(referee.pending_commands())}, "
         f"LEDs {ctl.loop.leds}"
     )

@@ -19,8 +19,8 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from table.controller.questions import Prompt
 from table.controller.referee import Flag, Input
-from table.controller.referee_base import prompt_yes_cards
 from table.demo.scenes import Scene
 from table.demo.world_log import WorldRecord
 
@@ -55,7 +55,7 @@ class Controls:
     """What the players see of the controller and how they reach it."""
 
     leds: Callable[[], dict[int, str]]  # each seat's LED role
-    prompt: Callable[[], dict[str, Any] | None]  # the referee's open question about a card
+    prompt: Callable[[], Prompt | None]  # the referee's open question about a card
     idle: Callable[[], bool]  # the table is quiet and the controller has judged everything
     press: Callable[[int, bool], None]  # a finger on a seat button (long or short), back once posted
     terminal: Callable[[Input], None]  # something entered at the terminal
@@ -78,7 +78,7 @@ class ScriptWorld:
         self.error: str | None = None
         self._script: Generator[Step, None, None] | None = None
         self._waiting: Step | None = None
-        self._answered: dict[str, Any] | None = None
+        self._answered: Prompt | None = None
 
     def script(self) -> Generator[Step, None, None]:
         raise NotImplementedError
@@ -122,8 +122,8 @@ class ScriptWorld:
         self._answered = prompt
         long = not confirms(self.scene, prompt)
         self.answers += 1
-        self.record.write({"prompt": [int(prompt["seat"]), long]})
-        self.controls.press(int(prompt["seat"]), long)
+        self.record.write({"prompt": [prompt.seat, long]})
+        self.controls.press(prompt.seat, long)
 
     # -- running the script ------------------------------------------------------------------------
 
@@ -195,12 +195,12 @@ class ScriptWorld:
         return lambda: self.idle() and self.leds().get(seat) != role
 
 
-def confirms(scene: Scene, prompt: dict[str, Any]) -> bool:
+def confirms(scene: Scene, prompt: Prompt) -> bool:
     """Whether a player looking at the table confirms the referee's "is the card just placed X?" (or "is
     it a heart?"): the card laid last in the zone the question is about is one of the prompt's yes cards
     (any of them on the mat when the prompt names no zone)."""
-    zone = (prompt.get("input") or {}).get("zone")
-    yes = prompt_yes_cards(prompt)
+    zone = prompt.input.zone
+    yes = prompt.yes_cards()
     return bool(scene.newest_in(str(zone)) in yes) if zone else any(scene.on_mat(card) for card in yes)
 
 

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from table.cards import Card, Suit
+from table.controller.questions import Choice
 from table.controller.referee import DEAL_COUNT, OUT_OF_TURN, Action
 from table.controller.referee_base import RefereeBookkeeping
 from table.errors import ConfigError
@@ -77,7 +78,7 @@ class FrogTable(RefereeBookkeeping):
         self.points = [0] * players
         self.deal_results: list[dict[str, Any]] = []
         self.hopper_left = 0
-        self.choice: dict[str, Any] | None = None  # a bid or trump being chosen: seat, kind, options, index
+        self.choice: Choice | None = None  # a bid or trump being chosen
         self.resyncing = False
         self.resync_seen: set[Card] = set()
         # face-down cards in the widow zone, as the referee saw them come and go; after a restart the

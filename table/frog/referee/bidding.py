@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from table.controller.questions import Choice
 from table.controller.referee import Action, Input
 from table.errors import IllegalMoveError
 from table.frog.deal import WIDOW_SIZE
@@ -22,9 +23,9 @@ class Bidding(FrogTable):
         assert seat is not None
         if deal.phase is Phase.AUCTION:
             options = ["pass" if c is None else c.word for c in deal.legal_bids(seat)]
-            self.choice = {"seat": seat, "kind": "bid", "options": options, "index": 0}
+            self.choice = Choice(seat, "bid", tuple(options))
         else:
-            self.choice = {"seat": seat, "kind": "trump", "options": [s.char for s in CHICO_TRUMPS], "index": 0}
+            self.choice = Choice(seat, "trump", tuple(s.char for s in CHICO_TRUMPS))
         out.append(self._choice_prompt())
 
     def _choice_label(self, kind: str, option: str) -> str:
@@ -36,23 +37,23 @@ class Bidding(FrogTable):
         c = self.choice
         if c is None:
             return None
-        shown = self._choice_label(c["kind"], c["options"][c["index"]])
-        return f"seat {c['seat']} {'bids' if c['kind'] == 'bid' else 'names trumps'}: {shown}?"
+        shown = self._choice_label(c.kind, c.shown)
+        return f"seat {c.seat} {'bids' if c.kind == 'bid' else 'names trumps'}: {shown}?"
 
     def _choice_prompt(self) -> Action:
         c = self.choice
         assert c is not None
-        labels = ", ".join(self._choice_label(c["kind"], o) for o in c["options"])
+        labels = ", ".join(self._choice_label(c.kind, o) for o in c.options)
         text = f"{self._choice_text()} (press to change among {labels}; hold or confirm to accept)"
-        return {"do": "prompt", "seat": c["seat"], "choice": c["kind"], "shown": c["options"][c["index"]], "text": text}
+        return {"do": "prompt", "seat": c.seat, "choice": c.kind, "shown": c.shown, "text": text}
 
     def _accept_choice(self, out: list[Action], who: str, why: str) -> None:
         c = self.choice
         deal = self.deal
         assert c is not None and deal is not None
-        seat, option = c["seat"], c["options"][c["index"]]
+        seat, option = c.seat, c.shown
         try:
-            if c["kind"] == "bid":
+            if c.kind == "bid":
                 contract = None if option == "pass" else CONTRACT_WORDS[option]
                 deal.bid(seat, contract)
             else:
@@ -64,7 +65,7 @@ class Bidding(FrogTable):
         move = deal.history[-1]
         text = (
             f"seat {seat} {'passes' if option == 'pass' else 'bids ' + self._choice_label('bid', option)}"
-            if c["kind"] == "bid"
+            if c.kind == "bid"
             else f"seat {seat} names {self._choice_label('trump', option)} trumps"
         )
         out.append({"do": "move", "deal": self.deal_no, "move": move.as_json(), "text": text, "by": who, "why": why})
@@ -120,19 +121,18 @@ class Bidding(FrogTable):
     def _choose(self, kind: str, inp: Input, who: str, why: str, out: list[Action]) -> None:
         c = self.choice
         assert c is not None
-        if inp.seat is not None and inp.seat != c["seat"]:
+        if inp.seat is not None and inp.seat != c.seat:
             out.append(
                 self._say(
-                    f"seat {inp.seat}: it is seat {c['seat']}'s turn to "
-                    f"{'bid' if c['kind'] == 'bid' else 'name trumps'}"
+                    f"seat {inp.seat}: it is seat {c.seat}'s turn to {'bid' if c.kind == 'bid' else 'name trumps'}"
                 )
             )
             return
         if kind in ("bid", "trump"):
             word = inp.text.strip().lower()
-            if kind != c["kind"]:
+            if kind != c.kind:
                 out.append(
-                    self._say(f"seat {c['seat']} is to {'bid' if c['kind'] == 'bid' else 'name trumps'}, not to {kind}")
+                    self._say(f"seat {c.seat} is to {'bid' if c.kind == 'bid' else 'name trumps'}, not to {kind}")
                 )
                 return
             option = word
@@ -142,20 +142,20 @@ class Bidding(FrogTable):
             else:
                 suit = SUIT_BY_CHAR.get(word.upper() if len(word) == 1 else word)
                 option = suit.char if suit else word
-            if option not in c["options"]:
-                labels = ", ".join(self._choice_label(c["kind"], o) for o in c["options"])
-                out.append(self._say(f"seat {c['seat']} cannot {kind} {inp.text!r} now; the choices are {labels}"))
+            if option not in c.options:
+                labels = ", ".join(self._choice_label(c.kind, o) for o in c.options)
+                out.append(self._say(f"seat {c.seat} cannot {kind} {inp.text!r} now; the choices are {labels}"))
                 return
-            c["index"] = c["options"].index(option)
+            self.choice = c.showing(option)
             out.append(self._choice_prompt())
             return
         if kind == "short":
-            c["index"] = (c["index"] + 1) % len(c["options"])
+            self.choice = c.stepped()
             out.append(self._choice_prompt())
             return
         if kind in ("long", "confirm"):
             self._accept_choice(out, who, why)
             return
         # reject: back to the first choice
-        c["index"] = 0
+        self.choice = c.reset()
         out.append(self._choice_prompt())

@@ -91,7 +91,7 @@ class FrogReferee(Dealing, Bidding, WidowAndDiscards, Tricks, Settling):
             "seats": seats,
             "choice": self._choice_text(),
             "flags": [f.to_action() | {"state": f.state} for f in self.flags.values() if f.state == "open"],
-            "prompt": self.prompt,
+            "prompt": None if self.prompt is None else self.prompt.to_json(),
             "messages": list(self.messages),
         }
 

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -257,17 +256,18 @@ def test_terminal_view_shows_layout_seats_flags_and_leds() -> None:
 
 def test_the_demo_players_answer_a_suit_question_by_the_card_they_see() -> None:
     """The Chinese Ten demo's players: asked "is it a club?", a player presses (yes) when a
-    card the answer stands for (`referee_base.prompt_yes_cards`: the clubs still possible) lies on the
+    card the answer stands for (`questions.prompt_yes_cards`: the clubs still possible) lies on the
     mat, and holds (no) otherwise; each question is answered once."""
     from table.cards import Card
     from table.chinese_ten import rules_by_name
-    from table.controller.referee_base import prompt_yes_cards
+    from table.controller.questions import Prompt, prompt_yes_cards
+    from table.controller.referee import Input
     from table.demo.chinese_ten_world import ChineseTenWorld
     from table.demo.scenes import DirectScene
     from table.demo.world import Controls
 
     presses: list[tuple[int, bool]] = []
-    asked: list[dict[str, Any] | None] = [None]
+    asked: list[Prompt | None] = [None]
     controls = Controls(
         leds=dict,
         prompt=lambda: asked[0],
@@ -288,11 +288,11 @@ def test_the_demo_players_answer_a_suit_question_by_the_card_they_see() -> None:
         load=lambda cards: None,
     )
     world.ids = {Card.parse("KC"): 1, Card.parse("5H"): 2}
-    clubs_asked = {"seat": 2, "card": None, "suit": "C", "alternatives": ["KC", "2C", "9D"]}
+    clubs_asked = Prompt(2, None, "C", ("KC", "2C", "9D"), 0, Input("table", "appeared"))
     clubs = prompt_yes_cards(clubs_asked)
     asked[0] = clubs_asked
     world.tick()
     world.tick()  # the same question again: not answered twice
-    asked[0] = {"seat": 2, "card": None, "suit": "S", "alternatives": ["KS", "2S", "9D"]}
+    asked[0] = Prompt(2, None, "S", ("KS", "2S", "9D"), 0, Input("table", "appeared"))
     world.tick()
     assert clubs == ("KC", "2C") and presses == [(2, False), (2, True)]

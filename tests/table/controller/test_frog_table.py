@@ -246,14 +246,14 @@ def test_buttons_cycle_the_calls_and_hold_accepts() -> None:
     deck = deck_for(1)
     t = Table(referee())
     t.machine_deal(deck, t.start())
-    assert t.ref.choice is not None and t.ref.choice["seat"] == 1
+    assert t.ref.choice is not None and t.ref.choice.seat == 1
     t.send(Input("button", "short", seat=1))
-    assert t.ref.choice["options"][t.ref.choice["index"]] == "frog"
+    assert t.ref.choice.shown == "frog"
     t.send(Input("button", "short", seat=2))  # not seat 2's turn: ignored with a message
-    assert t.ref.choice["seat"] == 1 and not t.flags()
+    assert t.ref.choice.seat == 1 and not t.flags()
     t.send(Input("button", "long", seat=1))
     assert t.ref.deal is not None and t.ref.deal.auction.high is Contract.FROG
-    assert t.ref.choice["seat"] == 2
+    assert t.ref.choice.seat == 2
 
 
 # -- whole deals: settlement equals the engine's -----------------------------------------------------

@@ -318,7 +318,7 @@ def test_buttons_choose_a_decision() -> None:
     play_match(t, truth, seed=8, until=lambda g: isinstance(g.step, AwaitMove))
     step = truth.step
     assert isinstance(step, AwaitMove) and t.ref.choice is not None
-    assert t.ref.choice["options"] == ["buy", "stand"]
+    assert t.ref.choice.options == ("buy", "stand")
     t.send(Input("button", "short", seat=step.seat))
     t.send(Input("button", "long", seat=step.seat))
     moves = [a for a in t.actions if a["do"] == "move"]

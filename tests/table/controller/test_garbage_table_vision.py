@@ -62,9 +62,14 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
     decide on a KC dealt to seat 7 (KS 0.33, KC 0.14), the referee asked "is the card just placed KS?",
     and the simulated dealer confirmed because a KS lay elsewhere on the mat; the match's bingo then
     paid a winner too many. A player looks at the card just laid in the zone asked about."""
+    from table.controller.questions import Prompt
+    from table.controller.referee import Input
     from table.demo.scenes import DirectScene, Scene, SimScene
     from table.demo.world import confirms
     from vision.simtable import SimTable
+
+    def sighting(zone: str | None) -> Input:
+        return Input("table", "appeared", zone=zone)
 
     direct = DirectScene(lambda inp: None)
     sim = SimScene(SimTable(layout_for("garbage", 8), seed=1))
@@ -74,7 +79,7 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
         scene.place("KC", "seat:7")
 
         def asked(card: str, zone: str | None, scene: Scene = scene) -> bool:
-            return confirms(scene, {"seat": 4, "card": card, "input": {"zone": zone} if zone else {}})
+            return confirms(scene, Prompt(4, card, None, (), 0, sighting(zone)))
 
         assert not asked("KS", "seat:7")  # a KS is on the mat, but not the card just laid there
         assert asked("KC", "seat:7")
@@ -83,20 +88,11 @@ def test_the_demos_players_confirm_only_the_card_just_laid_where_they_are_asked(
         assert asked("KS", None)  # no zone in the question: any such card on the mat
 
         def suit(asked_suit: str, left: list[str], zone: str | None, scene: Scene = scene) -> bool:
-            return confirms(
-                scene,
-                {
-                    "seat": 4,
-                    "card": None,
-                    "suit": asked_suit,
-                    "alternatives": left,
-                    "input": {"zone": zone} if zone else {},
-                },
-            )
+            return confirms(scene, Prompt(4, None, asked_suit, tuple(left), 0, sighting(zone)))
 
         # "is it a club?": yes when the card just laid there is a club still possible
         assert suit("C", ["KC", "2C", "9D"], "seat:7") and not suit("D", ["KC", "9D", "2D"], "seat:7")
         assert not suit("S", ["KS", "3S"], "seat:7")  # a spade lies elsewhere on the mat
         assert suit("S", ["KS", "3S"], None) and not suit("H", ["KH", "3H"], None)
     direct.place("AH", "seat:2", face_up=False)
-    assert not confirms(direct, {"seat": 2, "card": "AH", "input": {"zone": "seat:2"}})  # face down: not seen
+    assert not confirms(direct, Prompt(2, "AH", None, (), 0, sighting("seat:2")))  # face down: not seen

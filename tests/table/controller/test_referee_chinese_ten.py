@@ -559,7 +559,7 @@ def test_a_suit_question_is_answered_by_naming_the_card_at_the_terminal() -> Non
     ref = dealt_referee(deck)
     seat, _ = _unknown_card_asked(ref, card)
     ref.handle(press(seat, long=True))
-    assert ref.prompt is not None and ref.prompt["suit"] is not None
+    assert ref.prompt is not None and ref.prompt.suit is not None
     ref.handle(Input("terminal", "correct", str(card)))
     assert ref.prompt is None and card in ref.physical
 
