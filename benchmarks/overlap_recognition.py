@@ -3,7 +3,8 @@
 Scenes of ``models.training.overlap_scenes`` (realistic and hard) of the held-out designs (or the project's own drawn
 faces with ``--own``), read by ``Recognizer.recognize`` with and without the covered-card pass:
 
-    python benchmarks/overlap_recognition.py --scenes 10 --seed 2026 [--own | --validation] [--json out.json]
+    python benchmarks/overlap_recognition.py --scenes 10 --seed 2026 [--own | --validation | --four-colour]
+        [--json out.json]
 
 A card counts as named when a reading has its face and lies on it (a corner of the reading within a third of the
 card's width of one of the card's index corners, or the reading's centre within that of the card's); a reading that
@@ -25,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.training.designs import held_out_decks, training_decks  # noqa: E402
+from models.training.designs import four_colour_held_out_decks, held_out_decks, training_decks  # noqa: E402
 from models.training.overlap_scenes import HARD_OVERLAP, OverlapScene, OverlapSpec, make_overlap_scene  # noqa: E402
 from models.training.synth import Deck, faces_deck  # noqa: E402
 from vision.events import BACK, UNKNOWN  # noqa: E402
@@ -105,10 +106,15 @@ def main(argv: list[str] | None = None) -> int:
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--own", action="store_true", help="the project's own drawn faces (styles 3 and 7)")
     which.add_argument("--validation", action="store_true", help="six training designs, to choose settings on")
+    which.add_argument(
+        "--four-colour", action="store_true", help="the held-out designs painted four-colour, and Debian's own twin"
+    )
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args(argv)
     if args.own:
         decks = {"own:3": faces_deck(3), "own:7": faces_deck(7)}
+    elif args.four_colour:
+        decks = four_colour_held_out_decks()
     elif args.validation:
         decks = {name: deck for name, deck in training_decks().items() if name in VALIDATION}
     else:

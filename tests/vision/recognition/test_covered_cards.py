@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from models.training.four_colour import four_colour_deck
 from models.training.overlap_scenes import OverlapSpec, make_overlap_scene
 from models.training.synth import FELT, composite, faces_deck
 from vision.covered_cards import (
@@ -27,15 +28,17 @@ def _rect(x: float, y: float, w: float, h: float) -> np.ndarray:
     return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
 
 
-def _covered_frame() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A felt frame with 7H lying flat, and 3S on it covering all of 7H but its top-left quarter, and the two
-    outlines (7H's, 3S's)."""
-    deck = faces_deck(2)
+def _covered_frame(
+    under_card: str = "7H", over_card: str = "3S", *, four_colour: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A felt frame with ``under_card`` lying flat, and ``over_card`` on it covering all of it but its top-left
+    quarter, and the two outlines."""
+    deck = four_colour_deck(faces_deck(2)) if four_colour else faces_deck(2)
     frame = np.full((720, 1280, 3), FELT, np.uint8)
     under = _rect(400, 150, WIDTH, WIDTH * 1.4)
     over = _rect(400 + 0.45 * WIDTH, 150 + 0.5 * WIDTH * 1.4, WIDTH, WIDTH * 1.4)
-    composite(frame, deck("7H"), under)
-    composite(frame, deck("3S"), over)
+    composite(frame, deck(under_card), under)
+    composite(frame, deck(over_card), over)
     return frame, under, over
 
 
@@ -116,6 +119,17 @@ def test_without_the_covered_pass_the_covered_card_is_missed(
     read = Recognizer(threads=1, covered=False).recognize(frame)
     assert "7H" not in {r.card for r in read}
     assert all(r.visible == "whole" for r in read)
+
+
+@pytest.mark.parametrize("under", ["7D", "9D", "QD"])
+def test_a_covered_blue_diamond_of_a_four_colour_deck_is_never_named_a_spade(
+    recognizer: Recognizer, under: str
+) -> None:
+    """Recolouring a deck's suits does not change what a covered card is read as: its blue diamond, which the
+    classifier alone reads as a spade, is named a diamond or not named."""
+    frame, _, _ = _covered_frame(under, "3H", four_colour=True)
+    named = {r.card for r in recognizer.recognize(frame) if r.visible == "index"}
+    assert under[0] + "S" not in named
 
 
 def _named_on(readings: list[Recognition], label: str, quad: np.ndarray, near: float) -> bool:
