@@ -400,7 +400,8 @@ def annotate(frame: np.ndarray, cards: list[Recognition]) -> np.ndarray:
     for r in cards:
         colour = (0, 200, 0) if r.card not in (UNKNOWN, BACK) else (0, 160, 255) if r.card == BACK else (0, 0, 255)
         pts = np.round(r.corners).astype(np.int32)
-        cv2.polylines(out, [pts], True, colour, 2, cv2.LINE_AA)
+        # a card found by its index corner has an estimated outline: drawn thin
+        cv2.polylines(out, [pts], True, colour, 1 if r.visible == "index" else 2, cv2.LINE_AA)
         cv2.circle(out, tuple(int(v) for v in pts[0]), 4, colour, -1, cv2.LINE_AA)
         text = f"{r.card} {r.confidence:.2f}"
         org = (int(r.corners[:, 0].min()), max(14, int(r.corners[:, 1].min()) - 6))
@@ -492,4 +493,5 @@ def _report(name: str, frame_no: int | None, cards: list[Recognition], ms: float
     print(f"{where}: {len(cards)} card{'s' if len(cards) != 1 else ''} ({ms:.1f} ms)")
     for r in sorted(cards, key=lambda r: (float(r.corners[:, 1].mean()), float(r.corners[:, 0].mean()))):
         cx, cy = r.corners.mean(axis=0)
-        print(f"  {r.card:<7} {r.confidence:5.2f}  at ({cx:.0f}, {cy:.0f})")
+        seen = "  (by its index: partly covered)" if r.visible == "index" else ""
+        print(f"  {r.card:<7} {r.confidence:5.2f}  at ({cx:.0f}, {cy:.0f}){seen}")

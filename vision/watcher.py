@@ -9,7 +9,7 @@ a hand over the mat are not recognised at all (the tracker ignores them anyway).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -303,7 +303,7 @@ class TableWatcher:
                 observations = self.recognizer.recognize(image, plane=cal.image_to_mat, ignore=self._markers(cal))
                 st.recognised += 1
             else:
-                observations = classify(image, self._last_quads)
+                observations = read_again(classify, image, self._last_quads, self.last_observations)
                 st.reclassified += 1
             self.last_observations = observations
             return observations
@@ -366,3 +366,17 @@ class TableWatcher:
         )
         st.seconds["track"] += time.perf_counter() - t3
         return events
+
+
+def read_again(
+    classify: Callable[[np.ndarray, list[np.ndarray]], Sequence[Observation]],
+    image: np.ndarray,
+    quads: list[np.ndarray],
+    readings: Sequence[Observation],
+) -> list[Observation]:
+    """The cards at ``quads`` (their last ``readings``, in order) read again through their outlines, but for the ones
+    seen by an index corner only (``visible == "index"``): their outlines are estimated and their far corner hidden,
+    so they keep their reading until the next detection."""
+    whole = [getattr(r, "visible", "whole") != "index" for r in readings]
+    again = iter(classify(image, [q for q, w in zip(quads, whole, strict=True) if w]))
+    return [next(again) if w else r for r, w in zip(readings, whole, strict=True)]

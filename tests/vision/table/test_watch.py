@@ -526,3 +526,27 @@ def test_a_card_missed_under_fingers_at_the_edge_is_found_by_a_whole_detection_o
     assert whole[:2] == [False, True] and whole[-2:] == [False, True]
     assert seen_at <= 2  # (the tracker names a card on its second sighting)
     assert watcher.stats.unexplained == 0  # (the unexplained check lets it pass: the change reached the edge)
+
+
+def test_reading_the_cards_again_keeps_those_seen_by_an_index_corner() -> None:
+    """A card found by its index corner has an estimated outline whose far corner is hidden: read again through that
+    outline it would be misread, so it keeps its reading; the whole cards are read again, in their places."""
+    from vision.recognizer import Recognition
+    from vision.watcher import read_again
+
+    quads = [np.full((4, 2), float(k), np.float32) for k in range(3)]
+    old = [
+        Recognition("AC", 0.9, quads[0], np.zeros(53, np.float32)),
+        Recognition("7H", 0.95, quads[1], np.zeros(53, np.float32), visible="index"),
+        Recognition("unknown", 0.3, quads[2], np.zeros(53, np.float32)),
+    ]
+    asked: list[list[np.ndarray]] = []
+
+    def classify(image: np.ndarray, outlines: list[np.ndarray]) -> list[Recognition]:
+        asked.append(outlines)
+        return [Recognition("KS", 0.99, q, np.zeros(53, np.float32)) for q in outlines]
+
+    again = read_again(classify, np.zeros((8, 8, 3), np.uint8), quads, old)
+    assert [len(a) for a in asked] == [2] and asked[0][1] is quads[2]
+    assert [r.card for r in again] == ["KS", "7H", "KS"]
+    assert again[1] is old[1]
