@@ -61,6 +61,8 @@ WHOLE_CORNER = 0.15
 """A guess this near (card widths) a corner of a whole card found is that card's corner, read whole already."""
 ON_A_CARD = 0.1
 """A card named by an index corner that lies this far (card widths) inside a whole card's outline..."""
+OVER_SIZE = 0.12
+"""A whole outline this much wider or longer than the deck's median card is doubted (``doubted_outlines``)."""
 BESIDE = 0.5
 """A reading of a whole card's face this near it (card widths) is that card, read again through a corner its outline
 misses by a little."""
@@ -446,7 +448,9 @@ def read_covered(
     the width at which most read surely is the deck's."""
     size = card_size(whole)
     widths, aspect = ((size[0],), size[1]) if size is not None else (GUESSED_WIDTHS, CARD_ASPECT)
-    paper = find_paper(image, whole, min(widths), max(widths))
+    doubted = doubted_outlines(whole, widths[0], aspect) if size is not None else set()
+    trusted = [q for j, q in enumerate(whole) if j not in doubted]
+    paper = find_paper(image, trusted, min(widths), max(widths))
     if not paper.boxes:
         return Covered([], [])
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -458,19 +462,38 @@ def read_covered(
         ]
     )
     width = widths[0] if len(widths) == 1 else _likeliest_width(image, grey, segments, widths, read_corners)
-    guesses = off_whole_corners(with_sides(grey, corner_guesses(segments, width), width, aspect), whole, width)
+    guesses = off_whole_corners(with_sides(grey, corner_guesses(segments, width), width, aspect), trusted, width)
     first = first_reading(image, guesses, read_corners, width, aspect)
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
     named = [c for c in named_cards(guesses, probs, labels, aspect) if paper.share_under(c.outline) >= ON_PAPER]
-    return against_whole(named, whole, whole_labels, width)
+    return against_whole(named, whole, whole_labels, width, doubted)
+
+
+def doubted_outlines(whole: Sequence[np.ndarray], width: float, aspect: float) -> set[int]:
+    """The whole outlines larger than the deck's cards (``card_size``'s) by more than ``OVER_SIZE``, or of another
+    shape: such an outline is drawn round a spread row or a pile as often as round one card, and the paper inside it
+    is looked at for covered cards' corners."""
+    out = set()
+    for j, q in enumerate(whole):
+        size = card_size([q])
+        assert size is not None
+        short, shape = size
+        if short > (1 + OVER_SIZE) * width or short * shape > (1 + OVER_SIZE) * width * aspect:
+            out.add(j)
+    return out
 
 
 def against_whole(
-    cards: list[CoveredCard], whole: Sequence[np.ndarray], whole_labels: Sequence[str], width: float
+    cards: list[CoveredCard],
+    whole: Sequence[np.ndarray],
+    whole_labels: Sequence[str],
+    width: float,
+    doubted: set[int],
 ) -> Covered:
     """``cards`` beside the whole cards found: a reading of a whole card's face on or beside it (within
     ``BESIDE`` card widths) is that card again, and dropped; a reading of another face whose corner lies on a whole
-    outline (``ON_A_CARD``) at ``OVERRULE`` or more shows that outline is no card, and under it, it is dropped."""
+    outline (``ON_A_CARD``) at ``OVERRULE`` or more, or on a ``doubted`` one, shows that outline is no card, and
+    under it, it is dropped."""
     kept: list[CoveredCard] = []
     on = lying_on(np.array([c.corner for c in cards]).reshape(-1, 2), whole, ON_A_CARD * width)
     for card, j in zip(cards, on.tolist(), strict=True):
@@ -478,7 +501,7 @@ def against_whole(
             label == card.card and cv2.pointPolygonTest(_contour(q), _point(card.corner), True) >= -BESIDE * width
             for q, label in zip(whole, whole_labels, strict=True)
         )
-        if not again and (j < 0 or card.confidence >= OVERRULE):
+        if not again and (j < 0 or j in doubted or card.confidence >= OVERRULE):
             kept.append(card)
     false = sorted({j for card, j in zip(cards, on.tolist(), strict=True) if j >= 0 and card in kept})
     return Covered(kept, false)
