@@ -202,7 +202,10 @@ class Recognizer:
     the learned outline networks first (``vision.learned_detect``; their metadata ``outline_nets``, default
     ``models/outline_nets.json``), the shipped detector only where they leave a doubt; ``False``: the shipped
     detector alone. ``ink_shape``: a card read as a club, a spade or unknown whose index ink is neither red nor black
-    (a four-colour deck) is read by its shape (``_read_inked``); ``False``: as the ink is.
+    (a four-colour deck) is read by its shape (``_read_inked``); ``False``: as the ink is. ``covered`` (the default):
+    ``recognize`` also names the cards partly under others by an index corner that shows (``vision.covered_cards``:
+    a fanned hand, a pile, a spread row), ``visible == "index"``, their outlines estimated; ``False``: whole cards
+    only.
     """
 
     def __init__(

@@ -160,7 +160,7 @@ def _corner_region(quad: np.ndarray, corner: int) -> np.ndarray:
     return np.array([tl, tl + across, tl + across + down, tl + down], np.float32)
 
 
-def _visibility(quads: list[np.ndarray], w: int, h: int) -> list[tuple[float, bool]]:
+def visibility(quads: list[np.ndarray], w: int, h: int) -> list[tuple[float, bool]]:
     """For each card (bottom first): the share of it that no later card covers, and whether an index corner shows."""
     out: list[tuple[float, bool]] = []
     masks = []
@@ -200,7 +200,7 @@ def make_overlap_scene(rng: np.random.Generator, deck: Deck, spec: OverlapSpec =
     kept = [(kind, q) for (kind, _), q, ok in zip(placed, quads, inside, strict=True) if ok]
     for (_, q), label in zip(kept, labels, strict=False):
         composite(img, deck(label), q)
-    seen = _visibility([q for _, q in kept], w, h)
+    seen = visibility([q for _, q in kept], w, h)
     cards = [
         CoveredCard(label, q, shown, index, kind)
         for (kind, q), label, (shown, index) in zip(kept, labels, seen, strict=False)
