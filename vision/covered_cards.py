@@ -47,11 +47,12 @@ FAINT_SIDE = 6.0
 same white paper shows only as a faint line."""
 READ_AGAIN = 0.3
 """A guess read as a face at this probability or more is read again through its corner moved and scaled."""
-NAMED_FROM = 0.85
-"""A covered card is named at this probability of its face (the geometric mean of its readings) or more; a card not
-named is not reported (a referee asks about what it cannot see). Chosen on overlap scenes of six training designs
-(``benchmarks/overlap_recognition.py --validation``): from 0.75 to 0.85 the cards named wrong fell by more than half
-and the cards named by a tenth."""
+NAMED_FROM = 0.9
+"""A covered card is named at this probability of its face (its readings' geometric mean, or the painted reading) or
+more; a card not named is not reported (a referee asks about what it cannot see). Chosen on overlap scenes of six
+training designs (``benchmarks/overlap_recognition.py --validation``, four scenes a design): from 0.85 to 0.9 the
+cards named wrong fell from 5 to 3 (realistic) and 3 to 2 (hard), the cards named from 76 to 74 and 61 to 58; on
+table scenes without overlap, the covered cards named there wrongly were read at under 0.9."""
 SAME_PLACE = 0.12
 """Two readings whose corners lie within this share of a card's width are one card (the surer names it)."""
 FAR_CORNER = 0.4
@@ -84,9 +85,9 @@ tried at (up to ``WIDTH_PROBES`` guesses each): it is read at the width at which
 PAINTED_FROM = 0.75
 """A covered card's index crop often holds the side of the card on it (in a fan, the next card crosses the crop's inner
 side, where no index is printed); read again with that side painted the paper's colour (from this share of the crop's
-width), the surer reading counts. On the validation designs' overlap scenes (``overlap_recognition.py --validation``,
-three scenes a design) 0.66 and 0.75 named 94 and 93 of 121 cards whose index shows (81 without), one wrong each:
-the larger share paints less of a wide index."""
+width), the surer reading of the same face counts. On the validation designs' overlap scenes
+(``overlap_recognition.py --validation``, three scenes a design) 0.66 and 0.75 named 94 and 93 of 121 cards whose
+index shows (81 without), one wrong each: the larger share paints less of a wide index."""
 WIDTH_PROBES = 64
 SURE_AT_FIRST = 0.8
 """... the width whose first readings of a face at this probability or more add up to the most."""
@@ -352,7 +353,9 @@ def read_guesses(
         outline_of(guesses.corners[i], guesses.across[i], guesses.down[i], width, aspect) for i in again.tolist()
     ]
     painted = read_corners(with_side_painted(_crops(image, outlines)))
-    surer = painted[:, :FACES].max(axis=1) > mean[:, :FACES].max(axis=1)
+    # the painted reading counts where it reads the same face more surely: it does not turn one face into another
+    same = painted[:, :FACES].argmax(axis=1) == mean[:, :FACES].argmax(axis=1)
+    surer = same & (painted[:, :FACES].max(axis=1) > mean[:, :FACES].max(axis=1))
     out = first.copy()
     out[again] = np.where(surer[:, None], painted, mean)
     return out
@@ -441,11 +444,14 @@ def read_covered(
     whole: Sequence[np.ndarray],
     whole_labels: Sequence[str],
     labels: Sequence[str],
+    whole_sure: Sequence[bool] | None = None,
 ) -> Covered:
     """The cards in ``image`` (BGR uint8, working pixels) that show an index corner but lie partly under others, named.
-    ``whole``: the outlines of the cards found whole (``whole_labels``: what they were read as); they set the deck's
+    ``whole``: the outlines of the cards found whole (``whole_labels``: what they were read as, ``whole_sure``:
+    whether surely, at 0.9 or more; such a card is never overruled); they set the deck's
     card size and the paper's look. Where none is found, the guesses are read at each width of ``GUESSED_WIDTHS`` and
     the width at which most read surely is the deck's."""
+    whole_sure = [False] * len(whole) if whole_sure is None else whole_sure
     size = card_size(whole)
     widths, aspect = ((size[0],), size[1]) if size is not None else (GUESSED_WIDTHS, CARD_ASPECT)
     doubted = doubted_outlines(whole, widths[0], aspect) if size is not None else set()
@@ -466,7 +472,7 @@ def read_covered(
     first = first_reading(image, guesses, read_corners, width, aspect)
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
     named = [c for c in named_cards(guesses, probs, labels, aspect) if paper.share_under(c.outline) >= ON_PAPER]
-    return against_whole(named, whole, whole_labels, width, doubted)
+    return against_whole(named, whole, whole_labels, width, doubted, whole_sure)
 
 
 def doubted_outlines(whole: Sequence[np.ndarray], width: float, aspect: float) -> set[int]:
@@ -489,11 +495,12 @@ def against_whole(
     whole_labels: Sequence[str],
     width: float,
     doubted: set[int],
+    whole_sure: Sequence[bool],
 ) -> Covered:
     """``cards`` beside the whole cards found: a reading of a whole card's face on or beside it (within
     ``BESIDE`` card widths) is that card again, and dropped; a reading of another face whose corner lies on a whole
-    outline (``ON_A_CARD``) at ``OVERRULE`` or more, or on a ``doubted`` one, shows that outline is no card, and
-    under it, it is dropped."""
+    outline (``ON_A_CARD``) at ``OVERRULE`` or more, or on a ``doubted`` one, shows that outline is no card, unless
+    the whole card was read surely (``whole_sure``); a reading on a whole card it does not overrule is dropped."""
     kept: list[CoveredCard] = []
     on = lying_on(np.array([c.corner for c in cards]).reshape(-1, 2), whole, ON_A_CARD * width)
     for card, j in zip(cards, on.tolist(), strict=True):
@@ -501,7 +508,7 @@ def against_whole(
             label == card.card and cv2.pointPolygonTest(_contour(q), _point(card.corner), True) >= -BESIDE * width
             for q, label in zip(whole, whole_labels, strict=True)
         )
-        if not again and (j < 0 or j in doubted or card.confidence >= OVERRULE):
+        if not again and (j < 0 or (not whole_sure[j] and (j in doubted or card.confidence >= OVERRULE))):
             kept.append(card)
     false = sorted({j for card, j in zip(cards, on.tolist(), strict=True) if j >= 0 and card in kept})
     return Covered(kept, false)

@@ -184,6 +184,11 @@ card the pip model sees a figure, not pips. On four-colour variants of eight tra
 scenes, 308 such cards) 0.65 was the lowest that named no card wrong (302 right at 0.7, 306 and one wrong at 0.45)."""
 
 
+SURE_WHOLE = 0.9
+"""A whole card named at this probability or more is never dropped for a covered card's corner seen on it
+(``vision.covered_cards.against_whole``)."""
+
+
 def metadata_path(model_path: Path) -> Path:
     """``models/cardnet.onnx`` -> ``models/cardnet.json``."""
     return model_path.with_suffix(".json")
@@ -300,7 +305,12 @@ class Recognizer:
         if not self.covered:
             return whole
         found = read_covered(
-            image, self._read_one_corner, [r.corners for r in whole], [r.card for r in whole], MODEL_LABELS
+            image,
+            self._read_one_corner,
+            [r.corners for r in whole],
+            [r.card for r in whole],
+            MODEL_LABELS,
+            [r.card != UNKNOWN and r.confidence >= SURE_WHOLE for r in whole],
         )
         out = [r for i, r in enumerate(whole) if i not in found.false_outlines]
         for c in found.cards:
