@@ -51,8 +51,7 @@ NAMED_FROM = 0.9
 """A covered card is named at this probability of its face (its readings' geometric mean, or the painted reading) or
 more; a card not named is not reported (a referee asks about what it cannot see). Chosen on overlap scenes of six
 training designs (``benchmarks/overlap_recognition.py --validation``, four scenes a design): from 0.85 to 0.9 the
-cards named wrong fell from 5 to 3 (realistic) and 3 to 2 (hard), the cards named from 76 to 74 and 61 to 58; on
-table scenes without overlap, the covered cards named there wrongly were read at under 0.9."""
+cards named wrong fell from 5 to 3 (realistic) and 3 to 2 (hard), the cards named from 76 to 74 and 61 to 58."""
 SAME_PLACE = 0.12
 """Two readings whose corners lie within this share of a card's width are one card (the surer names it)."""
 FAR_CORNER = 0.4
