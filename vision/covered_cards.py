@@ -61,8 +61,9 @@ WHOLE_CORNER = 0.15
 """A guess this near (card widths) a corner of a whole card found is that card's corner, read whole already."""
 ON_A_CARD = 0.1
 """A card named by an index corner that lies this far (card widths) inside a whole card's outline..."""
-OVER_SIZE = 0.12
-"""A whole outline this much wider or longer than the deck's median card is doubted (``doubted_outlines``)."""
+OVER_SIZE = 0.3
+"""A whole outline this much wider or longer than the deck's median card is doubted (``doubted_outlines``); less, and
+the cards near a tilted camera, larger than the far ones, are doubted."""
 BESIDE = 0.5
 """A reading of a whole card's face this near it (card widths) is that card, read again through a corner its outline
 misses by a little."""
@@ -75,7 +76,9 @@ shadow)."""
 ON_PAPER = 0.75
 """A card named by its corner lies where its estimated outline is mostly paper: its own, or that of the cards on it
 (its printed ink and the estimate's error take the rest)."""
-PAPER_SHARE = 0.08
+GLARE = 1.15
+"""... and no lighter than this share of it: lighter grey is glare (on the cloth as on a card)."""
+PAPER_SHARE = 0.15
 """A patch of paper that no card found explains, of this share of a card's area or more, is looked at."""
 GUESSED_WIDTHS = (80.0, 105.0, 135.0, 175.0, 225.0)
 """The card widths (working px, spanning ``vision.working_scale.CARD_RANGE``) a frame without a whole card found is
@@ -190,7 +193,8 @@ def find_paper(image: np.ndarray, outlines: Sequence[np.ndarray], smallest: floa
         saturation = float(np.percentile(paper[:, 1], 75))
     else:
         value, saturation = float(np.percentile(hsv[:, :, 2], 99)), 60.0
-    light = (hsv[:, :, 2] >= PAPER_LIGHT * value) & (hsv[:, :, 1] <= max(60.0, 1.5 * saturation))
+    v = hsv[:, :, 2]
+    light = (v >= PAPER_LIGHT * value) & (v <= GLARE * value) & (hsv[:, :, 1] <= max(60.0, 1.5 * saturation))
     # a card's printed ink (pips, a court's picture) lies on its paper: closed over
     closed = cv2.morphologyEx(light.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)).astype(bool)
     unexplained = light & (cv2.dilate(inside, np.ones((5, 5), np.uint8)) == 0)
@@ -277,13 +281,19 @@ def with_sides(grey: np.ndarray, guesses: Guesses, width: float, aspect: float) 
     return guesses.take((strong >= EDGE_SUPPORT) & (weak >= FAINT_SIDE))
 
 
-def off_whole_corners(guesses: Guesses, outlines: Sequence[np.ndarray], width: float) -> Guesses:
-    """The guesses at no corner of a whole card found (a whole card is read through both its index corners)."""
+def off_whole_cards(guesses: Guesses, outlines: Sequence[np.ndarray], width: float, aspect: float) -> Guesses:
+    """The guesses at no corner of a whole card found (a whole card is read through both its index corners) and
+    whose corner and index lie on none (nothing lies on a whole card: a corner on one is its print's)."""
     if not len(guesses) or not outlines:
         return guesses
     corners = np.concatenate([np.asarray(q, np.float64).reshape(4, 2) for q in outlines])
     nearest = np.linalg.norm(guesses.corners[:, None, :] - corners[None, :, :], axis=2).min(axis=1)
-    return guesses.take(nearest >= WHOLE_CORNER * width)
+    guesses = guesses.take(nearest >= WHOLE_CORNER * width)
+    middle = guesses.corners + (0.125 * width) * guesses.across + (0.133 * width * aspect) * guesses.down
+    on = (lying_on(guesses.corners, outlines, ON_A_CARD * width) >= 0) | (
+        lying_on(middle, outlines, ON_A_CARD * width) >= 0
+    )
+    return guesses.take(~on)
 
 
 def lying_on(points: np.ndarray, outlines: Sequence[np.ndarray], margin: float) -> np.ndarray:
@@ -467,7 +477,7 @@ def read_covered(
         ]
     )
     width = widths[0] if len(widths) == 1 else _likeliest_width(image, grey, segments, widths, read_corners)
-    guesses = off_whole_corners(with_sides(grey, corner_guesses(segments, width), width, aspect), trusted, width)
+    guesses = off_whole_cards(with_sides(grey, corner_guesses(segments, width), width, aspect), trusted, width, aspect)
     first = first_reading(image, guesses, read_corners, width, aspect)
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
     named = [c for c in named_cards(guesses, probs, labels, aspect) if paper.share_under(c.outline) >= ON_PAPER]

@@ -15,7 +15,7 @@ from vision.covered_cards import (
     card_size,
     corner_guesses,
     named_cards,
-    off_whole_corners,
+    off_whole_cards,
     outline_of,
 )
 from vision.events import BACK, UNKNOWN
@@ -68,16 +68,18 @@ def test_the_card_size_comes_from_the_whole_cards_and_an_outline_starts_at_its_c
     assert np.allclose(outline, [[10, 20], [10, 120], [-130, 120], [-130, 20]])
 
 
-def test_guesses_at_a_whole_cards_corners_are_left_to_it() -> None:
+def test_guesses_at_a_whole_cards_corners_or_on_it_are_left_to_it() -> None:
+    """At its corner: the whole card itself; on its face: its print (nothing lies on a whole card); beside it, with
+    the index away from it: a card it may cover."""
     whole = _rect(100, 100, 100, 140)
     guesses = Guesses(
-        np.array([[102.0, 101.0], [300.0, 300.0]]),
-        np.array([[1.0, 0], [1, 0]]),
-        np.array([[0.0, 1], [0, 1]]),
-        np.array([100.0, 100.0]),
+        np.array([[102.0, 101.0], [150.0, 150.0], [300.0, 300.0], [150.0, 90.0]]),
+        np.array([[1.0, 0], [1, 0], [1, 0], [0, -1]]),
+        np.array([[0.0, 1], [0, 1], [0, 1], [1, 0]]),
+        np.full(4, 100.0),
     )
-    kept = off_whole_corners(guesses, [whole], 100)
-    assert kept.corners.tolist() == [[300.0, 300.0]]
+    kept = off_whole_cards(guesses, [whole], 100, 1.4)
+    assert kept.corners.tolist() == [[300.0, 300.0], [150.0, 90.0]]
 
 
 def test_one_card_read_at_two_guesses_of_its_corner_or_at_its_far_corner_is_named_once() -> None:
