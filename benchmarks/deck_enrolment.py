@@ -2,6 +2,7 @@
 its table scenes read with and without the profile.
 
     nice .venv/bin/python benchmarks/deck_enrolment.py [--scenes 6] [--seed 2026] [--designs gnome:bellot,...]
+    nice .venv/bin/python benchmarks/deck_enrolment.py --validation     # the decks deck_match's constants are chosen on
 
 For each design: four ``synth.laid_out_photo`` photos of the shuffled deck are read (``vision.enrol.read_photos``)
 and named at once (``name_cards``); the cards it would ask about are answered with the truth, as a user answers
@@ -12,6 +13,11 @@ and with the profile (the same outlines: the profile does not find cards). Count
 also as a share of all cards. ``conf. wrong``: named wrong at 0.9 or more. ``foreign``: the deck's own cards read
 as another deck's. ``ms a frame``: recognising a frame, and reading
 its cards against the profile (one core, a shared machine). Needs the Debian designs (``models/training/designs.py``).
+
+``--validation`` measures, instead of the held-out designs, the decks ``vision.deck_match``'s constants are chosen on:
+``VALIDATION_FONTS`` (font-drawn styles outside the model's trained range; needs Pillow), ``VALIDATION_DESIGNS``
+(Debian designs the model trained on) and ``VALIDATION_FACES`` (the project's own drawn faces), each also as a
+four-colour deck. The held-out designs are measured once a choice is made, never to make it.
 """
 
 from __future__ import annotations
@@ -30,13 +36,40 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from models.training import designs  # noqa: E402
 from models.training.evaluate import NORMAL, matched_outlines  # noqa: E402
 from models.training.four_colour import four_colour_deck  # noqa: E402
-from models.training.synth import HARD, LABELS, Deck, SceneSpec, laid_out_photo, make_scene  # noqa: E402
+from models.training.synth import HARD, LABELS, Deck, SceneSpec, faces_deck, laid_out_photo, make_scene  # noqa: E402
 from vision.deck_match import FOREIGN, DeckReader  # noqa: E402
 from vision.enrol import name_cards, read_photos, unsure  # noqa: E402
 from vision.events import UNKNOWN  # noqa: E402
 from vision.recognizer import Recognition, Recognizer  # noqa: E402
 
 FACES = [str(f) for f in LABELS[:52]]
+VALIDATION_FONTS = tuple(range(960, 990))
+"""``font_faces`` styles the model never trained on (it trained on 0-479; ``validate_fonts`` uses 960 on)."""
+VALIDATION_DESIGNS = (
+    "gnome:anglo",
+    "gnome:anglo_poker",
+    "gnome:atlasnye",
+    "gnome:berlin",
+    "gnome:dondorf",
+    "gnome:guyenne-classic",
+    "gnome:lattmann",
+    "gnome:paris",
+    "gnome:tango",
+    "kde:standard",
+    "kde:nicu-white",
+    "gnome:ornamental",
+)
+VALIDATION_FACES = (0, 2, 4, 6, 8, 11, 13, 15, 17, 19, 21, 23)
+
+
+def validation_decks() -> dict[str, Deck]:
+    """The decks of ``--validation`` by name."""
+    from models.training.font_faces import font_deck  # Pillow: a training dependency
+
+    decks = {f"fonts:{style}": font_deck(style) for style in VALIDATION_FONTS}
+    training = designs.training_decks()
+    decks |= {name: training[name] for name in VALIDATION_DESIGNS}
+    return decks | {f"faces:{style}": faces_deck(style) for style in VALIDATION_FACES}
 
 
 @dataclass
@@ -167,8 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes", type=int, default=6, help="scenes of each kind a design (default 6)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--designs", default=None, help="comma-separated held-out designs (default: all six)")
+    ap.add_argument("--validation", action="store_true", help="the validation decks instead of the held-out designs")
     args = ap.parse_args(argv)
-    decks = designs.held_out_decks()
+    decks = validation_decks() if args.validation else designs.held_out_decks()
+    unknown = sorted(set(args.designs.split(",")) - set(decks)) if args.designs else []
+    if unknown:
+        ap.error(f"no such design: {', '.join(unknown)}")
     names = args.designs.split(",") if args.designs else sorted(decks)
     rec = Recognizer(threads=1)
     results = []
