@@ -19,6 +19,7 @@ is ``FOREIGN``: another deck's card, a joker, another deck's back where the prof
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -167,32 +168,38 @@ def _ink_with_white(crops: np.ndarray, inner: np.ndarray) -> np.ndarray:
     return out
 
 
-def weigh_faces(
-    probs: np.ndarray,
-    sim: np.ndarray,
-    present: np.ndarray,
-    *,
-    temperature: float = TEMPERATURE,
-    max_weight: float = MAX_WEIGHT,
-    sure: float = SURE,
-    sure_weight: float = SURE_WEIGHT,
-) -> np.ndarray:
+@dataclass(frozen=True)
+class Weighing:
+    """How a card's similarities weigh its faces (``weigh_faces``): the module's constants, or others to compare
+    (``benchmarks/deck_enrolment.py --weighings``).
+
+    >>> Weighing(max_weight=3.0)
+    Weighing(temperature=0.01, max_weight=3.0, sure=0.9, sure_weight=5.0)
+    """
+
+    temperature: float = TEMPERATURE
+    max_weight: float = MAX_WEIGHT
+    sure: float = SURE
+    sure_weight: float = SURE_WEIGHT
+
+
+def weigh_faces(probs: np.ndarray, sim: np.ndarray, present: np.ndarray, weighing: Weighing = Weighing()) -> np.ndarray:
     """(53,) ``probs`` with the faces the profile holds weighed by ``exp(similarity / temperature)``, keeping the
     faces' total: the deck moves a card between faces; whether it is face down stays the generic model's word (its
     corners match no face, and the faces' similarities say nothing about a back). A face is weighed at most
-    ``exp(max_weight)`` times less than the best match, the generic model's top face when it is ``sure`` of it at most
-    ``exp(sure_weight)`` times less."""
+    ``exp(max_weight)`` times less than the best match; the generic model's top face, when it reads it at ``sure`` or
+    more, at most ``exp(sure_weight)`` times less."""
     faces = len(LABELS) - 1
     out = probs.astype(np.float64).copy()
     held = present[:faces]
     if not held.any():
         return out.astype(np.float32)
     s = sim[:faces].astype(np.float64)
-    floor = np.full(faces, -max_weight)
+    floor = np.full(faces, -weighing.max_weight)
     top = int(np.argmax(out))
-    if top < faces and out[top] >= sure:
-        floor[top] = -min(sure_weight, max_weight)
-    weights = np.where(held, np.exp(np.maximum((s - s[held].max()) / temperature, floor)), 0.0)
+    if top < faces and out[top] >= weighing.sure:
+        floor[top] = -min(weighing.sure_weight, weighing.max_weight)
+    weights = np.where(held, np.exp(np.maximum((s - s[held].max()) / weighing.temperature, floor)), 0.0)
     weighed = out[:faces] * weights
     total = weighed.sum()
     if total > 0:
@@ -208,6 +215,7 @@ def read_with_deck(
     min_confidence: float,
     min_margin: float,
     foreign: str = FOREIGN,
+    weighing: Weighing = Weighing(),
 ) -> list[Recognition]:
     """``recognitions`` of ``frame`` read again against the deck: probabilities weighed by the deck's templates, named
     again; a card that matches none of the deck's ``foreign`` (its probabilities as the generic model gave them).
@@ -222,7 +230,7 @@ def read_with_deck(
     out: list[Recognition] = []
     present = matcher.present
     for r, sim in zip(recognitions, sims, strict=True):
-        new = weigh_faces(np.asarray(r.probabilities, np.float64), sim, present)
+        new = weigh_faces(np.asarray(r.probabilities, np.float64), sim, present, weighing)
         label, conf = decide(new[None], LABELS, min_confidence, min_margin, UNKNOWN)[0]
         back_of_another = label == BACK and matcher.profile.has_back and sim[LABELS.index(BACK)] < FOREIGN_BELOW
         face_of_another = label not in (BACK, UNKNOWN) and float(sim[LABELS.index(label)]) < FOREIGN_BELOW
@@ -237,13 +245,16 @@ class DeckReader:
     """A ``Recognizer`` that reads every card against one deck's profile; the same entry points (``recognize``,
     ``recognize_regions``, ``recognize_outlines``, ``classify_quads``), and the recogniser's other attributes.
     ``foreign``: the label given to a card of another deck (``FOREIGN``; the table watcher passes ``unknown``, so the
-    referee asks about it)."""
+    referee asks about it). ``weighing``: how similarities weigh the faces (the module's constants)."""
 
-    def __init__(self, recognizer: Recognizer, profile: DeckProfile, *, foreign: str = FOREIGN) -> None:
+    def __init__(
+        self, recognizer: Recognizer, profile: DeckProfile, *, foreign: str = FOREIGN, weighing: Weighing = Weighing()
+    ) -> None:
         self.recognizer = recognizer
         self.profile = profile
         self.matcher = DeckMatcher(profile)
         self.foreign = foreign
+        self.weighing = weighing
 
     def __getattr__(self, name: str) -> Any:  # detect, meta, outline_nets, ...: the recogniser's own
         return getattr(self.recognizer, name)
@@ -256,6 +267,7 @@ class DeckReader:
             min_confidence=self.recognizer.min_confidence,
             min_margin=self.recognizer.min_margin,
             foreign=self.foreign,
+            weighing=self.weighing,
         )
 
     def recognize(
