@@ -1,7 +1,8 @@
 """``cardtable deck learn|list|show|remove``: teach the table the deck being played.
 
     cardtable deck learn home row1.jpg row2.jpg row3.jpg row4.jpg [--back back.jpg] [--yes]
-    cardtable deck learn home --camera usb:0          # one view of the camera per Enter, until q
+    cardtable deck learn home --camera usb:0          # one view of the camera per Enter, until q (or end of input)
+    cardtable deck learn sim --camera "sim:chinese-ten,3?script=deck" --yes   # the simulated table's own deck
     cardtable deck list | show home | remove home
 
 ``learn`` reads every card of the photos (or of videos' frames, or of camera views), names all 52 at once

@@ -37,8 +37,9 @@ TEMPERATURE = 0.01
 """How sharply a similarity decides between labels: ``exp(similarity / TEMPERATURE)``. A similarity 0.02 higher
 weighs a label e^2 (7.4) times more. Chosen with ``MAX_WEIGHT``, ``SURE`` and ``SURE_WEIGHT`` on the validation decks
 (``benchmarks/deck_enrolment.py --validation``: font-drawn styles the model never trained on, training designs and
-the project's own faces, each also as a four-colour deck), never on the held-out designs: of 0.005 to 0.03, 0.01 and
-0.0125 name wrong the fewest cards, and 0.01 the fewest at 0.9 or more (docs/performance.md, Deck enrolment)."""
+the project's own faces, each also as a four-colour deck), never on the held-out designs: of 0.0075 to 0.02, 0.01
+names the fewest cards wrong at 0.9 or more; higher ones name a few fewer wrong in all, more of them at 0.9 or more
+(docs/performance.md, Deck enrolment)."""
 MAX_WEIGHT = 9.0
 """The deck weighs a label at most ``exp(MAX_WEIGHT)`` (8,100) times less than its best match: a corner crop spoilt by
 glare or a shadow's edge matches its own templates badly, and the generic model's reading must keep some weight.
@@ -51,8 +52,10 @@ SURE_WEIGHT = 5.0
 """How far the deck may weigh against a sure reading (``SURE``): e^5 (150) overturns a reading at 0.95 whose corners
 match another face of the deck clearly better, not one at 0.995 or more (odds over e^5) whose own template is a
 little off (an enrolment photo's outline a pixel out, so that its 9S matches worse than its TS). On the validation
-decks this names as many cards as one cap of ``MAX_WEIGHT`` for every card, with fewer named wrong at 0.9 or more;
-one cap of 3 for every card names more four-colour cards wrong (docs/performance.md, Deck enrolment)."""
+decks this names about as many cards as one cap of ``MAX_WEIGHT`` for every card, with a fifth fewer named wrong at
+0.9 or more; one cap of 3 for every card names more four-colour cards wrong; one cap of 5 for every card does as
+well there, but would also cap the deck's say where the generic model is unsure, as it is of most of a four-colour
+deck's confusions (docs/performance.md, Deck enrolment)."""
 FOREIGN_BELOW = 0.6
 """A card named a face (or a back, when the profile holds the back) whose corners match no template of the profile
 this well is another deck's (``benchmarks/deck_enrolment.py`` measures the deck's own cards and other designs)."""
