@@ -16,7 +16,8 @@ factories do: an entry point in the group ``cardtable.camera_schemes`` (the simu
 
 Options follow a ``?``: ``fps=15``, ``width=1280``, ``height=720``, ``realtime=1`` (pace a file or
 the simulator at ``fps`` and drop frames a slow reader misses), ``loop=1`` (files and folders), and
-for ``sim:`` also ``seed``, ``tilt``, ``yaw``, ``noise``, ``blur``, ``script=random|none``.
+for ``sim:`` also ``seed``, ``tilt``, ``yaw``, ``noise``, ``blur``, ``script=random|deck|none`` (``deck``: each frame
+shows the next 13 cards of a shuffled deck laid out face up, the views ``cardtable deck learn --camera`` takes).
 
 Live cameras capture on their own thread and :meth:`CameraSource.read` always returns the newest
 frame (frames the reader was too slow for are dropped, counted in ``dropped``), so recognition never
@@ -368,8 +369,9 @@ class PiCameraSource(CameraSource):
 
 class SimSource(CameraSource):
     """Frames from a :class:`vision.simtable.SimTable`. With ``script="random"`` it keeps the table
-    busy with random plays (placing, capturing, flipping the stock); with ``script="none"`` the
-    caller (the demo controller) queues actions on ``source.sim`` itself."""
+    busy with random plays (placing, capturing, flipping the stock); with ``script="deck"`` each frame shows
+    the next 13 cards of a shuffled deck laid out face up (``vision.simtable.DeckLayout``); with ``script="none"``
+    the caller (the demo controller) queues actions on ``source.sim`` itself."""
 
     def __init__(
         self,
@@ -390,17 +392,21 @@ class SimSource(CameraSource):
         self.last_sim_frame: Any = None
 
     def _open(self) -> None:
-        if self.script not in ("none", "random"):
-            raise CameraError(f"{self.spec}: script must be random or none")
+        if self.script not in ("none", "random", "deck"):
+            raise CameraError(f"{self.spec}: script must be random, deck or none")
         if self.script == "random":
             from vision.simtable import RandomPlay
 
             self._play: Any = RandomPlay(self.sim, seed=self._rng.randrange(1 << 30))
+        elif self.script == "deck":
+            from vision.simtable import DeckLayout
+
+            self._play = DeckLayout(self.sim, seed=self._rng.randrange(1 << 30))
 
     def _grab(self) -> tuple[np.ndarray, float | None] | None:
         if self.limit is not None and self._index >= self.limit:
             return None
-        if self.script == "random" and not self.sim.busy:
+        if self.script == "deck" or (self.script == "random" and not self.sim.busy):
             self._play.step()
         f = self.sim.next_frame()
         self.last_sim_frame = f

@@ -1,7 +1,8 @@
 """``cardtable deck learn|list|show|remove``: teach the table the deck being played.
 
     cardtable deck learn home row1.jpg row2.jpg row3.jpg row4.jpg [--back back.jpg] [--yes]
-    cardtable deck learn home --camera usb:0          # one view of the camera per Enter, until q
+    cardtable deck learn home --camera usb:0          # one view of the camera per Enter, until q (or end of input)
+    cardtable deck learn sim --camera "sim:chinese-ten,3?script=deck" --yes   # the simulated table's own deck
     cardtable deck list | show home | remove home
 
 ``learn`` reads every card of the photos (or of videos' frames, or of camera views), names all 52 at once
@@ -102,25 +103,39 @@ def _photos(args: argparse.Namespace) -> list[tuple[str, np.ndarray]]:
 
 
 def _camera_views(spec: str) -> list[tuple[str, np.ndarray]]:
+    """One view of the camera ``spec`` each time Enter is pressed, until q (or the end of input)."""
     from vision.camera import camera_for
+
+    def failed(exc: VisionError) -> DeckError:
+        said = str(exc)
+        return DeckError(f"camera {said}" if said.startswith(spec) else f"camera {spec}: {said}")
 
     try:
         source = camera_for(spec)
         source.open()
     except VisionError as exc:
-        raise DeckError(f"camera {spec}: {exc}") from None
+        raise failed(exc) from None
     views: list[tuple[str, np.ndarray]] = []
     try:
         while True:
-            answer = input(f"lay cards out face up and press Enter for view {len(views) + 1} (q and Enter when done): ")
+            try:
+                answer = input(
+                    f"lay cards out face up and press Enter for view {len(views) + 1} (q and Enter when done): "
+                )
+            except EOFError:
+                break
             if answer.strip().lower() == "q":
                 break
-            frame = next(iter(source.frames()), None)
+            frame = source.read()
             if frame is None:
                 raise DeckError(f"camera {spec} gave no frame")
             views.append((f"{spec} view {len(views) + 1}", frame.image))
+    except VisionError as exc:
+        raise failed(exc) from None
     finally:
         source.close()
+    if not views:
+        raise DeckError("no views taken: nothing written")
     return views
 
 

@@ -7,7 +7,9 @@ up to ``SHIFT_PX`` in each direction (an outline a pixel or two off moves the in
 similarity is its best. The card's probabilities become the generic ones times ``exp(similarity / TEMPERATURE)``,
 normalised: the generic model still tells ranks apart where the deck's corners are alike, and the deck's corners
 tell the generic model's confusions apart (a four-colour deck's blue 7D, read 7S at 0.93 by the generic model, is
-7D by its colour). A card whose corners match none of the deck's well (best similarity under ``FOREIGN_BELOW``)
+7D by its colour). How far the deck may weigh against the generic reading depends on how sure that reading is
+(``MAX_WEIGHT``, ``SURE``, ``SURE_WEIGHT``): a sure reading is overturned only by corners that clearly match another
+face. A card whose corners match none of the deck's well (best similarity under ``FOREIGN_BELOW``)
 is ``FOREIGN``: another deck's card, a joker, another deck's back where the profile holds this deck's.
 
     reader = DeckReader(Recognizer(), store.load("home"))
@@ -17,7 +19,7 @@ is ``FOREIGN``: another deck's card, a joker, another deck's back where the prof
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -33,10 +35,27 @@ FOREIGN = "foreign"
 """The label of a card that is none of the profile's."""
 TEMPERATURE = 0.01
 """How sharply a similarity decides between labels: ``exp(similarity / TEMPERATURE)``. A similarity 0.02 higher
-weighs a label e^2 (7.4) times more. Chosen on held-out designs (``benchmarks/deck_enrolment.py``)."""
+weighs a label e^2 (7.4) times more. Chosen with ``MAX_WEIGHT``, ``SURE`` and ``SURE_WEIGHT`` on the validation decks
+(``benchmarks/deck_enrolment.py --validation``: font-drawn styles the model never trained on, training designs and
+the project's own faces, each also as a four-colour deck), never on the held-out designs: of 0.0075 to 0.02, 0.01
+names the fewest cards wrong at 0.9 or more; higher ones name a few fewer wrong in all, more of them at 0.9 or more
+(docs/performance.md, Deck enrolment)."""
 MAX_WEIGHT = 9.0
 """The deck weighs a label at most ``exp(MAX_WEIGHT)`` (8,100) times less than its best match: a corner crop spoilt by
-glare or a shadow's edge matches its own templates badly, and the generic model's sure reading of it must stand."""
+glare or a shadow's edge matches its own templates badly, and the generic model's reading must keep some weight.
+Where the generic model is unsure (under ``SURE``) the deck has this much say: a four-colour deck's green QC, read QD
+at 0.7 by the generic model, is QC by its corners."""
+SURE = 0.9
+"""A face the generic model reads at this probability or more is a sure reading: the deck weighs it at most
+``exp(SURE_WEIGHT)`` times less than its best match, not ``exp(MAX_WEIGHT)``."""
+SURE_WEIGHT = 5.0
+"""How far the deck may weigh against a sure reading (``SURE``): e^5 (150) overturns a reading at 0.95 whose corners
+match another face of the deck clearly better, not one at 0.995 or more (odds over e^5) whose own template is a
+little off (an enrolment photo's outline a pixel out, so that its 9S matches worse than its TS). On the validation
+decks this names about as many cards as one cap of ``MAX_WEIGHT`` for every card, with a fifth fewer named wrong at
+0.9 or more; one cap of 3 for every card names more four-colour cards wrong; one cap of 5 for every card does as
+well there, but would also cap the deck's say where the generic model is unsure, as it is of most of a four-colour
+deck's confusions (docs/performance.md, Deck enrolment)."""
 FOREIGN_BELOW = 0.6
 """A card named a face (or a back, when the profile holds the back) whose corners match no template of the profile
 this well is another deck's (``benchmarks/deck_enrolment.py`` measures the deck's own cards and other designs)."""
@@ -152,17 +171,38 @@ def _ink_with_white(crops: np.ndarray, inner: np.ndarray) -> np.ndarray:
     return out
 
 
-def weigh_faces(probs: np.ndarray, sim: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """(53,) ``probs`` with the faces the profile holds weighed by ``exp(similarity / TEMPERATURE)``, keeping the
+@dataclass(frozen=True)
+class Weighing:
+    """How a card's similarities weigh its faces (``weigh_faces``): the module's constants, or others to compare
+    (``benchmarks/deck_enrolment.py --weighings``).
+
+    >>> Weighing(max_weight=3.0)
+    Weighing(temperature=0.01, max_weight=3.0, sure=0.9, sure_weight=5.0)
+    """
+
+    temperature: float = TEMPERATURE
+    max_weight: float = MAX_WEIGHT
+    sure: float = SURE
+    sure_weight: float = SURE_WEIGHT
+
+
+def weigh_faces(probs: np.ndarray, sim: np.ndarray, present: np.ndarray, weighing: Weighing = Weighing()) -> np.ndarray:
+    """(53,) ``probs`` with the faces the profile holds weighed by ``exp(similarity / temperature)``, keeping the
     faces' total: the deck moves a card between faces; whether it is face down stays the generic model's word (its
-    corners match no face, and the faces' similarities say nothing about a back)."""
+    corners match no face, and the faces' similarities say nothing about a back). A face is weighed at most
+    ``exp(max_weight)`` times less than the best match; the generic model's top face, when it reads it at ``sure`` or
+    more, at most ``exp(sure_weight)`` times less."""
     faces = len(LABELS) - 1
     out = probs.astype(np.float64).copy()
     held = present[:faces]
     if not held.any():
         return out.astype(np.float32)
-    s = sim[:faces]
-    weights = np.where(held, np.exp(np.maximum((s - s[held].max()) / TEMPERATURE, -MAX_WEIGHT)), 0.0)
+    s = sim[:faces].astype(np.float64)
+    floor = np.full(faces, -weighing.max_weight)
+    top = int(np.argmax(out))
+    if top < faces and out[top] >= weighing.sure:
+        floor[top] = -min(weighing.sure_weight, weighing.max_weight)
+    weights = np.where(held, np.exp(np.maximum((s - s[held].max()) / weighing.temperature, floor)), 0.0)
     weighed = out[:faces] * weights
     total = weighed.sum()
     if total > 0:
@@ -178,6 +218,7 @@ def read_with_deck(
     min_confidence: float,
     min_margin: float,
     foreign: str = FOREIGN,
+    weighing: Weighing = Weighing(),
 ) -> list[Recognition]:
     """``recognitions`` of ``frame`` read again against the deck: probabilities weighed by the deck's templates, named
     again; a card that matches none of the deck's ``foreign`` (its probabilities as the generic model gave them).
@@ -195,7 +236,7 @@ def read_with_deck(
         if r.visible == "index":  # one corner shows: the profile's two-corner templates cannot be matched
             out.append(r)
             continue
-        new = weigh_faces(np.asarray(r.probabilities, np.float64), sim, present)
+        new = weigh_faces(np.asarray(r.probabilities, np.float64), sim, present, weighing)
         label, conf = decide(new[None], LABELS, min_confidence, min_margin, UNKNOWN)[0]
         back_of_another = label == BACK and matcher.profile.has_back and sim[LABELS.index(BACK)] < FOREIGN_BELOW
         face_of_another = label not in (BACK, UNKNOWN) and float(sim[LABELS.index(label)]) < FOREIGN_BELOW
@@ -210,13 +251,16 @@ class DeckReader:
     """A ``Recognizer`` that reads every card against one deck's profile; the same entry points (``recognize``,
     ``recognize_regions``, ``recognize_outlines``, ``classify_quads``), and the recogniser's other attributes.
     ``foreign``: the label given to a card of another deck (``FOREIGN``; the table watcher passes ``unknown``, so the
-    referee asks about it)."""
+    referee asks about it). ``weighing``: how similarities weigh the faces (the module's constants)."""
 
-    def __init__(self, recognizer: Recognizer, profile: DeckProfile, *, foreign: str = FOREIGN) -> None:
+    def __init__(
+        self, recognizer: Recognizer, profile: DeckProfile, *, foreign: str = FOREIGN, weighing: Weighing = Weighing()
+    ) -> None:
         self.recognizer = recognizer
         self.profile = profile
         self.matcher = DeckMatcher(profile)
         self.foreign = foreign
+        self.weighing = weighing
 
     def __getattr__(self, name: str) -> Any:  # detect, meta, outline_nets, ...: the recogniser's own
         return getattr(self.recognizer, name)
@@ -229,6 +273,7 @@ class DeckReader:
             min_confidence=self.recognizer.min_confidence,
             min_margin=self.recognizer.min_margin,
             foreign=self.foreign,
+            weighing=self.weighing,
         )
 
     def recognize(

@@ -257,6 +257,12 @@ class SimTable:
         jx, jy = (self.rng.uniform(-1, 1) * self.jitter_mm for _ in range(2))
         return x + jx, y + jy, a + self.rng.uniform(-1, 1) * self.jitter_deg
 
+    def lay(self, card: str, x: float, y: float, angle: float = 0.0, *, face_up: bool = True) -> int:
+        """Put ``card`` at mat position (``x``, ``y``) mm, turned ``angle`` degrees, in no zone, at once (no hand).
+        Returns the card id."""
+        with self._lock:
+            return self._new_card(card, x, y, angle, face_up, None).id
+
     def card_in(self, zone: str) -> list[SimCard]:
         """Cards lying in ``zone``, bottom first."""
         with self._lock:
@@ -884,6 +890,39 @@ if TYPE_CHECKING:
     from vision.recognizer import Recognition
 
 
+class DeckLayout:
+    """The ``sim:`` camera's ``script=deck``: the table shows a shuffled deck face up, ``per_view`` cards at a time in
+    rows across the mat's middle, a little apart and a little turned (as a user lays out a deck to enrol it:
+    ``cardtable deck learn NAME --camera sim:...?script=deck``). Each :meth:`step` clears the table and lays the next
+    cards; after the last the deck is shuffled again."""
+
+    def __init__(self, sim: SimTable, *, seed: int = 0, per_view: int = 13, per_row: int = 7) -> None:
+        self.sim = sim
+        self.rng = random.Random(seed)
+        self.per_view, self.per_row = per_view, per_row
+        self.deck: list[str] = []
+
+    def step(self) -> None:
+        """Clear the table and lay the next ``per_view`` cards (at once: no hand)."""
+        sim, rng = self.sim, self.rng
+        for c in list(sim.cards.values()):
+            sim.remove(c.id, animate=False)
+        if not self.deck:
+            self.deck = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+            rng.shuffle(self.deck)
+        laid, self.deck = self.deck[: self.per_view], self.deck[self.per_view :]
+        cw, ch = sim.layout.card_mm
+        rows = -(-len(laid) // self.per_row)
+        gap = cw * 0.3
+        x0 = (sim.layout.width_mm - self.per_row * (cw + gap) + gap) / 2 + cw / 2
+        y0 = (sim.layout.height_mm - rows * (ch + gap) + gap) / 2 + ch / 2
+        for i, card in enumerate(laid):
+            row, col = divmod(i, self.per_row)
+            x = x0 + col * (cw + gap) + rng.gauss(0, 1.5)
+            y = y0 + row * (ch + gap) + rng.gauss(0, 1.5)
+            sim.lay(card, x, y, rng.choice((0.0, 180.0)) + rng.gauss(0, 3))
+
+
 class RandomPlay:
     """Keeps a simulated table busy with plausible random plays (the ``sim:`` camera's demo
     script): cards laid in the play area, pairs taken to capture piles, the stock flipped, now and
@@ -941,7 +980,7 @@ class RandomPlay:
 def open_sim_source(spec: str, rest: str, opts: dict[str, str]) -> SimSource:
     """The ``sim:GAME,PLAYERS`` camera (registered by scheme: the entry point ``sim`` in the group
     ``cardtable.camera_schemes``): a :class:`SimTable` of that mat, with ``seed``, ``tilt``, ``yaw``,
-    ``noise``, ``blur``, ``frames`` and ``script=random|none`` options."""
+    ``noise``, ``blur``, ``frames`` and ``script=random|deck|none`` options."""
     from vision.zones import parse_mat_spec
 
     fps = number_option(opts, "fps", 15.0, spec)

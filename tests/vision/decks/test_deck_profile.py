@@ -80,3 +80,35 @@ def test_the_decks_folder_defaults_beside_the_journal(monkeypatch: pytest.Monkey
     assert DeckStore().folder == tmp_path / "cardtable" / "decks"
     monkeypatch.setenv("CARDTABLE_DECKS", str(tmp_path / "mine"))
     assert DeckStore().folder == tmp_path / "mine"
+
+
+def _reading(top: str, p: float, rest: dict[str, float]) -> np.ndarray:
+    probs = np.full(len(LABELS), 1e-6)
+    probs[LABELS.index(top)] = p
+    for label, q in rest.items():
+        probs[LABELS.index(label)] = q
+    return probs / probs.sum()
+
+
+def test_a_sure_reading_is_overturned_only_by_corners_clearly_another_face() -> None:
+    """9S read at 0.997, its template matching 0.09 worse than TS's: a sure reading stands; read at 0.6 (unsure)
+    the deck's corners decide; a sure reading whose corners match another face far better (a wrong ink colour:
+    0.3 worse, odds e^30 at the temperature) is overturned, the deck's say capped at ``SURE_WEIGHT``."""
+    from vision.deck_match import SURE_WEIGHT, Weighing, weigh_faces
+
+    present = np.ones(len(LABELS), bool)
+    sim = np.full(len(LABELS), 0.4)
+    sim[LABELS.index("TS")] = 0.70
+    sim[LABELS.index("9S")] = 0.61
+    nine, ten = LABELS.index("9S"), LABELS.index("TS")
+    sure = weigh_faces(_reading("9S", 0.997, {"TS": 0.001}), sim, present)
+    assert sure.argmax() == nine and sure[nine] > 0.8
+    unsure = weigh_faces(_reading("9S", 0.6, {"TS": 0.3}), sim, present)
+    assert unsure.argmax() == ten
+    one_cap = weigh_faces(_reading("9S", 0.997, {"TS": 0.001}), sim, present, Weighing(sure=2.0))
+    assert one_cap.argmax() == ten  # without the sure rule the template a little off decides
+    # a sure reading at 0.95 against corners that clearly match another face: the deck's e^SURE_WEIGHT is enough
+    sim[LABELS.index("9S")] = 0.40
+    clear = weigh_faces(_reading("9S", 0.95, {"TS": 0.04}), sim, present)
+    assert clear.argmax() == ten
+    assert clear[nine] / clear[ten] == pytest.approx(0.95 / 0.04 * np.exp(-SURE_WEIGHT), rel=1e-3)
