@@ -188,7 +188,8 @@ def test_detector_settings_reach_the_detector(capsys: pytest.CaptureFixture[str]
         )
         == 0
     )
-    assert json.loads(capsys.readouterr().out)["cards"] == []
+    # no outline is found (a card may still be found by an index corner, which no detector setting touches)
+    assert [c for c in json.loads(capsys.readouterr().out)["cards"] if c["visible"] == "whole"] == []
     assert main(["recognize", "--json", "--no-learned", "--detector", "min_width=60", str(FELT)]) == 0
     assert len(json.loads(capsys.readouterr().out)["cards"]) >= 10
 

@@ -106,7 +106,7 @@ def test_cards_in_rows_a_few_pixels_apart_are_each_found() -> None:
     frame = cv2.imread(str(DATA / "close_rows.png"))
     assert frame is not None
     recognizer = Recognizer(MODEL, threads=1)
-    names = sorted(r.card for r in recognizer.recognize(frame))
+    names = sorted(r.card for r in recognizer.recognize(frame) if r.visible == "whole")
     assert len(detect_cards(frame)) == 3
     assert names == ["2C", "6D", "QS"], names
 
