@@ -87,7 +87,8 @@ def _reading(top: str, p: float, rest: dict[str, float]) -> np.ndarray:
     probs[LABELS.index(top)] = p
     for label, q in rest.items():
         probs[LABELS.index(label)] = q
-    return probs / probs.sum()
+    out: np.ndarray = probs / probs.sum()
+    return out
 
 
 def test_a_sure_reading_is_overturned_only_by_corners_clearly_another_face() -> None:

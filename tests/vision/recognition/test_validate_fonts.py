@@ -298,8 +298,8 @@ def test_detect_mode_counts_a_card_the_detector_does_not_outline_as_missed(
         lambda frame, config, plane=None, ignore=(): [np.array([[5, 5], [95, 5], [95, 140], [5, 140]], np.float32)],
     )
     # the detector alone: no covered card found by an index corner
-    recognizer = Recognizer(learned=False, covered=False)
-    counts = validate_fonts.validate_detection(recognizer, (960,), 1, 5, misses=tmp_path)
+    detector_alone = Recognizer(learned=False, covered=False)
+    counts = validate_fonts.validate_detection(detector_alone, (960,), 1, 5, misses=tmp_path)
     for t in counts.values():
         assert t.cards > 0 and t.found == t.named == 0 and t.false_cards <= t.frames
     listed = json.loads((tmp_path / "misses.json").read_text())
