@@ -174,6 +174,14 @@ class Paper(NamedTuple):
     mask: np.ndarray
     boxes: list[tuple[int, int, int, int]]
 
+    def under(self, points: np.ndarray) -> np.ndarray:
+        """(N,) whether each of (N, 2) points (frame pixels) lies on paper."""
+        h, w = self.mask.shape
+        x = np.clip((points[:, 0] / 4).astype(np.intp), 0, w - 1)
+        y = np.clip((points[:, 1] / 4).astype(np.intp), 0, h - 1)
+        out: np.ndarray = self.mask[y, x]
+        return out
+
     def share_under(self, outline: np.ndarray) -> float:
         """The share of ``outline`` (frame pixels) that lies on paper: a card lies on the table where nothing but
         the cards on it covers it."""
@@ -213,6 +221,25 @@ def find_paper(image: np.ndarray, outlines: Sequence[np.ndarray], smallest: floa
             x0, y0 = max(0, int(4 * x - margin)), max(0, int(4 * y - margin))
             boxes.append((x0, y0, min(w, int(4 * (x + bw) + margin)), min(h, int(4 * (y + bh) + margin))))
     return Paper(closed | inside.astype(bool), boxes)
+
+
+def merged(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """``boxes`` (x0, y0, x1, y1) with those that overlap joined into the box round them (no part read twice)."""
+    out = [tuple(b) for b in boxes]
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return [(int(b[0]), int(b[1]), int(b[2]), int(b[3])) for b in out]
 
 
 _LSD = None
@@ -272,21 +299,44 @@ def _edge_support(
     return out
 
 
-def with_sides(grey: np.ndarray, guesses: Guesses, width: float, aspect: float) -> Guesses:
-    """The guesses both of whose sides show an edge next to the corner (``EDGE_SUPPORT``)."""
+class Gradients(NamedTuple):
+    """The brightness steps (3x3 Sobel of the grey frame, smoothed) over the part of a frame from ``origin`` (x, y)."""
+
+    gx: np.ndarray
+    gy: np.ndarray
+    origin: np.ndarray
+
+    @staticmethod
+    def over(grey: np.ndarray, boxes: Sequence[tuple[int, int, int, int]]) -> Gradients:
+        """The steps over the rectangle round ``boxes``, a margin of 2 px round it (the smoothing's reach)."""
+        h, w = grey.shape
+        x0, y0 = max(0, min(b[0] for b in boxes) - 2), max(0, min(b[1] for b in boxes) - 2)
+        x1, y1 = min(w, max(b[2] for b in boxes) + 2), min(h, max(b[3] for b in boxes) + 2)
+        smooth = cv2.GaussianBlur(grey[y0:y1, x0:x1], (0, 0), 1.0).astype(np.float32)
+        gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
+        return Gradients(gx, gy, np.array([x0, y0], np.float64))
+
+
+def with_sides(steps: Gradients, guesses: Guesses, width: float, aspect: float) -> Guesses:
+    """The guesses whose sides show an edge next to the corner (``EDGE_SUPPORT``, ``FAINT_SIDE``), the clearest
+    first, at most ``MOST_GUESSES`` (a frame of noise or a busy cloth shows edges everywhere; reading them all would
+    take seconds)."""
     if not len(guesses):
         return guesses
-    smooth = cv2.GaussianBlur(grey, (0, 0), 1.0).astype(np.float32)
-    gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
-    across = _edge_support(gx, gy, guesses.corners, guesses.across, (0.05 * width, 0.15 * width))
-    down = _edge_support(gx, gy, guesses.corners, guesses.down, (0.05 * width, 0.25 * width * aspect))
+    at = guesses.corners - steps.origin
+    across = _edge_support(steps.gx, steps.gy, at, guesses.across, (0.05 * width, 0.15 * width))
+    down = _edge_support(steps.gx, steps.gy, at, guesses.down, (0.05 * width, 0.25 * width * aspect))
     strong, weak = np.maximum(across, down), np.minimum(across, down)
     kept = np.flatnonzero((strong >= EDGE_SUPPORT) & (weak >= FAINT_SIDE))
-    # the guesses with the clearest sides first, at most ``MOST_GUESSES`` (a frame of noise or a busy cloth
-    # shows edges everywhere; reading them all would take seconds)
     kept = kept[np.argsort(-(strong[kept] + weak[kept]), kind="stable")[:MOST_GUESSES]]
     return guesses.take(np.sort(kept))
+
+
+def index_middles(guesses: Guesses, width: float, aspect: float) -> np.ndarray:
+    """(N, 2) the middle of each guess's index crop (frame pixels): card paper where a card's index shows."""
+    out: np.ndarray = guesses.corners + (0.125 * width) * guesses.across + (0.133 * width * aspect) * guesses.down
+    return out
 
 
 def off_whole_cards(guesses: Guesses, outlines: Sequence[np.ndarray], width: float, aspect: float) -> Guesses:
@@ -297,7 +347,7 @@ def off_whole_cards(guesses: Guesses, outlines: Sequence[np.ndarray], width: flo
     corners = np.concatenate([np.asarray(q, np.float64).reshape(4, 2) for q in outlines])
     nearest = np.linalg.norm(guesses.corners[:, None, :] - corners[None, :, :], axis=2).min(axis=1)
     guesses = guesses.take(nearest >= WHOLE_CORNER * width)
-    middle = guesses.corners + (0.125 * width) * guesses.across + (0.133 * width * aspect) * guesses.down
+    middle = index_middles(guesses, width, aspect)
     on = (lying_on(guesses.corners, outlines, ON_A_CARD * width) >= 0) | (
         lying_on(middle, outlines, ON_A_CARD * width) >= 0
     )
@@ -440,13 +490,13 @@ class Covered(NamedTuple):
 
 
 def _likeliest_width(
-    image: np.ndarray, grey: np.ndarray, segments: np.ndarray, widths: Sequence[float], read_corners: ReadCorners
+    image: np.ndarray, steps: Gradients, segments: np.ndarray, widths: Sequence[float], read_corners: ReadCorners
 ) -> float:
     """Of ``widths``, the one at which the most guesses read as a face surely (``SURE_AT_FIRST``; their
     probabilities summed), each width tried on at most ``WIDTH_PROBES`` of its guesses, spread over them."""
     scores = []
     for width in widths:
-        guesses = with_sides(grey, corner_guesses(segments, width), width, CARD_ASPECT)
+        guesses = with_sides(steps, corner_guesses(segments, width), width, CARD_ASPECT)
         if len(guesses) > WIDTH_PROBES:
             guesses = guesses.take(np.linspace(0, len(guesses) - 1, WIDTH_PROBES).round().astype(np.intp))
         first = first_reading(image, guesses, read_corners, width, CARD_ASPECT)
@@ -478,14 +528,14 @@ def read_covered(
         return Covered([], [])
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     middle = float(np.median(widths))
+    boxes = merged(paper.boxes)
     segments = np.concatenate(
-        [
-            _segments(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32)
-            for x0, y0, x1, y1 in paper.boxes
-        ]
+        [_segments(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32) for x0, y0, x1, y1 in boxes]
     )
-    width = widths[0] if len(widths) == 1 else _likeliest_width(image, grey, segments, widths, read_corners)
-    guesses = off_whole_cards(with_sides(grey, corner_guesses(segments, width), width, aspect), trusted, width, aspect)
+    steps = Gradients.over(grey, boxes)
+    width = widths[0] if len(widths) == 1 else _likeliest_width(image, steps, segments, widths, read_corners)
+    guesses = off_whole_cards(with_sides(steps, corner_guesses(segments, width), width, aspect), trusted, width, aspect)
+    guesses = guesses.take(paper.under(index_middles(guesses, width, aspect)))
     first = first_reading(image, guesses, read_corners, width, aspect)
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
     named = [c for c in named_cards(guesses, probs, labels, aspect) if paper.share_under(c.outline) >= ON_PAPER]

@@ -14,6 +14,7 @@ from vision.covered_cards import (
     Guesses,
     card_size,
     corner_guesses,
+    merged,
     named_cards,
     off_whole_cards,
     outline_of,
@@ -67,6 +68,11 @@ def test_the_card_size_comes_from_the_whole_cards_and_an_outline_starts_at_its_c
     assert card_size([]) is None
     outline = outline_of(np.array([10.0, 20.0]), np.array([0.0, 1.0]), np.array([-1.0, 0.0]), 100, 1.4)
     assert np.allclose(outline, [[10, 20], [10, 120], [-130, 120], [-130, 20]])
+
+
+def test_overlapping_boxes_are_read_once() -> None:
+    boxes = [(0, 0, 10, 10), (50, 50, 60, 60), (5, 5, 20, 20), (18, 0, 30, 4)]
+    assert sorted(merged(boxes)) == [(0, 0, 30, 20), (50, 50, 60, 60)]
 
 
 def test_guesses_at_a_whole_cards_corners_or_on_it_are_left_to_it() -> None:
