@@ -5,13 +5,16 @@ printed in: two straight sides meeting at a rounded corner. Every straight edge 
 cards already found do not explain (OpenCV's line segment detector) is taken, at each of its ends, for the long side
 and for the short side of a card whose corner lies there. Of the two ways a corner can lie, only one has the index
 the way a card prints it (top-left, or bottom-right turned half round), so each end and side gives one guess: the
-corner, and the directions across and down the card. A guess whose two sides show no edge in the frame is dropped; the
-rest are read by the index classifier through that one corner, the likely ones again through the corner moved and
-scaled a little (the geometric mean of the readings), and named at ``NAMED_FROM``. Readings of one face at one place
-are one card; the two index corners of one card make one card. Each card gets an outline estimated from its corner,
-its directions and the deck's card size (the median of the whole cards found in the frame).
+corner, and the directions across and down the card. A guess whose sides show no edge in the frame, or whose index
+would lie on no paper or on a whole card, is dropped; the rest are read by the index classifier through that one
+corner, the likely ones again through the corner moved and scaled a little (the geometric mean of the readings) and
+with the crop's inner side painted over, and named at ``NAMED_FROM``. Readings at one place are one card; the two index
+corners of one card make one card. Each card gets an outline estimated from its corner, its directions and the deck's
+card size (the median of the whole cards found in the frame), which must lie on paper. A whole outline much larger
+than the deck's cards, on which a covered card's corner shows, was drawn round a row or a pile: it is dropped.
 
-    covered = read_covered(image, read_corners, whole_outlines)   # working-image pixels
+    found = read_covered(image, read_corners, whole_outlines, whole_labels, MODEL_LABELS, whole_sure)
+    found.cards, found.false_outlines                                  # working-image pixels
 """
 
 from __future__ import annotations
@@ -133,12 +136,6 @@ class Guesses:
 
     def take(self, which: np.ndarray) -> Guesses:
         return Guesses(self.corners[which], self.across[which], self.down[which], self.widths[which])
-
-    @staticmethod
-    def joined(parts: Sequence[Guesses]) -> Guesses:
-        return Guesses(
-            *(np.concatenate([getattr(g, k) for g in parts]) for k in ("corners", "across", "down", "widths"))
-        )
 
 
 def card_size(outlines: Sequence[np.ndarray]) -> tuple[float, float] | None:
