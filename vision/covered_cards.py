@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.rectify import CARD_ASPECT, CORNER_H, CORNER_W, corner_crops
+from vision.working_scale import card_width
 
 ReadCorners = Callable[[np.ndarray], np.ndarray]
 """The index classifier on one corner a card: (N, 1, CORNER_H, CORNER_W, 3) uint8 crops -> (N, 54) probabilities of
@@ -139,20 +140,17 @@ class Guesses:
 
 
 def card_size(outlines: Sequence[np.ndarray]) -> tuple[float, float] | None:
-    """The median short side (px) and aspect of whole cards' outlines, or None without any."""
+    """The median short side (px, ``working_scale.card_width``) and the median aspect of whole cards' outlines (held
+    to 1.3-1.6), or None without any."""
     if not outlines:
         return None
-    shorts: list[float] = []
-    aspects: list[float] = []
+    aspects = []
     for q in outlines:
-        q = np.asarray(q, np.float64).reshape(4, 2)
-        a = float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2
-        b = float(np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2
-        shorts.append(min(a, b))
-        aspects.append(max(a, b) / max(min(a, b), 1e-6))
-    short = float(np.median(shorts))
-    aspect = float(np.median(aspects))
-    return short, min(1.6, max(1.3, aspect))
+        p = np.asarray(q, np.float64).reshape(4, 2)
+        sides = np.linalg.norm(p - np.roll(p, -1, axis=0), axis=1)
+        pairs = (sides[0] + sides[2], sides[1] + sides[3])
+        aspects.append(max(pairs) / max(min(pairs), 1e-6))
+    return card_width(outlines), min(1.6, max(1.3, float(np.median(aspects))))
 
 
 def outline_of(corner: np.ndarray, across: np.ndarray, down: np.ndarray, width: float, aspect: float) -> np.ndarray:
