@@ -26,6 +26,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.detect import merged_regions
 from vision.rectify import CARD_ASPECT, CORNER_H, CORNER_W, corner_crops
 from vision.working_scale import card_width
 
@@ -216,25 +217,6 @@ def find_paper(image: np.ndarray, outlines: Sequence[np.ndarray], smallest: floa
             x0, y0 = max(0, int(4 * x - margin)), max(0, int(4 * y - margin))
             boxes.append((x0, y0, min(w, int(4 * (x + bw) + margin)), min(h, int(4 * (y + bh) + margin))))
     return Paper(closed | inside.astype(bool), boxes)
-
-
-def merged(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """``boxes`` (x0, y0, x1, y1) with those that overlap joined into the box round them (no part read twice)."""
-    out = [tuple(b) for b in boxes]
-    joined = True
-    while joined:
-        joined = False
-        for i in range(len(out)):
-            for j in range(i + 1, len(out)):
-                a, b = out[i], out[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                    del out[j]
-                    joined = True
-                    break
-            if joined:
-                break
-    return [(int(b[0]), int(b[1]), int(b[2]), int(b[3])) for b in out]
 
 
 _LSD = None
@@ -523,7 +505,7 @@ def read_covered(
         return Covered([], [])
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     middle = float(np.median(widths))
-    boxes = merged(paper.boxes)
+    boxes = merged_regions(paper.boxes)
     segments = np.concatenate(
         [_segments(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32) for x0, y0, x1, y1 in boxes]
     )

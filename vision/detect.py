@@ -98,6 +98,26 @@ Region = tuple[int, int, int, int]
 """A part of a frame: (x0, y0, x1, y1) in its pixels, the ends exclusive."""
 
 
+def merged_regions(regions: Sequence[Region]) -> list[Region]:
+    """``regions`` with those that overlap joined into the box round them, again until none overlap (no part of a
+    frame looked at twice)."""
+    boxes = [tuple(r) for r in regions]
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del boxes[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return [(int(b[0]), int(b[1]), int(b[2]), int(b[3])) for b in boxes]
+
+
 def detect_cards(
     frame_bgr: np.ndarray,
     config: DetectorConfig = DEFAULT_CONFIG,

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
+from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region, merged_regions
 from vision.errors import ImageError
 from vision.learned_outlines import FRAME, OutlineNets, off_every
 from vision.outline_judge import OutlineJudge
@@ -40,32 +40,19 @@ def doubtful_regions(shape: tuple[int, ...], quads: Sequence[np.ndarray], grow: 
     """The parts of a frame of ``shape`` to detect again: each outline's bounding box grown by ``grow`` of its larger
     side on every side, clipped to the frame, those that overlap merged into one box."""
     height, width = shape[:2]
-    boxes = []
+    boxes: list[Region] = []
     for q in quads:
         (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
         pad = grow * max(x1 - x0, y1 - y0)
         boxes.append(
-            [
+            (
                 max(0, int(x0 - pad)),
                 max(0, int(y0 - pad)),
                 min(width, int(x1 + pad) + 1),
                 min(height, int(y1 + pad) + 1),
-            ]
+            )
         )
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                a, b = boxes[i], boxes[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
-                    del boxes[j]
-                    merged = True
-                    break
-            if merged:
-                break
-    return [(b[0], b[1], b[2], b[3]) for b in boxes if b[2] > b[0] and b[3] > b[1]]
+    return [b for b in merged_regions(boxes) if b[2] > b[0] and b[3] > b[1]]
 
 
 def readable(frame: np.ndarray) -> bool:

@@ -14,11 +14,11 @@ from vision.covered_cards import (
     Guesses,
     card_size,
     corner_guesses,
-    merged,
     named_cards,
     off_whole_cards,
     outline_of,
 )
+from vision.detect import merged_regions
 from vision.events import BACK, UNKNOWN
 from vision.recognizer import MODEL_LABELS, Recognition, Recognizer
 
@@ -72,7 +72,7 @@ def test_the_card_size_comes_from_the_whole_cards_and_an_outline_starts_at_its_c
 
 def test_overlapping_boxes_are_read_once() -> None:
     boxes = [(0, 0, 10, 10), (50, 50, 60, 60), (5, 5, 20, 20), (18, 0, 30, 4)]
-    assert sorted(merged(boxes)) == [(0, 0, 30, 20), (50, 50, 60, 60)]
+    assert sorted(merged_regions(boxes)) == [(0, 0, 30, 20), (50, 50, 60, 60)]
 
 
 def test_guesses_at_a_whole_cards_corners_or_on_it_are_left_to_it() -> None:
