@@ -45,8 +45,10 @@ class RefereeBookkeeping:
     overrides: list[Override]
     prompt: Prompt | None
     held: list[Input]
+    _result: dict[str, Any] | None
 
     def _init_bookkeeping(self, *, messages: int = 10) -> None:
+        self._result = None  # the game's result once it is over
         self.flags = {}
         self._next_flag = 1
         self._next_cmd = 1
@@ -59,6 +61,10 @@ class RefereeBookkeeping:
     @property
     def over(self) -> bool:
         raise NotImplementedError
+
+    def result(self) -> dict[str, Any] | None:
+        """The game's result (its record's JSON) once it is over, else None."""
+        return self._result
 
     def pending_commands(self) -> list[Action]:
         return list(self.commands.values())

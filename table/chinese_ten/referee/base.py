@@ -78,7 +78,6 @@ class ChineseTenTable(RefereeBookkeeping):
         self.resyncing = False
         self.resync_seen: set[Card] = set()
         self.resync_doubts: list[Input] = []  # sightings the re-read could not name for sure: asked after
-        self._result: dict[str, Any] | None = None
 
     def _seat_holding(self, card: Card) -> int | None:
         st = self.state

@@ -22,9 +22,6 @@ class ChineseTenReferee(Dealing, Layout, Captures):
     def over(self) -> bool:
         return self.phase in (TablePhase.OVER, TablePhase.REDEAL)
 
-    def result(self) -> dict[str, Any] | None:
-        return self._result
-
     def start(self) -> list[Action]:
         out: list[Action] = []
         self._begin_deal(out)

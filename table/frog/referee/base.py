@@ -85,7 +85,6 @@ class FrogTable(RefereeBookkeeping):
         # re-read's count tells what happened while the controller was down
         self.widow_backs = 0
         self.resync_backs = 0
-        self._result: dict[str, Any] | None = None
         self._reset_deal()
 
     def _reset_deal(self) -> None:

@@ -38,9 +38,6 @@ class FrogReferee(Dealing, Bidding, WidowAndDiscards, Tricks, Settling):
     def over(self) -> bool:
         return self.stage is Stage.OVER
 
-    def result(self) -> dict[str, Any] | None:
-        return self._result
-
     def start(self) -> list[Action]:
         out: list[Action] = []
         self._begin_deal(out)

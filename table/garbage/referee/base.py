@@ -9,7 +9,6 @@ another calls the method declared here, which the other part's module implements
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from table.cards import Card
 from table.controller.questions import Choice
@@ -74,7 +73,6 @@ class GarbageTable(RefereeBookkeeping):
         self.reshuffles_seen = 0
         self.resyncing = False
         self.resync_seen: set[int] = set()
-        self._result: dict[str, Any] | None = None
 
     # -- the hand-overs between parts (each implemented by its part's module) ----------------------
 

@@ -26,9 +26,6 @@ class GarbageReferee(Requests, Decisions, TableCards):
     def over(self) -> bool:
         return self.engine.over
 
-    def result(self) -> dict[str, Any] | None:
-        return self._result
-
     def start(self) -> list[Action]:
         out: list[Action] = []
         self.hopper_left = len(self.engine.pack)
