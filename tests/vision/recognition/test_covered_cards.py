@@ -11,9 +11,13 @@ from models.training.synth import FELT, composite, faces_deck
 from vision.covered_cards import (
     CORNER_RADIUS,
     EDGE_INSET,
+    CoveredCard,
     Guesses,
+    against_whole,
     card_size,
     corner_guesses,
+    doubted_outlines,
+    find_paper,
     named_cards,
     off_whole_cards,
     outline_of,
@@ -171,3 +175,35 @@ def test_fans_piles_and_rows_of_drawn_faces_are_named_where_an_index_shows(recog
     assert covered >= 15
     assert named >= 0.4 * covered, f"{named} of {covered} covered cards named"
     assert sure_wrong == 0
+
+
+def _covered(card: str, x: float, y: float, confidence: float = 0.95) -> CoveredCard:
+    outline = _rect(x, y, 100, 140)
+    return CoveredCard(card, confidence, np.zeros(len(MODEL_LABELS), np.float32), outline, outline[0].copy())
+
+
+def test_an_outline_round_a_row_goes_when_a_covered_cards_corner_shows_on_it_and_a_sure_card_stays() -> None:
+    """Nothing lies on a whole card: a corner of another card inside an outline far larger than the deck's cards
+    shows that outline was drawn round a row; inside a card-sized outline a reading under 0.9 is its print's, and
+    dropped; a reading of a whole card's own face beside it is that card again."""
+    cards = [_rect(0, 0, 100, 140), _rect(300, 0, 100, 140), _rect(600, 0, 260, 150)]
+    assert doubted_outlines(cards, 100, 1.4) == {2}
+    readings = [_covered("4C", 620, 10), _covered("9H", 330, 40, 0.85), _covered("AC", 105, 0)]
+    found = against_whole(readings, cards, ["AC", "KD", "9D"], 100, {2}, [False, False, False])
+    assert [c.card for c in found.cards] == ["4C"] and found.false_outlines == [2]
+    # read surely, even an outline too large stays, and the reading on it goes
+    sure = against_whole(readings, cards, ["AC", "KD", "9D"], 100, {2}, [False, False, True])
+    assert sure.cards == [] and sure.false_outlines == []
+
+
+def test_light_paper_no_whole_card_explains_is_looked_at_and_the_bare_cloth_is_not() -> None:
+    frame = np.full((720, 1280, 3), FELT, np.uint8)
+    deck = faces_deck(2)
+    whole = _rect(100, 100, WIDTH, WIDTH * 1.4)
+    composite(frame, deck("KD"), whole)
+    assert find_paper(frame, [whole], WIDTH, WIDTH).boxes == []
+    composite(frame, deck("5S"), _rect(700, 300, WIDTH, WIDTH * 1.4))  # a card the detector did not give
+    boxes = find_paper(frame, [whole], WIDTH, WIDTH).boxes
+    assert len(boxes) == 1
+    x0, y0, x1, y1 = boxes[0]
+    assert x0 <= 700 and y0 <= 300 and x1 >= 700 + WIDTH and y1 >= 300 + WIDTH * 1.4
