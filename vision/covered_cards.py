@@ -222,7 +222,7 @@ def find_paper(image: np.ndarray, outlines: Sequence[np.ndarray], smallest: floa
 _LSD = None
 
 
-def _segments(grey: np.ndarray, width: float) -> np.ndarray:
+def segments_of(grey: np.ndarray, width: float) -> np.ndarray:
     """(N, 4) straight edges x0, y0, x1, y1 of ``grey`` (its pixels), found at a scale where a card is about 70 px
     wide (the segment detector's cost falls with the pixels; a card's sides stay many pixels long)."""
     global _LSD
@@ -507,7 +507,7 @@ def read_covered(
     middle = float(np.median(widths))
     boxes = merged_regions(paper.boxes)
     segments = np.concatenate(
-        [_segments(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32) for x0, y0, x1, y1 in boxes]
+        [segments_of(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32) for x0, y0, x1, y1 in boxes]
     )
     steps = Gradients.over(grey, boxes)
     width = widths[0] if len(widths) == 1 else _likeliest_width(image, steps, segments, widths, read_corners)

@@ -65,6 +65,8 @@ class CoveredCard:
     shown: float
     index_shows: bool
     arrangement: Arrangement
+    corners_shown: tuple[float, float] = (1.0, 1.0)
+    """The share of each index corner's crop uncovered: corner 0 at the card's TL, 1 at its BR."""
 
     @property
     def whole(self) -> bool:
@@ -160,9 +162,9 @@ def _corner_region(quad: np.ndarray, corner: int) -> np.ndarray:
     return np.array([tl, tl + across, tl + across + down, tl + down], np.float32)
 
 
-def visibility(quads: list[np.ndarray], w: int, h: int) -> list[tuple[float, bool]]:
-    """For each card (bottom first): the share of it that no later card covers, and whether an index corner shows."""
-    out: list[tuple[float, bool]] = []
+def uncovered(quads: list[np.ndarray], w: int, h: int) -> list[tuple[float, tuple[float, float]]]:
+    """For each card (bottom first): the share of it that no later card covers, and of each of its index corners."""
+    out: list[tuple[float, tuple[float, float]]] = []
     masks = []
     for q in quads:
         m = np.zeros((h, w), np.uint8)
@@ -172,16 +174,20 @@ def visibility(quads: list[np.ndarray], w: int, h: int) -> list[tuple[float, boo
     for i in range(len(quads) - 1, -1, -1):
         card = masks[i].astype(bool)
         shown = float((card & (above == 0)).sum()) / max(1, int(card.sum()))
-        index = False
+        corners = []
         for corner in (0, 1):
             region = np.zeros((h, w), np.uint8)
             cv2.fillConvexPoly(region, np.round(_corner_region(quads[i], corner)).astype(np.int32), 1)
             r = region.astype(bool)
-            if r.sum() and float((r & (above == 0)).sum()) / float(r.sum()) >= INDEX_SHOWS:
-                index = True
-        out.append((shown, index))
+            corners.append(float((r & (above == 0)).sum()) / float(r.sum()) if r.sum() else 0.0)
+        out.append((shown, (corners[0], corners[1])))
         above |= masks[i]
     return out[::-1]
+
+
+def visibility(quads: list[np.ndarray], w: int, h: int) -> list[tuple[float, bool]]:
+    """For each card (bottom first): the share of it that no later card covers, and whether an index corner shows."""
+    return [(shown, max(corners) >= INDEX_SHOWS) for shown, corners in uncovered(quads, w, h)]
 
 
 def make_overlap_scene(rng: np.random.Generator, deck: Deck, spec: OverlapSpec = OverlapSpec()) -> OverlapScene:
@@ -200,10 +206,10 @@ def make_overlap_scene(rng: np.random.Generator, deck: Deck, spec: OverlapSpec =
     kept = [(kind, q) for (kind, _), q, ok in zip(placed, quads, inside, strict=True) if ok]
     for (_, q), label in zip(kept, labels, strict=False):
         composite(img, deck(label), q)
-    seen = visibility([q for _, q in kept], w, h)
+    seen = uncovered([q for _, q in kept], w, h)
     cards = [
-        CoveredCard(label, q, shown, index, kind)
-        for (kind, q), label, (shown, index) in zip(kept, labels, seen, strict=False)
+        CoveredCard(label, q, shown, max(corners) >= INDEX_SHOWS, kind, corners)
+        for (kind, q), label, (shown, corners) in zip(kept, labels, seen, strict=False)
     ]
     image, blur = photograph(rng, img, look)
     return OverlapScene(image, cards, blur)
