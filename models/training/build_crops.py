@@ -48,6 +48,13 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--jumbo", action="store_true", help="deal only from the font styles of --font-styles with jumbo indices"
     )
+    ap.add_argument(
+        "--realism",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="chance that a scene gets the look of a real photograph of printed cards (models/training/photo_look.py)",
+    )
     return ap
 
 
@@ -61,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.decks != "designs":
         decks |= designs.font_decks(args.font_styles)
     crops, labels, stats = dataset.build(
-        decks, args.scenes, args.seed, hard_share=args.hard_share, font_share=args.font_share
+        decks, args.scenes, args.seed, hard_share=args.hard_share, font_share=args.font_share, realism=args.realism
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     # The deck names and this command travel with the crops, for the record of a fine-tune on them.
@@ -72,6 +79,17 @@ def main(argv: list[str] | None = None) -> None:
         f"{stats['negatives']} negatives",
         flush=True,
     )
+
+
+def probability(text: str) -> float:
+    """A chance from 0 to 1, for argparse."""
+    try:
+        p = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
+    if not 0.0 <= p <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}")
+    return p
 
 
 def style_range(text: str) -> tuple[int, ...]:

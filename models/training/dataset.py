@@ -9,6 +9,7 @@ also learns from imperfect outlines.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -88,11 +89,13 @@ def detected_scenes(
     hard_share: float,
     font_share: float,
     empty: bool = True,
+    realism: float = 0.0,
 ) -> Iterator[tuple[int, Scene, list[np.ndarray]]]:
     """``n_scenes`` scenes dealt from ``rng`` (``random_spec``), each as (its number from 0, the scene, the outlines
     the project's detector finds in it). When ``decks`` mixes font-drawn decks ("fonts:N",
-    ``designs.is_font_deck``) with others, a scene's deck is a font deck with probability ``font_share``.
-    ``empty=False`` leaves out the scenes whose spec has no cards (the spec is drawn, the scene is not dealt).
+    ``designs.is_font_deck``) with others, a scene's deck is a font deck with probability ``font_share``;
+    ``realism`` is each scene's chance of the photographic look (``SceneSpec.realism``). ``empty=False`` leaves
+    out the scenes whose spec has no cards (the spec is drawn, the scene is not dealt).
 
     The callers draw their jitter from the same ``rng`` while cutting a scene's cards; the generator is lazy,
     so the next scene is dealt only after that, and a build's crops depend on its seed alone."""
@@ -102,6 +105,8 @@ def detected_scenes(
         pool = fonts if fonts and (not others or rng.random() < font_share) else others
         deck = decks[pool[int(rng.integers(len(pool)))]]
         spec = random_spec(rng, hard_share)
+        if realism:
+            spec = replace(spec, realism=realism)
         if not empty and not spec.n_cards:
             continue
         scene = make_scene(rng, deck, spec)
@@ -127,17 +132,21 @@ def build(
     log_every: int = 200,
     hard_share: float = 0.3,
     font_share: float = 0.3,
+    realism: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Crops (M, 2, CORNER_H, CORNER_W, 3) uint8 and labels (M,) int64 (0..52 LABELS, 53 not a card).
 
     When ``decks`` mixes font-drawn decks ("fonts:N", ``designs.is_font_deck``) with others, a scene's deck is a font
     deck with
-    probability ``font_share`` (there are far more font styles than designs)."""
+    probability ``font_share`` (there are far more font styles than designs); ``realism``: each scene's chance of
+    the photographic look (``SceneSpec.realism``)."""
     rng = np.random.default_rng(seed)
     crops: list[np.ndarray] = []
     labels: list[int] = []
     stats = {"cards": 0, "detected": 0, "negatives": 0}
-    for i, scene, found in detected_scenes(rng, decks, n_scenes, hard_share=hard_share, font_share=font_share):
+    for i, scene, found in detected_scenes(
+        rng, decks, n_scenes, hard_share=hard_share, font_share=font_share, realism=realism
+    ):
         for label, quad in scene.cards:
             stats["cards"] += 1
             q, detected = card_outline(rng, quad, found)

@@ -24,8 +24,10 @@ from models.training.synth import (
     Deck,
     SceneSpec,
     composite,
-    make_background,
+    make_table,
     photograph,
+    printed,
+    settled,
     tilt_homography,
 )
 from vision.rectify import CORNER_FRACTION_H, CORNER_FRACTION_W
@@ -192,9 +194,10 @@ def visibility(quads: list[np.ndarray], w: int, h: int) -> list[tuple[float, boo
 
 def make_overlap_scene(rng: np.random.Generator, deck: Deck, spec: OverlapSpec = OverlapSpec()) -> OverlapScene:
     """A table with fans, piles, rows or covered cards of ``deck`` (each card of a scene a different face)."""
-    look = spec.look
+    look = settled(rng, spec.look)
     w, h = look.width, look.height
-    img = make_background(rng, w, h, look.background)
+    img = make_table(rng, look)
+    deck = printed(rng, deck, look) or deck
     others = [c for c in CLUTTER if c != "edge"]
     for _ in range(look.clutter):
         CLUTTER[str(rng.choice(others))](img, rng)

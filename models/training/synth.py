@@ -20,6 +20,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from models.training import photo_look
 from vision.faces import render_back, render_face
 
 LABELS = tuple(r + s for s in "CDHS" for r in "A23456789TJQK") + ("back",)
@@ -226,6 +227,11 @@ class SceneSpec:
     # cards but this many pixels clear of them, which leaves a band of bare table round every card on a hand or a
     # chip: a second rectangle no real table shows. The detector's regression tests pin frames drawn that way.
     clear_band: int = 0
+    # The chance that a scene gets the look of a real photograph of printed cards (``photo_look``: halftone, paper,
+    # worn edges, bends and sheen on the cards; vignetting, a Bayer sensor's noise, a tone curve, oversharpening and
+    # JPEG on the frame; patterned cloths, paper, marble, dark wood and a hand on the table). At 0 no draw is made
+    # for it, so the frames pinned by seed stay as they were.
+    realism: float = 0.0
 
 
 class Blur(NamedTuple):
@@ -351,7 +357,7 @@ def _light(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> np.nda
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
-def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple[np.ndarray, Blur]:
+def _lens_blur(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple[np.ndarray, Blur]:
     img = np.asarray(img)  # the same array; typed loosely, as OpenCV's results are
     blur = Blur("none", 0.0)
     if rng.random() < spec.blur:
@@ -368,6 +374,11 @@ def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple
             rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), angle, 1)
             kernel = cv2.warpAffine(kernel, rot, (k, k))
             img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    return img, blur
+
+
+def _camera(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple[np.ndarray, Blur]:
+    img, blur = _lens_blur(rng, img, spec)
     noise = _gauss(rng, img.shape, float(rng.uniform(1, 8 if spec.hard else 5)))
     img = cv2.add(img.astype(np.float32), noise, dtype=cv2.CV_8U)
     quality = int(rng.integers(35 if spec.hard else 55, 95))
@@ -403,7 +414,9 @@ def make_scene(
     rng: np.random.Generator, deck: Deck | None, spec: SceneSpec = SceneSpec(), labels: list[str] | None = None
 ) -> Scene:
     """A table with ``spec.n_cards`` cards of ``deck`` (None: no cards, clutter only)."""
-    img = make_background(rng, spec.width, spec.height, spec.background)
+    spec = settled(rng, spec)
+    img = make_table(rng, spec)
+    deck = printed(rng, deck, spec)
     clutter = list(CLUTTER)
     # table edge first (it is the background), then the other clutter, then the cards on top of it all: a card
     # lies on whatever is on the table and is never hidden (``SceneSpec.clear_band``: the random draws are made in
@@ -445,8 +458,48 @@ def make_scene(
 
 def photograph(rng: np.random.Generator, img: np.ndarray, spec: SceneSpec) -> tuple[np.ndarray, Blur]:
     """The drawn table ``img`` as the camera gives it: uneven light, shadow, glare and colour cast, then blur, noise and
-    JPEG (``spec``'s chances), and the blur it was given."""
-    return _camera(rng, _light(rng, img, spec), spec)
+    JPEG (``spec``'s chances), and the blur it was given. With chance ``spec.realism`` the camera is a real one
+    (``photo_look.optics`` before the blur, ``photo_look.sensor`` after it)."""
+    if not photo_look.chance(rng, spec.realism):
+        return _camera(rng, _light(rng, img, spec), spec)
+    img, blur = _lens_blur(rng, photo_look.optics(rng, _light(rng, img, spec)), spec)
+    return photo_look.sensor(rng, img, spec.hard), blur
+
+
+REAL_TABLES = ("felt", "felt", "wood", "cloth", "light", "dark", *photo_look.BACKGROUNDS)
+"""The tables of a scene with the photographic look: ``make_background``'s and ``photo_look.BACKGROUNDS``."""
+ARM = 0.25
+"""The chance that a table with the photographic look has a player's arm on it."""
+
+
+def settled(rng: np.random.Generator, spec: SceneSpec) -> SceneSpec:
+    """``spec`` with ``realism`` settled for one scene: 1 (the scene gets the photographic look) with chance
+    ``spec.realism``, else 0; no draw when it is 0 or 1."""
+    if spec.realism in (0.0, 1.0):
+        return spec
+    return replace(spec, realism=1.0 if photo_look.chance(rng, spec.realism) else 0.0)
+
+
+def make_table(rng: np.random.Generator, spec: SceneSpec) -> np.ndarray:
+    """``spec``'s table (``make_background``), or with the photographic look (``spec.realism`` settled to 1) one of
+    ``REAL_TABLES``, now and then with an arm on it."""
+    if spec.realism < 1.0:
+        return make_background(rng, spec.width, spec.height, spec.background)
+    kind = spec.background or str(rng.choice(REAL_TABLES))
+    draw = photo_look.BACKGROUNDS.get(kind)
+    img = draw(rng, spec.width, spec.height) if draw else make_background(rng, spec.width, spec.height, kind)
+    if rng.random() < ARM:
+        photo_look.draw_arm(rng, img)
+    return img
+
+
+def printed(rng: np.random.Generator, deck: Deck | None, spec: SceneSpec) -> Deck | None:
+    """``deck`` as real printed cards (``photo_look.card_look``, drawn from ``rng`` for each card asked for) when
+    ``spec.realism`` is settled to 1, else ``deck`` itself."""
+    if deck is None or spec.realism < 1.0:
+        return deck
+    plain = deck
+    return lambda label: photo_look.card_look(rng, plain(label))
 
 
 PINNED_CLEAR_BAND = 7
