@@ -4,7 +4,8 @@ Scenes of ``models.training.overlap_scenes`` (realistic and hard) of the held-ou
 faces with ``--own``), read by ``Recognizer.recognize`` with and without the covered-card pass:
 
     python benchmarks/overlap_recognition.py --scenes 10 --seed 2026 [--own | --validation | --four-colour]
-        [--json out.json] [--model M.onnx] [--covered-only]
+        [--json out.json] [--model M.onnx] [--covered-model M.onnx]
+        [--covered-only]
 
 A card counts as named when a reading has its face and lies on it (a corner of the reading within a third of the
 card's width of one of the card's index corners, or the reading's centre within that of the card's); a reading that
@@ -88,9 +89,15 @@ def _lies_on(corners: np.ndarray, quad: np.ndarray, near: float) -> bool:
 
 
 def measure(
-    decks: dict[str, Deck], spec: OverlapSpec, scenes: int, seed: int, covered: bool, model: Path | None = None
+    decks: dict[str, Deck],
+    spec: OverlapSpec,
+    scenes: int,
+    seed: int,
+    covered: bool,
+    model: Path | None = None,
+    covered_model: Path | None = None,
 ) -> Count:
-    recognizer = Recognizer(model, threads=1, covered=covered)
+    recognizer = Recognizer(model, threads=1, covered=covered, covered_model_path=covered_model)
     count = Count()
     for d, deck in enumerate(decks.values()):
         rng = np.random.default_rng([seed, d])
@@ -115,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--model", type=Path, help="the card classifier to measure (default: the shipped one)")
     ap.add_argument(
+        "--covered-model", type=Path, help="the covered-card pass's classifier to measure (default: the shipped one)"
+    )
+    ap.add_argument(
         "--covered-only", action="store_true", help="measure only with the covered-card pass (no comparison without it)"
     )
     args = ap.parse_args(argv)
@@ -133,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP)):
         for covered in (True,) if args.covered_only else (False, True):
             key = f"{name} {'with' if covered else 'without'} covered cards"
-            results[key] = measure(decks, spec, args.scenes, args.seed, covered, args.model).summary()
+            results[key] = measure(
+                decks, spec, args.scenes, args.seed, covered, args.model, args.covered_model
+            ).summary()
             print(key, json.dumps(results[key]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

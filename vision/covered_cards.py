@@ -492,13 +492,17 @@ def read_covered(
 ) -> Covered:
     """The cards in ``image`` (BGR uint8, working pixels) that show an index corner but lie partly under others, named.
     ``whole``: the outlines of the cards found whole (``whole_labels``: what they were read as, ``whole_sure``:
-    whether surely, at 0.9 or more; such a card is never overruled); they set the deck's
+    whether surely, at 0.9 or more; such a card is never overruled, and the inside of another is looked at for
+    covered cards' corners as a ``doubted_outlines`` one is); they set the deck's
     card size and the paper's look. Where none is found, the guesses are read at each width of ``GUESSED_WIDTHS`` and
     the width at which most read surely is the deck's."""
     whole_sure = [False] * len(whole) if whole_sure is None else whole_sure
     size = card_size(whole)
     widths, aspect = ((size[0],), size[1]) if size is not None else (GUESSED_WIDTHS, CARD_ASPECT)
     doubted = doubted_outlines(whole, widths[0], aspect) if size is not None else set()
+    # an outline read unsurely is looked into as an oversized one is (the paper inside it, guesses on it): across a
+    # spread row or a pile the outline finder draws card-sized outlines over the neighbours, hiding their corners
+    doubted |= {j for j, sure in enumerate(whole_sure) if not sure}
     trusted = [q for j, q in enumerate(whole) if j not in doubted]
     paper = find_paper(image, trusted, min(widths), max(widths))
     if not paper.boxes:

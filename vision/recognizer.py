@@ -64,6 +64,9 @@ _RANK_GROUP = rank_of_face(np.arange(_FACES))  # (52,): face -> its class of the
 _RANK_GROUP_SIZE = np.bincount(_RANK_GROUP[:13]).astype(np.float32)  # faces of a suit in each class: 1, or 3 (courts)
 _SUIT_OF_FACE = np.eye(4, dtype=np.float32)[_SUIT_INDEX]  # (52, 4): face -> its suit, to sum by suit
 DEFAULT_MODEL = shipped("cardnet.onnx")
+DEFAULT_COVERED_MODEL = shipped("covered_cardnet.onnx")
+"""The classifier the covered-card pass reads one index corner with: cardnet fine-tuned on the crops that pass cuts
+(another card's edge across the crop, a suit cut short by the card on top; ``models/README.md``)."""
 SECOND_LOOK_SCALES = (0.93, 0.965, 1.035, 1.07)
 """A card left ``unknown`` (or named under ``SECOND_LOOK_BELOW``) is classified again through its outline
 scaled about its centre by each of these, and named by the geometric mean of all five readings. Outlines
@@ -189,6 +192,15 @@ SURE_WHOLE = 0.9
 (``vision.covered_cards.against_whole``)."""
 
 
+def _covered_reader(model_path: str | Path | None, threads: int) -> tuple[OnnxClassifier, ModelMeta]:
+    """The covered-card pass's classifier and its metadata (checked as the card classifier's is)."""
+    path = Path(model_path) if model_path is not None else DEFAULT_COVERED_MODEL
+    if not path.is_file():
+        raise ModelError(f"{path}: no such model file" + (" (a directory)" if path.is_dir() else ""))
+    meta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS, expected_crop=PIPELINE_CROP)
+    return OnnxClassifier(path, meta, threads=threads), meta
+
+
 def metadata_path(model_path: Path) -> Path:
     """``models/cardnet.onnx`` -> ``models/cardnet.json``."""
     return model_path.with_suffix(".json")
@@ -209,8 +221,8 @@ class Recognizer:
     detector alone. ``ink_shape``: a card read as a club, a spade or unknown whose index ink is neither red nor black
     (a four-colour deck) is read by its shape (``_read_inked``); ``False``: as the ink is. ``covered`` (the default):
     ``recognize`` also names the cards partly under others by an index corner that shows (``vision.covered_cards``:
-    a fanned hand, a pile, a spread row), ``visible == "index"``, their outlines estimated; ``False``: whole cards
-    only.
+    a fanned hand, a pile, a spread row), ``visible == "index"``, their outlines estimated, read by
+    ``covered_model_path`` (default ``models/covered_cardnet.onnx``); ``False``: whole cards only.
     """
 
     def __init__(
@@ -236,12 +248,14 @@ class Recognizer:
         ink_shape: bool = True,
         working_scale: bool = True,
         covered: bool = True,
+        covered_model_path: str | Path | None = None,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         if not path.is_file():  # said before its metadata file beside it is looked for
             raise ModelError(f"{path}: no such model file" + (" (a directory)" if path.is_dir() else ""))
         self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS, expected_crop=PIPELINE_CROP)
         self.classifier = OnnxClassifier(path, self.meta, threads=threads)
+        self.covered_reader = _covered_reader(covered_model_path, threads) if covered else None
         # numpy's products here are 4 x 4 to a few hundred rows: OpenBLAS's worker threads win nothing on them
         # but spin on another core between calls (detection 61 ms of CPU for 44 ms of wall time with two threads,
         # 41.5 for 41.5 with one: docs/performance.md), so BLAS gets the classifier's thread count
@@ -331,8 +345,10 @@ class Recognizer:
         return ink_colour_of_crop(crop) is InkColour.OTHER
 
     def _read_one_corner(self, crops: np.ndarray) -> np.ndarray:
-        """(N, 54) probabilities of (N, 1, ...) index crops, one corner a card, "none" included."""
-        return softmax(self.classifier.infer(preprocess(crops, self.meta)))
+        """(N, 54) probabilities of (N, 1, ...) index crops, one corner a card, "none" included (the covered-card
+        pass's classifier)."""
+        classifier, meta = self.covered_reader or (self.classifier, self.meta)
+        return softmax(classifier.infer(preprocess(crops, meta)))
 
     def detect(
         self, frame_bgr: np.ndarray, *, plane: np.ndarray | None = None, ignore: Sequence[np.ndarray] = ()

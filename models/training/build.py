@@ -1,6 +1,7 @@
 """Rebuild the shipped models from nothing: one command per model, one for all.
 
-    python -m models.training.build cardnet|pipnet|outline|all [--work .cache/build] [--models models] [--dry-run]
+    python -m models.training.build cardnet|covered|pipnet|outline|all [--work .cache/build] [--models models]
+        [--dry-run]
 
 Each model's recipe (``RECIPES``) is the list of the steps that made the shipped files, each a command of a module
 of ``models/training/`` run in its own process; ``--dry-run`` prints them. Intermediate files go to ``--work``, the
@@ -227,7 +228,46 @@ OUTLINE = Recipe(
         ),
     ),
 )
-RECIPES = {recipe.name: recipe for recipe in (CARDNET, PIPNET, OUTLINE)}
+OVERLAP_CROPS = (f"{W}/overlap_71.npz", f"{W}/overlap_72.npz")
+COVERED = Recipe(
+    "covered",
+    "the covered-card pass's classifier (models/covered_cardnet.onnx, int8): the shipped cardnet fine-tuned on index "
+    "corners cut as that pass cuts them (overlap_crops) beside whole cards' crops, quantised",
+    1.2,
+    (
+        _step("overlap_crops", "--scenes", "2000", "--seed", "71", "--width-error", "0.06", "--out", OVERLAP_CROPS[0]),
+        _step("overlap_crops", "--scenes", "2000", "--seed", "72", "--realism", "0.5", "--out", OVERLAP_CROPS[1]),
+        _crops(61, 1200, "--decks", "all"),
+        _crops(63, 1200, "--decks", "all", "--hard-share", "0.4", "--realism", "0.5"),
+        _step(
+            "finetune",
+            "--base",
+            "{models}/cardnet.onnx",
+            "--crops",
+            *OVERLAP_CROPS,
+            f"{W}/crops_61.npz",
+            f"{W}/crops_63.npz",
+            "--per-file",
+            "30000",
+            "--epochs",
+            "2",
+            "--lr",
+            "4e-4",
+            "--out",
+            f"{W}/covered_float.onnx",
+        ),
+        _step(
+            "quantize",
+            "--model",
+            f"{W}/covered_float.onnx",
+            "--crops",
+            f"{W}/crops_61.npz",
+            "--out",
+            "{models}/covered_cardnet.onnx",
+        ),
+    ),
+)
+RECIPES = {recipe.name: recipe for recipe in (CARDNET, COVERED, PIPNET, OUTLINE)}
 """Every shipped model's recipe, by the name ``build`` takes."""
 
 

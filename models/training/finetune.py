@@ -117,8 +117,8 @@ def load_onnx_weights(net, path: Path) -> None:  # type: ignore[no-untyped-def]
         linear.bias.copy_(torch.from_numpy(init[gemm.input[2]].copy()))
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m models.training.finetune", description=__doc__.splitlines()[0])
     ap.add_argument("--crops", type=Path, nargs="+", required=True)
     ap.add_argument("--per-file", type=int, default=25000, help="at most this many examples from each file")
     ap.add_argument("--epochs", type=int, default=2)
@@ -139,7 +139,12 @@ def main() -> None:
     )
     ap.add_argument("--base", type=Path, default=MODEL)
     ap.add_argument("--out", type=Path, required=True)
-    args = ap.parse_args()
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = parser()
+    args = ap.parse_args(argv)
     import torch
     import torch.nn as nn
 

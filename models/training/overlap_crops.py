@@ -101,11 +101,13 @@ def _turned(v: np.ndarray, degrees: float) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
-def jittered_outline(rng: np.random.Generator, corner: Corner, aspect: float) -> np.ndarray:
+def jittered_outline(
+    rng: np.random.Generator, corner: Corner, aspect: float, width_error: float = WIDTH_ERROR
+) -> np.ndarray:
     """An outline estimated from ``corner`` as the pass estimates one: the width, the corner and the turn a little
     off."""
     turn = float(rng.normal(0.0, TURN_ERROR))
-    width = corner.width * float(np.exp(rng.normal(0.0, WIDTH_ERROR)))
+    width = corner.width * float(np.exp(rng.normal(0.0, width_error)))
     at = corner.at + rng.normal(0.0, SHIFT_ERROR, 2) * corner.width
     return outline_of(at, _turned(corner.across, turn), _turned(corner.down, turn), width, aspect)
 
@@ -140,8 +142,11 @@ def cut(image: np.ndarray, outline: np.ndarray) -> np.ndarray:
     return crop
 
 
-def scene_crops(rng: np.random.Generator, scene: OverlapScene) -> tuple[list[np.ndarray], list[int]]:
-    """Pairs of crops (2, H, W, 3) and their labels from one scene (see the module's description)."""
+def scene_crops(
+    rng: np.random.Generator, scene: OverlapScene, width_error: float = WIDTH_ERROR
+) -> tuple[list[np.ndarray], list[int]]:
+    """Pairs of crops (2, H, W, 3) and their labels from one scene (see the module's description); the card widths
+    estimated ``width_error`` off (relative, one standard deviation)."""
     corners, others = card_corners(scene)
     if not corners:
         return [], []
@@ -150,7 +155,7 @@ def scene_crops(rng: np.random.Generator, scene: OverlapScene) -> tuple[list[np.
         float(np.linalg.norm(c.quad[3] - c.quad[0]) / np.linalg.norm(c.quad[1] - c.quad[0])) for c in scene.cards
     ]
     aspect = float(np.median(aspects))
-    width = float(np.median(widths)) * float(np.exp(rng.normal(0.0, WIDTH_ERROR / 2)))
+    width = float(np.median(widths)) * float(np.exp(rng.normal(0.0, width_error / 2)))
     pairs: list[np.ndarray] = []
     labels: list[int] = []
 
@@ -163,8 +168,8 @@ def scene_crops(rng: np.random.Generator, scene: OverlapScene) -> tuple[list[np.
     shown = [c for c in corners if c.shown >= INDEX_SHOWS]
     for c in shown:
         add(
-            cut(scene.image, jittered_outline(rng, c, aspect)),
-            cut(scene.image, jittered_outline(rng, c, aspect)),
+            cut(scene.image, jittered_outline(rng, c, aspect, width_error)),
+            cut(scene.image, jittered_outline(rng, c, aspect, width_error)),
             c.label,
         )
     grey = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)
@@ -186,7 +191,7 @@ def scene_crops(rng: np.random.Generator, scene: OverlapScene) -> tuple[list[np.
             guesses.corners[i] + rng.normal(0.0, SHIFT_ERROR / 2, 2) * width,
             guesses.across[i],
             guesses.down[i],
-            width * float(np.exp(rng.normal(0.0, WIDTH_ERROR / 2))),
+            width * float(np.exp(rng.normal(0.0, width_error / 2))),
             aspect,
         )
         add(cut(scene.image, outline), cut(scene.image, moved), int(found[i]))
@@ -223,13 +228,14 @@ def build(
     hard_share: float = 0.4,
     font_share: float = 0.3,
     realism: float = 0.0,
+    width_error: float = WIDTH_ERROR,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops (M, 2, CORNER_H, CORNER_W, 3) uint8 and labels (M,) int64 (``LABELS`` indices, ``NONE``)."""
     rng = np.random.default_rng(seed)
     pairs: list[np.ndarray] = []
     labels: list[int] = []
     for k, scene in enumerate(overlap_scenes(rng, decks, n_scenes, hard_share, font_share, realism)):
-        more, named = scene_crops(rng, scene)
+        more, named = scene_crops(rng, scene, width_error)
         pairs += more
         labels += named
         if (k + 1) % 100 == 0:
@@ -237,7 +243,7 @@ def build(
     return np.stack(pairs), np.array(labels, np.int64)
 
 
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m models.training.overlap_crops", description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, required=True)
     ap.add_argument("--seed", type=int, required=True)
@@ -251,10 +257,27 @@ def main(argv: list[str] | None = None) -> None:
         metavar="P",
         help="chance that a scene gets the look of a real photograph of printed cards (models/training/photo_look.py)",
     )
+    ap.add_argument(
+        "--width-error",
+        type=float,
+        default=WIDTH_ERROR,
+        help=f"how far off the card widths are estimated (relative, one standard deviation; default {WIDTH_ERROR})",
+    )
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = parser()
     args = ap.parse_args(argv)
     decks = designs.training_decks() | designs.font_decks(designs.FONT_STYLES)
     crops, labels = build(
-        decks, args.scenes, args.seed, hard_share=args.hard_share, font_share=args.font_share, realism=args.realism
+        decks,
+        args.scenes,
+        args.seed,
+        hard_share=args.hard_share,
+        font_share=args.font_share,
+        realism=args.realism,
+        width_error=args.width_error,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     command = "python -m models.training.overlap_crops " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -88,13 +88,18 @@ def write_meta(src: Path, dst: Path, record: dict[str, Any]) -> None:
     dst.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m models.training.quantize", description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, required=True, help="the float32 model (its .json beside it)")
     ap.add_argument("--crops", type=Path, required=True, help="a crop batch (build_crops) to calibrate on")
     ap.add_argument("--cards", type=int, default=500, help="cards to calibrate on (two crops each)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, required=True)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = parser()
     args = ap.parse_args(argv)
     if args.out.resolve() == args.model.resolve():
         ap.error("--out must not overwrite --model (keep the float model to fine-tune from)")

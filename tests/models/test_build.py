@@ -19,13 +19,15 @@ def test_every_shipped_model_has_a_recipe_that_ends_in_its_files() -> None:
     shipped = {p.name for p in (build.ROOT / "models").glob("*.onnx")}
     assert shipped == {
         "cardnet.onnx",
+        "covered_cardnet.onnx",
         "pipnet.onnx",
         "outline_first.onnx",
         "outline_checker.onnx",
         "outline_verifier.onnx",
     }
-    assert sorted(RECIPES) == ["cardnet", "outline", "pipnet"]
+    assert sorted(RECIPES) == ["cardnet", "covered", "outline", "pipnet"]
     assert RECIPES["cardnet"].steps[-1].output(WORK, MODELS) == MODELS / "cardnet.onnx"
+    assert RECIPES["covered"].steps[-1].output(WORK, MODELS) == MODELS / "covered_cardnet.onnx"
     assert RECIPES["pipnet"].steps[-1].output(WORK, MODELS) == MODELS / "pipnet.onnx"
     last = RECIPES["outline"].steps[-1]
     assert last.module == "outline_nets" and last.output(WORK, MODELS) == MODELS / "outline_nets.json"
@@ -61,7 +63,7 @@ def test_a_dry_run_prints_every_command_and_runs_none(tmp_path: Path, capsys: py
     assert build.main(["all", "--dry-run", "--work", str(tmp_path), "--models", str(tmp_path / "m")]) == 0
     out = capsys.readouterr().out
     assert out.count("python -m models.training.") == sum(len(r.steps) for r in RECIPES.values())
-    assert "# outline:" in out and "# cardnet:" in out and "# pipnet:" in out
+    assert "# outline:" in out and "# cardnet:" in out and "# pipnet:" in out and "# covered:" in out
     assert list(tmp_path.iterdir()) == []
 
 
@@ -73,3 +75,11 @@ def test_a_failing_step_stops_the_build_and_a_done_one_is_skipped(tmp_path: Path
     with pytest.raises(BuildError, match="step 2 failed: python -m models.training.outline_scenes --scenes many"):
         build.run(Recipe("t", "test", 0.0, (done, failing, after)), tmp_path, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["done.npz"]  # the first skipped, the third never run
+
+
+def test_the_covered_readers_recipe_starts_from_the_shipped_classifier_after_it_is_built() -> None:
+    names = list(RECIPES)
+    assert names.index("cardnet") < names.index("covered")  # "all" builds the base first
+    tune = next(s for s in RECIPES["covered"].steps if s.module == "finetune")
+    argv = tune.argv(WORK, MODELS)
+    assert argv[argv.index("--base") + 1] == str(MODELS / "cardnet.onnx")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -21,10 +23,12 @@ from vision.covered_cards import (
     named_cards,
     off_whole_cards,
     outline_of,
+    read_covered,
 )
 from vision.detect import merged_regions
+from vision.errors import ModelError
 from vision.events import BACK, UNKNOWN
-from vision.recognizer import MODEL_LABELS, Recognition, Recognizer
+from vision.recognizer import DEFAULT_MODEL, MODEL_LABELS, Recognition, Recognizer
 
 WIDTH = 140.0
 
@@ -123,6 +127,43 @@ def test_a_card_three_quarters_covered_is_named_by_its_index_corner(
     centre = seven.corners.mean(axis=0)
     assert under[0, 0] < centre[0] < under[1, 0] and under[0, 1] < centre[1] < under[2, 1]
     assert len(read) == 3
+
+
+def test_the_covered_cards_are_read_by_the_covered_readers_classifier_and_the_whole_ones_by_cardnet(
+    covered_frame: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    """With the card classifier as the covered-card pass's reader too, the card lying apart is read the same and the
+    covered one at another confidence: the pass reads through its own model (models/covered_cardnet.onnx). (3S, on
+    top, may be found whole or by its corner in the blob of the two.)"""
+    frame, _, _ = covered_frame
+    own = {r.card: r for r in Recognizer(threads=1).recognize(frame)}
+    plain = {r.card: r for r in Recognizer(threads=1, covered_model_path=DEFAULT_MODEL).recognize(frame)}
+    assert own["KD"].visible == "whole" and own["KD"].confidence == plain["KD"].confidence
+    assert own["7H"].visible == "index"
+    assert "7H" not in plain or plain["7H"].confidence != own["7H"].confidence
+
+
+def test_a_missing_covered_reader_is_refused_and_not_looked_for_without_the_pass(tmp_path: Path) -> None:
+    missing = tmp_path / "reader.onnx"
+    with pytest.raises(ModelError, match=f"{missing}: no such model file"):
+        Recognizer(threads=1, covered_model_path=missing)
+    assert Recognizer(threads=1, covered=False, covered_model_path=missing).covered_reader is None
+
+
+def test_an_unsure_outline_over_a_covered_cards_corner_is_looked_into_and_a_sure_one_is_not(
+    recognizer: Recognizer, covered_frame: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> None:
+    """A card-sized outline drawn across the covered 7H's index corner (as the outline finder draws one over a spread
+    row's neighbours): read unsurely, the paper inside it is looked at, 7H is named and the outline is no card; read
+    surely, nothing on it is looked for."""
+    frame, under, _ = covered_frame
+    across = under - np.array([0.3 * WIDTH, 0.25 * WIDTH], np.float32)
+    whole, labels = [across, _rect(900, 200, WIDTH, WIDTH * 1.4)], ["3S", "KD"]
+    read = recognizer._read_one_corner
+    unsure = read_covered(frame, read, whole, labels, MODEL_LABELS, [False, True])
+    assert "7H" in {c.card for c in unsure.cards} and unsure.false_outlines == [0]
+    sure = read_covered(frame, read, whole, labels, MODEL_LABELS, [True, True])
+    assert "7H" not in {c.card for c in sure.cards} and sure.false_outlines == []
 
 
 def test_without_the_covered_pass_the_covered_card_is_missed(
