@@ -316,14 +316,23 @@ def index_middles(guesses: Guesses, width: float, aspect: float) -> np.ndarray:
     return out
 
 
-def off_whole_cards(guesses: Guesses, outlines: Sequence[np.ndarray], width: float, aspect: float) -> Guesses:
-    """The guesses at no corner of a whole card found (a whole card is read through both its index corners) and
-    whose corner and index lie on none (nothing lies on a whole card: a corner on one is its print's)."""
+def off_whole_cards(
+    guesses: Guesses,
+    outlines: Sequence[np.ndarray],
+    width: float,
+    aspect: float,
+    corners_of: Sequence[np.ndarray] | None = None,
+) -> Guesses:
+    """The guesses at no corner of a whole card found (``corners_of``, by default ``outlines``: a whole card is read
+    through both its index corners) and whose corner and index lie on none of ``outlines`` (nothing lies on a whole
+    card: a corner on one is its print's)."""
+    corners_of = outlines if corners_of is None else corners_of
+    if len(guesses) and corners_of:
+        corners = np.concatenate([np.asarray(q, np.float64).reshape(4, 2) for q in corners_of])
+        nearest = np.linalg.norm(guesses.corners[:, None, :] - corners[None, :, :], axis=2).min(axis=1)
+        guesses = guesses.take(nearest >= WHOLE_CORNER * width)
     if not len(guesses) or not outlines:
         return guesses
-    corners = np.concatenate([np.asarray(q, np.float64).reshape(4, 2) for q in outlines])
-    nearest = np.linalg.norm(guesses.corners[:, None, :] - corners[None, :, :], axis=2).min(axis=1)
-    guesses = guesses.take(nearest >= WHOLE_CORNER * width)
     middle = index_middles(guesses, width, aspect)
     on = (lying_on(guesses.corners, outlines, ON_A_CARD * width) >= 0) | (
         lying_on(middle, outlines, ON_A_CARD * width) >= 0
@@ -499,11 +508,13 @@ def read_covered(
     whole_sure = [False] * len(whole) if whole_sure is None else whole_sure
     size = card_size(whole)
     widths, aspect = ((size[0],), size[1]) if size is not None else (GUESSED_WIDTHS, CARD_ASPECT)
-    doubted = doubted_outlines(whole, widths[0], aspect) if size is not None else set()
+    oversized = doubted_outlines(whole, widths[0], aspect) if size is not None else set()
     # an outline read unsurely is looked into as an oversized one is (the paper inside it, guesses on it): across a
-    # spread row or a pile the outline finder draws card-sized outlines over the neighbours, hiding their corners
-    doubted |= {j for j, sure in enumerate(whole_sure) if not sure}
+    # spread row or a pile the outline finder draws card-sized outlines over the neighbours, hiding their corners;
+    # its own corners are left to it (it may be a card of a deck the classifier does not know)
+    doubted = oversized | {j for j, sure in enumerate(whole_sure) if not sure}
     trusted = [q for j, q in enumerate(whole) if j not in doubted]
+    card_shaped = [q for j, q in enumerate(whole) if j not in oversized]
     paper = find_paper(image, trusted, min(widths), max(widths))
     if not paper.boxes:
         return Covered([], [])
@@ -515,7 +526,9 @@ def read_covered(
     )
     steps = Gradients.over(grey, boxes)
     width = widths[0] if len(widths) == 1 else _likeliest_width(image, steps, segments, widths, read_corners)
-    guesses = off_whole_cards(with_sides(steps, corner_guesses(segments, width), width, aspect), trusted, width, aspect)
+    guesses = off_whole_cards(
+        with_sides(steps, corner_guesses(segments, width), width, aspect), trusted, width, aspect, card_shaped
+    )
     guesses = guesses.take(paper.under(index_middles(guesses, width, aspect)))
     first = first_reading(image, guesses, read_corners, width, aspect)
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
