@@ -166,6 +166,17 @@ def test_an_unsure_outline_over_a_covered_cards_corner_is_looked_into_and_a_sure
     assert "7H" not in {c.card for c in sure.cards} and sure.false_outlines == []
 
 
+def test_a_whole_card_read_unsurely_keeps_its_own_corners(
+    recognizer: Recognizer, covered_frame: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> None:
+    """The lone KD, read unsurely as KS (as a card of a deck the classifier does not know is): its own index corner is
+    not read again as a covered card that would overrule it."""
+    frame, _, _ = covered_frame
+    kd = _rect(900, 200, WIDTH, WIDTH * 1.4)
+    found = read_covered(frame, recognizer._read_one_corner, [kd], ["KS"], MODEL_LABELS, [False])
+    assert found.false_outlines == [] and "KD" not in {c.card for c in found.cards}
+
+
 def test_without_the_covered_pass_the_covered_card_is_missed(
     covered_frame: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
