@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -175,6 +176,21 @@ def test_a_whole_card_read_unsurely_keeps_its_own_corners(
     kd = _rect(900, 200, WIDTH, WIDTH * 1.4)
     found = read_covered(frame, recognizer._read_one_corner, [kd], ["KS"], MODEL_LABELS, [False])
     assert found.false_outlines == [] and "KD" not in {c.card for c in found.cards}
+
+
+@pytest.mark.parametrize("kind", ["noise", "blurred noise", "blocks", "pale noise"])
+def test_frames_of_noise_give_no_card_by_an_index_corner(recognizer: Recognizer, kind: str) -> None:
+    """With no whole card in the frame, its paper and card size are guessed and every straight edge is a corner
+    guess: none of them is read as a card."""
+    rng = np.random.default_rng(len(kind))
+    noise = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    frame = {
+        "noise": noise,
+        "blurred noise": cv2.GaussianBlur(noise, (0, 0), 2),
+        "blocks": cv2.resize(noise[:45, :80], (1280, 720), interpolation=cv2.INTER_NEAREST),
+        "pale noise": (150 + noise.astype(np.float32) * 80 / 255).astype(np.uint8),
+    }[kind]
+    assert [r.card for r in recognizer.recognize(frame) if r.visible == "index"] == []
 
 
 def test_without_the_covered_pass_the_covered_card_is_missed(
