@@ -15,6 +15,7 @@ from vision.covered_cards import (
     CORNER_RADIUS,
     EDGE_INSET,
     CoveredCard,
+    Gradients,
     Guesses,
     against_whole,
     card_size,
@@ -25,6 +26,7 @@ from vision.covered_cards import (
     off_whole_cards,
     outline_of,
     read_covered,
+    refined,
 )
 from vision.detect import merged_regions
 from vision.errors import ModelError
@@ -77,6 +79,21 @@ def test_the_card_size_comes_from_the_whole_cards_and_an_outline_starts_at_its_c
     assert card_size([]) is None
     outline = outline_of(np.array([10.0, 20.0]), np.array([0.0, 1.0]), np.array([-1.0, 0.0]), 100, 1.4)
     assert np.allclose(outline, [[10, 20], [10, 120], [-130, 120], [-130, 20]])
+
+
+def test_a_guess_a_little_off_a_cards_corner_is_slid_onto_its_edges(
+    covered_frame: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    frame, under, _ = covered_frame
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    steps = Gradients.over(grey, [(300, 50, 700, 500)])
+    off = under[0] + np.array([0.0, 0.035 * WIDTH])  # the straight edge found ends below the corner
+    guess = Guesses(off[None], np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), np.array([WIDTH]))
+    fitted = refined(steps, guess, WIDTH, 1.4)
+    x, y = fitted.corners[0]
+    assert abs(y - under[0, 1]) < 0.35 * (off[1] - under[0, 1])  # slid up onto the top edge
+    assert abs(x - under[0, 0]) <= 0.021 * WIDTH  # and kept on the side edge (its drawn border within a step)
+    assert np.array_equal(fitted.across, guess.across) and np.array_equal(fitted.down, guess.down)
 
 
 def test_overlapping_boxes_are_read_once() -> None:
