@@ -100,6 +100,8 @@ index shows (81 without), one wrong each: the larger share paints less of a wide
 WIDTH_PROBES = 64
 SURE_AT_FIRST = 0.8
 """... the width whose first readings of a face at this probability or more add up to the most."""
+PAIR_REACH = 0.08
+"""Two straight edges whose ends lie within this share of a card's width meet at a corner (``paired_guesses``)."""
 REFINE_SLIDES = (-0.04, -0.02, 0.0, 0.02, 0.04)
 """How far ``refined`` slides a guess's corner along each side (card widths) to fit the other side's edge. On the
 validation designs' overlap scenes (``overlap_recognition.py --validation``, five scenes a design) sliding named 169
@@ -257,6 +259,58 @@ def corner_guesses(segments: np.ndarray, width: float) -> Guesses:
         downs += [inward, left]
     points = np.concatenate(corners)
     return Guesses(points, np.concatenate(acrosses), np.concatenate(downs), np.full(len(points), width))
+
+
+def paired_guesses(segments: np.ndarray, width: float) -> Guesses:
+    """Corners where two straight edges meet (their ends within ``PAIR_REACH`` of a card's width, 60-120 degrees
+    apart): the corner where their lines cross, across and down along them in the order an upright index reads
+    (clockwise on screen). Unlike ``corner_guesses``' corners these need not be square: a tilted camera shows a card's
+    corners up to 15 degrees from square."""
+    length = np.hypot(segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1])
+    keep = length >= SHORTEST_SIDE * width
+    seg, length = segments[keep].astype(np.float64), length[keep]
+    if len(seg) < 2:
+        return Guesses(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
+    along = (seg[:, 2:] - seg[:, :2]) / length[:, None]
+    ends = np.concatenate([seg[:, :2], seg[:, 2:]])
+    inward = np.concatenate([along, -along])
+    owner = np.concatenate([np.arange(len(seg)), np.arange(len(seg))])
+    reach = PAIR_REACH * width
+    corners, acrosses, downs = [], [], []
+    for lo in range(0, len(ends), 512):
+        d = np.linalg.norm(ends[lo : lo + 512, None, :] - ends[None, :, :], axis=2)
+        i, j = np.nonzero(d < reach)
+        i = i + lo
+        ok = (i < j) & (owner[i] != owner[j])
+        i, j = i[ok], j[ok]
+        u, v = inward[i], inward[j]
+        cos = np.abs((u * v).sum(axis=1))
+        ok = cos < 0.5
+        i, j, u, v = i[ok], j[ok], u[ok], v[ok]
+        # the lines p_i + s u and p_j + t v cross where s u - t v = p_j - p_i
+        det = -u[:, 0] * v[:, 1] + u[:, 1] * v[:, 0]
+        rhs = ends[j] - ends[i]
+        s = (-rhs[:, 0] * v[:, 1] + rhs[:, 1] * v[:, 0]) / det
+        at = ends[i] + s[:, None] * u
+        near = (np.linalg.norm(at - ends[i], axis=1) < reach) & (np.linalg.norm(at - ends[j], axis=1) < reach)
+        at, u, v = at[near], u[near], v[near]
+        clockwise = (u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]) > 0
+        corners.append(at)
+        acrosses.append(np.where(clockwise[:, None], u, v))
+        downs.append(np.where(clockwise[:, None], v, u))
+    points = np.concatenate(corners)
+    return Guesses(points, np.concatenate(acrosses), np.concatenate(downs), np.full(len(points), width))
+
+
+def both_guesses(segments: np.ndarray, width: float) -> Guesses:
+    """``corner_guesses`` and ``paired_guesses`` together."""
+    a, b = corner_guesses(segments, width), paired_guesses(segments, width)
+    return Guesses(
+        np.concatenate([a.corners, b.corners]),
+        np.concatenate([a.across, b.across]),
+        np.concatenate([a.down, b.down]),
+        np.concatenate([a.widths, b.widths]),
+    )
 
 
 def _edge_support(
@@ -544,7 +598,7 @@ def read_covered(
     )
     steps = Gradients.over(grey, boxes)
     width = widths[0] if len(widths) == 1 else _likeliest_width(image, steps, segments, widths, read_corners)
-    sided = with_sides(steps, corner_guesses(segments, width), width, aspect)
+    sided = with_sides(steps, both_guesses(segments, width), width, aspect)
     guesses = off_whole_cards(refined(steps, sided, width, aspect), trusted, width, aspect, card_shaped)
     guesses = guesses.take(paper.under(index_middles(guesses, width, aspect)))
     first = first_reading(image, guesses, read_corners, width, aspect)

@@ -25,6 +25,7 @@ from vision.covered_cards import (
     named_cards,
     off_whole_cards,
     outline_of,
+    paired_guesses,
     read_covered,
     refined,
 )
@@ -71,6 +72,23 @@ def test_a_segment_end_is_guessed_as_a_corner_either_way_the_card_could_lie() ->
     assert np.allclose(long_at_top.corners[0], [100 - EDGE_INSET * WIDTH, 50 - CORNER_RADIUS * WIDTH])
     short_at_top = guesses.take(np.array([1]))
     assert np.allclose(short_at_top.across[0], [0, 1]) and np.allclose(short_at_top.down[0], [-1, 0])
+
+
+def test_two_edges_meeting_off_square_give_their_crossing_as_a_corner_read_clockwise() -> None:
+    """A card's top edge and its left edge, seen 80 degrees apart by a tilted camera, ending short of the corner."""
+    corner = np.array([300.0, 200.0])
+    top = np.array([1.0, 0.0])
+    left = np.array([np.cos(np.radians(80)), np.sin(np.radians(80))])
+    a, b = corner + 5 * top, corner + 5 * left  # the rounded corner: the edges end a little before it
+    segments = np.array([[*a, *(a + 100 * top)], [*(b + 130 * left), *b]], np.float32)
+    found = paired_guesses(segments, WIDTH)
+    assert len(found) == 1
+    assert np.linalg.norm(found.corners[0] - corner) < 0.5
+    assert np.allclose(found.across[0], top, atol=1e-3) and np.allclose(found.down[0], left, atol=1e-3)
+    # edges square-ish but far apart, or nearly parallel, meet nowhere
+    apart = np.array([[0, 0, 100, 0], [300, 40, 300, 200]], np.float32)
+    parallel = np.array([[0, 0, 100, 0], [100, 3, 200, 6]], np.float32)
+    assert len(paired_guesses(apart, WIDTH)) == 0 and len(paired_guesses(parallel, WIDTH)) == 0
 
 
 def test_the_card_size_comes_from_the_whole_cards_and_an_outline_starts_at_its_corner() -> None:
