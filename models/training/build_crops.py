@@ -48,13 +48,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--jumbo", action="store_true", help="deal only from the font styles of --font-styles with jumbo indices"
     )
-    ap.add_argument(
-        "--realism",
-        type=probability,
-        default=0.0,
-        metavar="P",
-        help="chance that a scene gets the look of a real photograph of printed cards (models/training/photo_look.py)",
-    )
+    add_realism(ap)
     return ap
 
 
@@ -78,6 +72,17 @@ def main(argv: list[str] | None = None) -> None:
         f"{args.out}: {len(labels)} examples, detector found {stats['detected']}/{stats['cards']} cards, "
         f"{stats['negatives']} negatives",
         flush=True,
+    )
+
+
+def add_realism(ap: argparse.ArgumentParser) -> None:
+    """The ``--realism P`` option (``synth.SceneSpec.realism``), for every command that deals scenes."""
+    ap.add_argument(
+        "--realism",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="chance that a scene gets the look of a real photograph of printed cards (models/training/photo_look.py)",
     )
 
 

@@ -9,7 +9,7 @@ also learns from imperfect outlines.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -99,11 +99,9 @@ def detected_scenes(
 
     The callers draw their jitter from the same ``rng`` while cutting a scene's cards; the generator is lazy,
     so the next scene is dealt only after that, and a build's crops depend on its seed alone."""
-    fonts = sorted(k for k in decks if is_font_deck(k))
-    others = sorted(k for k in decks if not is_font_deck(k))
+    dealer = DeckDealer.of(decks)
     for i in range(n_scenes):
-        pool = fonts if fonts and (not others or rng.random() < font_share) else others
-        deck = decks[pool[int(rng.integers(len(pool)))]]
+        deck = dealer.deal(rng, font_share)
         spec = random_spec(rng, hard_share)
         if realism:
             spec = replace(spec, realism=realism)
@@ -111,6 +109,28 @@ def detected_scenes(
             continue
         scene = make_scene(rng, deck, spec)
         yield i, scene, detect_cards(scene.image)
+
+
+@dataclass(frozen=True)
+class DeckDealer:
+    """Chooses each scene's deck: a font-drawn one (``designs.is_font_deck``) with probability ``font_share``, else
+    one of the others (with only one kind, that kind), each kind's decks alike."""
+
+    decks: dict[str, Deck]
+    fonts: tuple[str, ...]
+    others: tuple[str, ...]
+
+    @staticmethod
+    def of(decks: dict[str, Deck]) -> DeckDealer:
+        return DeckDealer(
+            decks,
+            tuple(sorted(k for k in decks if is_font_deck(k))),
+            tuple(sorted(k for k in decks if not is_font_deck(k))),
+        )
+
+    def deal(self, rng: np.random.Generator, font_share: float) -> Deck:
+        pool = self.fonts if self.fonts and (not self.others or rng.random() < font_share) else self.others
+        return self.decks[pool[int(rng.integers(len(pool)))]]
 
 
 def card_outline(

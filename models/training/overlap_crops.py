@@ -34,8 +34,8 @@ import cv2
 import numpy as np
 
 from models.training import designs
-from models.training.build_crops import probability
-from models.training.dataset import NONE
+from models.training.build_crops import add_realism
+from models.training.dataset import NONE, DeckDealer
 from models.training.overlap_scenes import HARD_OVERLAP, INDEX_SHOWS, OverlapScene, OverlapSpec, make_overlap_scene
 from models.training.synth import LABELS, Deck
 from vision.covered_cards import (
@@ -209,11 +209,9 @@ def overlap_scenes(
     """``n_scenes`` overlap scenes, each dealt from one of ``decks`` (a font-drawn one with probability
     ``font_share``), hard (``HARD_OVERLAP``) with probability ``hard_share``, with the photographic look with
     probability ``realism`` (``synth.SceneSpec.realism``)."""
-    fonts = sorted(k for k in decks if designs.is_font_deck(k))
-    others = sorted(k for k in decks if not designs.is_font_deck(k))
+    dealer = DeckDealer.of(decks)
     for _ in range(n_scenes):
-        pool = fonts if fonts and (not others or rng.random() < font_share) else others
-        deck = decks[pool[int(rng.integers(len(pool)))]]
+        deck = dealer.deal(rng, font_share)
         spec = HARD_OVERLAP if rng.random() < hard_share else OverlapSpec()
         if realism:
             spec = replace(spec, look=replace(spec.look, realism=realism))
@@ -250,13 +248,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--hard-share", type=float, default=0.4, help="share of hard scenes (small cards, glare, blur)")
     ap.add_argument("--font-share", type=float, default=0.3, help="share of scenes dealt from a font-drawn deck")
-    ap.add_argument(
-        "--realism",
-        type=probability,
-        default=0.0,
-        metavar="P",
-        help="chance that a scene gets the look of a real photograph of printed cards (models/training/photo_look.py)",
-    )
+    add_realism(ap)
     ap.add_argument(
         "--width-error",
         type=float,
