@@ -143,6 +143,14 @@ class Guesses:
     def take(self, which: np.ndarray) -> Guesses:
         return Guesses(self.corners[which], self.across[which], self.down[which], self.widths[which])
 
+    def joined(self, other: Guesses) -> Guesses:
+        return Guesses(
+            np.concatenate([self.corners, other.corners]),
+            np.concatenate([self.across, other.across]),
+            np.concatenate([self.down, other.down]),
+            np.concatenate([self.widths, other.widths]),
+        )
+
 
 def card_size(outlines: Sequence[np.ndarray]) -> tuple[float, float] | None:
     """The median short side (px, ``working_scale.card_width``) and the median aspect of whole cards' outlines (held
@@ -300,17 +308,6 @@ def paired_guesses(segments: np.ndarray, width: float) -> Guesses:
         downs.append(np.where(clockwise[:, None], v, u))
     points = np.concatenate(corners)
     return Guesses(points, np.concatenate(acrosses), np.concatenate(downs), np.full(len(points), width))
-
-
-def both_guesses(segments: np.ndarray, width: float) -> Guesses:
-    """``corner_guesses`` and ``paired_guesses`` together."""
-    a, b = corner_guesses(segments, width), paired_guesses(segments, width)
-    return Guesses(
-        np.concatenate([a.corners, b.corners]),
-        np.concatenate([a.across, b.across]),
-        np.concatenate([a.down, b.down]),
-        np.concatenate([a.widths, b.widths]),
-    )
 
 
 def _edge_support(
@@ -598,7 +595,8 @@ def read_covered(
     )
     steps = Gradients.over(grey, boxes)
     width = widths[0] if len(widths) == 1 else _likeliest_width(image, steps, segments, widths, read_corners)
-    sided = with_sides(steps, both_guesses(segments, width), width, aspect)
+    guessed = corner_guesses(segments, width).joined(paired_guesses(segments, width))
+    sided = with_sides(steps, guessed, width, aspect)
     guesses = off_whole_cards(refined(steps, sided, width, aspect), trusted, width, aspect, card_shaped)
     guesses = guesses.take(paper.under(index_middles(guesses, width, aspect)))
     first = first_reading(image, guesses, read_corners, width, aspect)

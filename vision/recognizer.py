@@ -192,10 +192,11 @@ SURE_WHOLE = 0.9
 (``vision.covered_cards.against_whole``)."""
 
 
-def _covered_reader(model_path: str | Path | None, threads: int) -> tuple[OnnxClassifier, ModelMeta]:
-    """The covered-card pass's classifier and its metadata (checked as the card classifier's is)."""
-    path = Path(model_path) if model_path is not None else DEFAULT_COVERED_MODEL
-    if not path.is_file():
+def _classifier(model_path: str | Path | None, default: Path, threads: int) -> tuple[OnnxClassifier, ModelMeta]:
+    """A card classifier (``default`` where no path is given) and its metadata, checked against the labels and the
+    crop this pipeline cuts."""
+    path = Path(model_path) if model_path is not None else default
+    if not path.is_file():  # said before its metadata file beside it is looked for
         raise ModelError(f"{path}: no such model file" + (" (a directory)" if path.is_dir() else ""))
     meta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS, expected_crop=PIPELINE_CROP)
     return OnnxClassifier(path, meta, threads=threads), meta
@@ -250,12 +251,8 @@ class Recognizer:
         covered: bool = True,
         covered_model_path: str | Path | None = None,
     ) -> None:
-        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
-        if not path.is_file():  # said before its metadata file beside it is looked for
-            raise ModelError(f"{path}: no such model file" + (" (a directory)" if path.is_dir() else ""))
-        self.meta: ModelMeta = load_meta(metadata_path(path), expected_labels=MODEL_LABELS, expected_crop=PIPELINE_CROP)
-        self.classifier = OnnxClassifier(path, self.meta, threads=threads)
-        self.covered_reader = _covered_reader(covered_model_path, threads) if covered else None
+        self.classifier, self.meta = _classifier(model_path, DEFAULT_MODEL, threads)
+        self.covered_reader = _classifier(covered_model_path, DEFAULT_COVERED_MODEL, threads) if covered else None
         # numpy's products here are 4 x 4 to a few hundred rows: OpenBLAS's worker threads win nothing on them
         # but spin on another core between calls (detection 61 ms of CPU for 44 ms of wall time with two threads,
         # 41.5 for 41.5 with one: docs/performance.md), so BLAS gets the classifier's thread count
