@@ -5,6 +5,7 @@ nothing written; the assignment and the profile name cards the generic model get
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -17,7 +18,7 @@ from models.training.synth import FELT, LABELS, Deck, SceneSpec, faces_deck, lai
 from table.cli import main
 from vision.deck_match import FOREIGN, SURE, DeckReader
 from vision.enrol import SeenCard, name_cards, read_photos
-from vision.recognizer import Recognizer
+from vision.recognizer import Recognition, Recognizer
 
 STYLE = 6
 FACES = [str(f) for f in LABELS[:52]]
@@ -169,12 +170,9 @@ def test_the_assignment_beats_card_by_card_guessing_on_a_hard_set() -> None:
     assert assigned >= guessed + 6, (assigned, guessed)
 
 
-def test_the_profile_names_cards_the_generic_model_gets_wrong() -> None:
-    """Enrolled with the user's answers for the unsure cards, the four-colour deck's cards on a table are named more
-    often and named wrong less often than by a generic model that cannot tell this deck's suits (one that reads them
-    by their colour, ``ink_shape=False``)."""
-    recognizer = Recognizer(threads=1, ink_shape=False)
-    deck = four_colour_deck(faces_deck(STYLE))
+def _read_on_tables(recognizer: Recognizer, deck: Deck) -> Iterator[tuple[str, Recognition, Recognition]]:
+    """``deck`` enrolled from four photos of 13 (the unsure cards answered right), then four tables of 12 of its
+    cards: for each card found, its face, the recogniser's reading and the reading against the deck."""
     photos = _photos(deck, _order(9))
     cards = read_photos(recognizer, [(n, img) for n, img, _ in photos])
     truth = _truth_of(cards, photos)
@@ -182,20 +180,28 @@ def test_the_profile_names_cards_the_generic_model_gets_wrong() -> None:
     assert enrolment.complete, enrolment.problems
     reader = DeckReader(recognizer, enrolment.profile("four", {n: img for n, img, _ in photos}))
     spec = SceneSpec(n_cards=12, card_width=(90, 160), face_down=0, clutter=1)
-    generic_right = generic_wrong = deck_right = deck_wrong = cards_seen = 0
     rng = np.random.default_rng(10)
     for _ in range(4):
         scene = make_scene(rng, deck, spec)
         seen = recognizer.recognize(scene.image)
         read = reader._read(scene.image, seen)
         for (label, _), i in zip(scene.cards, matched_outlines(scene.cards, [r.corners for r in seen]), strict=True):
-            if i is None:
-                continue
-            cards_seen += 1
-            generic_right += seen[i].card == label
-            generic_wrong += seen[i].card not in (label, "unknown")
-            deck_right += read[i].card == label
-            deck_wrong += read[i].card not in (label, "unknown")
+            if i is not None:
+                yield label, seen[i], read[i]
+
+
+def test_the_profile_names_cards_the_generic_model_gets_wrong() -> None:
+    """Enrolled with the user's answers for the unsure cards, the four-colour deck's cards on a table are named more
+    often and named wrong less often than by a generic model that cannot tell this deck's suits (one that reads them
+    by their colour, ``ink_shape=False``)."""
+    recognizer = Recognizer(threads=1, ink_shape=False)
+    generic_right = generic_wrong = deck_right = deck_wrong = cards_seen = 0
+    for label, generic, own in _read_on_tables(recognizer, four_colour_deck(faces_deck(STYLE))):
+        cards_seen += 1
+        generic_right += generic.card == label
+        generic_wrong += generic.card not in (label, "unknown")
+        deck_right += own.card == label
+        deck_wrong += own.card not in (label, "unknown")
     assert deck_right > generic_right and deck_wrong < generic_wrong, (
         cards_seen,
         (generic_right, generic_wrong),
@@ -209,28 +215,13 @@ def test_a_sure_reading_stands_against_a_template_a_little_off(recognizer: Recog
     named wrong or left unknown: the deck's 9S template (its photo's outline a pixel out) matches a 9S worse than its
     TS template does, and that alone does not overturn a 9S read at 0.99; a blurred 9S that matches none of the
     deck's templates well is foreign, not another card."""
-    deck = four_colour_deck(faces_deck(STYLE))
-    photos = _photos(deck, _order(9))
-    cards = read_photos(recognizer, [(n, img) for n, img, _ in photos])
-    truth = _truth_of(cards, photos)
-    enrolment = name_cards(cards, ask=lambda card: truth[cards.index(card)])
-    assert enrolment.complete, enrolment.problems
-    reader = DeckReader(recognizer, enrolment.profile("four", {n: img for n, img, _ in photos}))
-    spec = SceneSpec(n_cards=12, card_width=(90, 160), face_down=0, clutter=1)
-    rng = np.random.default_rng(10)
     sure = overturned = named = found = 0
-    for _ in range(4):
-        scene = make_scene(rng, deck, spec)
-        seen = recognizer.recognize(scene.image)
-        read = reader._read(scene.image, seen)
-        for (label, _), i in zip(scene.cards, matched_outlines(scene.cards, [r.corners for r in seen]), strict=True):
-            if i is None:
-                continue
-            found += 1
-            named += read[i].card == label
-            if seen[i].card == label and seen[i].confidence >= SURE:
-                sure += 1
-                overturned += read[i].card not in (label, FOREIGN)
+    for label, generic, own in _read_on_tables(recognizer, four_colour_deck(faces_deck(STYLE))):
+        found += 1
+        named += own.card == label
+        if generic.card == label and generic.confidence >= SURE:
+            sure += 1
+            overturned += own.card not in (label, FOREIGN)
     assert sure >= 40 and overturned == 0, (found, sure, overturned)
     assert named >= found - 1, (found, named)
 
