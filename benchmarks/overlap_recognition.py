@@ -5,7 +5,7 @@ faces with ``--own``), read by ``Recognizer.recognize`` with and without the cov
 
     python benchmarks/overlap_recognition.py --scenes 10 --seed 2026 [--own | --validation | --four-colour]
         [--json out.json] [--model M.onnx] [--covered-model M.onnx]
-        [--covered-only]
+        [--covered-only | --corners-only] [--index-corners META.json | --no-index-corners]
 
 A card counts as named when a reading has its face and lies on it (a corner of the reading within a third of the
 card's width of one of the card's index corners, or the reading's centre within that of the card's); a reading that
@@ -29,9 +29,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.training.designs import four_colour_held_out_decks, held_out_decks, training_decks  # noqa: E402
-from models.training.overlap_scenes import HARD_OVERLAP, OverlapScene, OverlapSpec, make_overlap_scene  # noqa: E402
+from models.training.overlap_crops import card_corners  # noqa: E402
+from models.training.overlap_scenes import (  # noqa: E402
+    HARD_OVERLAP,
+    INDEX_SHOWS,
+    OverlapScene,
+    OverlapSpec,
+    make_overlap_scene,
+)
 from models.training.synth import Deck, faces_deck  # noqa: E402
 from vision.events import BACK, UNKNOWN  # noqa: E402
+from vision.index_corners import IndexCornerFinder  # noqa: E402
 from vision.recognizer import Recognition, Recognizer  # noqa: E402
 
 SURE = 0.9
@@ -96,8 +104,11 @@ def measure(
     covered: bool,
     model: Path | None = None,
     covered_model: Path | None = None,
+    index_corners: Path | bool | None = None,
 ) -> Count:
-    recognizer = Recognizer(model, threads=1, covered=covered, covered_model_path=covered_model)
+    recognizer = Recognizer(
+        model, threads=1, covered=covered, covered_model_path=covered_model, index_corners=index_corners
+    )
     count = Count()
     for d, deck in enumerate(decks.values()):
         rng = np.random.default_rng([seed, d])
@@ -107,6 +118,36 @@ def measure(
             readings = recognizer.recognize(scene.image)
             count.add(scene, readings, 1000 * (time.process_time() - t))
     return count
+
+
+def corners_found(
+    decks: dict[str, Deck], spec: OverlapSpec, scenes: int, seed: int, meta: Path | None
+) -> dict[str, float]:
+    """How many index corners that show the index-corner network finds within 6% of a card's width and 12 degrees,
+    and within 10% and 20 degrees, and how many corners it gives a scene."""
+    finder = IndexCornerFinder.load(meta)
+    shows = near = close = found = frames = 0
+    for d, deck in enumerate(decks.values()):
+        rng = np.random.default_rng([seed, d])
+        for _ in range(scenes):
+            scene = make_overlap_scene(rng, deck, spec)
+            guesses = finder.find(scene.image)
+            found, frames = found + len(guesses), frames + 1
+            for c in card_corners(scene)[0]:
+                if c.shown < INDEX_SHOWS or not len(guesses):
+                    shows += c.shown >= INDEX_SHOWS
+                    continue
+                shows += 1
+                apart = np.linalg.norm(guesses.corners - c.at, axis=1) / c.width
+                turn = np.degrees(np.arccos(np.clip(guesses.across @ c.across, -1.0, 1.0)))
+                near += bool(((apart < 0.06) & (turn < 12)).any())
+                close += bool(((apart < 0.1) & (turn < 20)).any())
+    return {
+        "index_corners": shows,
+        "found_within_6pc_12deg": round(near / max(1, shows), 4),
+        "found_within_10pc_20deg": round(close / max(1, shows), 4),
+        "found_a_scene": round(found / max(1, frames), 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,6 +165,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--covered-model", type=Path, help="the covered-card pass's classifier to measure (default: the shipped one)"
     )
+    corners = ap.add_mutually_exclusive_group()
+    corners.add_argument(
+        "--index-corners", type=Path, help="the index-corner network's metadata (default: the shipped one)"
+    )
+    corners.add_argument(
+        "--no-index-corners",
+        action="store_true",
+        help="the covered-card pass without the index-corner network (corners guessed from straight edges alone)",
+    )
+    ap.add_argument(
+        "--corners-only",
+        action="store_true",
+        help="measure only where the index-corner network finds the index corners that show",
+    )
     ap.add_argument(
         "--covered-only", action="store_true", help="measure only with the covered-card pass (no comparison without it)"
     )
@@ -140,11 +195,27 @@ def main(argv: list[str] | None = None) -> int:
         print("no held-out designs rendered (the Debian card packages are not installed)", file=sys.stderr)
         return 2
     results: dict[str, dict[str, object]] = {}
+    if args.corners_only:
+        for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP)):
+            results[f"{name} index corners"] = dict(
+                corners_found(decks, spec, args.scenes, args.seed, args.index_corners)
+            )
+            print(f"{name} index corners", json.dumps(results[f"{name} index corners"]), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2) + "\n")
+        return 0
     for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP)):
         for covered in (True,) if args.covered_only else (False, True):
             key = f"{name} {'with' if covered else 'without'} covered cards"
             results[key] = measure(
-                decks, spec, args.scenes, args.seed, covered, args.model, args.covered_model
+                decks,
+                spec,
+                args.scenes,
+                args.seed,
+                covered,
+                args.model,
+                args.covered_model,
+                False if args.no_index_corners else args.index_corners,
             ).summary()
             print(key, json.dumps(results[key]), flush=True)
     if args.json:

@@ -6,21 +6,25 @@ cards already found do not explain (OpenCV's line segment detector) is taken, at
 and for the short side of a card whose corner lies there. Of the two ways a corner can lie, only one has the index
 the way a card prints it (top-left, or bottom-right turned half round), so each end and side gives one guess: the
 corner, and the directions across and down the card. A guess whose sides show no edge in the frame, or whose index
-would lie on no paper or on a whole card, is dropped; the rest are read by the index classifier through that one
+would lie on no paper or on a whole card, is dropped. Beside them, the index-corner network (``vision.index_corners``)
+finds index corners directly, in the paper's part of the frame: no side need show as an edge (a card over another of
+the same paper shows almost none) and the corner need not be square (a tilted camera's are not); where no whole card
+is found, its corners also say how wide the deck's cards are. All are read by the index classifier through that one
 corner, the likely ones again through the corner moved and scaled a little (the geometric mean of the readings) and
-with the crop's inner side painted over, and named at ``NAMED_FROM``. Readings at one place are one card; the two index
-corners of one card make one card. Each card gets an outline estimated from its corner, its directions and the deck's
-card size (the median of the whole cards found in the frame), which must lie on paper. A whole outline much larger
-than the deck's cards, on which a covered card's corner shows, was drawn round a row or a pile: it is dropped.
+with the crop's inner side painted over, and named at ``NAMED_FROM``. Readings at one place are one card; the two
+index corners of one card make one card. Each card gets an outline estimated from its corner, its directions and the
+deck's card size (the median of the whole cards read surely in the frame), which must lie on paper (less of it where
+the network found the corner). A whole outline much larger than the deck's cards, on which a covered card's corner
+shows, was drawn round a row or a pile: it is dropped.
 
-    found = read_covered(image, read_corners, whole_outlines, whole_labels, MODEL_LABELS, whole_sure)
+    found = read_covered(image, read_corners, whole_outlines, whole_labels, MODEL_LABELS, whole_sure, finder.find)
     found.cards, found.false_outlines                                  # working-image pixels
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import cv2
@@ -30,6 +34,8 @@ from vision.detect import merged_regions
 from vision.rectify import CARD_ASPECT, CORNER_H, CORNER_W, corner_crops
 from vision.working_scale import card_width
 
+FindCorners = Callable[[np.ndarray], "Guesses"]
+"""A finder of index corners in a BGR image (``vision.index_corners``): corner guesses in its pixels."""
 ReadCorners = Callable[[np.ndarray], np.ndarray]
 """The index classifier on one corner a card: (N, 1, CORNER_H, CORNER_W, 3) uint8 crops -> (N, 54) probabilities of
 the 52 faces, the back and "no card", in ``vision.recognizer.MODEL_LABELS``' order."""
@@ -85,6 +91,8 @@ shadow)."""
 ON_PAPER = 0.75
 """A card named by its corner lies where its estimated outline is mostly paper: its own, or that of the cards on it
 (its printed ink and the estimate's error take the rest)."""
+ON_PAPER_FOUND = 0.5
+"""... or this, for a card named at a corner the index-corner network found (two readings agree a card lies there)."""
 PAPER_SHARE = 0.15
 """A patch of paper that no card found explains, of this share of a card's area or more, is looked at."""
 GUESSED_WIDTHS = (80.0, 105.0, 135.0, 175.0, 225.0)
@@ -115,13 +123,15 @@ AGAIN_SHIFTS = ((0.03, 0.0), (-0.03, 0.0), (0.0, 0.03), (0.0, -0.03))
 @dataclass(frozen=True, eq=False)
 class CoveredCard:
     """A card named through one index corner: its face, the probability, the classifier's probabilities (54),
-    the outline estimated from its corner (4, 2: the corner first, clockwise, working pixels) and its corner."""
+    the outline estimated from its corner (4, 2: the corner first, clockwise, working pixels), its corner, and
+    whether the index-corner network found that corner (``Guesses.learned``)."""
 
     card: str
     confidence: float
     probabilities: np.ndarray
     outline: np.ndarray
     corner: np.ndarray
+    learned: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,6 +143,8 @@ class Guesses:
     across: np.ndarray
     down: np.ndarray
     widths: np.ndarray
+    learned: np.ndarray | None = None
+    """(N,) bool: found by the index-corner network (``vision.index_corners``), not guessed from edges; None: none."""
 
     def __len__(self) -> int:
         return len(self.corners)
@@ -140,15 +152,24 @@ class Guesses:
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.corners, self.across, self.down
 
+    def found_by_network(self) -> np.ndarray:
+        """(N,) bool ``learned``."""
+        return np.zeros(len(self), bool) if self.learned is None else self.learned
+
     def take(self, which: np.ndarray) -> Guesses:
-        return Guesses(self.corners[which], self.across[which], self.down[which], self.widths[which])
+        learned = None if self.learned is None else self.learned[which]
+        return Guesses(self.corners[which], self.across[which], self.down[which], self.widths[which], learned)
 
     def joined(self, other: Guesses) -> Guesses:
+        learned = None
+        if self.learned is not None or other.learned is not None:
+            learned = np.concatenate([self.found_by_network(), other.found_by_network()])
         return Guesses(
             np.concatenate([self.corners, other.corners]),
             np.concatenate([self.across, other.across]),
             np.concatenate([self.down, other.down]),
             np.concatenate([self.widths, other.widths]),
+            learned,
         )
 
 
@@ -376,7 +397,7 @@ def refined(steps: Gradients, guesses: Guesses, width: float, aspect: float) -> 
         start = corners - steps.origin
         scores = np.stack([_edge_support(steps.gx, steps.gy, start + d * along, side, span) for d in shifts])
         corners = corners + shifts[np.argmax(scores, axis=0)][:, None] * along
-    return Guesses(corners, guesses.across, guesses.down, guesses.widths)
+    return Guesses(corners, guesses.across, guesses.down, guesses.widths, guesses.learned)
 
 
 def index_middles(guesses: Guesses, width: float, aspect: float) -> np.ndarray:
@@ -494,16 +515,20 @@ def named_cards(guesses: Guesses, probs: np.ndarray, labels: Sequence[str], aspe
             continue
         width = float(guesses.widths[i])
         outline = outline_of(guesses.corners[i], guesses.across[i], guesses.down[i], width, aspect)
-        if any(float(np.linalg.norm(c.outline[0] - outline[0])) < SAME_PLACE * width for c in found):
+        same = next(
+            (j for j, c in enumerate(found) if np.linalg.norm(c.outline[0] - outline[0]) < SAME_PLACE * width), None
+        )
+        if same is not None:
+            if guesses.found_by_network()[i]:  # the network found the corner the surer reading named
+                found[same] = replace(found[same], learned=True)
             continue
         twin = next((j for j, c in enumerate(found) if c.card == labels[k] and _far_corner(c.outline, outline)), None)
         if twin is None:
-            found.append(CoveredCard(labels[k], float(probs[i, k]), probs[i], outline, outline[0].copy()))
+            learned = bool(guesses.found_by_network()[i])
+            found.append(CoveredCard(labels[k], float(probs[i, k]), probs[i], outline, outline[0].copy(), learned))
             continue
         both = _spanned(found[twin].outline, outline[0])
-        found[twin] = CoveredCard(
-            found[twin].card, found[twin].confidence, found[twin].probabilities, both, both[0].copy()
-        )
+        found[twin] = replace(found[twin], outline=both, corner=both[0].copy())
     return found
 
 
@@ -567,15 +592,19 @@ def read_covered(
     whole_labels: Sequence[str],
     labels: Sequence[str],
     whole_sure: Sequence[bool] | None = None,
+    find_corners: FindCorners | None = None,
 ) -> Covered:
     """The cards in ``image`` (BGR uint8, working pixels) that show an index corner but lie partly under others, named.
     ``whole``: the outlines of the cards found whole (``whole_labels``: what they were read as, ``whole_sure``:
     whether surely, at 0.9 or more; such a card is never overruled, and the inside of another is looked at for
     covered cards' corners as a ``doubted_outlines`` one is); they set the deck's
     card size and the paper's look. Where none is found, the guesses are read at each width of ``GUESSED_WIDTHS`` and
-    the width at which most read surely is the deck's."""
+    the width at which most read surely is the deck's. ``find_corners``: corners found by a network besides those
+    guessed from straight edges (``found_corners``)."""
     whole_sure = [False] * len(whole) if whole_sure is None else whole_sure
-    size = card_size(whole)
+    # the deck's size from the cards read surely where there are any: an outline read unsurely is often not a card's
+    # (drawn round part of a pile), and a wrong size misreads every covered card in the frame
+    size = card_size([q for q, sure in zip(whole, whole_sure, strict=True) if sure] or whole)
     widths, aspect = ((size[0],), size[1]) if size is not None else (GUESSED_WIDTHS, CARD_ASPECT)
     oversized = doubted_outlines(whole, widths[0], aspect) if size is not None else set()
     # an outline read unsurely is looked into as an oversized one is (the paper inside it, guesses on it): across a
@@ -588,23 +617,47 @@ def read_covered(
     if not paper.boxes:
         return Covered([], [])
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    middle = float(np.median(widths))
     boxes = merged_regions(paper.boxes)
+    found = found_corners(find_corners, image, boxes) if find_corners is not None else None
+    if size is None and found is not None and len(found):
+        # no whole card to size the deck by: the network's corners each say how wide their card is
+        widths = (float(np.clip(np.median(found.widths), min(GUESSED_WIDTHS), max(GUESSED_WIDTHS))),)
+    middle = float(np.median(widths))
     segments = np.concatenate(
         [segments_of(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32) for x0, y0, x1, y1 in boxes]
     )
     steps = Gradients.over(grey, boxes)
     width = widths[0] if len(widths) == 1 else _likeliest_width(image, steps, segments, widths, read_corners)
     guessed = corner_guesses(segments, width).joined(paired_guesses(segments, width))
-    sided = with_sides(steps, guessed, width, aspect)
-    guesses = off_whole_cards(refined(steps, sided, width, aspect), trusted, width, aspect, card_shaped)
+    sided = refined(steps, with_sides(steps, guessed, width, aspect), width, aspect)
+    if found is not None:
+        # each read as a card of the deck's width (surer than one corner's own estimate)
+        sided = sided.joined(replace(found, widths=np.full(len(found), width)))
+    guesses = off_whole_cards(sided, trusted, width, aspect, card_shaped)
     guesses = guesses.take(paper.under(index_middles(guesses, width, aspect)))
     first = first_reading(image, guesses, read_corners, width, aspect)
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
     # in a frame with no whole card too (its paper and card size guessed) a reading at NAMED_FROM names a card: the
     # covered-card reader, trained on the pass's guesses that are no card, reads none at 0.9 in frames of noise
-    named = [c for c in named_cards(guesses, probs, labels, aspect) if paper.share_under(c.outline) >= ON_PAPER]
+    named = [c for c in named_cards(guesses, probs, labels, aspect) if lies_on_paper(c, paper)]
     return against_whole(named, whole, whole_labels, width, doubted, whole_sure)
+
+
+def found_corners(find_corners: FindCorners, image: np.ndarray, boxes: Sequence[tuple[int, int, int, int]]) -> Guesses:
+    """The corners ``find_corners`` finds in the part of ``image`` round ``boxes`` (the paper no whole card explains),
+    in ``image``'s pixels."""
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    found = find_corners(image[y0:y1, x0:x1])
+    return Guesses(
+        found.corners + np.array([x0, y0]), found.across, found.down, found.widths, np.ones(len(found), bool)
+    )
+
+
+def lies_on_paper(card: CoveredCard, paper: Paper) -> bool:
+    """Whether ``card``'s estimated outline lies on paper enough (``ON_PAPER``, or ``ON_PAPER_FOUND`` where the
+    index-corner network found its corner)."""
+    return paper.share_under(card.outline) >= (ON_PAPER_FOUND if card.learned else ON_PAPER)
 
 
 def doubted_outlines(whole: Sequence[np.ndarray], width: float, aspect: float) -> set[int]:

@@ -24,12 +24,13 @@ from threadpoolctl import threadpool_limits
 
 from models import shipped
 from table.cards import CARD_CODES
-from vision.change_regions import kept_and_reused
+from vision.change_regions import kept_and_reused, untouched_by
 from vision.classify import OnnxClassifier, decide, postprocess, preprocess, softmax
-from vision.covered_cards import read_covered
+from vision.covered_cards import lying_on, read_covered
 from vision.detect import DEFAULT_CONFIG, DetectorConfig, Region, detect_cards, detect_in_region
 from vision.errors import ImageError, ModelError, SettingError
 from vision.events import BACK, UNKNOWN
+from vision.index_corners import IndexCornerFinder
 from vision.ink_colour import BLACK, RED, InkColour, coloured_ink, ink_colour, ink_colour_of_crop, repaint
 from vision.learned_detect import detect_learned
 from vision.learned_outlines import DEFAULT_META as DEFAULT_OUTLINE_META
@@ -46,7 +47,7 @@ from vision.rectify import (
     corner_crops,
     order_corners,
 )
-from vision.working_scale import View, looked, view_for_cards
+from vision.working_scale import View, card_width, looked, view_for_cards
 
 LABELS: tuple[str, ...] = (*CARD_CODES, BACK)
 """Classifier outputs: the 52 faces "AC".."KC", "AD".., "AH".., "AS".."KS" (suit-major, as
@@ -223,7 +224,9 @@ class Recognizer:
     (a four-colour deck) is read by its shape (``_read_inked``); ``False``: as the ink is. ``covered`` (the default):
     ``recognize`` also names the cards partly under others by an index corner that shows (``vision.covered_cards``:
     a fanned hand, a pile, a spread row), ``visible == "index"``, their outlines estimated, read by
-    ``covered_model_path`` (default ``models/covered_cardnet.onnx``); ``False``: whole cards only.
+    ``covered_model_path`` (default ``models/covered_cardnet.onnx``); ``False``: whole cards only. ``index_corners``:
+    the metadata of the index-corner network that finds the corners that pass reads (``vision.index_corners``, default
+    ``models/index_corners.json``); ``False``: the corners are guessed from straight edges alone.
     """
 
     def __init__(
@@ -250,9 +253,15 @@ class Recognizer:
         working_scale: bool = True,
         covered: bool = True,
         covered_model_path: str | Path | None = None,
+        index_corners: str | Path | None | bool = None,
     ) -> None:
         self.classifier, self.meta = _classifier(model_path, DEFAULT_MODEL, threads)
         self.covered_reader = _classifier(covered_model_path, DEFAULT_COVERED_MODEL, threads) if covered else None
+        self.corner_finder = (
+            IndexCornerFinder.load(None if index_corners is True else index_corners, threads)
+            if covered and index_corners is not False
+            else None
+        )
         # numpy's products here are 4 x 4 to a few hundred rows: OpenBLAS's worker threads win nothing on them
         # but spin on another core between calls (detection 61 ms of CPU for 44 ms of wall time with two threads,
         # 41.5 for 41.5 with one: docs/performance.md), so BLAS gets the classifier's thread count
@@ -322,6 +331,7 @@ class Recognizer:
             [r.card for r in whole],
             MODEL_LABELS,
             [r.card != UNKNOWN and r.confidence >= SURE_WHOLE for r in whole],
+            self.corner_finder.find if self.corner_finder is not None else None,
         )
         out = [r for i, r in enumerate(whole) if i not in found.false_outlines]
         for c in found.cards:
@@ -394,6 +404,16 @@ class Recognizer:
         and is not classified again. The regions are detected in the working image of the frame and the known
         cards' size (``vision.working_scale.view_for_cards``)."""
         frame = _check_frame(frame_bgr)
+        by_index: list[Recognition] = []
+        if self.covered and readings and len(readings) == len(known):
+            # a card seen by an index corner has an estimated outline: read through it as a whole card it would be
+            # misread; where no region touches it, it keeps its reading, elsewhere the covered-card pass finds it again
+            index = [r.visible == "index" for r in readings]
+            untouched = untouched_by([q for q, i in zip(known, index, strict=True) if i], regions)
+            seen = [r for r, i in zip(readings, index, strict=True) if i]
+            by_index = [r for r, same in zip(seen, untouched, strict=True) if same]
+            known = [q for q, i in zip(known, index, strict=True) if not i]
+            readings = [r for r, i in zip(readings, index, strict=True) if not i]
         kept, reused = kept_and_reused(known, regions, readings)
         view = view_for_cards((frame.shape[1], frame.shape[0]), known) if self.working_scale else None
         if view is None or view.identity:
@@ -412,7 +432,36 @@ class Recognizer:
                 if not centre_on_any(q, kept_w)
             ]
         named = self._classify(image, kept_w + found, drop_non_cards=True)
-        return reused + (named if view is None else _in_frame(view, named))
+        if self.covered and regions_w:
+            if view is not None:
+                moved = view.quads_to_working([r.corners for r in reused])
+                reused_w = [replace(r, corners=q) for r, q in zip(reused, moved, strict=True)]
+                index_w = view.quads_to_working([r.corners for r in by_index])
+            else:
+                reused_w, index_w = list(reused), [r.corners for r in by_index]
+            covered = self._covered_in_regions(image, regions_w, named + reused_w, index_w)
+            named += covered
+        return reused + by_index + (named if view is None else _in_frame(view, named))
+
+    def _covered_in_regions(
+        self, image: np.ndarray, regions: Sequence[Region], whole: list[Recognition], known: Sequence[np.ndarray]
+    ) -> list[Recognition]:
+        """The cards partly under others (``_with_covered``) found about ``regions`` (working pixels): in the
+        rectangle round them grown by a card's width on each side, the paper ``whole`` (the whole cards read and
+        kept) covers explained; a card found on one of ``known`` (outlines of cards seen by an index corner before)
+        is that card again, and left out."""
+        h, w = image.shape[:2]
+        outlines = [r.corners for r in whole] + list(known)
+        margin = round(card_width(outlines)) if outlines else round(max(w, h) / 8)
+        x0, y0 = max(0, min(r[0] for r in regions) - margin), max(0, min(r[1] for r in regions) - margin)
+        x1, y1 = min(w, max(r[2] for r in regions) + margin), min(h, max(r[3] for r in regions) + margin)
+        origin = np.array([x0, y0], np.float32)
+        found = self._with_covered(image[y0:y1, x0:x1], [replace(r, corners=r.corners - origin) for r in whole])
+        out = [replace(r, corners=r.corners + origin) for r in found if r.visible == "index"]
+        if not out or not known:
+            return out
+        again = lying_on(np.array([r.corners.mean(axis=0) for r in out]), known, 0.0) >= 0
+        return [r for r, same in zip(out, again.tolist(), strict=True) if not same]
 
     def recognize_outlines(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray]) -> list[Recognition]:
         """The cards at outlines another detector found ((4, 2) image points each, any corner order), named as

@@ -267,7 +267,39 @@ COVERED = Recipe(
         ),
     ),
 )
-RECIPES = {recipe.name: recipe for recipe in (CARDNET, COVERED, PIPNET, OUTLINE)}
+INDEX_SCENES = (f"{W}/index_81.npz", f"{W}/index_82.npz")
+CORNERS = Recipe(
+    "corners",
+    "the index-corner finder (models/index_corners.onnx and index_corners.json): overlap scenes at half size with "
+    "their index corners, the network trained by the clock, exported",
+    1.0,
+    (
+        *(
+            _step("index_corners", "scenes", "--scenes", "1500", "--seed", seed, "--realism", "0.5", "--out", out)
+            for seed, out in zip(("81", "82"), INDEX_SCENES, strict=True)
+        ),
+        _step("index_corners", "train", "--data", *INDEX_SCENES, "--minutes", "40", "--out", f"{W}/index_1.pt"),
+        # then on from it at a third of the rate
+        _step(
+            "index_corners",
+            "train",
+            "--data",
+            *INDEX_SCENES,
+            "--init",
+            f"{W}/index_1.pt",
+            "--rate",
+            "1e-3",
+            "--minutes",
+            "20",
+            "--out",
+            f"{W}/index_2.pt",
+        ),
+        Step(
+            "index_corners", ("export", "--net", f"{W}/index_2.pt", "--out", "{models}"), "{models}/index_corners.json"
+        ),
+    ),
+)
+RECIPES = {recipe.name: recipe for recipe in (CARDNET, COVERED, PIPNET, OUTLINE, CORNERS)}
 """Every shipped model's recipe, by the name ``build`` takes."""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -17,11 +18,13 @@ from vision.covered_cards import (
     CoveredCard,
     Gradients,
     Guesses,
+    Paper,
     against_whole,
     card_size,
     corner_guesses,
     doubted_outlines,
     find_paper,
+    lies_on_paper,
     named_cards,
     off_whole_cards,
     outline_of,
@@ -310,3 +313,73 @@ def test_light_paper_no_whole_card_explains_is_looked_at_and_the_bare_cloth_is_n
     assert len(boxes) == 1
     x0, y0, x1, y1 = boxes[0]
     assert x0 <= 700 and y0 <= 300 and x1 >= 700 + WIDTH and y1 >= 300 + WIDTH * 1.4
+
+
+def test_a_detection_of_changed_regions_finds_the_covered_cards_there_again_and_keeps_the_rest(
+    recognizer: Recognizer,
+) -> None:
+    """``recognize_regions`` (the watcher's detection where the frame changed): a card seen by an index corner is
+    never read through its estimated outline as a whole card; where a region touches it, the covered-card pass finds
+    it again (once), where none does, it keeps its reading; a card newly covered in a region is found by its corner."""
+    frame, under, over = _covered_frame()
+    before = recognizer.recognize(frame)
+    assert {(r.card, r.visible) for r in before} >= {("7H", "index"), ("KD", "whole")}
+    known = [r.corners for r in before]
+    near_seven = (int(under[0, 0]) - 20, int(under[0, 1]) - 20, int(under[0, 0]) + 60, int(under[0, 1]) + 60)
+    again = recognizer.recognize_regions(frame, [near_seven], known, readings=before)
+    assert sorted(r.card for r in again) == sorted(r.card for r in before)
+    seven = next(r for r in again if r.card == "7H")
+    assert seven.visible == "index" and np.linalg.norm(seven.corners[0] - under[0]) < 0.1 * WIDTH
+    far = (1100, 550, 1200, 650)
+    kept = recognizer.recognize_regions(frame, [far], known, readings=before)
+    assert sorted(r.card for r in kept) == sorted(r.card for r in before)
+    assert next(r for r in kept if r.card == "7H") is next(r for r in before if r.card == "7H")
+    # KD is now covered by a card put on it: the region round the change gives the new card whole and KD by its corner
+    changed = frame.copy()
+    composite(changed, faces_deck(2)("5C"), _rect(900 + 0.3 * WIDTH, 200 + 0.45 * WIDTH * 1.4, WIDTH, WIDTH * 1.4))
+    region = (880, 180, 900 + int(1.3 * WIDTH) + 20, 200 + int(1.45 * WIDTH * 1.4) + 20)
+    after = {r.card: r for r in recognizer.recognize_regions(changed, [region], known, readings=before)}
+    assert after["5C"].visible == "whole" and after["KD"].visible == "index"
+    assert after["7H"] is next(r for r in before if r.card == "7H")
+
+
+def test_guesses_keep_which_corners_the_network_found_when_taken_and_joined() -> None:
+    one = np.array([[1.0, 0.0]])
+    edges = Guesses(
+        np.array([[10.0, 10.0], [50.0, 50.0]]),
+        np.repeat(one, 2, 0),
+        np.repeat(one[:, ::-1], 2, 0),
+        np.array([100.0, 100.0]),
+    )
+    found = Guesses(np.array([[90.0, 90.0]]), one, one[:, ::-1], np.array([100.0]), np.array([True]))
+    both = edges.joined(found)
+    assert both.found_by_network().tolist() == [False, False, True]
+    assert both.take(np.array([2, 0])).found_by_network().tolist() == [True, False]
+    assert edges.joined(edges).learned is None
+
+
+def test_a_card_whose_corner_the_network_found_may_lie_on_less_paper() -> None:
+    """Two readings agree where the network found the corner the classifier named: the card needs half its
+    estimated outline on paper, not three quarters (a card's outline estimated across a fan reaches over the cloth)."""
+    mask = np.zeros((100, 100), bool)  # a quarter of a 400 x 400 frame
+    mask[:, :30] = True  # paper left of x = 120
+    paper = Paper(mask, [])
+    card = replace(_covered("7H", 0, 0), outline=_rect(20, 20, 166, 200))  # 60% of it left of x = 120
+    assert not lies_on_paper(card, paper)
+    assert lies_on_paper(replace(card, learned=True), paper)
+
+
+def test_a_network_corner_at_the_place_of_a_surer_reading_marks_that_card_found_by_the_network() -> None:
+    one = np.array([[1.0, 0.0]])
+    guesses = Guesses(
+        np.array([[100.0, 100.0], [103.0, 101.0]]),
+        np.repeat(one, 2, 0),
+        np.repeat(one[:, ::-1], 2, 0),
+        np.array([WIDTH, WIDTH]),
+        np.array([False, True]),
+    )
+    probs = np.zeros((2, len(MODEL_LABELS)), np.float32)
+    seven = MODEL_LABELS.index("7H")
+    probs[0, seven], probs[1, seven] = 0.99, 0.95
+    named = named_cards(guesses, probs, MODEL_LABELS, 1.4)
+    assert [(c.card, c.learned) for c in named] == [("7H", True)]

@@ -39,6 +39,13 @@ def test_shipped_metadata_is_valid_and_reports_held_out_accuracy() -> None:
     assert DEFAULT_MODEL.stat().st_size < 3 * 1024 * 1024
 
 
+def test_all_shipped_networks_together_take_at_most_five_megabytes() -> None:
+    """A Pi's image carries every model: all of them together within 5 MB (the recognition issue's budget)."""
+    networks = list(DEFAULT_MODEL.parent.glob("*.onnx"))
+    assert len(networks) >= 7
+    assert sum(p.stat().st_size for p in networks) <= 5 * 1000 * 1000
+
+
 def _broken(**changes: Any) -> dict[str, Any]:
     meta: dict[str, Any] = json.loads(json.dumps(SHIPPED))
     for key, value in changes.items():
