@@ -649,9 +649,7 @@ def found_corners(find_corners: FindCorners, image: np.ndarray, boxes: Sequence[
     x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
     x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
     found = find_corners(image[y0:y1, x0:x1])
-    return Guesses(
-        found.corners + np.array([x0, y0]), found.across, found.down, found.widths, np.ones(len(found), bool)
-    )
+    return replace(found, corners=found.corners + np.array([x0, y0]))
 
 
 def lies_on_paper(card: CoveredCard, paper: Paper) -> bool:

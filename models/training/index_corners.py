@@ -39,7 +39,7 @@ from models.training.outline_networks import (
     _last_loss,
     colour_gain,
     cosine_rate,
-    layers,
+    heatmap_net,
     load_torch,
 )
 from models.training.overlap_crops import HALF_SHOWN, card_corners, overlap_scenes
@@ -169,32 +169,10 @@ def targets(rows: np.ndarray, size: int = WINDOW) -> tuple[np.ndarray, np.ndarra
 
 
 def index_net(torch: Any, widths: tuple[int, ...] = WIDTHS) -> Any:
-    """A new index-corner network: a separable encoder to 1/16 of its input decoded back to 1/4 (the grid), a heatmap
-    head (logits) and an answers head (``ANSWERS`` channels); the heatmap biased to "no corner"."""
-    nn = torch.nn
-    cbr, dw, up = layers(torch)
-    module: Any = nn.Module
-
-    class IndexNet(module):  # type: ignore[misc]  # (torch is untyped here)
-        def __init__(self, c: tuple[int, ...]) -> None:
-            super().__init__()
-            self.widths = tuple(c)
-            self.e1, self.e2, self.e3 = cbr(3, c[0], 2), dw(c[0], c[1], 2), dw(c[1], c[2], 2)
-            self.e4 = nn.Sequential(dw(c[2], c[3], 2), dw(c[3], c[3], d=2))
-            self.d3, self.d2 = dw(c[3] + c[2], c[2]), dw(c[2] + c[1], c[2])
-            self.heat = nn.Sequential(cbr(c[2], 24, 1, 1), nn.Conv2d(24, 1, 1))
-            self.answers = nn.Sequential(cbr(c[2], 32, 1, 1), nn.Conv2d(32, ANSWERS, 1))
-            self.heat[-1].bias.data.fill_(-4.0)
-
-        def forward(self, x: Any) -> Any:
-            x1 = self.e1(x)
-            x2 = self.e2(x1)
-            x3 = self.e3(x2)
-            y = self.d3(torch.cat([up(self.e4(x3), x3), x3], 1))
-            y = self.d2(torch.cat([up(y, x2), x2], 1))
-            return torch.cat([self.heat(y), self.answers(y)], 1)
-
-    return IndexNet(widths)
+    """A new index-corner network (``outline_networks.heatmap_net``): a heatmap head (logits) and an answers head
+    (``ANSWERS`` channels) on the grid at 1/4 of its input; one dilated layer at 1/16 (an index corner needs less
+    context than a card's centre)."""
+    return heatmap_net(torch, widths, ANSWERS, head="answers", dilations=(2,))
 
 
 def loss(torch: Any, answer: Any, heat: Any, answers: Any, weight: Any, either: Any) -> Any:

@@ -69,23 +69,30 @@ def layers(torch: Any) -> tuple[Callable[..., Any], Callable[..., Any], Callable
 
 
 def centre_net(torch: Any, widths: tuple[int, ...] = FIRST_WIDTHS) -> Any:
-    """A new first stage (``CentreNet``) with these channels, its heatmap biased to "no centre" (CenterNet's start)."""
+    """A new first stage (``CentreNet``) with these channels, its heatmap biased to "no centre" (CenterNet's start).
+    A card's centre cell must see the whole card (up to ~110 input pixels long): dilated layers (2, 4) at 1/16."""
+    return heatmap_net(torch, widths, 8, head="corners", dilations=(2, 4))
+
+
+def heatmap_net(torch: Any, widths: tuple[int, ...], answers: int, *, head: str, dilations: tuple[int, ...]) -> Any:
+    """A separable encoder to 1/16 of its input (``widths``: channels at 1/2, 1/4, 1/8, 1/16; then a layer at 1/16
+    for each of ``dilations``) decoded back to 1/4, with a heatmap head (one channel, logits, biased to "nothing
+    here") and a head of ``answers`` channels named ``head`` (its name is part of a saved network's state)."""
     nn = torch.nn
     cbr, dw, up = layers(torch)
 
     module: Any = nn.Module
 
-    class CentreNet(module):  # type: ignore[misc]  # (torch is untyped here)
+    class HeatmapNet(module):  # type: ignore[misc]  # (torch is untyped here)
         def __init__(self, c: tuple[int, ...]) -> None:
             super().__init__()
             self.widths = tuple(c)  # saved beside the state: a saved network is rebuilt with its own widths
             self.e1, self.e2, self.e3 = cbr(3, c[0], 2), dw(c[0], c[1], 2), dw(c[1], c[2], 2)
-            # a card's centre cell must see the whole card (up to ~110 input pixels long): dilated layers at 1/16
-            self.e4 = nn.Sequential(dw(c[2], c[3], 2), dw(c[3], c[3], d=2), dw(c[3], c[3], d=4))
+            self.e4 = nn.Sequential(dw(c[2], c[3], 2), *(dw(c[3], c[3], d=d) for d in dilations))
             self.d3, self.d2 = dw(c[3] + c[2], c[2]), dw(c[2] + c[1], c[2])
             self.heat = nn.Sequential(cbr(c[2], 24, 1, 1), nn.Conv2d(24, 1, 1))
-            self.corners = nn.Sequential(cbr(c[2], 32, 1, 1), nn.Conv2d(32, 8, 1))
-            self.heat[-1].bias.data.fill_(-4.0)  # almost no cell is a centre
+            setattr(self, head, nn.Sequential(cbr(c[2], 32, 1, 1), nn.Conv2d(32, answers, 1)))
+            self.heat[-1].bias.data.fill_(-4.0)  # almost no cell holds what the heatmap looks for
 
         def forward(self, x: Any) -> Any:
             x1 = self.e1(x)
@@ -93,9 +100,9 @@ def centre_net(torch: Any, widths: tuple[int, ...] = FIRST_WIDTHS) -> Any:
             x3 = self.e3(x2)
             y = self.d3(torch.cat([up(self.e4(x3), x3), x3], 1))
             y = self.d2(torch.cat([up(y, x2), x2], 1))
-            return torch.cat([self.heat(y), self.corners(y)], 1)
+            return torch.cat([self.heat(y), getattr(self, head)(y)], 1)
 
-    return CentreNet(widths)
+    return HeatmapNet(widths)
 
 
 def refine_net(torch: Any, outputs: int) -> Any:

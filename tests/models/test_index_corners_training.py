@@ -39,7 +39,7 @@ ROWS = np.array(
 
 def test_a_perfect_answer_to_the_targets_gives_back_each_corner_its_turn_and_width() -> None:
     found = decode(perfect_answer(ROWS), 0.5)
-    assert len(found) == len(ROWS)
+    assert len(found) == len(ROWS) and found.found_by_network().all()
     for x, y, ax, ay, dx, dy, width, _ in ROWS.tolist():
         i = int(np.argmin(np.linalg.norm(found.corners - [x / INPUT_SCALE, y / INPUT_SCALE], axis=1)))
         assert np.allclose(found.corners[i], [x / INPUT_SCALE, y / INPUT_SCALE], atol=1e-3)

@@ -383,3 +383,14 @@ def test_a_network_corner_at_the_place_of_a_surer_reading_marks_that_card_found_
     probs[0, seven], probs[1, seven] = 0.99, 0.95
     named = named_cards(guesses, probs, MODEL_LABELS, 1.4)
     assert [(c.card, c.learned) for c in named] == [("7H", True)]
+
+
+def test_the_decks_card_size_comes_from_the_cards_read_surely(
+    recognizer: Recognizer, covered_frame: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> None:
+    """An outline read unsurely (here a small one on the bare cloth, as the outline finder draws round part of a
+    pile) does not set the deck's card size: the covered 7H is still read at the size of the card read surely."""
+    frame, _, _ = covered_frame
+    whole = [_rect(900, 200, WIDTH, WIDTH * 1.4), _rect(1100, 520, 60, 55)]
+    found = read_covered(frame, recognizer._read_one_corner, whole, ["KD", "AD"], MODEL_LABELS, [True, False])
+    assert "7H" in {c.card for c in found.cards}
