@@ -9,7 +9,8 @@ faces with ``--own``), read by ``Recognizer.recognize`` with and without the cov
 
 A card counts as named when a reading has its face and lies on it (a corner of the reading within a third of the
 card's width of one of the card's index corners, or the reading's centre within that of the card's); a reading that
-lies on no card of its face is wrong, and confidently wrong at 0.9 or more. The time is the process's CPU time a frame
+lies on no card of its face is wrong, and confidently wrong at 0.9 or more; one that lies on a card another reading
+named already is "twice" (one card reported as two). The time is the process's CPU time a frame
 (one thread), median. Cards whose index does not show (under
 85% of both index corners uncovered) are not counted, and a reading of one is neither right nor wrong.
 """
@@ -56,6 +57,7 @@ class Count:
     wrong: int = 0
     sure_wrong: int = 0
     by_index: int = 0  # readings of the covered-card pass
+    twice: int = 0  # readings of a card another reading named already (one card reported twice)
     ms: list[float] = field(default_factory=list)
 
     def add(self, scene: OverlapScene, readings: list[Recognition], ms: float) -> None:
@@ -69,6 +71,7 @@ class Count:
             self.by_index += r.visible == "index"
             on = [i for i, c in enumerate(scene.cards) if c.label == r.card and _lies_on(r.corners, c.quad, near)]
             if on:
+                self.twice += bool(named.intersection(on))
                 named.update(on)
             elif not any(_lies_on(r.corners, c.quad, near) and not c.index_shows for c in scene.cards):
                 self.wrong += 1

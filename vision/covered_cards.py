@@ -24,13 +24,14 @@ shows, was drawn round a row or a pile: it is dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from vision.detect import merged_regions
+from vision.ink_colour import InkColour, ink_colour_of_crop
 from vision.rectify import CARD_ASPECT, CORNER_H, CORNER_W, corner_crops
 from vision.working_scale import card_width
 
@@ -65,6 +66,12 @@ NAMED_FROM = 0.9
 more; a card not named is not reported (a referee asks about what it cannot see). Chosen on overlap scenes of six
 training designs (``benchmarks/overlap_recognition.py --validation``, four scenes a design): from 0.85 to 0.9 the
 cards named wrong fell from 5 to 3 (realistic) and 3 to 2 (hard), the cards named from 76 to 74 and 61 to 58."""
+NAMED_FROM_FOUND = 0.7
+"""A covered card read at a corner the index-corner network found is named from this probability: two judges agree
+that an index lies there (the network's corners read as another card far less often than the edges' guesses do).
+Chosen on the validation designs' overlap scenes (``overlap_recognition.py --validation --scenes 5``): at 0.9, 0.8,
+0.7 and 0.6, 80.8%, 83.6%, 84.9% and 84.9% named realistic, 49.7%, 57.1%, 62.7% and 67.2% hard; named wrong 3, 4,
+4 and 6 (none at 0.9 or more), a card reported twice 2, 2, 4 and 7."""
 SAME_PLACE = 0.12
 """Two readings whose corners lie within this share of a card's width are one card (the surer names it)."""
 FAR_CORNER = 0.4
@@ -124,7 +131,7 @@ AGAIN_SHIFTS = ((0.03, 0.0), (-0.03, 0.0), (0.0, 0.03), (0.0, -0.03))
 class CoveredCard:
     """A card named through one index corner: its face, the probability, the classifier's probabilities (54),
     the outline estimated from its corner (4, 2: the corner first, clockwise, working pixels), its corner, and
-    whether the index-corner network found that corner (``Guesses.learned``)."""
+    whether the index-corner network found that corner (``Guesses.found_by_network``)."""
 
     card: str
     confidence: float
@@ -137,14 +144,21 @@ class CoveredCard:
 @dataclass(frozen=True)
 class Guesses:
     """Corner guesses: (N, 2) corners, (N, 2) unit directions across and down the card, (N,) the card widths (px)
-    they were made for."""
+    they were made for, and (N,) ``heat``: the index-corner network's probability that the corner is an index corner
+    where the network found it (``vision.index_corners``), 0 where it was guessed from straight edges (left out: all
+    guessed from edges)."""
 
     corners: np.ndarray
     across: np.ndarray
     down: np.ndarray
     widths: np.ndarray
-    learned: np.ndarray | None = None
-    """(N,) bool: found by the index-corner network (``vision.index_corners``), not guessed from edges; None: none."""
+    heat: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+
+    def __post_init__(self) -> None:
+        if len(self.heat) != len(self.corners):
+            if len(self.heat):
+                raise ValueError(f"{len(self.corners)} guesses but {len(self.heat)} heats")
+            object.__setattr__(self, "heat", np.zeros(len(self.corners), np.float32))
 
     def __len__(self) -> int:
         return len(self.corners)
@@ -153,23 +167,20 @@ class Guesses:
         return self.corners, self.across, self.down
 
     def found_by_network(self) -> np.ndarray:
-        """(N,) bool ``learned``."""
-        return np.zeros(len(self), bool) if self.learned is None else self.learned
+        """(N,) bool: the guesses the index-corner network found."""
+        found: np.ndarray = self.heat > 0
+        return found
 
     def take(self, which: np.ndarray) -> Guesses:
-        learned = None if self.learned is None else self.learned[which]
-        return Guesses(self.corners[which], self.across[which], self.down[which], self.widths[which], learned)
+        return Guesses(self.corners[which], self.across[which], self.down[which], self.widths[which], self.heat[which])
 
     def joined(self, other: Guesses) -> Guesses:
-        learned = None
-        if self.learned is not None or other.learned is not None:
-            learned = np.concatenate([self.found_by_network(), other.found_by_network()])
         return Guesses(
             np.concatenate([self.corners, other.corners]),
             np.concatenate([self.across, other.across]),
             np.concatenate([self.down, other.down]),
             np.concatenate([self.widths, other.widths]),
-            learned,
+            np.concatenate([self.heat, other.heat]),
         )
 
 
@@ -397,7 +408,7 @@ def refined(steps: Gradients, guesses: Guesses, width: float, aspect: float) -> 
         start = corners - steps.origin
         scores = np.stack([_edge_support(steps.gx, steps.gy, start + d * along, side, span) for d in shifts])
         corners = corners + shifts[np.argmax(scores, axis=0)][:, None] * along
-    return Guesses(corners, guesses.across, guesses.down, guesses.widths, guesses.learned)
+    return Guesses(corners, guesses.across, guesses.down, guesses.widths, guesses.heat)
 
 
 def index_middles(guesses: Guesses, width: float, aspect: float) -> np.ndarray:
@@ -504,14 +515,36 @@ def read_guesses(
     return out
 
 
-def named_cards(guesses: Guesses, probs: np.ndarray, labels: Sequence[str], aspect: float) -> list[CoveredCard]:
-    """The guesses named a face at ``NAMED_FROM`` or more, surest first: a guess at the corner of a card already named
-    (whatever it was read as) is that card again, and so is a reading of its face at its other index corner, which
-    also measures the card: its outline then runs from one index corner to the other."""
+def naming_thresholds(
+    image: np.ndarray, guesses: Guesses, probs: np.ndarray, width: float, aspect: float
+) -> np.ndarray:
+    """(N,) the probability each guess is named from: ``NAMED_FROM_FOUND`` at a corner the network found whose index
+    ink is red or black, ``NAMED_FROM`` elsewhere. An ink of another colour (a four-colour deck's blue or green) is
+    read by its colour as a suit the classifier knows, whose shape the network's agreement does not vouch for."""
+    out = np.full(len(guesses), NAMED_FROM)
+    top = probs[:, :FACES].max(axis=1) if len(probs) else np.zeros(0)
+    maybe = np.flatnonzero(guesses.found_by_network() & (top >= NAMED_FROM_FOUND) & (top < NAMED_FROM))
+    if len(maybe):
+        outlines = [outline_of(guesses.corners[i], guesses.across[i], guesses.down[i], width, aspect) for i in maybe]
+        crops = _crops(image, outlines)
+        plain = [ink_colour_of_crop(crop[0]) is not InkColour.OTHER for crop in crops]
+        out[maybe[np.array(plain, bool)]] = NAMED_FROM_FOUND
+    return out
+
+
+def named_cards(
+    guesses: Guesses, probs: np.ndarray, labels: Sequence[str], aspect: float, named_from: np.ndarray | None = None
+) -> list[CoveredCard]:
+    """The guesses named a face at ``named_from`` or more (per guess; default ``NAMED_FROM``), surest first: a guess
+    at the corner of a card already named (whatever it was read as) is that card again, and so is a reading of its
+    face at its other index corner, which also measures the card: its outline then runs from one index corner to the
+    other."""
     found: list[CoveredCard] = []
+    from_network = guesses.found_by_network()
+    least = np.full(len(guesses), NAMED_FROM) if named_from is None else named_from
     for i in np.argsort(-probs[:, :FACES].max(axis=1)).tolist():
         k = int(np.argmax(probs[i]))
-        if k >= FACES or probs[i, k] < NAMED_FROM:
+        if k >= FACES or probs[i, k] < least[i]:
             continue
         width = float(guesses.widths[i])
         outline = outline_of(guesses.corners[i], guesses.across[i], guesses.down[i], width, aspect)
@@ -519,12 +552,12 @@ def named_cards(guesses: Guesses, probs: np.ndarray, labels: Sequence[str], aspe
             (j for j, c in enumerate(found) if np.linalg.norm(c.outline[0] - outline[0]) < SAME_PLACE * width), None
         )
         if same is not None:
-            if guesses.found_by_network()[i]:  # the network found the corner the surer reading named
+            if from_network[i]:  # the network found the corner the surer reading named
                 found[same] = replace(found[same], learned=True)
             continue
         twin = next((j for j, c in enumerate(found) if c.card == labels[k] and _far_corner(c.outline, outline)), None)
         if twin is None:
-            learned = bool(guesses.found_by_network()[i])
+            learned = bool(from_network[i])
             found.append(CoveredCard(labels[k], float(probs[i, k]), probs[i], outline, outline[0].copy(), learned))
             continue
         both = _spanned(found[twin].outline, outline[0])
@@ -639,7 +672,8 @@ def read_covered(
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
     # in a frame with no whole card too (its paper and card size guessed) a reading at NAMED_FROM names a card: the
     # covered-card reader, trained on the pass's guesses that are no card, reads none at 0.9 in frames of noise
-    named = [c for c in named_cards(guesses, probs, labels, aspect) if lies_on_paper(c, paper)]
+    named_from = naming_thresholds(image, guesses, probs, width, aspect)
+    named = [c for c in named_cards(guesses, probs, labels, aspect, named_from) if lies_on_paper(c, paper)]
     return against_whole(named, whole, whole_labels, width, doubted, whole_sure)
 
 

@@ -115,4 +115,6 @@ def decode(answer: np.ndarray, found_from: float = FOUND_FROM) -> Guesses:
     ok = (widths > 2.0) & (np.linalg.norm(down, axis=1) > 0.3)
     across = across[ok] / widths[ok, None]
     down = down[ok] / np.linalg.norm(down[ok], axis=1, keepdims=True)
-    return Guesses(corners[ok] / INPUT_SCALE, across, down, widths[ok] / INPUT_SCALE, np.ones(len(across), bool))
+    return Guesses(
+        corners[ok] / INPUT_SCALE, across, down, widths[ok] / INPUT_SCALE, heat[ys, xs][ok].astype(np.float32)
+    )

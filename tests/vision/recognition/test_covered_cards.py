@@ -13,6 +13,8 @@ from models.training.four_colour import four_colour_deck
 from models.training.overlap_scenes import OverlapSpec, make_overlap_scene
 from models.training.synth import FELT, composite, faces_deck
 from vision.covered_cards import (
+    NAMED_FROM,
+    NAMED_FROM_FOUND,
     CORNER_RADIUS,
     EDGE_INSET,
     CoveredCard,
@@ -26,6 +28,7 @@ from vision.covered_cards import (
     find_paper,
     lies_on_paper,
     named_cards,
+    naming_thresholds,
     off_whole_cards,
     outline_of,
     paired_guesses,
@@ -351,11 +354,13 @@ def test_guesses_keep_which_corners_the_network_found_when_taken_and_joined() ->
         np.repeat(one[:, ::-1], 2, 0),
         np.array([100.0, 100.0]),
     )
-    found = Guesses(np.array([[90.0, 90.0]]), one, one[:, ::-1], np.array([100.0]), np.array([True]))
+    found = Guesses(np.array([[90.0, 90.0]]), one, one[:, ::-1], np.array([100.0]), np.array([0.7]))
     both = edges.joined(found)
     assert both.found_by_network().tolist() == [False, False, True]
-    assert both.take(np.array([2, 0])).found_by_network().tolist() == [True, False]
-    assert edges.joined(edges).learned is None
+    assert both.take(np.array([2, 0])).heat.tolist() == [pytest.approx(0.7), 0.0]
+    assert not edges.joined(edges).found_by_network().any()
+    with pytest.raises(ValueError, match="2 guesses but 1 heats"):
+        Guesses(edges.corners, edges.across, edges.down, edges.widths, np.array([0.5]))
 
 
 def test_a_card_whose_corner_the_network_found_may_lie_on_less_paper() -> None:
@@ -376,7 +381,7 @@ def test_a_network_corner_at_the_place_of_a_surer_reading_marks_that_card_found_
         np.repeat(one, 2, 0),
         np.repeat(one[:, ::-1], 2, 0),
         np.array([WIDTH, WIDTH]),
-        np.array([False, True]),
+        np.array([0.0, 0.6]),
     )
     probs = np.zeros((2, len(MODEL_LABELS)), np.float32)
     seven = MODEL_LABELS.index("7H")
@@ -394,3 +399,25 @@ def test_the_decks_card_size_comes_from_the_cards_read_surely(
     whole = [_rect(900, 200, WIDTH, WIDTH * 1.4), _rect(1100, 520, 60, 55)]
     found = read_covered(frame, recognizer._read_one_corner, whole, ["KD", "AD"], MODEL_LABELS, [True, False])
     assert "7H" in {c.card for c in found.cards}
+
+
+@pytest.mark.parametrize("four_colour", [False, True])
+def test_a_corner_the_network_found_is_named_less_surely_unless_its_ink_is_coloured(four_colour: bool) -> None:
+    """The covered 7D's index corner read at 0.75: named where the network found the corner and the ink is red, not
+    where straight edges gave the guess, nor where the ink is a four-colour deck's blue (read by colour, not shape)."""
+    frame, under, _ = _covered_frame("7D", "3S", four_colour=four_colour)
+    one = np.array([[1.0, 0.0]])
+    guesses = Guesses(
+        np.repeat(under[:1], 2, 0),
+        np.repeat(one, 2, 0),
+        np.repeat(one[:, ::-1], 2, 0),
+        np.full(2, WIDTH),
+        np.array([0.0, 0.6]),
+    )
+    probs = np.zeros((2, len(MODEL_LABELS)), np.float32)
+    probs[:, MODEL_LABELS.index("7D")] = 0.75
+    assert NAMED_FROM_FOUND < 0.75 < NAMED_FROM
+    thresholds = naming_thresholds(frame, guesses, probs, WIDTH, 1.4)
+    assert thresholds.tolist() == [NAMED_FROM, NAMED_FROM if four_colour else NAMED_FROM_FOUND]
+    named = named_cards(guesses, probs, MODEL_LABELS, 1.4, thresholds)
+    assert [c.card for c in named] == ([] if four_colour else ["7D"])
