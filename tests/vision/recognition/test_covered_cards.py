@@ -13,10 +13,10 @@ from models.training.four_colour import four_colour_deck
 from models.training.overlap_scenes import OverlapSpec, make_overlap_scene
 from models.training.synth import FELT, composite, faces_deck
 from vision.covered_cards import (
-    NAMED_FROM,
-    NAMED_FROM_FOUND,
     CORNER_RADIUS,
     EDGE_INSET,
+    NAMED_FROM,
+    NAMED_FROM_FOUND,
     CoveredCard,
     Gradients,
     Guesses,
@@ -403,21 +403,18 @@ def test_the_decks_card_size_comes_from_the_cards_read_surely(
 
 @pytest.mark.parametrize("four_colour", [False, True])
 def test_a_corner_the_network_found_is_named_less_surely_unless_its_ink_is_coloured(four_colour: bool) -> None:
-    """The covered 7D's index corner read at 0.75: named where the network found the corner and the ink is red, not
-    where straight edges gave the guess, nor where the ink is a four-colour deck's blue (read by colour, not shape)."""
+    """The covered 7D's index corner read at 0.75: named where the network found the corner (or an edges' guess
+    lies beside one the network found) and the ink is red; not by an edges' guess alone (here one at the far side of
+    the frame), nor where the ink is a four-colour deck's blue (read by its colour, not its shape)."""
     frame, under, _ = _covered_frame("7D", "3S", four_colour=four_colour)
     one = np.array([[1.0, 0.0]])
-    guesses = Guesses(
-        np.repeat(under[:1], 2, 0),
-        np.repeat(one, 2, 0),
-        np.repeat(one[:, ::-1], 2, 0),
-        np.full(2, WIDTH),
-        np.array([0.0, 0.6]),
-    )
-    probs = np.zeros((2, len(MODEL_LABELS)), np.float32)
+    at = np.stack([under[0], under[0] + (3.0, 2.0), (1100.0, 80.0)])
+    guesses = Guesses(at, np.repeat(one, 3, 0), np.repeat(one[:, ::-1], 3, 0), np.full(3, WIDTH), np.array([0, 0.6, 0]))
+    probs = np.zeros((3, len(MODEL_LABELS)), np.float32)
     probs[:, MODEL_LABELS.index("7D")] = 0.75
     assert NAMED_FROM_FOUND < 0.75 < NAMED_FROM
     thresholds = naming_thresholds(frame, guesses, probs, WIDTH, 1.4)
-    assert thresholds.tolist() == [NAMED_FROM, NAMED_FROM if four_colour else NAMED_FROM_FOUND]
+    lowered = NAMED_FROM if four_colour else NAMED_FROM_FOUND
+    assert thresholds.tolist() == [lowered, lowered, NAMED_FROM]
     named = named_cards(guesses, probs, MODEL_LABELS, 1.4, thresholds)
     assert [c.card for c in named] == ([] if four_colour else ["7D"])
