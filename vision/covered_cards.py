@@ -33,7 +33,6 @@ import numpy as np
 from vision.detect import merged_regions
 from vision.ink_colour import InkColour, ink_colour_of_crop
 from vision.rectify import CARD_ASPECT, CORNER_H, CORNER_W, corner_crops
-from vision.working_scale import card_width
 
 FindCorners = Callable[[np.ndarray], "Guesses"]
 """A finder of index corners in a BGR image (``vision.index_corners``): corner guesses in its pixels."""
@@ -77,6 +76,9 @@ AGREE_NEAR, AGREE_TURN = 0.1, 20.0
 these degrees of it, counts as found by the network for ``NAMED_FROM_FOUND`` (validation designs, as there: 84.9%
 and 62.7% named without, 85.6% and 69.5% with; named wrong 4 and 5, one of them at
 0.86 and at 0.90: the same card)."""
+LOOK_FROM = 0.5
+"""Straight edges are looked for only about a corner the network found at this probability or more, that no whole
+card explains."""
 SAME_PLACE = 0.12
 """Two readings whose corners lie within this share of a card's width are one card (the surer names it)."""
 FAR_CORNER = 0.4
@@ -189,18 +191,24 @@ class Guesses:
         )
 
 
+def _short_sides_and_aspects(outlines: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(N,) each outline's short side (the mean of its two short sides, px) and (N,) its long side over that."""
+    p = np.asarray(outlines, np.float64).reshape(-1, 4, 2)
+    sides = np.linalg.norm(p - np.roll(p, -1, axis=1), axis=2)
+    pairs = np.stack([sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]], axis=1)
+    short, long = pairs.min(axis=1), pairs.max(axis=1)
+    aspects: np.ndarray = long / np.maximum(short, 1e-6)
+    halves: np.ndarray = short / 2
+    return halves, aspects
+
+
 def card_size(outlines: Sequence[np.ndarray]) -> tuple[float, float] | None:
-    """The median short side (px, ``working_scale.card_width``) and the median aspect of whole cards' outlines (held
-    to 1.3-1.6), or None without any."""
+    """The median short side (px, as ``working_scale.card_width`` measures it) and the median aspect of whole cards'
+    outlines (held to 1.3-1.6), or None without any."""
     if not outlines:
         return None
-    aspects = []
-    for q in outlines:
-        p = np.asarray(q, np.float64).reshape(4, 2)
-        sides = np.linalg.norm(p - np.roll(p, -1, axis=0), axis=1)
-        pairs = (sides[0] + sides[2], sides[1] + sides[3])
-        aspects.append(max(pairs) / max(min(pairs), 1e-6))
-    return card_width(outlines), min(1.6, max(1.3, float(np.median(aspects))))
+    short, aspects = _short_sides_and_aspects(outlines)
+    return float(np.median(short)), min(1.6, max(1.3, float(np.median(aspects))))
 
 
 def outline_of(corner: np.ndarray, across: np.ndarray, down: np.ndarray, width: float, aspect: float) -> np.ndarray:
@@ -668,6 +676,17 @@ def read_covered(
         # no whole card to size the deck by: the network's corners each say how wide their card is
         widths = (float(np.clip(np.median(found.widths), min(GUESSED_WIDTHS), max(GUESSED_WIDTHS))),)
     middle = float(np.median(widths))
+    if found is not None:
+        # straight edges are looked for only about the corners the network found that no whole card explains: on a
+        # frame of whole cards the paper left over (glare, a pale cloth) mostly has none, and is not looked at
+        found = replace(found, widths=np.full(len(found), middle))
+        # (a card read surely explains its own corners, however large its outline: cards nearer the camera are)
+        named_surely = [q for q, sure in zip(whole, whole_sure, strict=True) if sure]
+        loose = off_whole_cards(found, trusted, middle, aspect, [*card_shaped, *named_surely])
+        loose = loose.take(paper.under(index_middles(loose, middle, aspect)))
+        boxes = boxes_about(boxes, loose.corners[loose.heat >= LOOK_FROM], middle)
+        if not boxes:
+            return Covered([], [])
     segments = np.concatenate(
         [segments_of(grey[y0:y1, x0:x1], middle) + np.array([x0, y0, x0, y0], np.float32) for x0, y0, x1, y1 in boxes]
     )
@@ -689,6 +708,24 @@ def read_covered(
     return against_whole(named, whole, whole_labels, width, doubted, whole_sure)
 
 
+def boxes_about(
+    boxes: Sequence[tuple[int, int, int, int]], points: np.ndarray, width: float
+) -> list[tuple[int, int, int, int]]:
+    """The ``boxes`` (x0, y0, x1, y1) with one of ``points`` (N, 2) in them or within ``width`` of their sides."""
+    return [
+        b
+        for b in boxes
+        if bool(
+            (
+                (points[:, 0] >= b[0] - width)
+                & (points[:, 0] <= b[2] + width)
+                & (points[:, 1] >= b[1] - width)
+                & (points[:, 1] <= b[3] + width)
+            ).any()
+        )
+    ]
+
+
 def found_corners(find_corners: FindCorners, image: np.ndarray, boxes: Sequence[tuple[int, int, int, int]]) -> Guesses:
     """The corners ``find_corners`` finds in the part of ``image`` round ``boxes`` (the paper no whole card explains),
     in ``image``'s pixels."""
@@ -708,14 +745,11 @@ def doubted_outlines(whole: Sequence[np.ndarray], width: float, aspect: float) -
     """The whole outlines larger than the deck's cards (``card_size``'s) by more than ``OVER_SIZE``, or of another
     shape: such an outline is drawn round a spread row or a pile as often as round one card, and the paper inside it
     is looked at for covered cards' corners."""
-    out = set()
-    for j, q in enumerate(whole):
-        size = card_size([q])
-        assert size is not None
-        short, shape = size
-        if short > (1 + OVER_SIZE) * width or short * shape > (1 + OVER_SIZE) * width * aspect:
-            out.add(j)
-    return out
+    if not whole:
+        return set()
+    short, aspects = _short_sides_and_aspects(whole)
+    large = (short > (1 + OVER_SIZE) * width) | (short * np.clip(aspects, 1.3, 1.6) > (1 + OVER_SIZE) * width * aspect)
+    return {int(j) for j in np.flatnonzero(large)}
 
 
 def against_whole(

@@ -12,6 +12,7 @@ import pytest
 from models.training.four_colour import four_colour_deck
 from models.training.overlap_scenes import OverlapSpec, make_overlap_scene
 from models.training.synth import FELT, composite, faces_deck
+from vision import covered_cards
 from vision.covered_cards import (
     CORNER_RADIUS,
     EDGE_INSET,
@@ -22,6 +23,7 @@ from vision.covered_cards import (
     Guesses,
     Paper,
     against_whole,
+    boxes_about,
     card_size,
     corner_guesses,
     doubted_outlines,
@@ -418,3 +420,35 @@ def test_a_corner_the_network_found_is_named_less_surely_unless_its_ink_is_colou
     assert thresholds.tolist() == [lowered, lowered, NAMED_FROM]
     named = named_cards(guesses, probs, MODEL_LABELS, 1.4, thresholds)
     assert [c.card for c in named] == ([] if four_colour else ["7D"])
+
+
+def test_straight_edges_are_looked_for_only_about_corners_the_network_found(
+    recognizer: Recognizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blank sheet of paper beside a whole card (light paper no card explains, no index on it): the network finds
+    no corner there, so its edges are not looked at; with the covered 7H beside, they are, about its corner only."""
+    frame = np.full((720, 1280, 3), FELT, np.uint8)
+    kd = _rect(900, 200, WIDTH, WIDTH * 1.4)
+    composite(frame, faces_deck(2)("KD"), kd)
+    cv2.rectangle(frame, (150, 300), (420, 560), (235, 238, 240), -1)
+    looked: list[tuple[int, int]] = []
+    segments_of = covered_cards.segments_of
+
+    def counted(grey: np.ndarray, width: float) -> np.ndarray:
+        looked.append(grey.shape[:2])
+        return segments_of(grey, width)
+
+    monkeypatch.setattr(covered_cards, "segments_of", counted)
+    assert recognizer.corner_finder is not None
+    find = recognizer.corner_finder.find
+    read = recognizer._read_one_corner
+    assert read_covered(frame, read, [kd], ["KD"], MODEL_LABELS, [True], find).cards == []
+    assert looked == []
+    covered, _, _ = _covered_frame()
+    cv2.rectangle(covered, (150, 450), (330, 700), (235, 238, 240), -1)
+    found = read_covered(covered, read, [kd], ["KD"], MODEL_LABELS, [True], find)
+    assert "7H" in {c.card for c in found.cards}
+    assert len(looked) == 1 and looked[0][1] < 700  # the sheet's box, far from the 7H, left out
+    assert boxes_about([(0, 0, 10, 10), (100, 100, 120, 120)], np.array([[125.0, 90.0]]), 10.0) == [
+        (100, 100, 120, 120)
+    ]
