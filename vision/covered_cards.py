@@ -81,6 +81,9 @@ LOOK_FROM = 0.5
 card explains."""
 SAME_PLACE = 0.12
 """Two readings whose corners lie within this share of a card's width are one card (the surer names it)."""
+SAME_FACE = 0.4
+"""Two readings of one face whose corners lie within this share of a card's width are one card (one index read
+through two guesses a little off its corner; two cards of one face lie that near only in a pile of two decks)."""
 FAR_CORNER = 0.4
 """A reading of a card's face at its far corner, turned half round, is its other index when the card it spans is
 within this share of the size the card was estimated at (the size is the least sure part of an estimated outline)."""
@@ -556,9 +559,9 @@ def named_cards(
     guesses: Guesses, probs: np.ndarray, labels: Sequence[str], aspect: float, named_from: np.ndarray | None = None
 ) -> list[CoveredCard]:
     """The guesses named a face at ``named_from`` or more (per guess; default ``NAMED_FROM``), surest first: a guess
-    at the corner of a card already named (whatever it was read as) is that card again, and so is a reading of its
-    face at its other index corner, which also measures the card: its outline then runs from one index corner to the
-    other."""
+    at the corner of a card already named (whatever it was read as; of its face, ``SAME_FACE`` from it) is that card
+    again, and so is a reading of its face at its other index corner, which also measures the card: its outline then
+    runs from one index corner to the other."""
     found: list[CoveredCard] = []
     from_network = guesses.found_by_network()
     least = np.full(len(guesses), NAMED_FROM) if named_from is None else named_from
@@ -569,7 +572,13 @@ def named_cards(
         width = float(guesses.widths[i])
         outline = outline_of(guesses.corners[i], guesses.across[i], guesses.down[i], width, aspect)
         same = next(
-            (j for j, c in enumerate(found) if np.linalg.norm(c.outline[0] - outline[0]) < SAME_PLACE * width), None
+            (
+                j
+                for j, c in enumerate(found)
+                if np.linalg.norm(c.outline[0] - outline[0])
+                < (SAME_FACE if c.card == labels[k] else SAME_PLACE) * width
+            ),
+            None,
         )
         if same is not None:
             if from_network[i]:  # the network found the corner the surer reading named

@@ -157,6 +157,24 @@ def test_one_card_read_at_two_guesses_of_its_corner_or_at_its_far_corner_is_name
     assert [(c.card, round(c.confidence, 2)) for c in cards] == [("7H", 0.95)]
 
 
+@pytest.mark.parametrize(("second", "named"), [("7H", ["7H"]), ("8S", ["7H", "8S"])])
+def test_a_reading_of_a_named_face_a_third_of_a_width_off_is_that_card_and_of_another_face_another(
+    second: str, named: list[str]
+) -> None:
+    """In a pile the next card's index lies a third of a width on: read as another face it is another card; read as
+    the face named there already it is a guess a little off that card's corner (``SAME_FACE``)."""
+    probs = np.zeros((2, len(MODEL_LABELS)), np.float32)
+    probs[0, MODEL_LABELS.index("7H")], probs[1, MODEL_LABELS.index(second)] = 0.95, 0.92
+    one = np.array([[1.0, 0.0]])
+    guesses = Guesses(
+        np.array([[100.0, 100.0], [130.0, 108.0]]),
+        np.repeat(one, 2, 0),
+        np.repeat(one[:, ::-1], 2, 0),
+        np.full(2, 100.0),
+    )
+    assert [c.card for c in named_cards(guesses, probs, MODEL_LABELS, 1.4)] == named
+
+
 def test_a_card_three_quarters_covered_is_named_by_its_index_corner(
     recognizer: Recognizer, covered_frame: tuple[np.ndarray, np.ndarray, np.ndarray]
 ) -> None:
