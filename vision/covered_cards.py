@@ -6,16 +6,19 @@ cards already found do not explain (OpenCV's line segment detector) is taken, at
 and for the short side of a card whose corner lies there. Of the two ways a corner can lie, only one has the index
 the way a card prints it (top-left, or bottom-right turned half round), so each end and side gives one guess: the
 corner, and the directions across and down the card. A guess whose sides show no edge in the frame, or whose index
-would lie on no paper or on a whole card, is dropped. Beside them, the index-corner network (``vision.index_corners``)
-finds index corners directly, in the paper's part of the frame: no side need show as an edge (a card over another of
-the same paper shows almost none) and the corner need not be square (a tilted camera's are not); where no whole card
-is found, its corners also say how wide the deck's cards are. All are read by the index classifier through that one
-corner, the likely ones again through the corner moved and scaled a little (the geometric mean of the readings) and
-with the crop's inner side painted over, and named at ``NAMED_FROM``. Readings at one place are one card; the two
-index corners of one card make one card. Each card gets an outline estimated from its corner, its directions and the
-deck's card size (the median of the whole cards read surely in the frame), which must lie on paper (less of it where
-the network found the corner). A whole outline much larger than the deck's cards, on which a covered card's corner
-shows, was drawn round a row or a pile: it is dropped.
+would lie on no paper or on a whole card, is dropped. Beside them, the index-corner network
+(``vision.index_corners``) finds index corners directly, in the paper's part of the frame: no side need show as an
+edge (a card over another of the same paper shows almost none) and the corner need not be square (a tilted camera's
+are not); where no whole card is found, its corners also say how wide the deck's cards are. With the network,
+straight edges are looked for only about the corners it found that no whole card explains (on a frame of whole
+cards, mostly nowhere). All are read by the index classifier through that one corner, the likely ones again through
+the corner moved and scaled a little (the geometric mean of the readings) and with the crop's inner side painted
+over, and named at ``NAMED_FROM``, or at ``NAMED_FROM_FOUND`` at a corner the network found (two judges agree an
+index lies there). Readings at one place are one card; the two index corners of one card make one card. Each card
+gets an outline estimated from its corner, its directions and the deck's card size (the median of the whole cards
+read surely in the frame), which must lie on paper (less of it where the network found the corner). A whole outline
+much larger than the deck's cards, on which a covered card's corner shows, was drawn round a row or a pile: it is
+dropped.
 
     found = read_covered(image, read_corners, whole_outlines, whole_labels, MODEL_LABELS, whole_sure, finder.find)
     found.cards, found.false_outlines                                  # working-image pixels
