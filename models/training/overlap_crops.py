@@ -39,7 +39,6 @@ from models.training.dataset import NONE, DeckDealer
 from models.training.overlap_scenes import HARD_OVERLAP, INDEX_SHOWS, OverlapScene, OverlapSpec, make_overlap_scene
 from models.training.synth import LABELS, Deck
 from vision.covered_cards import (
-    FindCorners,
     Gradients,
     Guesses,
     corner_guesses,
@@ -48,7 +47,6 @@ from vision.covered_cards import (
     with_side_painted,
     with_sides,
 )
-from vision.index_corners import IndexCornerFinder
 from vision.rectify import CORNER_H, CORNER_W, corner_crops
 
 MATCH = 0.06
@@ -145,14 +143,10 @@ def cut(image: np.ndarray, outline: np.ndarray) -> np.ndarray:
 
 
 def scene_crops(
-    rng: np.random.Generator,
-    scene: OverlapScene,
-    width_error: float = WIDTH_ERROR,
-    find_corners: FindCorners | None = None,
+    rng: np.random.Generator, scene: OverlapScene, width_error: float = WIDTH_ERROR
 ) -> tuple[list[np.ndarray], list[int]]:
     """Pairs of crops (2, H, W, 3) and their labels from one scene (see the module's description); the card widths
-    estimated ``width_error`` off (relative, one standard deviation). ``find_corners``: the index-corner network's
-    corners are guesses too (read at the scene's card width, as the pass reads them)."""
+    estimated ``width_error`` off (relative, one standard deviation)."""
     corners, others = card_corners(scene)
     if not corners:
         return [], []
@@ -183,9 +177,6 @@ def scene_crops(
     guesses = with_sides(
         Gradients.over(grey, [(0, 0, w, h)]), corner_guesses(segments_of(grey, width), width), width, aspect
     )
-    if find_corners is not None:
-        learned = find_corners(scene.image)
-        guesses = guesses.joined(replace(learned, widths=np.full(len(learned), width)))
     found = label_guesses(guesses, corners, others)
     negatives = np.flatnonzero(found == NONE)
     keep = np.concatenate(
@@ -236,14 +227,13 @@ def build(
     font_share: float = 0.3,
     realism: float = 0.0,
     width_error: float = WIDTH_ERROR,
-    find_corners: FindCorners | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops (M, 2, CORNER_H, CORNER_W, 3) uint8 and labels (M,) int64 (``LABELS`` indices, ``NONE``)."""
     rng = np.random.default_rng(seed)
     pairs: list[np.ndarray] = []
     labels: list[int] = []
     for k, scene in enumerate(overlap_scenes(rng, decks, n_scenes, hard_share, font_share, realism)):
-        more, named = scene_crops(rng, scene, width_error, find_corners)
+        more, named = scene_crops(rng, scene, width_error)
         pairs += more
         labels += named
         if (k + 1) % 100 == 0:
@@ -265,11 +255,6 @@ def parser() -> argparse.ArgumentParser:
         default=WIDTH_ERROR,
         help=f"how far off the card widths are estimated (relative, one standard deviation; default {WIDTH_ERROR})",
     )
-    ap.add_argument(
-        "--index-corners",
-        type=Path,
-        help="also cut at the corners this index-corner network finds (its metadata, e.g. models/index_corners.json)",
-    )
     return ap
 
 
@@ -285,7 +270,6 @@ def main(argv: list[str] | None = None) -> None:
         font_share=args.font_share,
         realism=args.realism,
         width_error=args.width_error,
-        find_corners=IndexCornerFinder.load(args.index_corners).find if args.index_corners else None,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     command = "python -m models.training.overlap_crops " + " ".join(sys.argv[1:] if argv is None else argv)

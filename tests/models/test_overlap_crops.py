@@ -74,25 +74,3 @@ def test_a_true_corner_crop_holds_the_cards_index_ink() -> None:
     crop = cut(scene.image, outline).astype(np.float32)
     # ink (the rank and the suit) near the corner: the crop is far from one flat colour
     assert crop.std() > 20
-
-
-def test_the_index_corner_networks_corners_are_cut_and_labelled_as_the_edges_guesses_are() -> None:
-    """Given a network's corners (here one at each shown index corner and one on the cloth), each is labelled: the
-    card whose index corner it is on, or none."""
-    scene = make_overlap_scene(np.random.default_rng(11), faces_deck(2), OverlapSpec(kinds=("fan",)))
-    corners, _ = card_corners(scene)
-    shown = [c for c in corners if c.shown >= 0.85]
-
-    def network(image: np.ndarray) -> Guesses:
-        assert image is scene.image
-        at = np.array([*(c.at for c in shown), [5.0, 5.0]])
-        across = np.array([*(c.across for c in shown), [1.0, 0.0]])
-        down = np.array([*(c.down for c in shown), [0.0, 1.0]])
-        return Guesses(at, across, down, np.full(len(at), 60.0), np.full(len(at), 0.9))
-
-    _, without = scene_crops(np.random.default_rng(3), scene)
-    _, labels = scene_crops(np.random.default_rng(3), scene, find_corners=network)
-    guessed = labels[len(shown) :]
-    for c in shown:  # each shown index corner once more than without the network
-        more = sum(o.label == c.label for o in shown)
-        assert guessed.count(c.label) == without[len(shown) :].count(c.label) + more
