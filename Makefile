@@ -19,5 +19,5 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
-	$(BIN)/mypy table models vision firmware_bridge tests
+	$(BIN)/mypy table models vision firmware_bridge tests benchmarks
 	$(BIN)/pytest -n 2 --dist worksteal -q

@@ -105,26 +105,29 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results: dict[str, object] = {
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "validation_us": bench_validation(args.repeat),
-        "random_bot_games": bench_games(args.games, args.repeat, RandomBot),
-        "greedy_bot_games": bench_games(args.games, args.repeat, GreedyBot),
+    validation = bench_validation(args.repeat)
+    games = {
+        key: bench_games(args.games, args.repeat, bot)
+        for key, bot in (("random_bot_games", RandomBot), ("greedy_bot_games", GreedyBot))
     }
     if args.json:
+        results = {
+            "python": platform.python_version(),
+            "machine": platform.machine(),
+            "validation_us": validation,
+            **games,
+        }
         print(json.dumps(results, indent=1))
         return 0
-    print(f"Python {results['python']} on {results['machine']}, one core, best of {args.repeat}")
+    print(f"Python {platform.python_version()} on {platform.machine()}, one core, best of {args.repeat}")
     print("validating one move (mid-game, 3 players), microseconds per call:")
-    for name, value in results["validation_us"].items():  # type: ignore[attr-defined]
+    for name, value in validation.items():
         print(f"  {name:<74} {value:7.2f} us")
-    for key in ("random_bot_games", "greedy_bot_games"):
-        rates = results[key]
+    for key, rates in games.items():
         print(
             f"complete 3-player games, {key.split('_')[0]} bots ({args.games} games): "
             f"{rates['games/s (wall)']:.0f}/s wall, {rates['games/s (cpu)']:.0f}/s cpu"
-        )  # type: ignore[index]
+        )
     return 0
 
 

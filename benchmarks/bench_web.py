@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 def _viewer(url: str, arrivals: list[tuple[int, float]], stop: threading.Event, counts: dict[str, int]) -> None:
     where = urlsplit(url)
-    stream = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    stream = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port, timeout=30)
     stream.request("GET", "/api/stream")
     resp = stream.getresponse()
     kind = ""
@@ -229,7 +229,9 @@ def run_condition(
         if camera is not None:
             camera.join()
         if page is not None:
-            out["frames_encoded"] = feed.frames.encoded
+            server = page.server
+            assert isinstance(server, ServerProcess)
+            out["frames_encoded"] = server.frames.encoded
             out["state_bytes"] = len(_get(page.server.watch_url, "/api/state"))
             page.stop()
         loop.stop()
@@ -239,7 +241,7 @@ def run_condition(
 
 def _get(url: str, path: str) -> bytes:
     where = urlsplit(url)
-    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    conn = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port, timeout=30)
     try:
         conn.request("GET", path)
         return conn.getresponse().read()

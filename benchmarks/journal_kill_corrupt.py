@@ -141,18 +141,23 @@ def _older_seal(path: Path, rng: random.Random, saved: dict[str, Path]) -> str:
     return "restored"
 
 
+def _deleted(path: Path, missing_ok: bool = False) -> str:
+    path.unlink(missing_ok=missing_ok)
+    return "deleted"
+
+
 DAMAGE: dict[str, Damage] = {
     "none (kill -9 only)": lambda p, r, s: "-",
     "WAL: 4 KB overwritten": _if_wal(lambda f, r: _overwrite(f, r, 4096)),
     "WAL: a few bits flipped": _if_wal(_flip),
     "WAL: truncated": _if_wal(_truncate),
-    "WAL: deleted": _if_wal(lambda f, r: (f.unlink(), "deleted")[1]),
-    "WAL index (-shm) deleted": lambda p, r, s: (Path(f"{p}-shm").unlink(missing_ok=True), "deleted")[1],
+    "WAL: deleted": _if_wal(lambda f, r: _deleted(f)),
+    "WAL index (-shm) deleted": lambda p, r, s: _deleted(Path(f"{p}-shm"), missing_ok=True),
     "database: 4 KB overwritten": lambda p, r, s: _overwrite(p, r, 4096),
     "database: a few bits flipped": lambda p, r, s: _flip(p, r),
     "database: truncated": lambda p, r, s: _truncate(p, r),
     "an older copy of the files": _older_copy,
-    "seal: deleted": lambda p, r, s: (seal_path(p).unlink(), "deleted")[1],
+    "seal: deleted": lambda p, r, s: _deleted(seal_path(p)),
     "seal: an older one": _older_seal,
     "seal: garbled": lambda p, r, s: _flip(seal_path(p), r),
 }

@@ -64,7 +64,7 @@ class Count:
         self.ms.append(ms)
         width = float(np.median([np.linalg.norm(c.quad[1] - c.quad[0]) for c in scene.cards]))
         near = width / 3
-        named = set()
+        named: set[int] = set()
         for r in readings:
             if r.card in (BACK, UNKNOWN, "foreign"):
                 continue
