@@ -49,6 +49,15 @@ def _rect(x: float, y: float, w: float, h: float) -> np.ndarray:
     return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
 
 
+def _upright(corners: list[list[float]] | np.ndarray, width: float = WIDTH, heat: list[float] | None = None) -> Guesses:
+    """Corner guesses of upright cards (across to the right, down down) at ``corners``, ``width`` wide, found by the
+    network at ``heat`` (none by default)."""
+    at = np.asarray(corners, np.float64).reshape(-1, 2)
+    n = len(at)
+    across, down = np.tile([1.0, 0.0], (n, 1)), np.tile([0.0, 1.0], (n, 1))
+    return Guesses(at, across, down, np.full(n, width), np.zeros(n) if heat is None else np.asarray(heat))
+
+
 def _covered_frame(
     under_card: str = "7H", over_card: str = "3S", *, four_colour: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -114,7 +123,7 @@ def test_a_guess_a_little_off_a_cards_corner_is_slid_onto_its_edges(
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     steps = Gradients.over(grey, [(300, 50, 700, 500)])
     off = under[0] + np.array([0.0, 0.035 * WIDTH])  # the straight edge found ends below the corner
-    guess = Guesses(off[None], np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), np.array([WIDTH]))
+    guess = _upright(off[None])
     fitted = refined(steps, guess, WIDTH, 1.4)
     x, y = fitted.corners[0]
     assert abs(y - under[0, 1]) < 0.35 * (off[1] - under[0, 1])  # slid up onto the top edge
@@ -165,13 +174,7 @@ def test_a_reading_of_a_named_face_a_third_of_a_width_off_is_that_card_and_of_an
     the face named there already it is a guess a little off that card's corner (``SAME_FACE``)."""
     probs = np.zeros((2, len(MODEL_LABELS)), np.float32)
     probs[0, MODEL_LABELS.index("7H")], probs[1, MODEL_LABELS.index(second)] = 0.95, 0.92
-    one = np.array([[1.0, 0.0]])
-    guesses = Guesses(
-        np.array([[100.0, 100.0], [130.0, 108.0]]),
-        np.repeat(one, 2, 0),
-        np.repeat(one[:, ::-1], 2, 0),
-        np.full(2, 100.0),
-    )
+    guesses = _upright([[100.0, 100.0], [130.0, 108.0]], 100.0)
     assert [c.card for c in named_cards(guesses, probs, MODEL_LABELS, 1.4)] == named
 
 
@@ -367,14 +370,8 @@ def test_a_detection_of_changed_regions_finds_the_covered_cards_there_again_and_
 
 
 def test_guesses_keep_which_corners_the_network_found_when_taken_and_joined() -> None:
-    one = np.array([[1.0, 0.0]])
-    edges = Guesses(
-        np.array([[10.0, 10.0], [50.0, 50.0]]),
-        np.repeat(one, 2, 0),
-        np.repeat(one[:, ::-1], 2, 0),
-        np.array([100.0, 100.0]),
-    )
-    found = Guesses(np.array([[90.0, 90.0]]), one, one[:, ::-1], np.array([100.0]), np.array([0.7]))
+    edges = _upright([[10.0, 10.0], [50.0, 50.0]], 100.0)
+    found = _upright([[90.0, 90.0]], 100.0, [0.7])
     both = edges.joined(found)
     assert both.found_by_network().tolist() == [False, False, True]
     assert both.take(np.array([2, 0])).heat.tolist() == [pytest.approx(0.7), 0.0]
@@ -395,14 +392,7 @@ def test_a_card_whose_corner_the_network_found_may_lie_on_less_paper() -> None:
 
 
 def test_a_network_corner_at_the_place_of_a_surer_reading_marks_that_card_found_by_the_network() -> None:
-    one = np.array([[1.0, 0.0]])
-    guesses = Guesses(
-        np.array([[100.0, 100.0], [103.0, 101.0]]),
-        np.repeat(one, 2, 0),
-        np.repeat(one[:, ::-1], 2, 0),
-        np.array([WIDTH, WIDTH]),
-        np.array([0.0, 0.6]),
-    )
+    guesses = _upright([[100.0, 100.0], [103.0, 101.0]], heat=[0.0, 0.6])
     probs = np.zeros((2, len(MODEL_LABELS)), np.float32)
     seven = MODEL_LABELS.index("7H")
     probs[0, seven], probs[1, seven] = 0.99, 0.95
@@ -427,9 +417,7 @@ def test_a_corner_the_network_found_is_named_less_surely_unless_its_ink_is_colou
     lies beside one the network found) and the ink is red; not by an edges' guess alone (here one at the far side of
     the frame), nor where the ink is a four-colour deck's blue (read by its colour, not its shape)."""
     frame, under, _ = _covered_frame("7D", "3S", four_colour=four_colour)
-    one = np.array([[1.0, 0.0]])
-    at = np.stack([under[0], under[0] + (3.0, 2.0), (1100.0, 80.0)])
-    guesses = Guesses(at, np.repeat(one, 3, 0), np.repeat(one[:, ::-1], 3, 0), np.full(3, WIDTH), np.array([0, 0.6, 0]))
+    guesses = _upright(np.stack([under[0], under[0] + (3.0, 2.0), (1100.0, 80.0)]), heat=[0, 0.6, 0])
     probs = np.zeros((3, len(MODEL_LABELS)), np.float32)
     probs[:, MODEL_LABELS.index("7D")] = 0.75
     assert NAMED_FROM_FOUND < 0.75 < NAMED_FROM
