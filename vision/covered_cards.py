@@ -34,7 +34,6 @@ import cv2
 import numpy as np
 
 from vision.detect import merged_regions
-from vision.ink_colour import InkColour, ink_colour_of_crop
 from vision.rectify import CARD_ASPECT, CORNER_H, CORNER_W, corner_crops
 
 FindCorners = Callable[[np.ndarray], "Guesses"]
@@ -534,28 +533,16 @@ def read_guesses(
     return out
 
 
-def naming_thresholds(
-    image: np.ndarray, guesses: Guesses, probs: np.ndarray, width: float, aspect: float
-) -> np.ndarray:
+def naming_thresholds(guesses: Guesses, width: float) -> np.ndarray:
     """(N,) the probability each guess is named from: ``NAMED_FROM_FOUND`` at a corner the network found (or beside
-    one: ``AGREE_NEAR``) whose index ink is red or black, ``NAMED_FROM`` elsewhere. An ink of another colour (a
-    four-colour deck's blue or green) is read by its colour as a suit the classifier knows, whose shape the
-    network's agreement does not vouch for."""
-    out = np.full(len(guesses), NAMED_FROM)
-    top = probs[:, :FACES].max(axis=1) if len(probs) else np.zeros(0)
+    one: ``AGREE_NEAR``), ``NAMED_FROM`` elsewhere."""
     network = guesses.found_by_network()
     if network.any() and (~network).any():
         net = np.flatnonzero(network)
         d = np.linalg.norm(guesses.corners[:, None] - guesses.corners[None, net], axis=2) / width
         turned = (guesses.across @ guesses.across[net].T) < np.cos(np.radians(AGREE_TURN))
         network = network | ((d < AGREE_NEAR) & ~turned).any(axis=1)
-    maybe = np.flatnonzero(network & (top >= NAMED_FROM_FOUND) & (top < NAMED_FROM))
-    if len(maybe):
-        outlines = [outline_of(guesses.corners[i], guesses.across[i], guesses.down[i], width, aspect) for i in maybe]
-        crops = _crops(image, outlines)
-        plain = [ink_colour_of_crop(crop[0]) is not InkColour.OTHER for crop in crops]
-        out[maybe[np.array(plain, bool)]] = NAMED_FROM_FOUND
-    return out
+    return np.where(network, NAMED_FROM_FOUND, NAMED_FROM)
 
 
 def named_cards(
@@ -715,7 +702,7 @@ def read_covered(
     probs = read_guesses(image, guesses, read_corners, width, aspect, first)
     # in a frame with no whole card too (its paper and card size guessed) a reading at NAMED_FROM names a card: the
     # covered-card reader, trained on the pass's guesses that are no card, reads none at 0.9 in frames of noise
-    named_from = naming_thresholds(image, guesses, probs, width, aspect)
+    named_from = naming_thresholds(guesses, width)
     named = [c for c in named_cards(guesses, probs, labels, aspect, named_from) if lies_on_paper(c, paper)]
     return against_whole(named, whole, whole_labels, width, doubted, whole_sure)
 

@@ -228,15 +228,31 @@ OUTLINE = Recipe(
         ),
     ),
 )
-OVERLAP_CROPS = (f"{W}/overlap_71.npz", f"{W}/overlap_72.npz")
+OVERLAP_CROPS = (f"{W}/overlap_71.npz", f"{W}/overlap_72.npz", f"{W}/overlap_4c75.npz")
 COVERED = Recipe(
     "covered",
     "the covered-card pass's classifier (models/covered_cardnet.onnx, int8): the shipped cardnet fine-tuned on index "
-    "corners cut as that pass cuts them (overlap_crops) beside whole cards' crops, quantised",
-    1.2,
+    "corners cut as that pass cuts them (overlap_crops; a third batch mostly of decks painted four-colour) beside "
+    "whole cards' crops, quantised",
+    1.5,
     (
         _step("overlap_crops", "--scenes", "2000", "--seed", "71", "--width-error", "0.06", "--out", OVERLAP_CROPS[0]),
         _step("overlap_crops", "--scenes", "2000", "--seed", "72", "--realism", "0.5", "--out", OVERLAP_CROPS[1]),
+        _step(
+            "overlap_crops",
+            "--scenes",
+            "1000",
+            "--seed",
+            "75",
+            "--four-colour",
+            "0.8",
+            "--realism",
+            "0.5",
+            "--width-error",
+            "0.06",
+            "--out",
+            OVERLAP_CROPS[2],
+        ),
         _crops(61, 1200, "--decks", "all"),
         _crops(63, 1200, "--decks", "all", "--hard-share", "0.4", "--realism", "0.5"),
         _step(

@@ -58,3 +58,25 @@ def four_colour_deck(deck: Deck, diamonds: tuple[int, int, int] = BLUE, clubs: t
         return painted[label]
 
     return four
+
+
+DIAMOND_HUES = ((100, 125), (8, 28))
+CLUB_HUES = ((45, 95),)
+"""OpenCV hue ranges (0-180) of the inks four-colour decks print: diamonds blue or orange to yellow, clubs green to
+teal."""
+
+
+def random_four_colour(rng: np.random.Generator, deck: Deck) -> Deck:
+    """``deck`` painted as some four-colour deck: its diamonds' ink of a hue from ``DIAMOND_HUES``, its clubs' from
+    ``CLUB_HUES``, each of a random saturation and darkness (training the readers to read a suit by its shape)."""
+    return four_colour_deck(deck, _ink(rng, DIAMOND_HUES), _ink(rng, CLUB_HUES))
+
+
+def _ink(rng: np.random.Generator, hues: tuple[tuple[int, int], ...]) -> tuple[int, int, int]:
+    low, high = hues[int(rng.integers(len(hues)))]
+    hsv = np.array(
+        [[[rng.integers(low, high + 1), rng.integers(150, 256), rng.integers(90, 201)]]],
+        np.uint8,
+    )
+    b, g, r = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].tolist()
+    return int(b), int(g), int(r)

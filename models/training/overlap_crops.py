@@ -34,8 +34,9 @@ import cv2
 import numpy as np
 
 from models.training import designs
-from models.training.build_crops import add_realism
+from models.training.build_crops import add_realism, probability
 from models.training.dataset import NONE, DeckDealer
+from models.training.four_colour import random_four_colour
 from models.training.overlap_scenes import HARD_OVERLAP, INDEX_SHOWS, OverlapScene, OverlapSpec, make_overlap_scene
 from models.training.synth import LABELS, Deck
 from vision.covered_cards import (
@@ -205,13 +206,17 @@ def overlap_scenes(
     hard_share: float,
     font_share: float,
     realism: float = 0.0,
+    four_colour: float = 0.0,
 ) -> Iterator[OverlapScene]:
     """``n_scenes`` overlap scenes, each dealt from one of ``decks`` (a font-drawn one with probability
-    ``font_share``), hard (``HARD_OVERLAP``) with probability ``hard_share``, with the photographic look with
-    probability ``realism`` (``synth.SceneSpec.realism``)."""
+    ``font_share``), painted as a four-colour deck with probability ``four_colour``
+    (``four_colour.random_four_colour``), hard (``HARD_OVERLAP``) with probability ``hard_share``, with the
+    photographic look with probability ``realism`` (``synth.SceneSpec.realism``)."""
     dealer = DeckDealer.of(decks)
     for _ in range(n_scenes):
         deck = dealer.deal(rng, font_share)
+        if rng.random() < four_colour:
+            deck = random_four_colour(rng, deck)
         spec = HARD_OVERLAP if rng.random() < hard_share else OverlapSpec()
         if realism:
             spec = replace(spec, look=replace(spec.look, realism=realism))
@@ -226,13 +231,14 @@ def build(
     hard_share: float = 0.4,
     font_share: float = 0.3,
     realism: float = 0.0,
+    four_colour: float = 0.0,
     width_error: float = WIDTH_ERROR,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops (M, 2, CORNER_H, CORNER_W, 3) uint8 and labels (M,) int64 (``LABELS`` indices, ``NONE``)."""
     rng = np.random.default_rng(seed)
     pairs: list[np.ndarray] = []
     labels: list[int] = []
-    for k, scene in enumerate(overlap_scenes(rng, decks, n_scenes, hard_share, font_share, realism)):
+    for k, scene in enumerate(overlap_scenes(rng, decks, n_scenes, hard_share, font_share, realism, four_colour)):
         more, named = scene_crops(rng, scene, width_error)
         pairs += more
         labels += named
@@ -249,6 +255,13 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--hard-share", type=float, default=0.4, help="share of hard scenes (small cards, glare, blur)")
     ap.add_argument("--font-share", type=float, default=0.3, help="share of scenes dealt from a font-drawn deck")
     add_realism(ap)
+    ap.add_argument(
+        "--four-colour",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="chance that a scene's deck is painted as a four-colour deck (diamonds blue or orange, clubs green)",
+    )
     ap.add_argument(
         "--width-error",
         type=float,
@@ -269,6 +282,7 @@ def main(argv: list[str] | None = None) -> None:
         hard_share=args.hard_share,
         font_share=args.font_share,
         realism=args.realism,
+        four_colour=args.four_colour,
         width_error=args.width_error,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
