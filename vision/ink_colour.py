@@ -4,7 +4,8 @@ The classifier learnt from two-colour decks, where a suit's colour agrees with i
 (a suit a few pixels tall) colour is much of what it reads: a four-colour deck's blue diamond reads as a spade
 with high confidence. A card whose index ink is neither red nor black nor grey (blue, green, yellow, violet) is
 therefore read again with its coloured ink redrawn red and redrawn black, and the pip model's reading of the shapes
-weighs the readings (``vision.recognizer``): the shape decides, as it does for a person reading an unfamiliar deck.
+and the covered-card reader's reading of its index corners (that reader learnt decks painted in inks of every hue)
+weigh the readings (``vision.recognizer``): the shape decides, as it does for a person reading an unfamiliar deck.
 Red and black ink is left as it is, so a two-colour deck is read exactly as before.
 
     ink_colour(frame, quad)                             # InkColour.OTHER for a blue diamond

@@ -524,7 +524,9 @@ class Recognizer:
         averaged and weighed by the suit the pip model sees in both redrawn frames (it reads the shapes of the pips,
         grey): the shape decides between the red suit one reading gives and the black suit the other gives. The
         reading as seen keeps a vote because some decks' black is a dark colour (a dark blue spade reads as a spade
-        as it is). Without the pip model the surest reading is kept."""
+        as it is). The covered-card reader, which learnt four-colour decks' index corners, weighs them too by its
+        reading of the card's two corners as they are (``_index_faces``): it reads a court card's suit, where the pip
+        model sees a figure. Without the pip model the surest reading is kept."""
         if not seen:
             return []
         quads = [r.corners for r in seen]
@@ -537,11 +539,21 @@ class Recognizer:
         probs = np.mean([np.stack([r.probabilities for r in rs]) for rs in (seen, red, black)], axis=0)
         suits = np.sqrt(self.pip_look.read(frames[0], quads)[0] * self.pip_look.read(frames[1], quads)[0])
         _weigh_faces(probs, suits[:, _SUIT_INDEX])
+        if self.covered_reader is not None:
+            _weigh_faces(probs, self._index_faces(frame, quads))
         named = decide(probs, LABELS, max(self.min_confidence, INKED_MIN_CONFIDENCE), self.min_margin, UNKNOWN)
         return [
             Recognition(label, conf, r.corners, p, r.presence)
             for (label, conf), p, r in zip(named, probs, seen, strict=True)
         ]
+
+    def _index_faces(self, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        """(N, 52) the covered-card reader's face probabilities of each card at ``quads`` (ordered), the geometric
+        mean of its readings of the card's two index corners, each read alone as that pass reads a covered card's."""
+        crops = np.stack([corner_crops(frame, q) for q in quads])  # (N, 2, H, W, 3)
+        one = self._read_one_corner(crops.reshape(-1, 1, *crops.shape[2:]))[:, :_FACES].reshape(len(quads), 2, -1)
+        faces: np.ndarray = np.sqrt(one[:, 0] * one[:, 1])
+        return faces
 
     def _read(self, frame: np.ndarray, ordered: list[np.ndarray], deblurred: bool = False) -> list[Recognition]:
         """One reading per outline (in ``order_corners``' order), every look included (the blur look not on a

@@ -60,22 +60,21 @@ def four_colour_deck(deck: Deck, diamonds: tuple[int, int, int] = BLUE, clubs: t
     return four
 
 
-DIAMOND_HUES = ((100, 125), (8, 28))
-CLUB_HUES = ((45, 95),)
-"""OpenCV hue ranges (0-180) of the inks four-colour decks print: diamonds blue or orange to yellow, clubs green to
-teal."""
+INK_HUES = (14, 166)
+"""OpenCV hues (0-180) a painted suit's ink may take: any but red's. Four-colour decks print diamonds blue, orange or
+yellow and clubs green, but a reader that learnt those pairs reads the colour, not the shape (a deck with violet
+clubs would read as diamonds): each suit gets a hue of its own, drawn independently."""
 
 
 def random_four_colour(rng: np.random.Generator, deck: Deck) -> Deck:
-    """``deck`` painted as some four-colour deck: its diamonds' ink of a hue from ``DIAMOND_HUES``, its clubs' from
-    ``CLUB_HUES``, each of a random saturation and darkness (training the readers to read a suit by its shape)."""
-    return four_colour_deck(deck, _ink(rng, DIAMOND_HUES), _ink(rng, CLUB_HUES))
+    """``deck`` painted as some four-colour deck: its diamonds' ink and its clubs' each of a hue from ``INK_HUES``
+    drawn on its own, of a random saturation and darkness (training the readers to read a suit by its shape)."""
+    return four_colour_deck(deck, _ink(rng), _ink(rng))
 
 
-def _ink(rng: np.random.Generator, hues: tuple[tuple[int, int], ...]) -> tuple[int, int, int]:
-    low, high = hues[int(rng.integers(len(hues)))]
+def _ink(rng: np.random.Generator) -> tuple[int, int, int]:
     hsv = np.array(
-        [[[rng.integers(low, high + 1), rng.integers(150, 256), rng.integers(90, 201)]]],
+        [[[rng.integers(INK_HUES[0], INK_HUES[1] + 1), rng.integers(150, 256), rng.integers(90, 201)]]],
         np.uint8,
     )
     b, g, r = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].tolist()

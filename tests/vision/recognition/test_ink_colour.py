@@ -75,6 +75,18 @@ def test_recolouring_a_deck_s_suits_does_not_change_what_its_cards_are_read_as(r
             assert [r.card for r in recognizer.classify_quads(recoloured, quads)] == CARDS, (style, diamonds)
 
 
+COURTS = ["JD", "QD", "KD", "JC", "QC", "KC"]
+
+
+@pytest.mark.parametrize("style", [2, 6, 13])
+def test_a_four_colour_deck_s_court_cards_are_named_by_their_index(recognizer: Recognizer, style: int) -> None:
+    """Court cards of styles whose figures the pip model cannot read pips on: the covered-card reader's reading of
+    the index corners decides their suit (without it they were unknown), whatever the four-colour deck's inks."""
+    for diamonds, clubs in ((BLUE, GREEN), (GREEN, BLUE), ((0, 170, 230), (160, 40, 120))):
+        frame, quads = _row(four_colour_deck(faces_deck(style), diamonds, clubs), COURTS)
+        assert [r.card for r in recognizer.classify_quads(frame, quads)] == COURTS, (diamonds, clubs)
+
+
 def test_read_by_colour_a_blue_diamond_is_a_spade() -> None:
     """Why the redraw exists (and that the test above can fail): without it the classifier, which learnt suits from
     two-colour decks, names blue diamonds as spades."""
