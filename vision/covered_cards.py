@@ -86,6 +86,9 @@ SAME_PLACE = 0.12
 SAME_FACE = 0.4
 """Two readings of one face whose corners lie within this share of a card's width are one card (one index read
 through two guesses a little off its corner; two cards of one face lie that near only in a pile of two decks)."""
+SAME_CARD = 0.6
+"""Two readings of one face whose estimated outlines share this much of the smaller's area are one card read through
+two of its corners (one deck holds a face once; of two decks' same faces, piled so closely, one is not reported)."""
 FAR_CORNER = 0.4
 """A reading of a card's face at its far corner, turned half round, is its other index when the card it spans is
 within this share of the size the card was estimated at (the size is the least sure part of an estimated outline)."""
@@ -575,6 +578,8 @@ def named_cards(
                 found[same] = replace(found[same], learned=True)
             continue
         twin = next((j for j, c in enumerate(found) if c.card == labels[k] and _far_corner(c.outline, outline)), None)
+        if twin is None and any(c.card == labels[k] and _overlap(c.outline, outline) > SAME_CARD for c in found):
+            continue  # its face read through another of its corners, the outlines' estimates not at its aspect
         if twin is None:
             learned = bool(from_network[i])
             found.append(CoveredCard(labels[k], float(probs[i, k]), probs[i], outline, outline[0].copy(), learned))
@@ -593,6 +598,13 @@ def _spanned(known: np.ndarray, far: np.ndarray) -> np.ndarray:
         [known[0], known[0] + float(np.dot(v, across)) * across, far, known[0] + float(np.dot(v, down)) * down],
         np.float32,
     )
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """The area two convex outlines share over the smaller's."""
+    shared, _ = cv2.intersectConvexConvex(_contour(a), _contour(b))
+    smaller = min(abs(cv2.contourArea(_contour(a))), abs(cv2.contourArea(_contour(b))))
+    return float(shared) / smaller if smaller > 0 else 0.0
 
 
 def _far_corner(known: np.ndarray, outline: np.ndarray) -> bool:

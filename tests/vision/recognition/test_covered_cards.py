@@ -170,6 +170,25 @@ def test_one_card_read_at_two_guesses_of_its_corner_or_at_its_far_corner_is_name
     assert [(c.card, round(c.confidence, 2)) for c in cards] == [("7H", 0.95)]
 
 
+@pytest.mark.parametrize(
+    ("second", "at", "named"), [("7H", 0, ["7H"]), ("8S", 0, ["7H", "8S"]), ("7H", 300, ["7H", "7H"])]
+)
+def test_a_face_read_at_a_far_corner_off_the_deck_s_aspect_is_that_card_where_their_outlines_overlap(
+    second: str, at: float, named: list[str]
+) -> None:
+    """A card read at its two index corners, the second (here 25 px across and 5 px down short of where the deck's
+    aspect puts it: a tilted camera, a width estimated off) not taken for its far corner: where the two outlines
+    estimated share most of their area it is one card (``SAME_CARD``); another face there is another card, and the
+    same face apart another card of that face (a second deck's)."""
+    probs = np.zeros((2, len(MODEL_LABELS)), np.float32)
+    probs[0, MODEL_LABELS.index("7H")], probs[1, MODEL_LABELS.index(second)] = 0.95, 0.92
+    far = np.array([100.0 + 100 - 25 + at, 100 + 140 - 5])
+    guesses = Guesses(
+        np.array([[100.0, 100.0], far]), np.array([[1.0, 0], [-1, 0]]), np.array([[0.0, 1], [0, -1]]), np.full(2, 100.0)
+    )
+    assert [c.card for c in named_cards(guesses, probs, MODEL_LABELS, 1.4)] == named
+
+
 @pytest.mark.parametrize(("second", "named"), [("7H", ["7H"]), ("8S", ["7H", "8S"])])
 def test_a_reading_of_a_named_face_a_third_of_a_width_off_is_that_card_and_of_another_face_another(
     second: str, named: list[str]
