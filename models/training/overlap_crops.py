@@ -260,7 +260,7 @@ def parser() -> argparse.ArgumentParser:
         type=probability,
         default=0.0,
         metavar="P",
-        help="chance that a scene's deck is painted as a four-colour deck (diamonds blue or orange, clubs green)",
+        help="chance that a scene's deck is painted as a four-colour deck (four_colour.random_four_colour)",
     )
     ap.add_argument(
         "--width-error",
