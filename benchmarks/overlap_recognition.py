@@ -22,7 +22,7 @@ import json
 import statistics
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -185,6 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--covered-only", action="store_true", help="measure only with the covered-card pass (no comparison without it)"
     )
+    ap.add_argument(
+        "--card-scale",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="cards F times as wide as the sets' own (90-150 px realistic, 75-110 hard): 2 is a camera twice as near",
+    )
     args = ap.parse_args(argv)
     if args.own:
         decks = {"own:3": faces_deck(3), "own:7": faces_deck(7)}
@@ -207,7 +214,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             args.json.write_text(json.dumps(results, indent=2) + "\n")
         return 0
-    for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP)):
+    if not 0.25 <= args.card_scale <= 4.0:
+        ap.error(f"--card-scale is 0.25-4, got {args.card_scale}")
+    sets = [
+        (name, replace(spec, card_width=(spec.card_width[0] * args.card_scale, spec.card_width[1] * args.card_scale)))
+        for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP))
+    ]
+    for name, spec in sets:
         for covered in (True,) if args.covered_only else (False, True):
             key = f"{name} {'with' if covered else 'without'} covered cards"
             results[key] = measure(
