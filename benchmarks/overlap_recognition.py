@@ -193,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         help="cards F times as wide as the sets' own (90-150 px realistic, 75-110 hard): 2 is a camera twice as near",
     )
     args = ap.parse_args(argv)
+    if not 0.25 <= args.card_scale <= 4.0:
+        ap.error(f"--card-scale is 0.25-4, got {args.card_scale}")
+    sets = [
+        (name, replace(spec, card_width=(spec.card_width[0] * args.card_scale, spec.card_width[1] * args.card_scale)))
+        for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP))
+    ]
     if args.own:
         decks = {"own:3": faces_deck(3), "own:7": faces_deck(7)}
     elif args.four_colour:
@@ -206,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results: dict[str, dict[str, object]] = {}
     if args.corners_only:
-        for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP)):
+        for name, spec in sets:
             results[f"{name} index corners"] = dict(
                 corners_found(decks, spec, args.scenes, args.seed, args.index_corners)
             )
@@ -214,12 +220,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             args.json.write_text(json.dumps(results, indent=2) + "\n")
         return 0
-    if not 0.25 <= args.card_scale <= 4.0:
-        ap.error(f"--card-scale is 0.25-4, got {args.card_scale}")
-    sets = [
-        (name, replace(spec, card_width=(spec.card_width[0] * args.card_scale, spec.card_width[1] * args.card_scale)))
-        for name, spec in (("realistic", OverlapSpec()), ("hard", HARD_OVERLAP))
-    ]
     for name, spec in sets:
         for covered in (True,) if args.covered_only else (False, True):
             key = f"{name} {'with' if covered else 'without'} covered cards"
