@@ -25,6 +25,7 @@ import numpy as np
 
 from models.training import designs
 from models.training.dataset import match_index
+from models.training.four_colour import four_colour_deck
 from models.training.synth import HARD, Blur, Deck, Scene, SceneSpec, make_scene
 from table.cards import CARD_CODES
 from vision.cli_recognize import (
@@ -49,6 +50,8 @@ from vision.recognizer import (
 
 SURE = 0.9
 """A wrong name at this confidence or more is a confident one (the referee would act on it)."""
+VALIDATION_FONT_STYLES = tuple(range(960, 990, 2))
+"""``--validation-fonts``: font-drawn styles outside every model's training range (``designs.FONT_STYLES``)."""
 NORMAL = SceneSpec(n_cards=12, card_width=(90.0, 220.0), clutter=2)
 
 
@@ -307,6 +310,12 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "four-colour twins of them, instead of the designs as printed; not with --write",
     )
     ap.add_argument(
+        "--validation-fonts",
+        action="store_true",
+        help="font-drawn decks no model trained on (font_faces styles 960, 962, ... 988; with --four-colour painted "
+        "four-colour) instead of the held-out designs, to choose settings on; not with --write",
+    )
+    ap.add_argument(
         "--no-ink-shape",
         action="store_true",
         help="read coloured index ink as it is, not redrawn red and black (vision.ink_colour); not with --write",
@@ -339,6 +348,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         ("--clear-band", args.clear_band != 0, f" --clear-band {args.clear_band}"),
         ("--no-learned", not args.learned, " --no-learned"),
         ("--four-colour", args.four_colour, " --four-colour"),
+        ("--validation-fonts", args.validation_fonts, " --validation-fonts"),
         ("--no-ink-shape", args.no_ink_shape, " --no-ink-shape"),
         ("--no-covered", args.no_covered, " --no-covered"),
     ]
@@ -373,7 +383,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         }
         print(json.dumps(only, indent=2))
         return only
-    held = designs.four_colour_held_out_decks() if args.four_colour else designs.held_out_decks()
+    if args.validation_fonts:
+        from models.training.font_faces import font_deck  # Pillow: a training dependency
+
+        fonts = {f"fonts:{style}": font_deck(style) for style in VALIDATION_FONT_STYLES}
+        held = {f"{name}+4c": four_colour_deck(d) for name, d in fonts.items()} if args.four_colour else fonts
+    else:
+        held = designs.four_colour_held_out_decks() if args.four_colour else designs.held_out_decks()
     normal_blur: dict[str, Tally] = {}
     hard_blur: dict[str, Tally] = {}
     (normal_spec, normal_seed), (hard_spec, hard_seed) = kind_spec("realistic", args.seed), kind_spec("hard", args.seed)
