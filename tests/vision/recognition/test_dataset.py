@@ -392,3 +392,15 @@ def test_evaluate_clear_band_deals_the_frames_drawn_with_a_clear_band_and_never_
     for argv in (["--clear-band", "7", "--write"], ["--clear-band", "-1"]):
         with pytest.raises(SystemExit):
             evaluate.main(["--scenes", "1", *argv])
+
+
+def test_evaluate_s_validation_fonts_are_none_a_model_trained_on_and_never_write_the_model_card(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from models.training.designs import FONT_STYLES
+    from models.training.evaluate import VALIDATION_FONT_STYLES, main
+
+    assert VALIDATION_FONT_STYLES and not set(VALIDATION_FONT_STYLES) & set(FONT_STYLES)
+    with pytest.raises(SystemExit):
+        main(["--validation-fonts", "--write"])
+    assert "--validation-fonts measures other settings" in capsys.readouterr().err
